@@ -1,0 +1,31 @@
+UV_VERSION := 0.13.9
+# Prefer python3.11; fall back to python3 (checked to be 3.11 below).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+# uv installs into our own .venv and never downloads a Python.
+UV := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON_DOWNLOADS=never $(VENV)/bin/uv
+
+.PHONY: venv test demo bench clean
+
+$(VENV)/.stamp: pyproject.toml uv.lock
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' \
+		|| { echo "error: need Python 3.11, got $(PYTHON)" >&2; exit 1; }
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check uv==$(UV_VERSION)
+	$(UV) sync --frozen --group dev
+	touch $@
+
+venv: $(VENV)/.stamp
+
+test: $(VENV)/.stamp
+	$(VENV)/bin/python -m pytest
+
+demo: $(VENV)/.stamp
+	$(VENV)/bin/quietload simulate workloads/catalog/paypay-glue-2gb.yaml
+
+bench: $(VENV)/.stamp
+	$(VENV)/bin/python bench/sim_speed.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache
+	find . -name __pycache__ -type d -prune -not -path './.git/*' -exec rm -rf {} +

@@ -1,0 +1,1 @@
+"""Turns result files into tables and reports."""

@@ -1,0 +1,1 @@
+"""Evaluators that turn a scenario into a RunResult."""

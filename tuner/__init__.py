@@ -1,0 +1,1 @@
+"""Optuna studies over batch-job knobs."""

@@ -1,0 +1,11 @@
+"""Scenarios: frozen value objects for clusters, datasets, batch jobs and tenants, loaded strictly from YAML."""
+from workloads.errors import ScenarioError
+from workloads.producer import Client, ProducerConfig, client_defaults
+from workloads.profile import CostProfile
+from workloads.scenario import (BatchJob, Broker, Cluster, Dataset, FileGroup, Jitter, Scenario, Spark,
+                                Tenant, Topic, Windows)
+
+CATALOG = __import__("pathlib").Path(__file__).parent / "catalog"
+
+__all__ = ["BatchJob", "Broker", "CATALOG", "Client", "Cluster", "CostProfile", "Dataset", "FileGroup", "Jitter",
+           "ProducerConfig", "Scenario", "ScenarioError", "Spark", "Tenant", "Topic", "Windows", "client_defaults"]

@@ -1,0 +1,121 @@
+"""Strict building of frozen value objects from YAML mappings.
+
+Each dataclass field may carry metadata ``key`` (its name in the file, e.g. Kafka's
+``batch.size``) and ``parse`` (a function ``(value, field_path) -> value``). Unknown keys
+and missing required keys are errors naming the field; nothing is ignored silently.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+from workloads.errors import ScenarioError
+
+Parser = Callable[[Any, str], Any]
+
+
+def prop(key: str | None = None, parse: Parser | None = None, default: Any = dataclasses.MISSING,
+         default_factory: Any = dataclasses.MISSING) -> Any:
+    """A field named ``key`` in the file, converted by ``parse``."""
+    metadata = {"key": key, "parse": parse}
+    if default_factory is not dataclasses.MISSING:
+        return dataclasses.field(default_factory=default_factory, metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+def file_key(field: dataclasses.Field) -> str:
+    return field.metadata.get("key") or field.name
+
+
+def keys_of(cls: type) -> dict[str, dataclasses.Field]:
+    return {file_key(f): f for f in dataclasses.fields(cls) if f.init}
+
+
+def join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def require_mapping(raw: Any, path: str) -> dict:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ScenarioError(path or "scenario", f"expected a mapping, got {type(raw).__name__}")
+    return raw
+
+
+def build(cls: type, raw: Any, path: str, **given: Any) -> Any:
+    """Build ``cls`` from ``raw``; ``given`` supplies already-built fields (by attribute name)."""
+    raw = require_mapping(raw, path)
+    known = keys_of(cls)
+    for key in raw:
+        if key not in known:
+            names = ", ".join(sorted(known))
+            raise ScenarioError(join(path, str(key)), f"unknown key (known keys: {names})")
+    values: dict[str, Any] = {}
+    for key, field in known.items():
+        if field.name in given:
+            continue
+        if key in raw:
+            parse = field.metadata.get("parse")
+            values[field.name] = parse(raw[key], join(path, key)) if parse else raw[key]
+        elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+            raise ScenarioError(join(path, key), "required but missing")
+    return cls(**values, **given)
+
+
+def as_mapping(obj: Any) -> Any:
+    """The value object back as plain data, keyed as in the file (for result files)."""
+    if dataclasses.is_dataclass(obj):
+        return {file_key(f): as_mapping(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return [as_mapping(item) for item in obj]
+    return obj
+
+
+# Small parsers shared by the value objects.
+
+def positive_int(value: Any, path: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ScenarioError(path, f"expected a whole number of at least 1, got {value!r}")
+    return value
+
+
+def non_negative_int(value: Any, path: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ScenarioError(path, f"expected a whole number of at least 0, got {value!r}")
+    return value
+
+
+def boolean(value: Any, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise ScenarioError(path, f"expected true or false, got {value!r}")
+    return value
+
+
+def text(value: Any, path: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ScenarioError(path, f"expected a non-empty text, got {value!r}")
+    return value
+
+
+def one_of(*choices: str) -> Parser:
+    def parse(value: Any, path: str) -> str:
+        if str(value) not in choices:
+            raise ScenarioError(path, f"expected one of {', '.join(choices)}, got {value!r}")
+        return str(value)
+    return parse
+
+
+def fraction(value: Any, path: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+        raise ScenarioError(path, f"expected a fraction from 0 to below 1, got {value!r}")
+    return float(value)
+
+
+def positive(parse: Parser) -> Parser:
+    def check(value: Any, path: str) -> Any:
+        parsed = parse(value, path)
+        if parsed <= 0:
+            raise ScenarioError(path, f"must be greater than zero, got {value!r}")
+        return parsed
+    return check

@@ -1,0 +1,80 @@
+"""Reading scenario files and applying ``--set key=value`` overrides before validation.
+
+Override paths follow the file's own keys; Kafka and Spark property names keep their dots
+(``batch.producer.linger.ms=10``), list items are addressed by index (``tenants.0.rate``).
+"""
+from __future__ import annotations
+
+import copy
+import typing
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from workloads import _fields as f
+from workloads.errors import ScenarioError
+
+
+def load_mapping(path: str | Path, overrides: list[str]) -> dict:
+    path = Path(path)
+    if not path.is_file():
+        raise ScenarioError("scenario", f"{path}: no such file")
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise ScenarioError("scenario", f"{path} is not valid YAML{where}: {getattr(error, 'problem', error)}") from None
+    if not isinstance(raw, dict):
+        raise ScenarioError("scenario", f"{path} must hold a mapping of scenario keys")
+    return apply_overrides(raw, overrides)
+
+
+def apply_overrides(raw: dict, overrides: list[str]) -> dict:
+    from workloads.scenario import Scenario
+    result = copy.deepcopy(raw)
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise ScenarioError("--set", f"expected key=value, got {item!r}")
+        value = yaml.safe_load(text) if text.strip() else None
+        _assign(result, Scenario, key.strip().split("."), value, "")
+    return result
+
+
+def _assign(node: dict, cls: type, segments: list[str], value: Any, path: str) -> None:
+    known = f.keys_of(cls)
+    for end in range(len(segments), 0, -1):
+        key = ".".join(segments[:end])
+        if key in known:
+            break
+    else:
+        raise ScenarioError(f.join(path, ".".join(segments)), f"unknown key (known keys: {', '.join(sorted(known))})")
+    where, rest = f.join(path, key), segments[end:]
+    if not rest:
+        node[key] = value
+        return
+    child = _value_type(cls, known[key].name)
+    if typing.get_origin(child) in (tuple, list):
+        items = node.get(key)
+        index = rest[0]
+        if not index.isdigit() or not isinstance(items, list) or int(index) >= len(items):
+            raise ScenarioError(f"{where}.{index}", "no such list item")
+        element = typing.get_args(child)[0]
+        _assign(items[int(index)], element, rest[1:], value, f"{where}[{index}]")
+        return
+    if not isinstance(child, type) or not hasattr(child, "__dataclass_fields__") or child.__name__ == "CostProfile":
+        raise ScenarioError(where, f"has no key {'.'.join(rest)!r}")
+    sub = node.get(key)
+    if sub is None:
+        sub = node[key] = {}
+    _assign(sub, child, rest, value, where)
+
+
+def _value_type(cls: type, attribute: str) -> Any:
+    hint = typing.get_type_hints(cls)[attribute]
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) in (typing.Union, getattr(__import__("types"), "UnionType")) and len(args) == 1:
+        return args[0]
+    return hint

@@ -1,0 +1,265 @@
+"""The scenario vocabulary: cluster, dataset, batch job, tenants, and the scenario itself."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workloads import _fields as f
+from workloads.errors import ScenarioError
+from workloads.producer import Client, ProducerConfig
+from workloads.profile import CostProfile
+from workloads.units import (parse_byte_rate, parse_bytes, parse_milliseconds, parse_record_rate,
+                             parse_seconds)
+
+_seconds = parse_seconds
+_positive_bytes = f.positive(parse_bytes)
+
+
+@dataclass(frozen=True)
+class Broker:
+    """One broker's hardware and thread pools (the server.properties that matter here)."""
+
+    vcpus: int = f.prop(parse=f.positive_int, default=2)
+    nic_bandwidth: float = f.prop(parse=f.positive(parse_byte_rate), default=125 * 1024**2)
+    disk_bandwidth: float = f.prop(parse=f.positive(parse_byte_rate), default=250 * 1024**2)
+    num_network_threads: int = f.prop("num.network.threads", f.positive_int, default=3)
+    num_io_threads: int = f.prop("num.io.threads", f.positive_int, default=8)
+    num_replica_fetchers: int = f.prop("num.replica.fetchers", f.positive_int, default=1)
+    queued_max_requests: int = f.prop("queued.max.requests", f.positive_int, default=500)
+    replica_fetch_wait_max_ms: float = f.prop("replica.fetch.wait.max.ms", parse_milliseconds, default=500.0)
+    replica_fetch_max_bytes: int = f.prop("replica.fetch.max.bytes", _positive_bytes, default=1_048_576)
+    dirty_cache: int = f.prop(parse=_positive_bytes, default=1024**3)
+
+
+@dataclass(frozen=True)
+class Topic:
+    name: str = f.prop(parse=f.text)
+    partitions: int = f.prop(parse=f.positive_int)
+    replication_factor: int | None = f.prop("replication.factor", f.positive_int, default=None)
+    leaders: tuple[int, ...] | None = f.prop(parse=lambda v, p: tuple(f.non_negative_int(x, p) for x in v)
+                                             if isinstance(v, list) else _bad_leaders(v, p), default=None)
+
+
+def _bad_leaders(value: Any, path: str) -> None:
+    raise ScenarioError(path, f"expected a list of broker ids, one per partition, got {value!r}")
+
+
+def _topics(value: Any, path: str) -> tuple[Topic, ...]:
+    if not isinstance(value, list) or not value:
+        raise ScenarioError(path, "expected a non-empty list of topics")
+    topics = tuple(f.build(Topic, raw, f"{path}[{i}]") for i, raw in enumerate(value))
+    names = [t.name for t in topics]
+    for name in names:
+        if names.count(name) > 1:
+            raise ScenarioError(path, f"topic {name!r} is listed twice")
+    return topics
+
+
+@dataclass(frozen=True)
+class Cluster:
+    brokers: int = f.prop(parse=f.positive_int)
+    topics: tuple[Topic, ...] = f.prop(parse=_topics)
+    broker: Broker = f.prop(parse=lambda v, p: f.build(Broker, v, p), default_factory=Broker)
+    replication_factor: int = f.prop("replication.factor", f.positive_int, default=1)
+    min_insync_replicas: int = f.prop("min.insync.replicas", f.positive_int, default=1)
+    network_rtt: float = f.prop(parse=_seconds, default=0.0005)
+
+    def topic(self, name: str) -> Topic:
+        for topic in self.topics:
+            if topic.name == name:
+                return topic
+        raise KeyError(name)
+
+    def replicas(self, topic: Topic) -> list[list[int]]:
+        """Replica lists per partition, leader first (Kafka's round-robin placement)."""
+        rf = topic.replication_factor or self.replication_factor
+        offset = self.topics.index(topic)
+        leaders = topic.leaders or tuple((p + offset) % self.brokers for p in range(topic.partitions))
+        return [[(leader + i) % self.brokers for i in range(rf)] for leader in leaders]
+
+    def validate(self, path: str) -> None:
+        for i, topic in enumerate(self.topics):
+            where = f"{path}.topics[{i}]"
+            rf = topic.replication_factor or self.replication_factor
+            if rf > self.brokers:
+                raise ScenarioError(f"{where}.replication.factor", f"{rf} is more than the {self.brokers} brokers")
+            if self.min_insync_replicas > rf:
+                raise ScenarioError(f"{path}.min.insync.replicas", f"{self.min_insync_replicas} is more than replication.factor {rf} of topic {topic.name!r}")
+            if topic.leaders is not None:
+                if len(topic.leaders) != topic.partitions:
+                    raise ScenarioError(f"{where}.leaders", f"lists {len(topic.leaders)} leaders for {topic.partitions} partitions")
+                if max(topic.leaders) >= self.brokers:
+                    raise ScenarioError(f"{where}.leaders", f"broker {max(topic.leaders)} does not exist (brokers are 0-{self.brokers - 1})")
+
+
+@dataclass(frozen=True)
+class FileGroup:
+    size: int = f.prop(parse=_positive_bytes)
+    count: int = f.prop(parse=f.positive_int, default=1)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """The CSV files the job reads, and where their rows come from."""
+
+    files: tuple[FileGroup, ...] = f.prop(parse=lambda v, p: tuple(f.build(FileGroup, x, f"{p}[{i}]") for i, x in enumerate(v))
+                                          if isinstance(v, list) and v else _no_files(v, p))
+    compression: str = f.prop(parse=f.one_of("none", "gzip"), default="none")
+    rows: str = f.prop(parse=f.text, default="card-transactions")
+    sample_rows: int = f.prop(parse=f.positive_int, default=2000)
+
+    @property
+    def splittable(self) -> bool:
+        return self.compression == "none"
+
+    @property
+    def file_sizes(self) -> list[int]:
+        return [group.size for group in self.files for _ in range(group.count)]
+
+
+def _no_files(value: Any, path: str) -> None:
+    raise ScenarioError(path, f"expected a non-empty list of files like [{{size: 2GB}}], got {value!r}")
+
+
+def _repartition(value: Any, path: str) -> int | None:
+    if value is None or value == "none":
+        return None
+    return f.positive_int(value, path)
+
+
+@dataclass(frozen=True)
+class Spark:
+    """The Spark (or Glue) side: executors, file splitting, repartition, per-core rates."""
+
+    executors: int = f.prop("spark.executor.instances", f.positive_int)
+    executor_cores: int = f.prop("spark.executor.cores", f.positive_int, default=4)
+    max_partition_bytes: int = f.prop("spark.sql.files.maxPartitionBytes", _positive_bytes, default=128 * 1024**2)
+    open_cost_in_bytes: int = f.prop("spark.sql.files.openCostInBytes", _positive_bytes, default=4 * 1024**2)
+    repartition: int | None = f.prop(parse=_repartition, default=None)
+    append_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
+    shuffle_append_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
+    csv_scan_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
+
+    @property
+    def slots(self) -> int:
+        return self.executors * self.executor_cores
+
+
+@dataclass(frozen=True)
+class BatchJob:
+    topic: str = f.prop(parse=f.text)
+    spark: Spark = f.prop()
+    client: Client = f.prop()
+    producer: ProducerConfig = f.prop()
+    key: str | None = f.prop(default=None)
+    start: float | None = f.prop(parse=_seconds, default=None)
+    loads: int = f.prop(parse=f.positive_int, default=1)
+    spacing: float = f.prop(parse=_seconds, default=0.0)
+
+    @classmethod
+    def build(cls, raw: Any, path: str) -> "BatchJob":
+        raw = f.require_mapping(raw, path)
+        client = f.build(Client, raw.get("client"), f.join(path, "client"))
+        return f.build(cls, raw, path, client=client,
+                       spark=f.build(Spark, raw.get("spark"), f.join(path, "spark")),
+                       producer=ProducerConfig.build(raw.get("producer"), client, f.join(path, "producer")))
+
+
+@dataclass(frozen=True)
+class Tenant:
+    """A latency-sensitive neighbour producer sharing the cluster."""
+
+    name: str = f.prop(parse=f.text)
+    topic: str = f.prop(parse=f.text)
+    rate: float = f.prop(parse=f.positive(parse_record_rate))
+    record_size: int = f.prop(parse=_positive_bytes)
+    sla_p99_ms: float = f.prop("sla_p99", f.positive(parse_milliseconds))
+    client: Client = f.prop()
+    producer: ProducerConfig = f.prop()
+    keys: int = f.prop(parse=f.non_negative_int, default=0)
+
+    @classmethod
+    def build(cls, raw: Any, path: str) -> "Tenant":
+        raw = f.require_mapping(raw, path)
+        client = f.build(Client, raw.get("client"), f.join(path, "client"))
+        return f.build(cls, raw, path, client=client,
+                       producer=ProducerConfig.build(raw.get("producer"), client, f.join(path, "producer")))
+
+
+@dataclass(frozen=True)
+class Windows:
+    """Measurement windows: neighbours run alone ``before`` the load and ``after`` it ends."""
+
+    before: float = f.prop(parse=f.positive(_seconds), default=10.0)
+    after: float = f.prop(parse=f.positive(_seconds), default=10.0)
+    max_duration: float = f.prop(parse=f.positive(_seconds), default=3600.0)
+
+
+@dataclass(frozen=True)
+class Jitter:
+    """Seeded run-to-run variation: relative spread of append rates and broker service times."""
+
+    append_rate: float = f.prop(parse=f.fraction, default=0.05)
+    service_time: float = f.prop(parse=f.fraction, default=0.05)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str = f.prop(parse=f.text)
+    cluster: Cluster = f.prop(parse=lambda v, p: f.build(Cluster, v, p))
+    dataset: Dataset = f.prop(parse=lambda v, p: f.build(Dataset, v, p))
+    batch: BatchJob = f.prop(parse=BatchJob.build)
+    tenants: tuple[Tenant, ...] = f.prop(parse=lambda v, p: tuple(Tenant.build(x, f"{p}[{i}]") for i, x in enumerate(v or [])),
+                                         default=())
+    profile: CostProfile = f.prop(parse=lambda v, p: CostProfile.load(f.text(v, p), p), default=None)
+    windows: Windows = f.prop(parse=lambda v, p: f.build(Windows, v, p), default_factory=Windows)
+    jitter: Jitter = f.prop(parse=lambda v, p: f.build(Jitter, v, p), default_factory=Jitter)
+    description: str = f.prop(default="")
+    assumptions: tuple[str, ...] = f.prop(parse=lambda v, p: tuple(str(x) for x in v) if isinstance(v, list)
+                                          else _bad_assumptions(v, p), default=())
+    source: str = f.prop(default="")
+
+    @classmethod
+    def from_mapping(cls, raw: Any, source: str = "") -> "Scenario":
+        raw = f.require_mapping(raw, "")
+        scenario = f.build(cls, raw, "")
+        if scenario.profile is None:
+            scenario = dataclasses.replace(scenario, profile=CostProfile.load("default"))
+        scenario = dataclasses.replace(scenario, source=source)
+        scenario.validate()
+        return scenario
+
+    @classmethod
+    def from_yaml(cls, path: str | Path, overrides: list[str] | None = None) -> "Scenario":
+        from workloads.loader import load_mapping
+        return cls.from_mapping(load_mapping(path, overrides or []), source=str(path))
+
+    def validate(self) -> None:
+        self.cluster.validate("cluster")
+        names = {t.name for t in self.cluster.topics}
+        if self.batch.topic not in names:
+            raise ScenarioError("batch.topic", f"topic {self.batch.topic!r} is not in cluster.topics")
+        for i, tenant in enumerate(self.tenants):
+            if tenant.topic not in names:
+                raise ScenarioError(f"tenants[{i}].topic", f"topic {tenant.topic!r} is not in cluster.topics")
+            if tenant.record_size > tenant.producer.max_request_size:
+                raise ScenarioError(f"tenants[{i}].record_size", "is larger than the tenant's max.request.size")
+        tenant_names = [t.name for t in self.tenants]
+        for name in tenant_names:
+            if tenant_names.count(name) > 1:
+                raise ScenarioError("tenants", f"tenant {name!r} is listed twice")
+
+    @property
+    def load_start(self) -> float:
+        return self.batch.start if self.batch.start is not None else self.windows.before
+
+    def as_mapping(self) -> dict:
+        data = f.as_mapping(self)
+        data["profile"] = self.profile.name
+        return data
+
+
+def _bad_assumptions(value: Any, path: str) -> None:
+    raise ScenarioError(path, f"expected a list of sentences, got {value!r}")

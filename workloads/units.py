@@ -1,0 +1,82 @@
+"""Parsing of sizes, durations and rates as people write them in scenario files.
+
+Sizes are binary (``128KB`` = 131072 bytes), as Kafka's own documentation means them.
+"""
+from __future__ import annotations
+
+import re
+
+from workloads.errors import ScenarioError
+
+_SIZE_UNITS = {
+    "b": 1, "kb": 1024, "kib": 1024, "mb": 1024**2, "mib": 1024**2,
+    "gb": 1024**3, "gib": 1024**3, "tb": 1024**4, "tib": 1024**4,
+}
+_TIME_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "min": 60.0, "h": 3600.0}
+_NUMBER = r"([0-9]+(?:\.[0-9]+)?)"
+_SIZE_RE = re.compile(_NUMBER + r"\s*([a-zA-Z]*)$")
+_RATE_RE = re.compile(_NUMBER + r"\s*([a-zA-Z]*)\s*/\s*s$")
+
+
+def parse_bytes(value: object, field: str) -> int:
+    """``128KB`` -> 131072; a bare integer is a byte count."""
+    if isinstance(value, bool):
+        raise ScenarioError(field, f"expected a size like 128KB, got {value!r}")
+    if isinstance(value, int):
+        number, unit = float(value), "b"
+    else:
+        match = _SIZE_RE.match(str(value).strip())
+        if not match:
+            raise ScenarioError(field, f"expected a size like 128KB or 2GB, got {value!r}")
+        number, unit = float(match.group(1)), (match.group(2) or "b").lower()
+        if unit not in _SIZE_UNITS:
+            raise ScenarioError(field, f"unknown size unit {match.group(2)!r} in {value!r} (use B, KB, MB, GB, TB)")
+    size = number * _SIZE_UNITS[unit]
+    if size < 0:
+        raise ScenarioError(field, f"must not be negative, got {value!r}")
+    return int(round(size))
+
+
+def parse_seconds(value: object, field: str) -> float:
+    """``10ms`` -> 0.01, ``5min`` -> 300.0. A bare number is refused: the unit must be said."""
+    if isinstance(value, bool) or isinstance(value, (int, float)):
+        if value == 0 and not isinstance(value, bool):
+            return 0.0
+        raise ScenarioError(field, f"expected a duration with a unit like 10ms or 5min, got {value!r}")
+    match = _SIZE_RE.match(str(value).strip())
+    unit = (match.group(2) or "").lower() if match else ""
+    if not match or unit not in _TIME_UNITS:
+        raise ScenarioError(field, f"expected a duration like 10ms, 2s or 5min, got {value!r}")
+    return float(match.group(1)) * _TIME_UNITS[unit]
+
+
+def parse_milliseconds(value: object, field: str) -> float:
+    """Kafka's ``*.ms`` properties: a bare number means milliseconds, as in Kafka."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if value < 0:
+            raise ScenarioError(field, f"must not be negative, got {value!r}")
+        return float(value)
+    return parse_seconds(value, field) * 1000.0
+
+
+def parse_byte_rate(value: object, field: str) -> float:
+    """``40MB/s`` -> bytes per second."""
+    match = _RATE_RE.match(str(value).strip())
+    if not match:
+        raise ScenarioError(field, f"expected a byte rate like 40MB/s, got {value!r}")
+    return float(parse_bytes(match.group(1) + match.group(2), field))
+
+
+def parse_record_rate(value: object, field: str) -> float:
+    """``200/s`` -> records per second."""
+    match = re.match(_NUMBER + r"\s*/\s*s$", str(value).strip())
+    if not match:
+        raise ScenarioError(field, f"expected a record rate like 200/s, got {value!r}")
+    return float(match.group(1))
+
+
+def format_bytes(size: float) -> str:
+    for unit, scale in (("GB", 1024**3), ("MB", 1024**2), ("KB", 1024)):
+        if abs(size) >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size:.0f} B"
