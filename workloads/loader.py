@@ -17,7 +17,12 @@ from workloads.errors import ScenarioError
 
 
 def load_mapping(path: str | Path, overrides: list[str]) -> dict:
-    path = Path(path)
+    return apply_overrides(_read(Path(path), []), overrides)
+
+
+def _read(path: Path, seen: list[Path]) -> dict:
+    """The file's mapping; ``extends: other.yaml`` first loads that file (relative to this
+    one) and lays this file's keys over it, mappings merged key by key."""
     if not path.is_file():
         raise ScenarioError("scenario", f"{path}: no such file")
     try:
@@ -28,7 +33,23 @@ def load_mapping(path: str | Path, overrides: list[str]) -> dict:
         raise ScenarioError("scenario", f"{path} is not valid YAML{where}: {getattr(error, 'problem', error)}") from None
     if not isinstance(raw, dict):
         raise ScenarioError("scenario", f"{path} must hold a mapping of scenario keys")
-    return apply_overrides(raw, overrides)
+    base = raw.pop("extends", None)
+    if base is None:
+        return raw
+    parent = (path.parent / str(base)).resolve()
+    if parent in seen or parent == path.resolve():
+        raise ScenarioError("extends", f"{path} extends itself through {parent.name}")
+    return _merge(_read(parent, seen + [path.resolve()]), raw)
+
+
+def _merge(base: dict, top: dict) -> dict:
+    merged = copy.deepcopy(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
 
 
 def apply_overrides(raw: dict, overrides: list[str]) -> dict:

@@ -61,6 +61,7 @@ class ClientCosts:
 
     sender_request_us: float = f.prop(parse=_cost)
     sender_batch_us: float = f.prop(parse=_cost)
+    sender_byte_ns: float = f.prop(parse=_cost)
     compress_byte_ns: dict = f.prop(parse=_codec_costs)
 
 

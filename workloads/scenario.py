@@ -137,6 +137,7 @@ class Spark:
     executor_cores: int = f.prop("spark.executor.cores", f.positive_int, default=4)
     max_partition_bytes: int = f.prop("spark.sql.files.maxPartitionBytes", _positive_bytes, default=128 * 1024**2)
     open_cost_in_bytes: int = f.prop("spark.sql.files.openCostInBytes", _positive_bytes, default=4 * 1024**2)
+    default_parallelism: int | None = f.prop("spark.default.parallelism", f.positive_int, default=None)
     repartition: int | None = f.prop(parse=_repartition, default=None)
     append_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
     shuffle_append_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
@@ -145,6 +146,11 @@ class Spark:
     @property
     def slots(self) -> int:
         return self.executors * self.executor_cores
+
+    @property
+    def parallelism(self) -> int:
+        """Spark's defaultParallelism: the setting, else all executor cores (at least 2)."""
+        return self.default_parallelism or max(self.slots, 2)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,384 @@
+"""A Kafka broker: NIC, network processors, request queue, I/O handlers, logs, purgatory.
+
+Follows SocketServer/KafkaRequestHandler: a connection's request is read by its network
+processor, which mutes the connection until the response is sent (one request per
+connection inside the broker); requests wait in one shared queue (``queued.max.requests``)
+for an I/O handler thread. All threads share the broker's cores: a thread's CPU work takes
+longer when more threads are runnable than there are cores. acks=all produces wait in
+purgatory until followers' fetches move the high watermark.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+from simulator.model.metrics import LatencyHistogram, Timeline
+
+FETCH_RESPONSE_MAX = 10 * 1024 * 1024     # replica.fetch.response.max.bytes
+RESPONSE_BYTES = 64
+
+
+class Shared:
+    """A resource shared by flows (TCP connections on a NIC, connections on a network
+    processor): each flow's work goes in order, and the capacity is split evenly among the
+    flows busy when a piece of work starts (processor sharing, share fixed at the start)."""
+
+    __slots__ = ("capacity", "busy_until", "used")
+
+    def __init__(self, capacity: float):
+        self.capacity = capacity
+        self.busy_until: dict = {}
+        self.used = Timeline()
+
+    def take(self, start: float, amount: float, flow) -> float:
+        busy = self.busy_until
+        begin = max(start, busy.get(flow, 0.0))
+        sharing = 1
+        for other, until in busy.items():
+            if until > begin and other is not flow:
+                sharing += 1
+        end = begin + amount * sharing / self.capacity
+        busy[flow] = end
+        self.used.add_interval(begin, end, 1.0 / sharing) if self.capacity == 1.0 else self.used.add(begin, amount)
+        return end
+
+    def busy_at(self, now: float) -> bool:
+        return any(until > now for until in self.busy_until.values())
+
+
+class Partition:
+    __slots__ = ("topic", "index", "leader", "followers", "leo", "hw", "follower_leo", "waiting",
+                 "fetch_waiters", "batches", "bulk")
+
+    def __init__(self, topic: str, index: int, leader: "Broker", followers: list["Broker"]):
+        self.topic, self.index, self.leader, self.followers = topic, index, leader, followers
+        self.leo = 0.0                      # log end offset, in bytes appended
+        self.hw = 0.0
+        self.follower_leo = {f.id: 0.0 for f in followers}
+        self.waiting: deque = deque()       # (end offset, request) for acks=all
+        self.fetch_waiters: list = []
+        self.batches = 0.0
+
+    def __repr__(self) -> str:
+        return f"{self.topic}-{self.index}"
+
+
+class Request:
+    __slots__ = ("kind", "connection", "size", "client", "batches", "acks", "pending", "offsets",
+                 "t_arrive", "t_enqueue", "t_start", "t_local", "t_complete", "parked", "data")
+
+    def __init__(self, kind: str, connection: "Connection", size: float, client):
+        self.kind, self.connection, self.size, self.client = kind, connection, size, client
+        self.batches: list = []
+        self.acks = "1"
+        self.pending = 0
+        self.offsets: list | None = None
+        self.parked = False
+        self.data = 0.0
+
+
+class Connection:
+    __slots__ = ("broker", "processor", "busy", "free_at", "pending")
+
+    def __init__(self, broker: "Broker", processor: int):
+        self.broker, self.processor = broker, processor
+        self.busy = False
+        self.free_at = 0.0
+        self.pending: deque = deque()
+
+
+class Broker:
+    def __init__(self, engine, broker_id: int, spec, costs, rtt: float, rng, jitter: float):
+        self.engine, self.id, self.rng, self.jitter = engine, broker_id, rng, jitter
+        self.vcpus = spec.vcpus
+        self.nic_in = Shared(spec.nic_bandwidth)
+        self.nic_out = Shared(spec.nic_bandwidth)
+        self.disk_bandwidth = spec.disk_bandwidth
+        self.dirty_cache = spec.dirty_cache
+        self.disk_backlog, self.disk_time = 0.0, 0.0
+        self.processors = [Shared(1.0) for _ in range(spec.num_network_threads)]
+        self.io_threads = spec.num_io_threads
+        self.handlers_busy = 0
+        self.fetchers_busy = 0
+        self.queue_limit = spec.queued_max_requests
+        self.queue: deque = deque()
+        self.blocked: deque = deque()
+        self.fetch_wait = spec.replica_fetch_wait_max_ms / 1e3
+        self.fetch_max = spec.replica_fetch_max_bytes
+        self.half_rtt = rtt / 2
+        self.c = costs
+        self._connections = 0
+        # metrics, named after the broker's own
+        self.produce_requests = Timeline()
+        self.fetch_requests = Timeline()
+        self.handler_busy = Timeline()
+        self.cpu_busy = Timeline()
+        self.queue_area = Timeline()
+        self.queue_max = 0
+        self.queue_changed = 0.0
+        self.produce_time = {part: LatencyHistogram() for part in
+                             ("RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs",
+                              "ResponseSendTimeMs", "TotalTimeMs")}
+        self.time_sums = {part: 0.0 for part in self.produce_time}
+        self.produce_count = 0
+        self.fetch_count = 0
+
+    def __repr__(self) -> str:
+        return f"broker-{self.id}"
+
+    def connect(self, client) -> Connection:
+        """Acceptor hands new connections to processors round-robin."""
+        self._connections += 1
+        return Connection(self, (self._connections - 1) % len(self.processors))
+
+    # ---- CPU ----------------------------------------------------------------------------
+    def stretch(self, now: float) -> float:
+        """How much longer CPU work takes now: runnable threads over cores (at least 1)."""
+        network = sum(1 for processor in self.processors if processor.busy_at(now))
+        runnable = self.handlers_busy + self.fetchers_busy + network
+        return runnable / self.vcpus if runnable > self.vcpus else 1.0
+
+    def noisy(self, seconds: float) -> float:
+        if not self.jitter:
+            return seconds
+        return seconds * max(0.2, 1.0 + self.jitter * self.rng.gauss(0.0, 1.0))
+
+    def disk_append(self, now: float, size: float) -> float:
+        """Page-cache write; returns the stall once dirty pages exceed what the disk drains."""
+        drained = (now - self.disk_time) * self.disk_bandwidth
+        self.disk_backlog = max(0.0, self.disk_backlog - drained) + size
+        self.disk_time = now
+        excess = self.disk_backlog - self.dirty_cache
+        return excess / self.disk_bandwidth if excess > 0 else 0.0
+
+    # ---- network processors ---------------------------------------------------------------
+    def receive(self, request: Request, at: float) -> float:
+        """Bytes leave the client at ``at``; returns when the broker has them all."""
+        arrived = self.nic_in.take(at, request.size, request.connection)
+        self.engine.at(arrived, self._arrive, request)
+        return arrived
+
+    def _arrive(self, request: Request) -> None:
+        connection = request.connection
+        if connection.busy or connection.pending:
+            connection.pending.append(request)
+        else:
+            self._read(request, max(self.engine.now, connection.free_at))
+
+    def _processor_work(self, connection: Connection, start: float, cpu: float) -> float:
+        took = self.noisy(cpu) * self.stretch(start)
+        self.cpu_busy.add(start, cpu)
+        return self.processors[connection.processor].take(start, took, connection)
+
+    def _read(self, request: Request, start: float) -> None:
+        request.connection.busy = True
+        request.t_arrive = start
+        cpu = (self.c.network_request_us * 1e-6 + request.size * self.c.network_byte_ns * 1e-9)
+        self.engine.at(self._processor_work(request.connection, start, cpu), self._enqueue, request)
+
+    # ---- request queue and handlers ------------------------------------------------------------
+    def _queue_changed(self, now: float) -> None:
+        self.queue_area.add_interval(self.queue_changed, now, len(self.queue) + len(self.blocked))
+        self.queue_changed = now
+
+    def _enqueue(self, request: Request) -> None:
+        now = self.engine.now
+        self._queue_changed(now)
+        request.t_enqueue = now
+        if len(self.queue) >= self.queue_limit:
+            self.blocked.append(request)   # the network thread blocks until there is room
+        else:
+            self.queue.append(request)
+        self.queue_max = max(self.queue_max, len(self.queue))
+        self._dispatch(now)
+
+    def _dispatch(self, now: float) -> None:
+        while self.queue and self.handlers_busy < self.io_threads:
+            self._queue_changed(now)
+            request = self.queue.popleft()
+            if self.blocked:
+                self.queue.append(self.blocked.popleft())
+            self.handlers_busy += 1
+            request.t_start = now
+            cpu = self._handler_cpu(request, now)
+            took = self.noisy(cpu) * self.stretch(now)
+            if request.kind == "produce":
+                took += self.disk_append(now, sum(b.wire for b in request.batches))
+            self.handler_busy.add_interval(now, now + took)
+            self.cpu_busy.add(now, cpu)
+            self.engine.at(now + took, self._handled, request)
+
+    def _handler_cpu(self, request: Request, now: float) -> float:
+        c = self.c
+        if request.kind == "fetch":
+            data = self._fetchable(request)
+            return (c.fetch_request_us + len(request.offsets) * c.fetch_partition_us) * 1e-6 + data * c.fetch_byte_ns * 1e-9
+        cpu = c.produce_request_us * 1e-6
+        for batch in request.batches:
+            cpu += (c.produce_batch_us * 1e-6 + batch.records * c.produce_record_ns * 1e-9
+                    + batch.wire * c.produce_byte_ns * 1e-9)
+            codec = request.client.codec
+            if codec != "none":
+                cpu += batch.bytes * c.decompress_byte_ns[codec] * 1e-9
+        return cpu
+
+    def _handled(self, request: Request) -> None:
+        now = self.engine.now
+        self.handlers_busy -= 1
+        request.t_local = now
+        if request.kind == "produce":
+            self._append(request, now)
+        else:
+            self._fetch(request, now)
+        self._dispatch(now)
+
+    # ---- produce ------------------------------------------------------------------------------
+    def _append(self, request: Request, now: float) -> None:
+        self.produce_count += 1
+        self.produce_requests.add(now)
+        wait_for_replicas = request.acks == "all"
+        for batch in request.batches:
+            partition = batch.partition
+            partition.leo += batch.wire
+            partition.batches += 1
+            if wait_for_replicas and partition.followers:
+                partition.waiting.append((partition.leo, request))
+                request.pending += 1
+            if partition.fetch_waiters:
+                waiters, partition.fetch_waiters = partition.fetch_waiters, []
+                for fetch in waiters:
+                    if fetch.parked:
+                        self._complete_fetch(fetch, now)
+        if request.pending == 0:
+            self._respond(request, now)
+
+    def _advance_hw(self, partition: Partition, now: float) -> None:
+        hw = min(partition.follower_leo.values(), default=partition.leo)
+        hw = min(hw, partition.leo)
+        if hw <= partition.hw:
+            return
+        partition.hw = hw
+        waiting = partition.waiting
+        while waiting and waiting[0][0] <= hw:
+            _, request = waiting.popleft()
+            request.pending -= 1
+            if request.pending == 0:
+                self._respond(request, now)
+
+    def _respond(self, request: Request, now: float) -> None:
+        request.t_complete = now
+        connection = request.connection
+        size = RESPONSE_BYTES + request.data
+        cpu = self.c.network_request_us * 1e-6 + request.data * self.c.network_byte_ns * 1e-9
+        begin = max(now, self.processors[connection.processor].busy_until.get(connection, 0.0))
+        sent = self._processor_work(connection, now, cpu)
+        delivered = self.nic_out.take(sent, size, connection)
+        if request.kind == "fetch":
+            delivered = max(delivered, request.client.broker.nic_in.take(sent, size, connection))
+        else:
+            self._record_produce_times(request, begin, delivered)
+        connection.busy = False
+        connection.free_at = sent
+        if connection.pending:
+            self._read(connection.pending.popleft(), sent)
+        if request.kind == "fetch" or request.acks != "0":
+            self.engine.at(delivered + self.half_rtt, request.client.on_response, request)
+
+    def _record_produce_times(self, request: Request, response_begin: float, delivered: float) -> None:
+        parts = (("RequestQueueTimeMs", request.t_start - request.t_enqueue),
+                 ("LocalTimeMs", request.t_local - request.t_start),
+                 ("RemoteTimeMs", request.t_complete - request.t_local),
+                 ("ResponseQueueTimeMs", response_begin - request.t_complete),
+                 ("ResponseSendTimeMs", delivered - response_begin),
+                 ("TotalTimeMs", delivered - request.t_arrive))
+        for name, seconds in parts:
+            self.produce_time[name].record(seconds)
+            self.time_sums[name] += seconds
+
+    # ---- fetch (leader side) ----------------------------------------------------------------------
+    def _fetchable(self, request: Request) -> float:
+        total = 0.0
+        for partition, offset in request.offsets:
+            total += min(partition.leo - offset, self.fetch_max)
+        return min(total, FETCH_RESPONSE_MAX)
+
+    def _fetch(self, request: Request, now: float) -> None:
+        self.fetch_count += 1
+        self.fetch_requests.add(now)
+        follower = request.client.broker.id
+        for partition, offset in request.offsets:
+            if offset > partition.follower_leo[follower]:
+                partition.follower_leo[follower] = offset
+                self._advance_hw(partition, now)
+        if self._fetchable(request) > 0:
+            self._complete_fetch(request, now)
+            return
+        request.parked = True     # DelayedFetch: until data arrives or replica.fetch.wait.max.ms
+        for partition, _ in request.offsets:
+            partition.fetch_waiters.append(request)
+        self.engine.at(now + self.fetch_wait, self._fetch_timeout, request)
+
+    def _fetch_timeout(self, request: Request) -> None:
+        if request.parked:
+            self._complete_fetch(request, self.engine.now)
+
+    def _complete_fetch(self, request: Request, now: float) -> None:
+        request.parked = False
+        budget = FETCH_RESPONSE_MAX
+        taken = []
+        for partition, offset in request.offsets:
+            size = max(0.0, min(partition.leo - offset, self.fetch_max, budget))
+            budget -= size
+            batches = size / (partition.leo / partition.batches) if size else 0.0
+            taken.append((partition, offset + size, batches))
+        request.batches = taken
+        request.data = sum(offset - start for (_, start), (_, offset, _) in zip(request.offsets, taken))
+        self._respond(request, now)
+
+
+class Fetcher:
+    """A replica fetcher thread of ``broker`` pulling the partitions it follows from ``leader``."""
+
+    def __init__(self, engine, broker: Broker, leader: Broker, partitions: list[Partition]):
+        self.engine, self.broker, self.leader, self.partitions = engine, broker, leader, partitions
+        self.leo = {p: 0.0 for p in partitions}
+        self.connection = leader.connect(self)
+        self.bytes = 0.0
+
+    def start(self, _=None) -> None:
+        request = Request("fetch", self.connection, 100 + 30 * len(self.partitions), self)
+        request.offsets = [(p, self.leo[p]) for p in self.partitions]
+        self.leader.receive(request, self.engine.now + self.broker.half_rtt)
+
+    def on_response(self, request: Request) -> None:
+        """Append what came back (on this thread, sharing the follower's cores), fetch again."""
+        now = self.engine.now
+        c = self.broker.c
+        batches = sum(b for _, _, b in request.batches)
+        cpu = batches * c.follower_batch_us * 1e-6 + request.data * c.follower_byte_ns * 1e-9
+        took = self.broker.noisy(cpu) * self.broker.stretch(now) if cpu else 0.0
+        took += self.broker.disk_append(now, request.data)
+        self.broker.fetchers_busy += 1
+        self.broker.cpu_busy.add(now, cpu)
+        self.bytes += request.data
+        self.engine.at(now + took, self._appended, request)
+
+    def _appended(self, request: Request) -> None:
+        self.broker.fetchers_busy -= 1
+        for partition, offset, _ in request.batches:
+            self.leo[partition] = max(self.leo[partition], offset)
+        self.start()
+
+
+def fetcher_id(topic: str, partition: int, fetchers: int) -> int:
+    """AbstractFetcherManager.getFetcherId: abs(31 * topic.hashCode + partition) % fetchers."""
+    h = 0
+    for ch in topic:
+        h = (31 * h + ord(ch)) & 0xFFFFFFFF
+    h = h - (1 << 32) if h >= 1 << 31 else h
+    value = (31 * h + partition) & 0xFFFFFFFF
+    value = value - (1 << 32) if value >= 1 << 31 else value
+    return abs(value) % fetchers if value != -(1 << 31) else 0
+
+
+def idle_percent(busy: Timeline, threads: int, seconds: int) -> list[float]:
+    return [max(0.0, 100.0 * (1.0 - b / threads)) for b in busy.values(seconds)]

@@ -1,0 +1,37 @@
+"""The model's numbers in words: which mechanism made the batches and the latency."""
+from __future__ import annotations
+
+from workloads.units import format_bytes
+
+
+def mechanism(result) -> list[str]:
+    s, spark = result.summary, result.spark
+    producer = result.scenario["batch"]["producer"]
+    executors = result.scenario["batch"]["spark"]["spark.executor.instances"]
+    lines = [
+        f"Spark ran {spark['write_tasks']} write tasks on {spark['slots']} cores "
+        f"({executors} executors, {spark['waves']} wave(s)"
+        + (f", after a {spark['scan_tasks']}-task shuffle stage" if spark["shuffled"] else "")
+        + f"); each executor's tasks share one producer.",
+    ]
+    if s["append_rate_bytes_per_s"]:
+        drain = s["drain_interval_ms"] or 0.0
+        lines.append(
+            f"Each producer appended {format_bytes(s['append_rate_bytes_per_s'])}/s; its sender drained every "
+            f"{drain:.2f} ms on average, so with linger.ms={producer['linger.ms']:g} a batch gathered "
+            f"{format_bytes(s['mean_batch_bytes'])} of records ({s['batch_fill'] * 100:.0f} % of batch.size="
+            f"{format_bytes(producer['batch.size'])} on the wire).")
+    lines.append(
+        f"{s['produce_requests']:,} produce requests carried {s['batches']:,} batches "
+        f"({s['batches_per_request']:.2f} per request, {s['records_per_request']:.0f} records per request); "
+        f"compression.type={producer['compression.type']} sent {s['compression_ratio'] * 100:.0f} % of the value bytes.")
+    if s["handler_idle_pct_during"] is not None:
+        lines.append(
+            f"During the load the busiest broker's request handlers were {s['handler_idle_pct_during']:.0f} % idle "
+            f"and its CPU {s['cpu_pct_during']:.0f} % busy.")
+    for tenant in s["tenants"]:
+        before, during = tenant["p99_ms_before"], tenant["p99_ms_during"]
+        if before and during:
+            lines.append(f"Neighbour {tenant['name']}: p99 {before:.1f} ms alone, {during:.1f} ms during the load "
+                         f"({during / before:.1f}x; SLA {tenant['sla_p99_ms']:g} ms).")
+    return lines

@@ -1,0 +1,120 @@
+"""One batch load at run time: Spark tasks on executor cores, appending into one shared
+producer per executor, each task calling ``flush()`` at its end (``KafkaWriteTask.close``).
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from simulator.model.producer import Producer
+from simulator.model.spark import WritePlan, first_wave_order
+
+
+class Task:
+    __slots__ = ("index", "remaining", "rate", "executor", "started", "finished")
+
+    def __init__(self, index: int, size: float, rate: float):
+        self.index, self.remaining, self.rate = index, size, rate
+        self.executor: Executor | None = None
+        self.started = self.finished = 0.0
+
+
+class Executor:
+    """An executor JVM: its cores run tasks; its tasks share one cached producer."""
+
+    def __init__(self, load: "Load", index: int, producer: Producer):
+        self.load, self.index, self.producer = load, index, producer
+        self.appending: list[Task] = []
+        self.busy_slots = 0
+        self.tasks_run = 0
+        self.last_appended = 0.0
+        self.token = 0
+        producer.on_block_change = self.reschedule
+        cores = load.cores
+        # task threads and the sender thread share the executor's cores
+        producer.cpu_stretch = lambda: max(1.0, (len(self.appending) + 1) / cores)
+
+    def start(self, task: Task) -> None:
+        self.busy_slots += 1
+        self.tasks_run += 1
+        task.executor, task.started = self, self.load.engine.now
+        self._settle()
+        self.appending.append(task)
+        self.producer.set_rate(sum(t.rate for t in self.appending))
+        self.reschedule()
+
+    def _settle(self) -> None:
+        """Credit what the producer appended since the last look to the appending tasks."""
+        self.producer.advance(self.load.engine.now)
+        appended = self.producer.appended - self.last_appended
+        self.last_appended = self.producer.appended
+        total = sum(t.rate for t in self.appending)
+        for task in self.appending:
+            task.remaining -= appended * task.rate / total
+
+    def reschedule(self) -> None:
+        self.token += 1
+        if not self.appending or self.producer.blocked:
+            return
+        self._settle()
+        total = sum(t.rate for t in self.appending)
+        # the flow is shared by rate, so each task ends at remaining / rate
+        end = min(max(0.0, t.remaining) / (total * t.rate / total) for t in self.appending)
+        self.load.engine.at(self.load.engine.now + end, self._check, self.token)
+
+    def _check(self, token: int) -> None:
+        if token != self.token:
+            return
+        self._settle()
+        done = [t for t in self.appending if t.remaining <= 1e-3 * max(1.0, t.rate)]
+        for task in done:
+            self.appending.remove(task)
+        self.producer.set_rate(sum(t.rate for t in self.appending))
+        for task in done:
+            self.producer.flush(lambda task=task: self._finished(task))
+        self.reschedule()
+
+    def _finished(self, task: Task) -> None:
+        task.finished = self.load.engine.now
+        self.busy_slots -= 1
+        self.load.task_finished(self)
+
+
+class Load:
+    def __init__(self, engine, plan: WritePlan, producers: list[Producer], cores: int,
+                 task_rates: list[float], scan_seconds: list[float], executor_order: list[int],
+                 on_done: Callable[["Load"], None]):
+        self.engine, self.plan, self.cores, self.on_done = engine, plan, cores, on_done
+        self.executors = [Executor(self, i, p) for i, p in enumerate(producers)]
+        self.tasks = [Task(i, size, rate) for i, (size, rate) in enumerate(zip(plan.write_tasks, task_rates))]
+        self.pending = list(self.tasks)
+        self.scan_seconds = scan_seconds
+        self.executor_order = executor_order
+        self.started = self.write_started = self.ended = math.nan
+        self.finished = 0
+
+    def start(self, _=None) -> None:
+        self.started = self.engine.now
+        if not self.scan_seconds:
+            self._write_stage()
+            return
+        # The shuffle-map stage reads the CSV on every core; the write stage waits for it.
+        free = [self.started] * (len(self.executors) * self.cores)
+        for seconds in self.scan_seconds:
+            slot = min(range(len(free)), key=free.__getitem__)
+            free[slot] += seconds
+        self.engine.at(max(free), self._write_stage)
+
+    def _write_stage(self, _=None) -> None:
+        self.write_started = self.engine.now
+        first = first_wave_order(len(self.executors), self.cores, len(self.pending), self.executor_order)
+        for executor_index in first:
+            self.executors[executor_index].start(self.pending.pop(0))
+
+    def task_finished(self, executor: Executor) -> None:
+        self.finished += 1
+        if self.pending:
+            executor.start(self.pending.pop(0))
+        elif self.finished == len(self.tasks):
+            self.ended = self.engine.now
+            self.on_done(self)

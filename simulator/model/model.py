@@ -1,0 +1,201 @@
+"""The embedded model evaluator: builds brokers, loads and neighbours from a scenario, runs
+them on one event loop, and hands the components to ``outcome`` for the RunResult."""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+from simulator.model import outcome
+from simulator.model.broker import Broker, Fetcher, Partition, fetcher_id
+from simulator.model.compression import CompressionCurve, measure_curve, record_overhead
+from simulator.model.engine import Engine
+from simulator.model.job import Load
+from simulator.model.producer import Producer
+from simulator.model.spark import plan_writes
+from simulator.result import RunResult
+from workloads import Scenario, ScenarioError
+from workloads.rows import RowShape, generate_rows, read_sample_csv, to_json_value
+
+
+@dataclass
+class TenantRun:
+    """A neighbour application: its producer and every record's (intended time, latency)."""
+
+    spec: object
+    producer: Producer
+    partitions: list
+    key_partitions: list
+    latencies: list = field(default_factory=list)
+
+
+def murmur2(data: bytes) -> int:
+    """Kafka's Utils.murmur2, as the default partitioner hashes keys."""
+    m, length = 0x5BD1E995, len(data)
+    h = (0x9747B28C ^ length) & 0xFFFFFFFF
+    for i in range(length // 4):
+        k = int.from_bytes(data[4 * i:4 * i + 4], "little")
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> 24
+        k = (k * m) & 0xFFFFFFFF
+        h = ((h * m) & 0xFFFFFFFF) ^ k
+    tail = length & ~3
+    rest = length % 4
+    if rest >= 3:
+        h ^= data[tail + 2] << 16
+    if rest >= 2:
+        h ^= data[tail + 1] << 8
+    if rest >= 1:
+        h ^= data[tail]
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 15
+    return h & 0x7FFFFFFF
+
+
+def sample_rows(scenario: Scenario) -> list[dict]:
+    dataset = scenario.dataset
+    if dataset.rows == "card-transactions":
+        return generate_rows(dataset.sample_rows, seed=0)
+    try:
+        return read_sample_csv(dataset.rows, limit=dataset.sample_rows)
+    except ValueError as error:
+        raise ScenarioError("dataset.rows", str(error)) from None
+
+
+class ModelEvaluator:
+    """Evaluator on the request-level discrete-event model."""
+
+    name = "model"
+
+    def __init__(self) -> None:
+        self._curves: dict[tuple, tuple[RowShape, dict[str, CompressionCurve]]] = {}
+
+    def _row_figures(self, scenario: Scenario) -> tuple[RowShape, dict[str, CompressionCurve]]:
+        key = (scenario.dataset.rows, scenario.dataset.sample_rows, scenario.batch.key)
+        if key not in self._curves:
+            rows = sample_rows(scenario)
+            try:
+                shape = RowShape.of(rows, scenario.batch.key)
+            except ValueError as error:
+                raise ScenarioError("batch.key", str(error)) from None
+            values = [to_json_value(row) for row in rows]
+            keys = [row[scenario.batch.key].encode() for row in rows] if scenario.batch.key else None
+            self._curves[key] = (shape, {"values": values, "keys": keys, "curves": {}})
+        shape, cache = self._curves[key]
+        return shape, cache
+
+    def curve(self, scenario: Scenario, codec: str) -> CompressionCurve:
+        _, cache = self._row_figures(scenario)
+        if codec not in cache["curves"]:
+            cache["curves"][codec] = measure_curve(cache["values"], cache["keys"], codec)
+        return cache["curves"][codec]
+
+    def evaluate(self, scenario: Scenario, seed: int, progress=None) -> RunResult:
+        run = ModelRun(scenario, seed, self)
+        run.execute(progress)
+        return outcome.build(run)
+
+
+class ModelRun:
+    def __init__(self, scenario: Scenario, seed: int, evaluator: ModelEvaluator):
+        self.scenario, self.seed = scenario, seed
+        self.rng = random.Random(seed)
+        cluster, profile = scenario.cluster, scenario.profile
+        self.engine = Engine(stop_at=scenario.windows.max_duration)
+        self.shape, _ = evaluator._row_figures(scenario)
+        self.brokers = [Broker(self.engine, i, cluster.broker, profile.broker, cluster.network_rtt,
+                               random.Random(self.rng.random()), scenario.jitter.service_time)
+                        for i in range(cluster.brokers)]
+        self.partitions: dict[str, list[Partition]] = {}
+        for topic in cluster.topics:
+            self.partitions[topic.name] = [
+                Partition(topic.name, i, self.brokers[replicas[0]], [self.brokers[r] for r in replicas[1:]])
+                for i, replicas in enumerate(cluster.replicas(topic))]
+        self.fetchers = self._fetchers()
+        self.loads: list[Load] = []
+        self.load_plan = None
+        self.bulk_record_bytes = 0.0
+        self._build_loads(evaluator)
+        self.tenants = [self._tenant(t, evaluator) for t in scenario.tenants]
+        self.load_end = math.nan
+
+    def _fetchers(self) -> list[Fetcher]:
+        count = self.scenario.cluster.broker.num_replica_fetchers
+        groups: dict[tuple, list[Partition]] = {}
+        for partitions in self.partitions.values():
+            for p in partitions:
+                for follower in p.followers:
+                    groups.setdefault((follower.id, p.leader.id, fetcher_id(p.topic, p.index, count)), []).append(p)
+        return [Fetcher(self.engine, self.brokers[f], self.brokers[l], parts)
+                for (f, l, _), parts in sorted(groups.items())]
+
+    def _build_loads(self, evaluator: ModelEvaluator) -> None:
+        scenario, batch = self.scenario, self.scenario.batch
+        spark, profile = batch.spark, scenario.profile
+        if batch.client.kind != "java":
+            raise ScenarioError("batch.client.kind", "Spark's Kafka sink uses the Java client")
+        shape = self.shape
+        value = shape.mean_value_bytes + shape.mean_key_bytes
+        self.bulk_record_bytes = value + record_overhead(int(shape.mean_value_bytes), int(shape.mean_key_bytes) if batch.key else None)
+        plan = plan_writes(spark, scenario.dataset, self.bulk_record_bytes / shape.mean_csv_bytes)
+        self.load_plan = plan
+        curve = evaluator.curve(scenario, batch.producer.compression_type)
+        compress_s = profile.client.compress_byte_ns[batch.producer.compression_type] * 1e-9
+        base = (spark.shuffle_append_rate or profile.spark.shuffle_append_rate) if plan.shuffled \
+            else (spark.append_rate or profile.spark.append_rate)
+        core_rate = 1.0 / (1.0 / base + compress_s)
+        scan_rate = spark.csv_scan_rate or profile.spark.csv_scan_rate
+        jitter = scenario.jitter.append_rate
+        for copy in range(batch.loads):
+            producers = [Producer(self.engine, f"load{copy}-executor{e}", self.partitions[batch.topic],
+                                  batch.producer, batch.client, profile.client, random.Random(self.rng.random()),
+                                  curve.ratio_at, self.bulk_record_bytes, batch.key is not None,
+                                  scenario.cluster.network_rtt)
+                         for e in range(spark.executors)]
+            rates = [core_rate * self._noise(jitter) for _ in plan.write_tasks]
+            scans = [size / scan_rate * self._noise(jitter) for size in plan.scan_tasks] if plan.shuffled else []
+            order = list(range(spark.executors))
+            self.rng.shuffle(order)
+            load = Load(self.engine, plan, producers, spark.executor_cores, rates, scans, order, self._load_done)
+            self.loads.append(load)
+            self.engine.at(scenario.load_start + copy * batch.spacing, load.start)
+
+    def _noise(self, spread: float) -> float:
+        return min(1.5, max(0.5, 1.0 + spread * self.rng.gauss(0.0, 1.0))) if spread else 1.0
+
+    def _tenant(self, tenant, evaluator: ModelEvaluator) -> TenantRun:
+        partitions = self.partitions[tenant.topic]
+        record = tenant.record_size + record_overhead(tenant.record_size, 16 if tenant.keys else None)
+        producer = Producer(self.engine, tenant.name, partitions, tenant.producer, tenant.client,
+                            self.scenario.profile.client, random.Random(self.rng.random()),
+                            evaluator.curve(self.scenario, tenant.producer.compression_type).ratio_at,
+                            record, False, self.scenario.cluster.network_rtt)
+        key_partitions = [partitions[murmur2(f"key-{k}".encode()) % len(partitions)] for k in range(tenant.keys)]
+        run = TenantRun(tenant, producer, partitions, key_partitions)
+        producer.on_records_acked = lambda intended, now, run=run: run.latencies.extend((t, now - t) for t in intended)
+        interval = 1.0 / tenant.rate
+        first = self.rng.random() * interval
+        self.engine.at(first, self._tenant_send, (run, record, interval))
+        return run
+
+    def _tenant_send(self, argument) -> None:
+        run, record, interval = argument
+        now = self.engine.now
+        partition = run.key_partitions[run.producer.rng.randrange(len(run.key_partitions))] if run.key_partitions else None
+        run.producer.append_record(now, record, partition, now)
+        self.engine.at(now + interval, self._tenant_send, argument)
+
+    def _load_done(self, load: Load) -> None:
+        if all(not math.isnan(l.ended) for l in self.loads):
+            self.load_end = max(l.ended for l in self.loads)
+            self.engine.stop_at = self.load_end + self.scenario.windows.after
+
+    def execute(self, progress=None) -> None:
+        for fetcher in self.fetchers:
+            self.engine.at(0.0, fetcher.start)
+        self.engine.run(progress)
+        if math.isnan(self.load_end):
+            raise ScenarioError("windows.max_duration",
+                                f"the load did not finish within {self.scenario.windows.max_duration:.0f} s of simulated time")

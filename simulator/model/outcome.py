@@ -1,0 +1,156 @@
+"""Turns a finished model run into a RunResult: counters, windows, timelines, mechanism."""
+from __future__ import annotations
+
+import math
+
+from simulator.model.broker import idle_percent
+from simulator.model.metrics import LatencyHistogram
+from simulator.result import RunResult
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _window_mean(series: list[float], start: float, end: float) -> float | None:
+    seconds = [v for s, v in enumerate(series) if start <= s and s + 1 <= end]
+    return _mean(seconds) if seconds else None
+
+
+def _producer_figures(producer, load) -> dict:
+    active = producer.append_seconds
+    return {
+        "name": producer.name,
+        "tasks": next(e.tasks_run for e in load.executors if e.producer is producer),
+        "produce_requests": producer.requests,
+        "batches": producer.batches_sent,
+        "bytes": producer.bytes_sent,
+        "wire_bytes": producer.wire_sent,
+        "records": producer.records_sent,
+        "append_rate_bytes_per_s": producer.appended / active if active else 0.0,
+        "drain_interval_ms": (producer.drain_interval.value or 0.0) * 1e3,
+        "mean_batch_bytes": producer.bytes_sent / producer.batches_sent if producer.batches_sent else 0.0,
+        "batch_fill": (producer.wire_sent / producer.batches_sent / producer.batch_size) if producer.batches_sent else 0.0,
+        "batches_per_request": producer.batches_sent / producer.requests if producer.requests else 0.0,
+        "records_per_request": producer.records_sent / producer.requests if producer.requests else 0.0,
+        "buffer_blocked_s": producer.blocked_seconds,
+        "compression_ratio_estimate": producer.ratio_estimate,
+    }
+
+
+def _tenant_figures(tenant, windows: dict, seconds: int) -> tuple[dict, list]:
+    histograms = {name: LatencyHistogram() for name in windows}
+    per_second = [LatencyHistogram() for _ in range(seconds)]
+    for intended, latency in tenant.latencies:
+        for name, (start, end) in windows.items():
+            if start <= intended < end:
+                histograms[name].record(latency)
+        second = int(intended)
+        if second < seconds:
+            per_second[second].record(latency)
+    figures = {"name": tenant.spec.name, "client": tenant.spec.client.label, "topic": tenant.spec.topic,
+               "sla_p99_ms": tenant.spec.sla_p99_ms, "records": len(tenant.latencies),
+               "produce_requests": tenant.producer.requests,
+               "latency_ms": {name: h.summary() for name, h in histograms.items()}}
+    return figures, [h.percentile(0.99) for h in per_second]
+
+
+def build(run) -> RunResult:
+    scenario = run.scenario
+    start, end = scenario.load_start, run.load_end
+    simulated = run.engine.now
+    seconds = int(math.ceil(simulated))
+    windows = {"before": (0.0, start), "during": (start, end), "after": (end, simulated)}
+    producers = [(p, load) for load in run.loads for p in (e.producer for e in load.executors)]
+    figures = [_producer_figures(p, load) for p, load in producers]
+    requests = sum(f["produce_requests"] for f in figures)
+    batches = sum(f["batches"] for f in figures)
+    value_bytes = sum(f["bytes"] for f in figures)
+    wire = sum(f["wire_bytes"] for f in figures)
+    records = sum(f["records"] for f in figures)
+    active = [f for f in figures if f["produce_requests"]]
+
+    brokers, handler_idle, network_idle, cpu = [], [], [], []
+    for broker in run.brokers:
+        h_idle = idle_percent(broker.handler_busy, broker.io_threads, seconds)
+        n_idle = [sum(v) / len(broker.processors) for v in
+                  zip(*(idle_percent(p.used, 1, seconds) for p in broker.processors))]
+        cpu_pct = [min(100.0, 100.0 * v / broker.vcpus) for v in broker.cpu_busy.values(seconds)]
+        handler_idle.append(h_idle)
+        network_idle.append(n_idle)
+        cpu.append(cpu_pct)
+        brokers.append({
+            "id": broker.id,
+            "produce_requests": broker.produce_count,
+            "fetch_requests": broker.fetch_count,
+            "bytes_in": broker.nic_in.used.total(),
+            "bytes_out": broker.nic_out.used.total(),
+            "RequestQueueSize_max": broker.queue_max,
+            "RequestHandlerAvgIdlePercent": {w: _window_mean(h_idle, *span) for w, span in windows.items()},
+            "NetworkProcessorAvgIdlePercent": {w: _window_mean(n_idle, *span) for w, span in windows.items()},
+            "cpu_percent": {w: _window_mean(cpu_pct, *span) for w, span in windows.items()},
+            "produce_time_ms": {name: {"mean": (broker.time_sums[name] / broker.produce_count * 1e3) if broker.produce_count else None,
+                                       "p99": hist.percentile(0.99)}
+                                for name, hist in broker.produce_time.items()},
+        })
+
+    tenants, tenant_lines = [], {}
+    for tenant in run.tenants:
+        tenant_figures, line = _tenant_figures(tenant, windows, seconds)
+        tenants.append(tenant_figures)
+        tenant_lines[f"tenant.{tenant.spec.name}.p99_ms"] = line
+
+    def during(series_by_broker: list[list[float]], worst=min):
+        values = [_window_mean(series, start, end) for series in series_by_broker]
+        values = [v for v in values if v is not None]
+        return worst(values) if values else None
+
+    summary = {
+        "produce_requests": requests,
+        "batches": batches,
+        "mean_batch_bytes": value_bytes / batches if batches else 0.0,
+        "mean_batch_wire_bytes": wire / batches if batches else 0.0,
+        "records_per_request": records / requests if requests else 0.0,
+        "batches_per_request": batches / requests if requests else 0.0,
+        "compression_ratio": wire / value_bytes if value_bytes else 1.0,
+        "value_bytes": value_bytes,
+        "wire_bytes": wire,
+        "load_seconds": end - start,
+        "simulated_seconds": simulated,
+        "broker_produce_requests": sum(b["produce_requests"] for b in brokers),
+        "fetch_requests": sum(b["fetch_requests"] for b in brokers),
+        "handler_idle_pct_during": during(handler_idle),
+        "network_idle_pct_during": during(network_idle),
+        "cpu_pct_during": during(cpu, max),
+        "append_rate_bytes_per_s": _mean([f["append_rate_bytes_per_s"] for f in active]),
+        "drain_interval_ms": _mean([f["drain_interval_ms"] for f in active]),
+        "batch_fill": _mean([f["batch_fill"] for f in active]),
+        "tenants": [{"name": t["name"], "sla_p99_ms": t["sla_p99_ms"],
+                     "p99_ms_before": t["latency_ms"]["before"]["p99"],
+                     "p99_ms_during": t["latency_ms"]["during"]["p99"],
+                     "p99_ms_after": t["latency_ms"]["after"]["p99"]} for t in tenants],
+    }
+    timelines = {
+        "second": list(range(seconds)),
+        "produce_requests_per_s": [sum(v) for v in zip(*(b.produce_requests.values(seconds) for b in run.brokers))],
+        "fetch_requests_per_s": [sum(v) for v in zip(*(b.fetch_requests.values(seconds) for b in run.brokers))],
+        "bytes_in_per_s": [sum(v) for v in zip(*(b.nic_in.used.values(seconds) for b in run.brokers))],
+        "handler_idle_pct_min": [min(v) for v in zip(*handler_idle)],
+        "network_idle_pct_min": [min(v) for v in zip(*network_idle)],
+        "cpu_pct_max": [max(v) for v in zip(*cpu)],
+        "request_queue_size_max": [max(v) for v in zip(*(b.queue_area.values(seconds) for b in run.brokers))],
+        **tenant_lines,
+    }
+    plan = run.load_plan
+    spark = {"max_split_bytes": plan.max_split_bytes, "scan_tasks": len(plan.scan_tasks),
+             "write_tasks": len(plan.write_tasks), "shuffled": plan.shuffled,
+             "slots": scenario.batch.spark.slots,
+             "waves": math.ceil(len(plan.write_tasks) / scenario.batch.spark.slots),
+             "record_bytes": run.bulk_record_bytes, "csv_row_bytes": run.shape.mean_csv_bytes,
+             "value_row_bytes": run.shape.mean_value_bytes,
+             "write_stage_start_s": run.loads[0].write_started}
+    result = RunResult(evaluator="model", scenario=scenario.as_mapping(), seed=run.seed, summary=summary,
+                       spark=spark, producers=figures, brokers=brokers, tenants=tenants,
+                       windows={k: list(v) for k, v in windows.items()}, timelines=timelines)
+    from simulator.model.explain import mechanism
+    return RunResult(**{**result.__dict__, "mechanism": mechanism(result)})

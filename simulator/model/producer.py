@@ -1,0 +1,433 @@
+"""The producer: accumulator, partitioner and sender of the Java client (and librdkafka's).
+
+Follows ``RecordAccumulator`` and ``Sender``: per-partition deques of batches; a node is
+ready when one of its head batches is full, lingered, memory is exhausted or a flush runs;
+the sender drains the head batch of every partition the node leads (round-robin) into one
+produce request per broker up to ``max.request.size``, with at most
+``max.in.flight.requests.per.connection`` requests outstanding per connection and the next
+one only after the previous is fully written. librdkafka sends one partition per request.
+
+Bulk appends are a flow of bytes (rate x time) so cost grows with batches, not records;
+neighbour records are appended one by one so their latency is known per record.
+"""
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import Callable
+
+from simulator.model.broker import Broker, Partition, Request
+from simulator.model.metrics import Mean
+
+BATCH_HEADER = 61                    # DefaultRecordBatch.RECORD_BATCH_OVERHEAD
+REQUEST_HEADER = 120                 # produce request + topic entry, approximately
+PARTITION_HEADER = 30
+ESTIMATION_FACTOR = 1.05             # MemoryRecordsBuilder.COMPRESSION_RATE_ESTIMATION_FACTOR
+IMPROVING_STEP, DETERIORATE_STEP = 0.005, 0.05   # CompressionRatioEstimator
+LIBRDKAFKA_STICKY_S = 0.010          # sticky.partitioning.linger.ms
+
+
+class Batch:
+    __slots__ = ("partition", "created", "bytes", "records", "full", "memory", "intended",
+                 "waiters", "wire", "closed_at")
+
+    def __init__(self, partition: Partition, created: float, memory: int, discrete: bool):
+        self.partition = partition
+        self.created = created
+        self.bytes = 0.0          # uncompressed record bytes
+        self.records = 0.0
+        self.full = False         # closed for appends
+        self.memory = memory
+        self.intended: list[float] | None = [] if discrete else None
+        self.waiters: list | None = None
+        self.wire = 0.0           # bytes on the wire once closed (compressed + header)
+        self.closed_at = 0.0
+
+
+class FlushToken:
+    __slots__ = ("pending", "on_done")
+
+    def __init__(self, on_done: Callable[[], None]):
+        self.pending = 0
+        self.on_done = on_done
+
+
+class Producer:
+    """One producer instance (one per Spark executor JVM, one per neighbour application)."""
+
+    def __init__(self, engine, name: str, partitions: list[Partition], config, client, costs,
+                 rng, ratio_at: Callable[[float], float], record_bytes: float, keyed: bool,
+                 rtt: float, on_records_acked: Callable | None = None):
+        self.engine, self.name, self.rng = engine, name, rng
+        self.partitions = partitions
+        self.by_node: dict[Broker, list[Partition]] = {}
+        for partition in partitions:
+            self.by_node.setdefault(partition.leader, []).append(partition)
+        self.nodes = sorted(self.by_node, key=lambda b: b.id)
+        self.batch_size = config.batch_size
+        self.linger = config.linger_ms / 1e3
+        self.max_in_flight = config.max_in_flight
+        self.max_request_size = config.max_request_size
+        self.buffer_memory = config.buffer_memory
+        self.acks = config.acks
+        self.codec = config.compression_type
+        self.librdkafka = client.kind == "librdkafka"
+        self.batch_records = config.batch_num_messages or math.inf
+        self.partitioner = client.partitioner
+        self.sender_request_s = costs.sender_request_us * 1e-6
+        self.sender_batch_s = costs.sender_batch_us * 1e-6
+        self.sender_byte_s = costs.sender_byte_ns * 1e-9
+        self.cpu_stretch: Callable[[], float] = lambda: 1.0   # the sender shares its JVM's cores
+        self.ratio_at = ratio_at
+        self.record_bytes = record_bytes
+        self.keyed = keyed
+        self.half_rtt = rtt / 2
+        self.on_records_acked = on_records_acked
+        self.deques: dict[Partition, deque] = {p: deque() for p in partitions}
+        self.nonempty: dict[Partition, None] = {}
+        self.inflight = {node: 0 for node in self.nodes}
+        self.send_done = {node: 0.0 for node in self.nodes}
+        self.drain_index = {node: 0 for node in self.nodes}
+        self.connections = {node: node.connect(self) for node in self.nodes}
+        self.sticky: Partition | None = None
+        self.sticky_bytes = 0.0
+        self.sticky_since = 0.0
+        self.ratio_estimate = 1.0
+        self.memory_used = 0
+        self.blocked = False
+        self.flushes = 0
+        self.incomplete: dict[Batch, None] = {}
+        self.sender_free_at = 0.0
+        self.wake_at = math.inf
+        self.wake_token = 0
+        # the appending flow (bulk jobs): bytes per second while not blocked
+        self.rate = 0.0
+        self.last_advance = 0.0
+        self.appended = 0.0
+        self.on_block_change: Callable[[], None] | None = None
+        # mechanism figures
+        self.requests = 0
+        self.batches_sent = 0
+        self.bytes_sent = 0.0
+        self.wire_sent = 0.0
+        self.records_sent = 0.0
+        self.drain_interval = Mean()
+        self.last_drain = None
+        self.blocked_since = 0.0
+        self.blocked_seconds = 0.0
+        self.append_seconds = 0.0
+
+    # ---- capacity and partitioning -------------------------------------------------
+    def capacity(self) -> float:
+        """Uncompressed bytes a new batch takes before it is full (whole records)."""
+        if self.librdkafka:
+            room = min(self.batch_size, self.batch_records * self.record_bytes)
+        elif self.codec == "none":
+            room = self.batch_size - BATCH_HEADER
+        else:
+            room = (self.batch_size - BATCH_HEADER) / (self.ratio_estimate * ESTIMATION_FACTOR)
+        return max(self.record_bytes, math.floor(room / self.record_bytes) * self.record_bytes)
+
+    def _next_sticky(self, now: float) -> Partition:
+        previous, candidates = self.sticky, self.partitions
+        if self.partitioner == "kip794":
+            queues = [len(self.deques[p]) for p in candidates]
+            if min(queues) != max(queues):  # adaptive: weight = max queue + 1 - queue
+                top = max(queues) + 1
+                pick = self.rng.random() * sum(top - q for q in queues)
+                for partition, queue in zip(candidates, queues):
+                    pick -= top - queue
+                    if pick < 0:
+                        return self._stick(partition, now)
+            return self._stick(candidates[self.rng.randrange(len(candidates))], now)
+        if self.partitioner == "kip480" and previous is not None and len(candidates) > 1:
+            choice = candidates[self.rng.randrange(len(candidates) - 1)]  # any other partition
+            return self._stick(candidates[-1] if choice is previous else choice, now)
+        return self._stick(candidates[self.rng.randrange(len(candidates))], now)
+
+    def _stick(self, partition: Partition, now: float) -> Partition:
+        self.sticky, self.sticky_bytes, self.sticky_since = partition, 0.0, now
+        return partition
+
+    def _open_batch(self, partition: Partition, now: float) -> Batch | None:
+        """The partition's batch taking appends, creating one if memory allows."""
+        dq = self.deques[partition]
+        if dq and not dq[-1].full:
+            return dq[-1]
+        memory = self.batch_size if not self.librdkafka else 0
+        if self.memory_used + memory > self.buffer_memory:
+            return None
+        batch = Batch(partition, now, memory, self.rate == 0.0)
+        self.memory_used += memory
+        dq.append(batch)
+        self.nonempty[partition] = None
+        self.incomplete[batch] = None
+        return batch
+
+    # ---- appending -------------------------------------------------------------------
+    def set_rate(self, rate: float) -> None:
+        self.advance(self.engine.now)
+        self.rate = rate
+        self.poke()
+
+    def advance(self, now: float) -> None:
+        """Append the flow's bytes since the last call, batch by batch."""
+        elapsed = now - self.last_advance
+        self.last_advance = now
+        if self.rate <= 0.0 or elapsed <= 0.0 or self.blocked:
+            return
+        self.append_seconds += elapsed
+        amount = self.rate * elapsed
+        cursor = now - elapsed
+        while amount > 1e-6:
+            taken = self._append_keyed(amount, cursor) if self.keyed else self._append_sticky(amount, cursor)
+            if taken is None:
+                self._block(cursor)
+                return
+            amount -= taken
+            cursor += taken / self.rate
+            self.appended += taken
+
+    def _append_sticky(self, amount: float, now: float) -> float | None:
+        partition = self.sticky or self._next_sticky(now)
+        dq = self.deques[partition]
+        if self.partitioner == "kip480" and not (dq and not dq[-1].full):
+            partition = self._next_sticky(now) if self.sticky_bytes > 0 else partition
+        elif self.partitioner == "librdkafka-sticky" and now - self.sticky_since >= LIBRDKAFKA_STICKY_S:
+            partition = self._next_sticky(now)
+        batch = self._open_batch(partition, now)
+        if batch is None:
+            return None
+        room = self.capacity() - batch.bytes
+        take = min(amount, room)
+        if self.partitioner == "kip794":
+            # KAFKA-14156: switch once 2 x batch.size went to this partition, unless the
+            # last batch is full first (only the append that fills it can see that).
+            take = min(take, 2 * self.batch_size - self.sticky_bytes)
+        batch.bytes += take
+        batch.records += take / self.record_bytes
+        self.sticky_bytes += take
+        if take >= room - 1e-6:
+            self._close(batch, now + take / self.rate)
+        if self.partitioner == "kip794" and self.sticky_bytes >= 2 * self.batch_size - 1e-6:
+            self._next_sticky(now)
+        return take
+
+    def _append_keyed(self, amount: float, now: float) -> float | None:
+        """Keys hash evenly over all partitions: every open batch grows at rate / N."""
+        share = amount / len(self.partitions)
+        step = share
+        for partition in self.partitions:
+            batch = self._open_batch(partition, now)
+            if batch is None:
+                return None
+            step = min(step, self.capacity() - batch.bytes)
+        for partition in self.partitions:
+            batch = self.deques[partition][-1]
+            batch.bytes += step
+            batch.records += step / self.record_bytes
+            if batch.bytes >= self.capacity() - 1e-6:
+                self._close(batch, now + step * len(self.partitions) / self.rate)
+        return step * len(self.partitions)
+
+    def append_record(self, now: float, size: float, partition: Partition | None, intended: float) -> None:
+        """One neighbour record (key decides ``partition``; None means no key)."""
+        if partition is None:
+            partition = self.sticky or self._next_sticky(now)
+            dq = self.deques[partition]
+            if self.partitioner == "kip480" and not (dq and not dq[-1].full) and self.sticky_bytes > 0:
+                partition = self._next_sticky(now)
+            elif self.partitioner == "librdkafka-sticky" and now - self.sticky_since >= LIBRDKAFKA_STICKY_S:
+                partition = self._next_sticky(now)
+        batch = self._open_batch(partition, now)
+        if batch is not None and batch.records and (batch.bytes + size > self.capacity() or batch.records >= self.batch_records):
+            self._close(batch, now)
+            batch = self._open_batch(partition, now)
+        if batch is None:  # buffer.memory exhausted: a neighbour's send() would block; keep the record
+            batch = self.deques[partition][-1] if self.deques[partition] else self._forced_batch(partition, now)
+        batch.bytes += size
+        batch.records += 1
+        batch.intended.append(intended)
+        if partition is self.sticky:
+            self.sticky_bytes += size
+            if self.partitioner == "kip794" and self.sticky_bytes >= 2 * self.batch_size:
+                self._next_sticky(now)
+        self.poke()
+
+    def _forced_batch(self, partition: Partition, now: float) -> Batch:
+        batch = Batch(partition, now, 0, True)
+        self.deques[partition].append(batch)
+        self.nonempty[partition] = None
+        self.incomplete[batch] = None
+        return batch
+
+    def _close(self, batch: Batch, now: float) -> None:
+        if batch.full:
+            return
+        batch.full = True
+        batch.closed_at = now
+        if self.codec == "none":
+            batch.wire = BATCH_HEADER + batch.bytes
+            return
+        ratio = self.ratio_at(batch.bytes)
+        batch.wire = BATCH_HEADER + batch.bytes * ratio
+        if not self.librdkafka:  # CompressionRatioEstimator.updateEstimation
+            if ratio > self.ratio_estimate:
+                self.ratio_estimate = max(self.ratio_estimate + DETERIORATE_STEP, ratio)
+            elif ratio < self.ratio_estimate:
+                self.ratio_estimate = max(self.ratio_estimate - IMPROVING_STEP, ratio)
+
+    def _block(self, now: float) -> None:
+        self.blocked = True
+        self.blocked_since = now
+        if self.on_block_change:
+            self.on_block_change()
+
+    # ---- flush -------------------------------------------------------------------------
+    def flush(self, on_done: Callable[[], None]) -> None:
+        """KafkaProducer.flush(): every batch becomes sendable; wait for all incomplete ones."""
+        self.advance(self.engine.now)
+        token = FlushToken(on_done)
+        for batch in self.incomplete:
+            if batch.waiters is None:
+                batch.waiters = []
+            batch.waiters.append(token)
+            token.pending += 1
+        if not token.pending:
+            on_done()
+            return
+        self.flushes += 1
+        self.poke()
+
+    # ---- sender --------------------------------------------------------------------------
+    def poke(self) -> None:
+        now = self.engine.now
+        self._wake(max(now, self.sender_free_at))
+
+    def _wake(self, when: float) -> None:
+        if when >= self.wake_at:
+            return
+        self.wake_at = when
+        self.wake_token += 1
+        self.engine.at(when, self._run, self.wake_token)
+
+    def _run(self, token: int) -> None:
+        if token != self.wake_token:
+            return
+        self.wake_at = math.inf
+        now = self.engine.now
+        self.advance(now)
+        ready, next_check = self._ready(now)
+        requests = []
+        for node in ready:
+            if self.inflight[node] < self.max_in_flight and now >= self.send_done[node]:
+                requests.extend(self._drain(node, now))
+        if requests:
+            cost = self.cpu_stretch() * sum(self.sender_request_s + len(r.batches) * self.sender_batch_s
+                                            + r.size * self.sender_byte_s for r in requests)
+            self.sender_free_at = now + cost
+            if self.last_drain is not None:
+                self.drain_interval.add(now - self.last_drain)
+            self.last_drain = now
+            for request in requests:
+                self._send(request, now + cost)
+            self._wake(self.sender_free_at)
+        elif next_check < math.inf:
+            self._wake(max(next_check, self.sender_free_at))
+
+    def _ready(self, now: float) -> tuple[list[Broker], float]:
+        ready: dict[Broker, None] = {}
+        next_check = math.inf
+        hurry = self.flushes > 0 or self.blocked
+        for partition in self.nonempty:
+            node = partition.leader
+            dq = self.deques[partition]
+            head = dq[0]
+            if hurry or head.full or len(dq) > 1 or now - head.created >= self.linger - 1e-12:
+                if self.inflight[node] < self.max_in_flight:
+                    if now >= self.send_done[node]:
+                        ready[node] = None
+                    else:
+                        next_check = min(next_check, self.send_done[node])
+                continue
+            next_check = min(next_check, head.created + self.linger)
+            if self.rate > 0 and not self.blocked and not self.keyed and partition is self.sticky:
+                next_check = min(next_check, now + (self.capacity() - head.bytes) / self.rate)
+        return sorted(ready, key=lambda b: b.id), next_check
+
+    def _drain(self, node: Broker, now: float) -> list[Request]:
+        partitions = self.by_node[node]
+        start = self.drain_index[node]
+        if self.librdkafka:  # one partition per ProduceRequest, each when its own batch is ready
+            out = []
+            for partition in partitions:
+                dq = self.deques[partition]
+                if dq and (dq[0].full or len(dq) > 1 or now - dq[0].created >= self.linger or self.flushes):
+                    out.append(self._request(node, [self._take(partition, now)]))
+            return out
+        taken: list[Batch] = []
+        size = REQUEST_HEADER
+        for i in range(len(partitions)):
+            partition = partitions[(start + i) % len(partitions)]
+            dq = self.deques[partition]
+            if not dq:
+                continue
+            head = dq[0]
+            if not head.full:
+                self._close(head, now)
+            if taken and size + head.wire + PARTITION_HEADER > self.max_request_size:
+                break
+            taken.append(self._take(partition, now))
+            size += head.wire + PARTITION_HEADER
+        self.drain_index[node] = (start + 1) % len(partitions)
+        return [self._request(node, taken)] if taken else []
+
+    def _take(self, partition: Partition, now: float) -> Batch:
+        dq = self.deques[partition]
+        batch = dq.popleft()
+        self._close(batch, now)
+        if not dq:
+            del self.nonempty[partition]
+        return batch
+
+    def _request(self, node: Broker, batches: list[Batch]) -> Request:
+        wire = REQUEST_HEADER + sum(b.wire + PARTITION_HEADER for b in batches)
+        request = Request("produce", self.connections[node], wire, self)
+        request.batches = batches
+        request.acks = self.acks
+        return request
+
+    def _send(self, request: Request, at: float) -> None:
+        node = request.connection.broker
+        self.inflight[node] += 1
+        self.requests += 1
+        for batch in request.batches:
+            self.batches_sent += 1
+            self.bytes_sent += batch.bytes
+            self.wire_sent += batch.wire
+            self.records_sent += batch.records
+        self.send_done[node] = node.receive(request, at + self.half_rtt)
+        if self.acks == "0":  # no response: done once written
+            self.engine.at(self.send_done[node], self.on_response, request)
+
+    def on_response(self, request: Request) -> None:
+        now = self.engine.now
+        self.inflight[request.connection.broker] -= 1
+        for batch in request.batches:
+            self.memory_used -= batch.memory
+            del self.incomplete[batch]
+            if batch.intended and self.on_records_acked:
+                self.on_records_acked(batch.intended, now)
+            if batch.waiters:
+                for token in batch.waiters:
+                    token.pending -= 1
+                    if not token.pending:
+                        self.flushes -= 1
+                        token.on_done()
+        if self.blocked and self.memory_used + self.batch_size <= self.buffer_memory:
+            self.blocked = False
+            self.blocked_seconds += now - self.blocked_since
+            self.last_advance = now
+            if self.on_block_change:
+                self.on_block_change()
+        self.poke()
