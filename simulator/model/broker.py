@@ -9,11 +9,14 @@ purgatory until followers' fetches move the high watermark.
 """
 from __future__ import annotations
 
+import math
 from collections import deque
 
-from simulator.model.metrics import LatencyHistogram, Timeline
+from simulator.model.metrics import Timeline
 
 FETCH_RESPONSE_MAX = 10 * 1024 * 1024     # replica.fetch.response.max.bytes
+PRODUCE_TIME_PARTS = ("RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs",
+                      "ResponseSendTimeMs", "TotalTimeMs")
 RESPONSE_BYTES = 64
 
 
@@ -22,27 +25,40 @@ class Shared:
     processor): each flow's work goes in order, and the capacity is split evenly among the
     flows busy when a piece of work starts (processor sharing, share fixed at the start)."""
 
-    __slots__ = ("capacity", "busy_until", "used")
+    __slots__ = ("capacity", "busy_until", "free_at", "used", "spread")
 
-    def __init__(self, capacity: float):
+    def __init__(self, capacity: float, spread: bool = False):
         self.capacity = capacity
         self.busy_until: dict = {}
+        self.free_at = 0.0          # when every flow's work is done
         self.used = Timeline()
+        self.spread = spread        # account use over time (busy %) rather than amount at start
 
     def take(self, start: float, amount: float, flow) -> float:
         busy = self.busy_until
-        begin = max(start, busy.get(flow, 0.0))
+        begin = busy.get(flow, 0.0)
+        if begin < start:
+            begin = start
         sharing = 1
-        for other, until in busy.items():
-            if until > begin and other is not flow:
-                sharing += 1
+        if self.free_at > begin:
+            stale = []
+            for other, until in busy.items():
+                if until > begin:
+                    if other is not flow:
+                        sharing += 1
+                else:
+                    stale.append(other)
+            for other in stale:
+                del busy[other]
         end = begin + amount * sharing / self.capacity
         busy[flow] = end
-        self.used.add_interval(begin, end, 1.0 / sharing) if self.capacity == 1.0 else self.used.add(begin, amount)
+        if end > self.free_at:
+            self.free_at = end
+        if self.spread:
+            self.used.add_interval(begin, end, 1.0 / sharing)
+        else:
+            self.used.add(begin, amount)
         return end
-
-    def busy_at(self, now: float) -> bool:
-        return any(until > now for until in self.busy_until.values())
 
 
 class Partition:
@@ -71,19 +87,21 @@ class Request:
         self.batches: list = []
         self.acks = "1"
         self.pending = 0
-        self.offsets: list | None = None
+        self.offsets: list = []
         self.parked = False
         self.data = 0.0
+        self.t_arrive = self.t_enqueue = self.t_start = self.t_local = self.t_complete = 0.0
 
 
 class Connection:
-    __slots__ = ("broker", "processor", "busy", "free_at", "pending")
+    __slots__ = ("broker", "processor", "busy", "free_at", "pending", "in_transit")
 
     def __init__(self, broker: "Broker", processor: int):
         self.broker, self.processor = broker, processor
         self.busy = False
         self.free_at = 0.0
         self.pending: deque = deque()
+        self.in_transit = 0
 
 
 class Broker:
@@ -95,7 +113,7 @@ class Broker:
         self.disk_bandwidth = spec.disk_bandwidth
         self.dirty_cache = spec.dirty_cache
         self.disk_backlog, self.disk_time = 0.0, 0.0
-        self.processors = [Shared(1.0) for _ in range(spec.num_network_threads)]
+        self.processors = [Shared(1.0, spread=True) for _ in range(spec.num_network_threads)]
         self.io_threads = spec.num_io_threads
         self.handlers_busy = 0
         self.fetchers_busy = 0
@@ -103,6 +121,8 @@ class Broker:
         self.queue: deque = deque()
         self.blocked: deque = deque()
         self.fetch_wait = spec.replica_fetch_wait_max_ms / 1e3
+        self.parked: deque = deque()         # (deadline, fetch) in deadline order
+        self.sweep_at: float | None = None
         self.fetch_max = spec.replica_fetch_max_bytes
         self.half_rtt = rtt / 2
         self.c = costs
@@ -115,10 +135,7 @@ class Broker:
         self.queue_area = Timeline()
         self.queue_max = 0
         self.queue_changed = 0.0
-        self.produce_time = {part: LatencyHistogram() for part in
-                             ("RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs",
-                              "ResponseSendTimeMs", "TotalTimeMs")}
-        self.time_sums = {part: 0.0 for part in self.produce_time}
+        self.produce_time: dict[str, list[float]] = {part: [] for part in PRODUCE_TIME_PARTS}
         self.produce_count = 0
         self.fetch_count = 0
 
@@ -133,14 +150,17 @@ class Broker:
     # ---- CPU ----------------------------------------------------------------------------
     def stretch(self, now: float) -> float:
         """How much longer CPU work takes now: runnable threads over cores (at least 1)."""
-        network = sum(1 for processor in self.processors if processor.busy_at(now))
-        runnable = self.handlers_busy + self.fetchers_busy + network
+        runnable = self.handlers_busy + self.fetchers_busy
+        for processor in self.processors:
+            if processor.free_at > now:
+                runnable += 1
         return runnable / self.vcpus if runnable > self.vcpus else 1.0
 
     def noisy(self, seconds: float) -> float:
+        """Service time with seeded spread (uniform, standard deviation = jitter)."""
         if not self.jitter:
             return seconds
-        return seconds * max(0.2, 1.0 + self.jitter * self.rng.gauss(0.0, 1.0))
+        return seconds * (1.0 + self.jitter * 3.4641016 * (self.rng.random() - 0.5))
 
     def disk_append(self, now: float, size: float) -> float:
         """Page-cache write; returns the stall once dirty pages exceed what the disk drains."""
@@ -153,12 +173,19 @@ class Broker:
     # ---- network processors ---------------------------------------------------------------
     def receive(self, request: Request, at: float) -> float:
         """Bytes leave the client at ``at``; returns when the broker has them all."""
-        arrived = self.nic_in.take(at, request.size, request.connection)
-        self.engine.at(arrived, self._arrive, request)
+        connection = request.connection
+        arrived = self.nic_in.take(at, request.size, connection)
+        if not (connection.busy or connection.pending or connection.in_transit):
+            # nothing on this connection can change before the bytes land: read them then
+            self._read(request, max(arrived, connection.free_at))
+        else:
+            connection.in_transit += 1
+            self.engine.at(arrived, self._arrive, request)
         return arrived
 
     def _arrive(self, request: Request) -> None:
         connection = request.connection
+        connection.in_transit -= 1
         if connection.busy or connection.pending:
             connection.pending.append(request)
         else:
@@ -202,7 +229,7 @@ class Broker:
             cpu = self._handler_cpu(request, now)
             took = self.noisy(cpu) * self.stretch(now)
             if request.kind == "produce":
-                took += self.disk_append(now, sum(b.wire for b in request.batches))
+                took += self.disk_append(now, math.fsum(b.wire for b in request.batches))
             self.handler_busy.add_interval(now, now + took)
             self.cpu_busy.add(now, cpu)
             self.engine.at(now + took, self._handled, request)
@@ -284,15 +311,13 @@ class Broker:
             self.engine.at(delivered + self.half_rtt, request.client.on_response, request)
 
     def _record_produce_times(self, request: Request, response_begin: float, delivered: float) -> None:
-        parts = (("RequestQueueTimeMs", request.t_start - request.t_enqueue),
-                 ("LocalTimeMs", request.t_local - request.t_start),
-                 ("RemoteTimeMs", request.t_complete - request.t_local),
-                 ("ResponseQueueTimeMs", response_begin - request.t_complete),
-                 ("ResponseSendTimeMs", delivered - response_begin),
-                 ("TotalTimeMs", delivered - request.t_arrive))
-        for name, seconds in parts:
-            self.produce_time[name].record(seconds)
-            self.time_sums[name] += seconds
+        times = self.produce_time
+        times["RequestQueueTimeMs"].append(request.t_start - request.t_enqueue)
+        times["LocalTimeMs"].append(request.t_local - request.t_start)
+        times["RemoteTimeMs"].append(request.t_complete - request.t_local)
+        times["ResponseQueueTimeMs"].append(response_begin - request.t_complete)
+        times["ResponseSendTimeMs"].append(delivered - response_begin)
+        times["TotalTimeMs"].append(delivered - request.t_arrive)
 
     # ---- fetch (leader side) ----------------------------------------------------------------------
     def _fetchable(self, request: Request) -> float:
@@ -315,15 +340,26 @@ class Broker:
         request.parked = True     # DelayedFetch: until data arrives or replica.fetch.wait.max.ms
         for partition, _ in request.offsets:
             partition.fetch_waiters.append(request)
-        self.engine.at(now + self.fetch_wait, self._fetch_timeout, request)
+        self.parked.append((now + self.fetch_wait, request))
+        if self.sweep_at is None:
+            self.sweep_at = now + self.fetch_wait
+            self.engine.at(self.sweep_at, self._expire_fetches)
 
-    def _fetch_timeout(self, request: Request) -> None:
-        if request.parked:
-            self._complete_fetch(request, self.engine.now)
+    def _expire_fetches(self, _=None) -> None:
+        """Fetches that waited replica.fetch.wait.max.ms for data return empty."""
+        now = self.engine.now
+        parked = self.parked
+        while parked and (parked[0][0] <= now or not parked[0][1].parked):
+            _, request = parked.popleft()
+            if request.parked:
+                self._complete_fetch(request, now)
+        self.sweep_at = parked[0][0] if parked else None
+        if parked:
+            self.engine.at(self.sweep_at, self._expire_fetches)
 
     def _complete_fetch(self, request: Request, now: float) -> None:
         request.parked = False
-        budget = FETCH_RESPONSE_MAX
+        budget = float(FETCH_RESPONSE_MAX)
         taken = []
         for partition, offset in request.offsets:
             size = max(0.0, min(partition.leo - offset, self.fetch_max, budget))
@@ -331,7 +367,7 @@ class Broker:
             batches = size / (partition.leo / partition.batches) if size else 0.0
             taken.append((partition, offset + size, batches))
         request.batches = taken
-        request.data = sum(offset - start for (_, start), (_, offset, _) in zip(request.offsets, taken))
+        request.data = math.fsum(offset - start for (_, start), (_, offset, _) in zip(request.offsets, taken))
         self._respond(request, now)
 
 
@@ -353,7 +389,7 @@ class Fetcher:
         """Append what came back (on this thread, sharing the follower's cores), fetch again."""
         now = self.engine.now
         c = self.broker.c
-        batches = sum(b for _, _, b in request.batches)
+        batches = math.fsum(b for _, _, b in request.batches)
         cpu = batches * c.follower_batch_us * 1e-6 + request.data * c.follower_byte_ns * 1e-9
         took = self.broker.noisy(cpu) * self.broker.stretch(now) if cpu else 0.0
         took += self.broker.disk_append(now, request.data)

@@ -3,6 +3,7 @@ producer per executor, each task calling ``flush()`` at its end (``KafkaWriteTas
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Callable
 
@@ -30,9 +31,11 @@ class Executor:
         self.last_appended = 0.0
         self.token = 0
         producer.on_block_change = self.reschedule
-        cores = load.cores
-        # task threads and the sender thread share the executor's cores
-        producer.cpu_stretch = lambda: max(1.0, (len(self.appending) + 1) / cores)
+        producer.cpu_stretch = self.cpu_stretch
+
+    def cpu_stretch(self) -> float:
+        """Task threads and the producer's sender thread share the executor's cores."""
+        return max(1.0, (len(self.appending) + 1) / self.load.cores)
 
     def start(self, task: Task) -> None:
         self.busy_slots += 1
@@ -40,7 +43,7 @@ class Executor:
         task.executor, task.started = self, self.load.engine.now
         self._settle()
         self.appending.append(task)
-        self.producer.set_rate(sum(t.rate for t in self.appending))
+        self.producer.set_rate(math.fsum(t.rate for t in self.appending))
         self.reschedule()
 
     def _settle(self) -> None:
@@ -48,7 +51,7 @@ class Executor:
         self.producer.advance(self.load.engine.now)
         appended = self.producer.appended - self.last_appended
         self.last_appended = self.producer.appended
-        total = sum(t.rate for t in self.appending)
+        total = math.fsum(t.rate for t in self.appending)
         for task in self.appending:
             task.remaining -= appended * task.rate / total
 
@@ -57,7 +60,7 @@ class Executor:
         if not self.appending or self.producer.blocked:
             return
         self._settle()
-        total = sum(t.rate for t in self.appending)
+        total = math.fsum(t.rate for t in self.appending)
         # the flow is shared by rate, so each task ends at remaining / rate
         end = min(max(0.0, t.remaining) / (total * t.rate / total) for t in self.appending)
         self.load.engine.at(self.load.engine.now + end, self._check, self.token)
@@ -69,9 +72,9 @@ class Executor:
         done = [t for t in self.appending if t.remaining <= 1e-3 * max(1.0, t.rate)]
         for task in done:
             self.appending.remove(task)
-        self.producer.set_rate(sum(t.rate for t in self.appending))
+        self.producer.set_rate(math.fsum(t.rate for t in self.appending))
         for task in done:
-            self.producer.flush(lambda task=task: self._finished(task))
+            self.producer.flush(functools.partial(self._finished, task))
         self.reschedule()
 
     def _finished(self, task: Task) -> None:

@@ -31,7 +31,7 @@ class Timeline:
         return (self.buckets + [0.0] * seconds)[:seconds]
 
     def total(self, start: float = 0.0, end: float = math.inf) -> float:
-        return sum(v for s, v in enumerate(self.buckets) if start <= s < end)
+        return math.fsum(v for s, v in enumerate(self.buckets) if start <= s < end)
 
 
 class LatencyHistogram:

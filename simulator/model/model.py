@@ -176,16 +176,10 @@ class ModelRun:
         run = TenantRun(tenant, producer, partitions, key_partitions)
         producer.on_records_acked = lambda intended, now, run=run: run.latencies.extend((t, now - t) for t in intended)
         interval = 1.0 / tenant.rate
-        first = self.rng.random() * interval
-        self.engine.at(first, self._tenant_send, (run, record, interval))
+        keys, pick = key_partitions, producer.rng.randrange
+        producer.send_at_rate(self.rng.random() * interval, interval, record,
+                              (lambda: keys[pick(len(keys))]) if keys else (lambda: None))
         return run
-
-    def _tenant_send(self, argument) -> None:
-        run, record, interval = argument
-        now = self.engine.now
-        partition = run.key_partitions[run.producer.rng.randrange(len(run.key_partitions))] if run.key_partitions else None
-        run.producer.append_record(now, record, partition, now)
-        self.engine.at(now + interval, self._tenant_send, argument)
 
     def _load_done(self, load: Load) -> None:
         if all(not math.isnan(l.ended) for l in self.loads):

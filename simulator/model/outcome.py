@@ -17,6 +17,13 @@ def _window_mean(series: list[float], start: float, end: float) -> float | None:
     return _mean(seconds) if seconds else None
 
 
+def _time_figures(seconds: list[float]) -> dict:
+    if not seconds:
+        return {"mean": None, "p99": None}
+    ordered = sorted(seconds)
+    return {"mean": sum(ordered) / len(ordered) * 1e3, "p99": ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1e3}
+
+
 def _producer_figures(producer, load) -> dict:
     active = producer.append_seconds
     return {
@@ -89,9 +96,7 @@ def build(run) -> RunResult:
             "RequestHandlerAvgIdlePercent": {w: _window_mean(h_idle, *span) for w, span in windows.items()},
             "NetworkProcessorAvgIdlePercent": {w: _window_mean(n_idle, *span) for w, span in windows.items()},
             "cpu_percent": {w: _window_mean(cpu_pct, *span) for w, span in windows.items()},
-            "produce_time_ms": {name: {"mean": (broker.time_sums[name] / broker.produce_count * 1e3) if broker.produce_count else None,
-                                       "p99": hist.percentile(0.99)}
-                                for name, hist in broker.produce_time.items()},
+            "produce_time_ms": {name: _time_figures(times) for name, times in broker.produce_time.items()},
         })
 
     tenants, tenant_lines = [], {}

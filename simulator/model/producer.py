@@ -31,14 +31,14 @@ class Batch:
     __slots__ = ("partition", "created", "bytes", "records", "full", "memory", "intended",
                  "waiters", "wire", "closed_at")
 
-    def __init__(self, partition: Partition, created: float, memory: int, discrete: bool):
+    def __init__(self, partition: Partition, created: float, memory: int):
         self.partition = partition
         self.created = created
         self.bytes = 0.0          # uncompressed record bytes
         self.records = 0.0
         self.full = False         # closed for appends
         self.memory = memory
-        self.intended: list[float] | None = [] if discrete else None
+        self.intended: list[float] = []     # neighbours' records: their intended send times
         self.waiters: list | None = None
         self.wire = 0.0           # bytes on the wire once closed (compressed + header)
         self.closed_at = 0.0
@@ -105,6 +105,12 @@ class Producer:
         self.last_advance = 0.0
         self.appended = 0.0
         self.on_block_change: Callable[[], None] | None = None
+        # a fixed-rate record source (neighbours): records are appended when the producer
+        # next looks, each with its own intended send time
+        self.source_next = math.inf
+        self.source_interval = 0.0
+        self.source_size = 0.0
+        self.source_partition: Callable[[], Partition | None] = lambda: None
         # mechanism figures
         self.requests = 0
         self.batches_sent = 0
@@ -112,7 +118,7 @@ class Producer:
         self.wire_sent = 0.0
         self.records_sent = 0.0
         self.drain_interval = Mean()
-        self.last_drain = None
+        self.last_drain: float | None = None
         self.blocked_since = 0.0
         self.blocked_seconds = 0.0
         self.append_seconds = 0.0
@@ -157,7 +163,7 @@ class Producer:
         memory = self.batch_size if not self.librdkafka else 0
         if self.memory_used + memory > self.buffer_memory:
             return None
-        batch = Batch(partition, now, memory, self.rate == 0.0)
+        batch = Batch(partition, now, memory)
         self.memory_used += memory
         dq.append(batch)
         self.nonempty[partition] = None
@@ -170,8 +176,18 @@ class Producer:
         self.rate = rate
         self.poke()
 
+    def send_at_rate(self, first: float, interval: float, size: float,
+                     partition: Callable[[], Partition | None]) -> None:
+        """Records of ``size`` bytes every ``interval`` seconds from ``first`` on."""
+        self.source_next, self.source_interval, self.source_size = first, interval, size
+        self.source_partition = partition
+        self._wake(first + self.linger)
+
     def advance(self, now: float) -> None:
-        """Append the flow's bytes since the last call, batch by batch."""
+        """Append the records and the flow's bytes due since the last call, batch by batch."""
+        while self.source_next <= now:
+            self.append_record(self.source_next, self.source_size, self.source_partition(), self.source_next)
+            self.source_next += self.source_interval
         elapsed = now - self.last_advance
         self.last_advance = now
         if self.rate <= 0.0 or elapsed <= 0.0 or self.blocked:
@@ -252,10 +268,10 @@ class Producer:
             self.sticky_bytes += size
             if self.partitioner == "kip794" and self.sticky_bytes >= 2 * self.batch_size:
                 self._next_sticky(now)
-        self.poke()
+
 
     def _forced_batch(self, partition: Partition, now: float) -> Batch:
-        batch = Batch(partition, now, 0, True)
+        batch = Batch(partition, now, 0)
         self.deques[partition].append(batch)
         self.nonempty[partition] = None
         self.incomplete[batch] = None
@@ -320,10 +336,9 @@ class Producer:
         ready, next_check = self._ready(now)
         requests = []
         for node in ready:
-            if self.inflight[node] < self.max_in_flight and now >= self.send_done[node]:
-                requests.extend(self._drain(node, now))
+            requests.extend(self._drain(node, now))
         if requests:
-            cost = self.cpu_stretch() * sum(self.sender_request_s + len(r.batches) * self.sender_batch_s
+            cost = self.cpu_stretch() * math.fsum(self.sender_request_s + len(r.batches) * self.sender_batch_s
                                             + r.size * self.sender_byte_s for r in requests)
             self.sender_free_at = now + cost
             if self.last_drain is not None:
@@ -331,20 +346,38 @@ class Producer:
             self.last_drain = now
             for request in requests:
                 self._send(request, now + cost)
-            self._wake(self.sender_free_at)
-        elif next_check < math.inf:
+            next_check = self._next_send(next_check)
+        if self.source_next < math.inf:
+            next_check = min(next_check, self.source_next + self.linger)
+        if next_check < math.inf:
             self._wake(max(next_check, self.sender_free_at))
+
+    def _next_send(self, next_check: float) -> float:
+        """After a drain: the earliest time a connection with room could take more data."""
+        flowing = self.rate > 0 and not self.blocked
+        target = None if self.keyed or self.sticky is None else self.sticky.leader
+        for node in self.nodes:
+            if self.inflight[node] >= self.max_in_flight:
+                continue
+            if (flowing and (target is None or node is target)) or any(self.deques[p] for p in self.by_node[node]):
+                next_check = min(next_check, self.send_done[node])
+        return next_check
+
+    def _sendable(self, dq: deque, now: float) -> bool:
+        """Full, lingered long enough, memory exhausted or a flush running."""
+        head = dq[0]
+        return (head.full or len(dq) > 1 or now - head.created >= self.linger - 1e-9
+                or self.flushes > 0 or self.blocked)
 
     def _ready(self, now: float) -> tuple[list[Broker], float]:
         ready: dict[Broker, None] = {}
         next_check = math.inf
-        hurry = self.flushes > 0 or self.blocked
         for partition in self.nonempty:
             node = partition.leader
             dq = self.deques[partition]
             head = dq[0]
-            if hurry or head.full or len(dq) > 1 or now - head.created >= self.linger - 1e-12:
-                if self.inflight[node] < self.max_in_flight:
+            if self._sendable(dq, now):
+                if self.inflight[node] < self.max_in_flight:  # else a response will wake us
                     if now >= self.send_done[node]:
                         ready[node] = None
                     else:
@@ -353,6 +386,11 @@ class Producer:
             next_check = min(next_check, head.created + self.linger)
             if self.rate > 0 and not self.blocked and not self.keyed and partition is self.sticky:
                 next_check = min(next_check, now + (self.capacity() - head.bytes) / self.rate)
+        if self.rate > 0 and not self.blocked:
+            # the flow's next batch: append() wakes the sender when it creates a batch
+            target = self.sticky
+            if target is None or not self.deques[target] and self.inflight[target.leader] < self.max_in_flight:
+                next_check = min(next_check, now + max(self.linger, self.record_bytes / self.rate))
         return sorted(ready, key=lambda b: b.id), next_check
 
     def _drain(self, node: Broker, now: float) -> list[Request]:
@@ -362,11 +400,11 @@ class Producer:
             out = []
             for partition in partitions:
                 dq = self.deques[partition]
-                if dq and (dq[0].full or len(dq) > 1 or now - dq[0].created >= self.linger or self.flushes):
+                if dq and self._sendable(dq, now):
                     out.append(self._request(node, [self._take(partition, now)]))
             return out
         taken: list[Batch] = []
-        size = REQUEST_HEADER
+        size = float(REQUEST_HEADER)
         for i in range(len(partitions)):
             partition = partitions[(start + i) % len(partitions)]
             dq = self.deques[partition]
@@ -388,10 +426,12 @@ class Producer:
         self._close(batch, now)
         if not dq:
             del self.nonempty[partition]
+            if self.partitioner == "kip480" and partition is self.sticky and self.rate > 0:
+                self._next_sticky(now)  # the next record needs a new batch: onNewBatch switches
         return batch
 
     def _request(self, node: Broker, batches: list[Batch]) -> Request:
-        wire = REQUEST_HEADER + sum(b.wire + PARTITION_HEADER for b in batches)
+        wire = REQUEST_HEADER + math.fsum(b.wire + PARTITION_HEADER for b in batches)
         request = Request("produce", self.connections[node], wire, self)
         request.batches = batches
         request.acks = self.acks
@@ -430,4 +470,5 @@ class Producer:
             self.last_advance = now
             if self.on_block_change:
                 self.on_block_change()
-        self.poke()
+        if self.nonempty or (self.rate > 0 and not self.blocked):
+            self.poke()

@@ -1,0 +1,114 @@
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from quietload.cli import app
+from workloads import CATALOG
+
+BASE = str(CATALOG / "paypay-glue-2gb.yaml")
+SMALL = ["--set", "dataset.files.0.size=64MB", "--set", "windows.before=2s", "--set", "windows.after=2s"]
+
+
+def _simulate(*args: str):
+    return CliRunner().invoke(app, ["simulate", *args])
+
+
+def test_simulate_prints_summary_and_writes_result_under_results(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = _simulate(BASE, *SMALL)
+    assert result.exit_code == 0, result.output
+    written = tmp_path / "results" / "paypay-glue-2gb-seed1.json"
+    assert result.stdout.rstrip().endswith("wrote results/paypay-glue-2gb-seed1.json")
+    run = json.loads(written.read_text())
+    assert run["schema_version"] == 1
+    printed = re.search(r"^  produce requests +([\d,]+)$", result.stdout, re.MULTILINE)
+    assert printed, result.stdout
+    assert int(printed.group(1).replace(",", "")) == run["summary"]["produce_requests"] > 0
+    assert "OVER SLA" in result.stdout or "within SLA" in result.stdout
+    assert result.stdout.rstrip().splitlines()[-3].startswith("  - ")  # the mechanism sentences
+    # stderr is not a terminal here: only the closing progress line.
+    assert result.stderr.splitlines() == [result.stderr.strip()]
+    assert result.stderr.startswith("simulated paypay-glue-2gb: ")
+
+
+def test_same_seed_gives_the_same_bytes(tmp_path):
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    for path in (first, second):
+        result = _simulate(BASE, *SMALL, "--seed", "3", "--json", str(path))
+        assert result.exit_code == 0, result.output
+        assert f"wrote {path}" in result.stdout
+    assert first.read_bytes() == second.read_bytes()
+
+
+def _yaml_file(tmp_path, text: str) -> str:
+    path = tmp_path / "scenario.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+BAD_SETS = {
+    "unknown key": (["batch.producer.lingr.ms=5"], "batch.producer.lingr.ms"),
+    "wrong unit": (["batch.producer.batch.size=128XB"], "batch.producer.batch.size"),
+    "batch.size above max.request.size": (["batch.producer.batch.size=2MB"], "batch.producer.batch.size"),
+    "zero partitions": (["cluster.topics.0.partitions=0"], "cluster.topics[0].partitions"),
+    "negative size": (["dataset.files.0.size=-1GB"], "dataset.files[0].size"),
+    "unknown codec": (["batch.producer.compression.type=brotli"], "batch.producer.compression.type"),
+    "--set without =": (["batch.producer.linger.ms"], "--set"),
+}
+
+
+def _assert_one_line_error(result, field: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit)  # not an escaped domain exception
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"error: {field}"), lines[0]
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("overrides, field", BAD_SETS.values(), ids=BAD_SETS.keys())
+def test_bad_override_is_one_line_and_exit_2(overrides, field, tmp_path):
+    sets = [arg for item in overrides for arg in ("--set", item)]
+    result = _simulate(BASE, *sets, "--json", str(tmp_path / "never.json"))
+    _assert_one_line_error(result, field)
+    assert not (tmp_path / "never.json").exists()
+
+
+def test_missing_scenario_file(tmp_path):
+    missing = tmp_path / "nowhere.yaml"
+    result = _simulate(str(missing))
+    _assert_one_line_error(result, "scenario")
+    assert str(missing) in result.stderr
+
+
+def test_yaml_that_is_not_a_mapping(tmp_path):
+    result = _simulate(_yaml_file(tmp_path, "- brokers\n- topics\n"))
+    _assert_one_line_error(result, "scenario")
+    assert "mapping" in result.stderr
+
+
+def test_unknown_key_in_the_file_itself(tmp_path):
+    scenario = _yaml_file(tmp_path, f"extends: {BASE}\ncluster:\n  partitons: 30\n")
+    result = _simulate(scenario)
+    _assert_one_line_error(result, "cluster.partitons")
+    assert "unknown key" in result.stderr
+
+
+def test_unwritable_result_path_is_one_line(tmp_path):
+    result = _simulate(BASE, *SMALL, "--json", str(tmp_path))  # a directory
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines()[-1] == f"error: {tmp_path}: Is a directory"
+
+
+def test_typer_usage_errors_still_exit_2():
+    result = _simulate()
+    assert result.exit_code == 2
+    assert "Missing argument" in result.stderr
+
+
+def test_help_has_an_example():
+    result = CliRunner().invoke(app, ["simulate", "--help"])
+    assert result.exit_code == 0
+    assert "Example: quietload simulate workloads/catalog/" in result.stdout
