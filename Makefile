@@ -5,7 +5,9 @@ VENV := .venv
 # uv installs into our own .venv and never downloads a Python.
 UV := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON_DOWNLOADS=never $(VENV)/bin/uv
 
-.PHONY: venv test demo bench clean
+.PHONY: venv native test demo bench clean
+
+MODEL_SOURCES := $(wildcard simulator/model/*.py)
 
 $(VENV)/.stamp: pyproject.toml uv.lock
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' \
@@ -17,15 +19,21 @@ $(VENV)/.stamp: pyproject.toml uv.lock
 
 venv: $(VENV)/.stamp
 
-test: $(VENV)/.stamp
+# The model's hot modules compiled with mypyc (used only while they match their sources).
+.build/mypyc/manifest: $(VENV)/.stamp $(MODEL_SOURCES)
+	$(VENV)/bin/python -c "from simulator.model._native import build; raise SystemExit(build())"
+
+native: .build/mypyc/manifest
+
+test: native
 	$(VENV)/bin/python -m pytest
 
-demo: $(VENV)/.stamp
+demo: native
 	$(VENV)/bin/quietload simulate workloads/catalog/paypay-glue-2gb.yaml
 
-bench: $(VENV)/.stamp
+bench: native
 	$(VENV)/bin/python bench/sim_speed.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .build .pytest_cache
 	find . -name __pycache__ -type d -prune -not -path './.git/*' -exec rm -rf {} +

@@ -46,7 +46,7 @@ class Shared:
                 if until > begin:
                     if other is not flow:
                         sharing += 1
-                else:
+                elif until <= start:   # done before anything asked of us now: forget it
                     stale.append(other)
             for other in stale:
                 del busy[other]

@@ -1,0 +1,131 @@
+"""Builders for small, deterministic model scenarios and a way to watch a run event by event."""
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+import pytest
+
+from simulator.model import model as model_module
+from simulator.model.broker import Request
+from simulator.model.engine import Engine
+from simulator.model.model import ModelEvaluator, ModelRun
+from workloads import Scenario
+
+# One broker, one bulk topic, one small uncompressed file, one executor with one core, no jitter:
+# every figure of a run follows from the scenario alone.
+BASE: dict[str, Any] = {
+    "name": "mechanism",
+    "cluster": {"brokers": 1, "topics": [{"name": "bulk", "partitions": 4}]},
+    "dataset": {"files": [{"size": "2MB"}]},
+    "batch": {"topic": "bulk", "client": {"kind": "java", "version": "3.6.1"},
+              "spark": {"spark.executor.instances": 1, "spark.executor.cores": 1},
+              "producer": {"batch.size": "16KB", "linger.ms": 0, "acks": "1"}},
+    "windows": {"before": "1s", "after": "1s"},
+    "jitter": {"append_rate": 0, "service_time": 0},
+}
+
+
+def merged(base: dict, changes: dict) -> dict:
+    """``base`` with ``changes`` laid over it, nested mappings merged key by key."""
+    out = copy.deepcopy(base)
+    for key, value in changes.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merged(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+@pytest.fixture(scope="session")
+def make_scenario() -> Callable[..., Scenario]:
+    """``make_scenario(changes, more_changes, ...)``: BASE with each mapping laid over it."""
+    def build(*changes: dict) -> Scenario:
+        raw = BASE
+        for change in changes:
+            raw = merged(raw, change)
+        return Scenario.from_mapping(raw)
+    return build
+
+
+@pytest.fixture(scope="session")
+def evaluator() -> ModelEvaluator:
+    """One evaluator for the session: it caches the sample rows' compression curves."""
+    return ModelEvaluator()
+
+
+class TracingEngine:
+    """The model's own Engine, calling ``observers(action, argument)`` after every event.
+
+    Delegating (rather than patching the components) works whether the model's modules run
+    as plain Python or compiled: only the engine object handed to them is ours.
+    """
+
+    def __init__(self, stop_at: float) -> None:
+        self._engine = Engine(stop_at)
+        self.observers: list[Callable[[Any, Any], None]] = []
+
+    @property
+    def now(self) -> float:
+        return self._engine.now
+
+    @property
+    def stop_at(self) -> float:
+        return self._engine.stop_at
+
+    @stop_at.setter
+    def stop_at(self, value: float) -> None:
+        self._engine.stop_at = value
+
+    @property
+    def events(self) -> int:
+        return self._engine.events
+
+    def at(self, time: float, action: Callable[[Any], None], argument: Any = None) -> None:
+        def step(arg: Any) -> None:
+            action(arg)
+            for observe in self.observers:
+                observe(action, arg)
+        self._engine.at(time, step, argument)
+
+    def run(self, progress: Callable[[float], None] | None = None) -> None:
+        self._engine.run(progress)
+
+
+@pytest.fixture
+def traced_run(monkeypatch, evaluator) -> Callable[[Scenario, int], ModelRun]:
+    """Builds a ModelRun on a TracingEngine: add observers to ``run.engine.observers``."""
+    def build(scenario: Scenario, seed: int = 1) -> ModelRun:
+        with monkeypatch.context() as patch:
+            patch.setattr(model_module, "Engine", TracingEngine)
+            return ModelRun(scenario, seed, evaluator)
+    return build
+
+
+@pytest.fixture(scope="session")
+def watch_requests() -> Callable[[ModelRun], "RequestLog"]:
+    """Attaches a RequestLog to a traced run (before ``run.execute()``)."""
+    def attach(run: ModelRun) -> RequestLog:
+        log = RequestLog()
+        run.engine.observers.append(log)
+        return log
+    return attach
+
+
+class RequestLog:
+    """Every produce request seen in a run (each passes through broker events), in order."""
+
+    def __init__(self) -> None:
+        self.requests: list[Request] = []
+        self._seen: set[int] = set()
+
+    def __call__(self, action: Any, argument: Any) -> None:
+        if isinstance(argument, Request) and argument.kind == "produce" and id(argument) not in self._seen:
+            self._seen.add(id(argument))
+            self.requests.append(argument)
+
+    def of(self, producer) -> list[Request]:
+        return [r for r in self.requests if r.client is producer]
+
+    def batches(self, producer) -> list:
+        return [b for r in self.of(producer) for b in r.batches]
