@@ -69,7 +69,9 @@ class Executor:
         if token != self.token:
             return
         self._settle()
-        done = [t for t in self.appending if t.remaining <= 1e-3 * max(1.0, t.rate)]
+        if self.producer.blocked:   # send() is blocked: the task cannot have finished
+            return
+        done = [t for t in self.appending if t.remaining <= 1.0]
         for task in done:
             self.appending.remove(task)
         self.producer.set_rate(math.fsum(t.rate for t in self.appending))

@@ -2,6 +2,7 @@
 them on one event loop, and hands the components to ``outcome`` for the RunResult."""
 from __future__ import annotations
 
+import gzip
 import math
 import random
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from simulator.model.producer import Producer
 from simulator.model.spark import plan_writes
 from simulator.result import RunResult
 from workloads import Scenario, ScenarioError
-from workloads.rows import RowShape, generate_rows, read_sample_csv, to_json_value
+from workloads.rows import RowShape, csv_line, generate_rows, read_sample_csv, to_json_value
 
 
 @dataclass
@@ -64,33 +65,44 @@ def sample_rows(scenario: Scenario) -> list[dict]:
         raise ScenarioError("dataset.rows", str(error)) from None
 
 
+@dataclass
+class RowFigures:
+    """What the model takes from the dataset's rows, measured once per row source."""
+
+    shape: RowShape
+    values: list[bytes]
+    keys: list[bytes] | None
+    csv_gzip_ratio: float           # gzip'd CSV bytes per CSV byte (gzip input files)
+    curves: dict[str, CompressionCurve] = field(default_factory=dict)
+
+    def curve(self, codec: str) -> CompressionCurve:
+        if codec not in self.curves:
+            self.curves[codec] = measure_curve(self.values, self.keys, codec)
+        return self.curves[codec]
+
+
 class ModelEvaluator:
     """Evaluator on the request-level discrete-event model."""
 
     name = "model"
 
     def __init__(self) -> None:
-        self._curves: dict[tuple, tuple[RowShape, dict[str, CompressionCurve]]] = {}
+        self._rows: dict[tuple, RowFigures] = {}
 
-    def _row_figures(self, scenario: Scenario) -> tuple[RowShape, dict[str, CompressionCurve]]:
+    def rows(self, scenario: Scenario) -> RowFigures:
         key = (scenario.dataset.rows, scenario.dataset.sample_rows, scenario.batch.key)
-        if key not in self._curves:
+        if key not in self._rows:
             rows = sample_rows(scenario)
             try:
                 shape = RowShape.of(rows, scenario.batch.key)
             except ValueError as error:
                 raise ScenarioError("batch.key", str(error)) from None
-            values = [to_json_value(row) for row in rows]
-            keys = [row[scenario.batch.key].encode() for row in rows] if scenario.batch.key else None
-            self._curves[key] = (shape, {"values": values, "keys": keys, "curves": {}})
-        shape, cache = self._curves[key]
-        return shape, cache
-
-    def curve(self, scenario: Scenario, codec: str) -> CompressionCurve:
-        _, cache = self._row_figures(scenario)
-        if codec not in cache["curves"]:
-            cache["curves"][codec] = measure_curve(cache["values"], cache["keys"], codec)
-        return cache["curves"][codec]
+            csv = b"".join(csv_line(row) for row in rows)
+            self._rows[key] = RowFigures(
+                shape, [to_json_value(row) for row in rows],
+                [row[scenario.batch.key].encode() for row in rows] if scenario.batch.key else None,
+                len(gzip.compress(csv, mtime=0)) / len(csv))
+        return self._rows[key]
 
     def evaluate(self, scenario: Scenario, seed: int, progress=None) -> RunResult:
         run = ModelRun(scenario, seed, self)
@@ -104,7 +116,8 @@ class ModelRun:
         self.rng = random.Random(seed)
         cluster, profile = scenario.cluster, scenario.profile
         self.engine = Engine(stop_at=scenario.windows.max_duration)
-        self.shape, _ = evaluator._row_figures(scenario)
+        self.rows = evaluator.rows(scenario)
+        self.shape = self.rows.shape
         self.brokers = [Broker(self.engine, i, cluster.broker, profile.broker, cluster.network_rtt,
                                random.Random(self.rng.random()), scenario.jitter.service_time)
                         for i in range(cluster.brokers)]
@@ -117,8 +130,8 @@ class ModelRun:
         self.loads: list[Load] = []
         self.load_plan = None
         self.bulk_record_bytes = 0.0
-        self._build_loads(evaluator)
-        self.tenants = [self._tenant(t, evaluator) for t in scenario.tenants]
+        self._build_loads()
+        self.tenants = [self._tenant(t) for t in scenario.tenants]
         self.load_end = math.nan
 
     def _fetchers(self) -> list[Fetcher]:
@@ -131,7 +144,7 @@ class ModelRun:
         return [Fetcher(self.engine, self.brokers[f], self.brokers[l], parts)
                 for (f, l, _), parts in sorted(groups.items())]
 
-    def _build_loads(self, evaluator: ModelEvaluator) -> None:
+    def _build_loads(self) -> None:
         scenario, batch = self.scenario, self.scenario.batch
         spark, profile = batch.spark, scenario.profile
         if batch.client.kind != "java":
@@ -139,9 +152,11 @@ class ModelRun:
         shape = self.shape
         value = shape.mean_value_bytes + shape.mean_key_bytes
         self.bulk_record_bytes = value + record_overhead(int(shape.mean_value_bytes), int(shape.mean_key_bytes) if batch.key else None)
-        plan = plan_writes(spark, scenario.dataset, self.bulk_record_bytes / shape.mean_csv_bytes)
+        # a gzip file's size is what it takes on S3: its CSV is larger by the rows' gzip ratio
+        csv_per_input_byte = 1.0 if scenario.dataset.splittable else 1.0 / self.rows.csv_gzip_ratio
+        plan = plan_writes(spark, scenario.dataset, self.bulk_record_bytes / shape.mean_csv_bytes * csv_per_input_byte)
         self.load_plan = plan
-        curve = evaluator.curve(scenario, batch.producer.compression_type)
+        curve = self.rows.curve(batch.producer.compression_type)
         compress_s = profile.client.compress_byte_ns[batch.producer.compression_type] * 1e-9
         base = (spark.shuffle_append_rate or profile.spark.shuffle_append_rate) if plan.shuffled \
             else (spark.append_rate or profile.spark.append_rate)
@@ -165,12 +180,12 @@ class ModelRun:
     def _noise(self, spread: float) -> float:
         return min(1.5, max(0.5, 1.0 + spread * self.rng.gauss(0.0, 1.0))) if spread else 1.0
 
-    def _tenant(self, tenant, evaluator: ModelEvaluator) -> TenantRun:
+    def _tenant(self, tenant) -> TenantRun:
         partitions = self.partitions[tenant.topic]
         record = tenant.record_size + record_overhead(tenant.record_size, 16 if tenant.keys else None)
         producer = Producer(self.engine, tenant.name, partitions, tenant.producer, tenant.client,
                             self.scenario.profile.client, random.Random(self.rng.random()),
-                            evaluator.curve(self.scenario, tenant.producer.compression_type).ratio_at,
+                            self.rows.curve(tenant.producer.compression_type).ratio_at,
                             record, False, self.scenario.cluster.network_rtt)
         key_partitions = [partitions[murmur2(f"key-{k}".encode()) % len(partitions)] for k in range(tenant.keys)]
         run = TenantRun(tenant, producer, partitions, key_partitions)

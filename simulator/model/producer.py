@@ -390,18 +390,21 @@ class Producer:
             # the flow's next batch: append() wakes the sender when it creates a batch
             target = self.sticky
             if target is None or not self.deques[target] and self.inflight[target.leader] < self.max_in_flight:
-                next_check = min(next_check, now + max(self.linger, self.record_bytes / self.rate))
+                next_check = min(next_check, now + self.record_bytes / self.rate)
         return sorted(ready, key=lambda b: b.id), next_check
 
     def _drain(self, node: Broker, now: float) -> list[Request]:
         partitions = self.by_node[node]
         start = self.drain_index[node]
         if self.librdkafka:  # one partition per ProduceRequest, each when its own batch is ready
-            out = []
-            for partition in partitions:
+            out: list[Request] = []
+            room = self.max_in_flight - self.inflight[node]
+            for i in range(len(partitions)):
+                partition = partitions[(start + i) % len(partitions)]
                 dq = self.deques[partition]
-                if dq and self._sendable(dq, now):
+                if len(out) < room and dq and self._sendable(dq, now):
                     out.append(self._request(node, [self._take(partition, now)]))
+            self.drain_index[node] = (start + 1) % len(partitions)
             return out
         taken: list[Batch] = []
         size = float(REQUEST_HEADER)
@@ -446,7 +449,8 @@ class Producer:
             self.bytes_sent += batch.bytes
             self.wire_sent += batch.wire
             self.records_sent += batch.records
-        self.send_done[node] = node.receive(request, at + self.half_rtt)
+        # the send is complete once its last byte has left: InFlightRequests.canSendMore
+        self.send_done[node] = node.receive(request, at + self.half_rtt) - self.half_rtt
         if self.acks == "0":  # no response: done once written
             self.engine.at(self.send_done[node], self.on_response, request)
 

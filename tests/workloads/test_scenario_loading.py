@@ -123,7 +123,7 @@ def test_extends_lays_the_variant_over_its_base():
     assert variant.name == "paypay-glue-2gb-repartition60"
     assert base.batch.spark.repartition is None
     assert variant.batch.spark.repartition == 60
-    assert variant.batch.spark.executors == base.batch.spark.executors == 4
+    assert variant.batch.spark.executors == base.batch.spark.executors == 2
     assert [(t.name, t.partitions) for t in variant.cluster.topics] == \
         [("card-transactions", 30), ("payment-events", 6), ("fraud-scores", 6)]
     assert variant.cluster == base.cluster
