@@ -136,6 +136,8 @@ class Broker:
         self.queue_max = 0
         self.queue_changed = 0.0
         self.produce_time: dict[str, list[float]] = {part: [] for part in PRODUCE_TIME_PARTS}
+        # neighbours' own requests: (arrival, LocalTimeMs, RemoteTimeMs, TotalTimeMs) in seconds
+        self.neighbour_times: dict[str, list[tuple[float, float, float, float]]] = {}
         self.produce_count = 0
         self.fetch_count = 0
 
@@ -318,6 +320,10 @@ class Broker:
         times["ResponseQueueTimeMs"].append(response_begin - request.t_complete)
         times["ResponseSendTimeMs"].append(delivered - response_begin)
         times["TotalTimeMs"].append(delivered - request.t_arrive)
+        if request.client.neighbour:
+            self.neighbour_times.setdefault(request.client.name, []).append(
+                (request.t_arrive, request.t_local - request.t_start, request.t_complete - request.t_local,
+                 delivered - request.t_arrive))
 
     # ---- fetch (leader side) ----------------------------------------------------------------------
     def _fetchable(self, request: Request) -> float:

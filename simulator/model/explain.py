@@ -29,9 +29,21 @@ def mechanism(result) -> list[str]:
         lines.append(
             f"During the load the busiest broker's request handlers were {s['handler_idle_pct_during']:.0f} % idle "
             f"and its CPU {s['cpu_pct_during']:.0f} % busy.")
+    lag = s["replica_lag_bytes_max_during"]
+    if lag > 10 * 1024**2:
+        lines.append(f"With acks={producer['acks']} replication fell up to {format_bytes(lag)} behind the leaders; "
+                     f"replica fetchers copied the load's partitions together with the neighbours'.")
     for tenant in s["tenants"]:
         before, during = tenant["p99_ms_before"], tenant["p99_ms_during"]
-        if before and during:
-            lines.append(f"Neighbour {tenant['name']}: p99 {before:.1f} ms alone, {during:.1f} ms during the load "
-                         f"({during / before:.1f}x; SLA {tenant['sla_p99_ms']:g} ms).")
+        if not (before and during):
+            continue
+        line = (f"Neighbour {tenant['name']}: p99 {before:.1f} ms alone, {during:.1f} ms during the load "
+                f"({during / before:.1f}x; SLA {tenant['sla_p99_ms']:g} ms)")
+        broker = tenant["broker_time_ms_p99_during"]
+        if during > 2 * before and broker["TotalTimeMs"] is not None:
+            line += (f": in the brokers its requests took up to {broker['TotalTimeMs']:.0f} ms (p99), "
+                     f"{broker['RemoteTimeMs']:.0f} ms of it waiting for followers to fetch (RemoteTimeMs) and "
+                     f"{broker['LocalTimeMs']:.0f} ms appending to the log (LocalTimeMs); a broker reads one request "
+                     f"per connection at a time, so its next requests and records waited behind each of them")
+        lines.append(line + ".")
     return lines

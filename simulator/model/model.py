@@ -187,6 +187,7 @@ class ModelRun:
                             self.scenario.profile.client, random.Random(self.rng.random()),
                             self.rows.curve(tenant.producer.compression_type).ratio_at,
                             record, False, self.scenario.cluster.network_rtt)
+        producer.neighbour = True
         key_partitions = [partitions[murmur2(f"key-{k}".encode()) % len(partitions)] for k in range(tenant.keys)]
         run = TenantRun(tenant, producer, partitions, key_partitions)
         producer.on_records_acked = lambda intended, now, run=run: run.latencies.extend((t, now - t) for t in intended)
@@ -201,7 +202,19 @@ class ModelRun:
             self.load_end = max(l.ended for l in self.loads)
             self.engine.stop_at = self.load_end + self.scenario.windows.after
 
+    def _sample(self, _=None) -> None:
+        """Once a second: gauges the broker exposes as current values."""
+        lag = 0.0
+        for partitions in self.partitions.values():
+            for p in partitions:
+                if p.follower_leo:
+                    lag += p.leo - min(p.follower_leo.values())
+        self.replica_lag.append(lag)
+        self.engine.at(self.engine.now + 1.0, self._sample)
+
     def execute(self, progress=None) -> None:
+        self.replica_lag: list[float] = []
+        self.engine.at(1.0, self._sample)
         for fetcher in self.fetchers:
             self.engine.at(0.0, fetcher.start)
         self.engine.run(progress)

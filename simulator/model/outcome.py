@@ -45,6 +45,16 @@ def _producer_figures(producer, load) -> dict:
     }
 
 
+def _broker_times(run, name: str, start: float, end: float) -> dict:
+    """The neighbour's produce requests as the brokers timed them during the load (p99, ms)."""
+    rows = [row for b in run.brokers for row in b.neighbour_times.get(name, []) if start <= row[0] < end]
+    figures = {}
+    for index, part in ((1, "LocalTimeMs"), (2, "RemoteTimeMs"), (3, "TotalTimeMs")):
+        values = sorted(row[index] for row in rows)
+        figures[part] = values[min(len(values) - 1, int(0.99 * len(values)))] * 1e3 if values else None
+    return figures
+
+
 def _tenant_figures(tenant, windows: dict, seconds: int) -> tuple[dict, list]:
     histograms = {name: LatencyHistogram() for name in windows}
     per_second = [LatencyHistogram() for _ in range(seconds)]
@@ -102,6 +112,7 @@ def build(run) -> RunResult:
     tenants, tenant_lines = [], {}
     for tenant in run.tenants:
         tenant_figures, line = _tenant_figures(tenant, windows, seconds)
+        tenant_figures["broker_time_ms_p99_during"] = _broker_times(run, tenant.spec.name, start, end)
         tenants.append(tenant_figures)
         tenant_lines[f"tenant.{tenant.spec.name}.p99_ms"] = line
 
@@ -127,13 +138,17 @@ def build(run) -> RunResult:
         "handler_idle_pct_during": during(handler_idle),
         "network_idle_pct_during": during(network_idle),
         "cpu_pct_during": during(cpu, max),
+        "replica_lag_bytes_max_during": max([lag for second, lag in enumerate(run.replica_lag, start=1)
+                                             if start <= second <= end + 1], default=0.0),
+        "remote_time_ms_p99": max((b["produce_time_ms"]["RemoteTimeMs"]["p99"] or 0.0) for b in brokers),
         "append_rate_bytes_per_s": _mean([f["append_rate_bytes_per_s"] for f in active]),
         "drain_interval_ms": _mean([f["drain_interval_ms"] for f in active]),
         "batch_fill": _mean([f["batch_fill"] for f in active]),
         "tenants": [{"name": t["name"], "sla_p99_ms": t["sla_p99_ms"],
                      "p99_ms_before": t["latency_ms"]["before"]["p99"],
                      "p99_ms_during": t["latency_ms"]["during"]["p99"],
-                     "p99_ms_after": t["latency_ms"]["after"]["p99"]} for t in tenants],
+                     "p99_ms_after": t["latency_ms"]["after"]["p99"],
+                     "broker_time_ms_p99_during": t["broker_time_ms_p99_during"]} for t in tenants],
     }
     timelines = {
         "second": list(range(seconds)),
@@ -144,6 +159,7 @@ def build(run) -> RunResult:
         "network_idle_pct_min": [min(v) for v in zip(*network_idle)],
         "cpu_pct_max": [max(v) for v in zip(*cpu)],
         "request_queue_size_max": [max(v) for v in zip(*(b.queue_area.values(seconds) for b in run.brokers))],
+        "replica_lag_bytes": [0.0] + run.replica_lag[:seconds - 1],
         **tenant_lines,
     }
     plan = run.load_plan

@@ -83,6 +83,7 @@ class Producer:
         self.keyed = keyed
         self.half_rtt = rtt / 2
         self.on_records_acked = on_records_acked
+        self.neighbour = False          # a tenant's application, not the batch load
         self.deques: dict[Partition, deque] = {p: deque() for p in partitions}
         self.nonempty: dict[Partition, None] = {}
         self.inflight = {node: 0 for node in self.nodes}
