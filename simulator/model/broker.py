@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from typing import Any
+
+from simulator.model.engine import Engine
 
 from simulator.model.metrics import Timeline
 
@@ -29,7 +32,7 @@ class Shared:
 
     def __init__(self, capacity: float, spread: bool = False):
         self.capacity = capacity
-        self.busy_until: dict = {}
+        self.busy_until: dict[Any, float] = {}
         self.free_at = 0.0          # when every flow's work is done
         self.used = Timeline()
         self.spread = spread        # account use over time (busy %) rather than amount at start
@@ -65,13 +68,13 @@ class Partition:
     __slots__ = ("topic", "index", "leader", "followers", "leo", "hw", "follower_leo", "waiting",
                  "fetch_waiters", "batches", "bulk")
 
-    def __init__(self, topic: str, index: int, leader: "Broker", followers: list["Broker"]):
+    def __init__(self, topic: str, index: int, leader: Broker, followers: list[Broker]):
         self.topic, self.index, self.leader, self.followers = topic, index, leader, followers
         self.leo = 0.0                      # log end offset, in bytes appended
         self.hw = 0.0
         self.follower_leo = {f.id: 0.0 for f in followers}
-        self.waiting: deque = deque()       # (end offset, request) for acks=all
-        self.fetch_waiters: list = []
+        self.waiting: deque[tuple[float, Request]] = deque()   # (end offset, request) for acks=all
+        self.fetch_waiters: list[Request] = []
         self.batches = 0.0
 
     def __repr__(self) -> str:
@@ -82,12 +85,12 @@ class Request:
     __slots__ = ("kind", "connection", "size", "client", "batches", "acks", "pending", "offsets",
                  "t_arrive", "t_enqueue", "t_start", "t_local", "t_complete", "parked", "data")
 
-    def __init__(self, kind: str, connection: "Connection", size: float, client):
+    def __init__(self, kind: str, connection: Connection, size: float, client: Any):
         self.kind, self.connection, self.size, self.client = kind, connection, size, client
-        self.batches: list = []
+        self.batches: list[Any] = []
         self.acks = "1"
         self.pending = 0
-        self.offsets: list = []
+        self.offsets: list[tuple[Partition, float]] = []
         self.parked = False
         self.data = 0.0
         self.t_arrive = self.t_enqueue = self.t_start = self.t_local = self.t_complete = 0.0
@@ -96,16 +99,16 @@ class Request:
 class Connection:
     __slots__ = ("broker", "processor", "busy", "free_at", "pending", "in_transit")
 
-    def __init__(self, broker: "Broker", processor: int):
+    def __init__(self, broker: Broker, processor: int):
         self.broker, self.processor = broker, processor
         self.busy = False
         self.free_at = 0.0
-        self.pending: deque = deque()
+        self.pending: deque[Request] = deque()
         self.in_transit = 0
 
 
 class Broker:
-    def __init__(self, engine, broker_id: int, spec, costs, rtt: float, rng, jitter: float):
+    def __init__(self, engine: Engine, broker_id: int, spec: Any, costs: Any, rtt: float, rng: Any, jitter: float):
         self.engine, self.id, self.rng, self.jitter = engine, broker_id, rng, jitter
         self.vcpus = spec.vcpus
         self.nic_in = Shared(spec.nic_bandwidth)
@@ -118,10 +121,10 @@ class Broker:
         self.handlers_busy = 0
         self.fetchers_busy = 0
         self.queue_limit = spec.queued_max_requests
-        self.queue: deque = deque()
-        self.blocked: deque = deque()
+        self.queue: deque[Request] = deque()
+        self.blocked: deque[Request] = deque()
         self.fetch_wait = spec.replica_fetch_wait_max_ms / 1e3
-        self.parked: deque = deque()         # (deadline, fetch) in deadline order
+        self.parked: deque[tuple[float, Request]] = deque()   # (deadline, fetch) in deadline order
         self.sweep_at: float | None = None
         self.fetch_max = spec.replica_fetch_max_bytes
         self.half_rtt = rtt / 2
@@ -206,7 +209,9 @@ class Broker:
 
     # ---- request queue and handlers ------------------------------------------------------------
     def _queue_changed(self, now: float) -> None:
-        self.queue_area.add_interval(self.queue_changed, now, len(self.queue) + len(self.blocked))
+        waiting = len(self.queue) + len(self.blocked)
+        if waiting:
+            self.queue_area.add_interval(self.queue_changed, now, waiting)
         self.queue_changed = now
 
     def _enqueue(self, request: Request) -> None:
@@ -359,9 +364,10 @@ class Broker:
             _, request = parked.popleft()
             if request.parked:
                 self._complete_fetch(request, now)
-        self.sweep_at = parked[0][0] if parked else None
+        self.sweep_at = None
         if parked:
-            self.engine.at(self.sweep_at, self._expire_fetches)
+            self.sweep_at = parked[0][0]
+            self.engine.at(parked[0][0], self._expire_fetches)
 
     def _complete_fetch(self, request: Request, now: float) -> None:
         request.parked = False
@@ -380,7 +386,7 @@ class Broker:
 class Fetcher:
     """A replica fetcher thread of ``broker`` pulling the partitions it follows from ``leader``."""
 
-    def __init__(self, engine, broker: Broker, leader: Broker, partitions: list[Partition]):
+    def __init__(self, engine: Engine, broker: Broker, leader: Broker, partitions: list[Partition]):
         self.engine, self.broker, self.leader, self.partitions = engine, broker, leader, partitions
         self.leo = {p: 0.0 for p in partitions}
         self.connection = leader.connect(self)

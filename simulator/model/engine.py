@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 
 class Engine:
-    __slots__ = ("now", "stop_at", "_heap", "_sequence", "events")
+    __slots__ = ("now", "stop_at", "_heap", "_sequence", "events", "observers")
 
     def __init__(self, stop_at: float) -> None:
         self.now = 0.0
@@ -18,6 +18,8 @@ class Engine:
         self._heap: list = []
         self._sequence = 0
         self.events = 0
+        # called as observer(action, argument) after every event: for tracing and tests
+        self.observers: list[Callable[[Any, Any], None]] = []
 
     def at(self, time: float, action: Callable[[Any], None], argument: Any = None) -> None:
         self._sequence += 1
@@ -31,6 +33,9 @@ class Engine:
             self.now = time
             action(argument)
             self.events += 1
+            if self.observers:
+                for observe in self.observers:
+                    observe(action, argument)
             if progress is not None and time >= next_report:
                 progress(time)
                 next_report = time + 1.0

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Callable
+from typing import Any, Callable
 
-from simulator.model.broker import Broker, Partition, Request
+from simulator.model.broker import Broker, Connection, Partition, Request
+from simulator.model.engine import Engine
 from simulator.model.metrics import Mean
 
 BATCH_HEADER = 61                    # DefaultRecordBatch.RECORD_BATCH_OVERHEAD
@@ -39,7 +40,7 @@ class Batch:
         self.full = False         # closed for appends
         self.memory = memory
         self.intended: list[float] = []     # neighbours' records: their intended send times
-        self.waiters: list | None = None
+        self.waiters: list[FlushToken] | None = None
         self.wire = 0.0           # bytes on the wire once closed (compressed + header)
         self.closed_at = 0.0
 
@@ -55,9 +56,9 @@ class FlushToken:
 class Producer:
     """One producer instance (one per Spark executor JVM, one per neighbour application)."""
 
-    def __init__(self, engine, name: str, partitions: list[Partition], config, client, costs,
-                 rng, ratio_at: Callable[[float], float], record_bytes: float, keyed: bool,
-                 rtt: float, on_records_acked: Callable | None = None):
+    def __init__(self, engine: Engine, name: str, partitions: list[Partition], config: Any, client: Any,
+                 costs: Any, rng: Any, ratio_at: Callable[[float], float], record_bytes: float, keyed: bool,
+                 rtt: float, on_records_acked: Callable[[list[float], float], None] | None = None):
         self.engine, self.name, self.rng = engine, name, rng
         self.partitions = partitions
         self.by_node: dict[Broker, list[Partition]] = {}
@@ -84,12 +85,12 @@ class Producer:
         self.half_rtt = rtt / 2
         self.on_records_acked = on_records_acked
         self.neighbour = False          # a tenant's application, not the batch load
-        self.deques: dict[Partition, deque] = {p: deque() for p in partitions}
+        self.deques: dict[Partition, deque[Batch]] = {p: deque() for p in partitions}
         self.nonempty: dict[Partition, None] = {}
         self.inflight = {node: 0 for node in self.nodes}
         self.send_done = {node: 0.0 for node in self.nodes}
         self.drain_index = {node: 0 for node in self.nodes}
-        self.connections = {node: node.connect(self) for node in self.nodes}
+        self.connections: dict[Broker, Connection] = {node: node.connect(self) for node in self.nodes}
         self.sticky: Partition | None = None
         self.sticky_bytes = 0.0
         self.sticky_since = 0.0
@@ -318,8 +319,14 @@ class Producer:
 
     # ---- sender --------------------------------------------------------------------------
     def poke(self) -> None:
+        """Something changed: the sender runs now if it is free, else as soon as it is."""
         now = self.engine.now
-        self._wake(max(now, self.sender_free_at))
+        if self.sender_free_at <= now:
+            self.wake_token += 1          # a later wake-up is no longer needed as such
+            self.wake_at = math.inf
+            self._sender_loop(now)
+        else:
+            self._wake(self.sender_free_at)
 
     def _wake(self, when: float) -> None:
         if when >= self.wake_at:
@@ -332,7 +339,10 @@ class Producer:
         if token != self.wake_token:
             return
         self.wake_at = math.inf
-        now = self.engine.now
+        self._sender_loop(self.engine.now)
+
+    def _sender_loop(self, now: float) -> None:
+        """One iteration of Sender.runOnce: drain what is ready, send, plan the next look."""
         self.advance(now)
         ready, next_check = self._ready(now)
         requests = []
@@ -364,7 +374,7 @@ class Producer:
                 next_check = min(next_check, self.send_done[node])
         return next_check
 
-    def _sendable(self, dq: deque, now: float) -> bool:
+    def _sendable(self, dq: deque[Batch], now: float) -> bool:
         """Full, lingered long enough, memory exhausted or a flush running."""
         head = dq[0]
         return (head.full or len(dq) > 1 or now - head.created >= self.linger - 1e-9

@@ -6,9 +6,7 @@ from typing import Any, Callable
 
 import pytest
 
-from simulator.model import model as model_module
 from simulator.model.broker import Request
-from simulator.model.engine import Engine
 from simulator.model.model import ModelEvaluator, ModelRun
 from workloads import Scenario
 
@@ -54,51 +52,11 @@ def evaluator() -> ModelEvaluator:
     return ModelEvaluator()
 
 
-class TracingEngine:
-    """The model's own Engine, calling ``observers(action, argument)`` after every event.
-
-    Delegating (rather than patching the components) works whether the model's modules run
-    as plain Python or compiled: only the engine object handed to them is ours.
-    """
-
-    def __init__(self, stop_at: float) -> None:
-        self._engine = Engine(stop_at)
-        self.observers: list[Callable[[Any, Any], None]] = []
-
-    @property
-    def now(self) -> float:
-        return self._engine.now
-
-    @property
-    def stop_at(self) -> float:
-        return self._engine.stop_at
-
-    @stop_at.setter
-    def stop_at(self, value: float) -> None:
-        self._engine.stop_at = value
-
-    @property
-    def events(self) -> int:
-        return self._engine.events
-
-    def at(self, time: float, action: Callable[[Any], None], argument: Any = None) -> None:
-        def step(arg: Any) -> None:
-            action(arg)
-            for observe in self.observers:
-                observe(action, arg)
-        self._engine.at(time, step, argument)
-
-    def run(self, progress: Callable[[float], None] | None = None) -> None:
-        self._engine.run(progress)
-
-
 @pytest.fixture
-def traced_run(monkeypatch, evaluator) -> Callable[[Scenario, int], ModelRun]:
-    """Builds a ModelRun on a TracingEngine: add observers to ``run.engine.observers``."""
+def traced_run(evaluator) -> Callable[[Scenario, int], ModelRun]:
+    """Builds a ModelRun: add observers to ``run.engine.observers`` (called after every event)."""
     def build(scenario: Scenario, seed: int = 1) -> ModelRun:
-        with monkeypatch.context() as patch:
-            patch.setattr(model_module, "Engine", TracingEngine)
-            return ModelRun(scenario, seed, evaluator)
+        return ModelRun(scenario, seed, evaluator)
     return build
 
 
