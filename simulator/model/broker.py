@@ -81,30 +81,39 @@ class Partition:
         return f"{self.topic}-{self.index}"
 
 
+_NO_PARTITIONS: list[Partition] = []   # shared defaults of requests, never mutated
+_NO_OFFSETS: list[float] = []
+_NO_BATCHES: list[Any] = []
+
+
 class Request:
-    __slots__ = ("kind", "connection", "size", "client", "batches", "acks", "pending", "offsets",
+    __slots__ = ("kind", "connection", "size", "client", "batches", "acks", "pending", "partitions", "offsets",
+                 "ends", "fetched_batches", "t_received",
                  "t_arrive", "t_enqueue", "t_start", "t_local", "t_complete", "parked", "data")
 
     def __init__(self, kind: str, connection: Connection, size: float, client: Any):
         self.kind, self.connection, self.size, self.client = kind, connection, size, client
-        self.batches: list[Any] = []
+        self.batches: list[Any] = _NO_BATCHES
         self.acks = "1"
         self.pending = 0
-        self.offsets: list[tuple[Partition, float]] = []
+        # fetch requests: the partitions asked for, the follower's offsets, where the response ends
+        self.partitions: list[Partition] = _NO_PARTITIONS
+        self.offsets: list[float] = _NO_OFFSETS
+        self.ends: list[float] = _NO_OFFSETS
+        self.fetched_batches = 0.0
         self.parked = False
         self.data = 0.0
-        self.t_arrive = self.t_enqueue = self.t_start = self.t_local = self.t_complete = 0.0
+        self.t_received = self.t_arrive = self.t_enqueue = self.t_start = self.t_local = self.t_complete = 0.0
 
 
 class Connection:
-    __slots__ = ("broker", "processor", "busy", "free_at", "pending", "in_transit")
+    __slots__ = ("broker", "processor", "busy", "free_at", "pending")
 
     def __init__(self, broker: Broker, processor: int):
         self.broker, self.processor = broker, processor
         self.busy = False
         self.free_at = 0.0
         self.pending: deque[Request] = deque()
-        self.in_transit = 0
 
 
 class Broker:
@@ -128,7 +137,19 @@ class Broker:
         self.sweep_at: float | None = None
         self.fetch_max = spec.replica_fetch_max_bytes
         self.half_rtt = rtt / 2
-        self.c = costs
+        # the profile's CPU costs, in seconds per request, batch, record and byte
+        self.network_request_s = costs.network_request_us * 1e-6
+        self.network_byte_s = costs.network_byte_ns * 1e-9
+        self.produce_request_s = costs.produce_request_us * 1e-6
+        self.produce_batch_s = costs.produce_batch_us * 1e-6
+        self.produce_record_s = costs.produce_record_ns * 1e-9
+        self.produce_byte_s = costs.produce_byte_ns * 1e-9
+        self.decompress_byte_s: dict[str, float] = {k: v * 1e-9 for k, v in costs.decompress_byte_ns.items()}
+        self.fetch_request_s = costs.fetch_request_us * 1e-6
+        self.fetch_partition_s = costs.fetch_partition_us * 1e-6
+        self.fetch_byte_s = costs.fetch_byte_ns * 1e-9
+        self.follower_batch_s = costs.follower_batch_us * 1e-6
+        self.follower_byte_s = costs.follower_byte_ns * 1e-9
         self._connections = 0
         # metrics, named after the broker's own
         self.produce_requests = Timeline()
@@ -177,24 +198,16 @@ class Broker:
 
     # ---- network processors ---------------------------------------------------------------
     def receive(self, request: Request, at: float) -> float:
-        """Bytes leave the client at ``at``; returns when the broker has them all."""
+        """Bytes leave the client at ``at``; returns when the broker has them all. A muted
+        connection keeps the request (with its arrival time) until its response is sent."""
         connection = request.connection
         arrived = self.nic_in.take(at, request.size, connection)
-        if not (connection.busy or connection.pending or connection.in_transit):
-            # nothing on this connection can change before the bytes land: read them then
-            self._read(request, max(arrived, connection.free_at))
-        else:
-            connection.in_transit += 1
-            self.engine.at(arrived, self._arrive, request)
-        return arrived
-
-    def _arrive(self, request: Request) -> None:
-        connection = request.connection
-        connection.in_transit -= 1
+        request.t_received = arrived
         if connection.busy or connection.pending:
             connection.pending.append(request)
         else:
-            self._read(request, max(self.engine.now, connection.free_at))
+            self._read(request, max(arrived, connection.free_at))
+        return arrived
 
     def _processor_work(self, connection: Connection, start: float, cpu: float) -> float:
         took = self.noisy(cpu) * self.stretch(start)
@@ -204,7 +217,7 @@ class Broker:
     def _read(self, request: Request, start: float) -> None:
         request.connection.busy = True
         request.t_arrive = start
-        cpu = (self.c.network_request_us * 1e-6 + request.size * self.c.network_byte_ns * 1e-9)
+        cpu = self.network_request_s + request.size * self.network_byte_s
         self.engine.at(self._processor_work(request.connection, start, cpu), self._enqueue, request)
 
     # ---- request queue and handlers ------------------------------------------------------------
@@ -236,23 +249,23 @@ class Broker:
             cpu = self._handler_cpu(request, now)
             took = self.noisy(cpu) * self.stretch(now)
             if request.kind == "produce":
-                took += self.disk_append(now, math.fsum(b.wire for b in request.batches))
+                wire = 0.0
+                for batch in request.batches:
+                    wire += batch.wire
+                took += self.disk_append(now, wire)
             self.handler_busy.add_interval(now, now + took)
             self.cpu_busy.add(now, cpu)
             self.engine.at(now + took, self._handled, request)
 
     def _handler_cpu(self, request: Request, now: float) -> float:
-        c = self.c
         if request.kind == "fetch":
-            data = self._fetchable(request)
-            return (c.fetch_request_us + len(request.offsets) * c.fetch_partition_us) * 1e-6 + data * c.fetch_byte_ns * 1e-9
-        cpu = c.produce_request_us * 1e-6
+            return (self.fetch_request_s + len(request.partitions) * self.fetch_partition_s
+                    + self._fetchable(request) * self.fetch_byte_s)
+        cpu = self.produce_request_s
+        decompress = self.decompress_byte_s[request.client.codec]
         for batch in request.batches:
-            cpu += (c.produce_batch_us * 1e-6 + batch.records * c.produce_record_ns * 1e-9
-                    + batch.wire * c.produce_byte_ns * 1e-9)
-            codec = request.client.codec
-            if codec != "none":
-                cpu += batch.bytes * c.decompress_byte_ns[codec] * 1e-9
+            cpu += (self.produce_batch_s + batch.records * self.produce_record_s + batch.wire * self.produce_byte_s
+                    + batch.bytes * decompress)
         return cpu
 
     def _handled(self, request: Request) -> None:
@@ -302,7 +315,7 @@ class Broker:
         request.t_complete = now
         connection = request.connection
         size = RESPONSE_BYTES + request.data
-        cpu = self.c.network_request_us * 1e-6 + request.data * self.c.network_byte_ns * 1e-9
+        cpu = self.network_request_s + request.data * self.network_byte_s
         begin = max(now, self.processors[connection.processor].busy_until.get(connection, 0.0))
         sent = self._processor_work(connection, now, cpu)
         delivered = self.nic_out.take(sent, size, connection)
@@ -313,7 +326,8 @@ class Broker:
         connection.busy = False
         connection.free_at = sent
         if connection.pending:
-            self._read(connection.pending.popleft(), sent)
+            waiting = connection.pending.popleft()
+            self._read(waiting, max(sent, waiting.t_received))
         if request.kind == "fetch" or request.acks != "0":
             self.engine.at(delivered + self.half_rtt, request.client.on_response, request)
 
@@ -333,23 +347,25 @@ class Broker:
     # ---- fetch (leader side) ----------------------------------------------------------------------
     def _fetchable(self, request: Request) -> float:
         total = 0.0
-        for partition, offset in request.offsets:
-            total += min(partition.leo - offset, self.fetch_max)
+        offsets = request.offsets
+        for i, partition in enumerate(request.partitions):
+            total += min(partition.leo - offsets[i], self.fetch_max)
         return min(total, FETCH_RESPONSE_MAX)
 
     def _fetch(self, request: Request, now: float) -> None:
         self.fetch_count += 1
         self.fetch_requests.add(now)
         follower = request.client.broker.id
-        for partition, offset in request.offsets:
-            if offset > partition.follower_leo[follower]:
-                partition.follower_leo[follower] = offset
+        offsets = request.offsets
+        for i, partition in enumerate(request.partitions):
+            if offsets[i] > partition.follower_leo[follower]:
+                partition.follower_leo[follower] = offsets[i]
                 self._advance_hw(partition, now)
         if self._fetchable(request) > 0:
             self._complete_fetch(request, now)
             return
         request.parked = True     # DelayedFetch: until data arrives or replica.fetch.wait.max.ms
-        for partition, _ in request.offsets:
+        for partition in request.partitions:
             partition.fetch_waiters.append(request)
         self.parked.append((now + self.fetch_wait, request))
         if self.sweep_at is None:
@@ -372,14 +388,18 @@ class Broker:
     def _complete_fetch(self, request: Request, now: float) -> None:
         request.parked = False
         budget = float(FETCH_RESPONSE_MAX)
-        taken = []
-        for partition, offset in request.offsets:
-            size = max(0.0, min(partition.leo - offset, self.fetch_max, budget))
-            budget -= size
-            batches = size / (partition.leo / partition.batches) if size else 0.0
-            taken.append((partition, offset + size, batches))
-        request.batches = taken
-        request.data = math.fsum(offset - start for (_, start), (_, offset, _) in zip(request.offsets, taken))
+        ends = request.offsets[:]
+        data = batches = 0.0
+        for i, partition in enumerate(request.partitions):
+            size = min(partition.leo - ends[i], self.fetch_max, budget)
+            if size > 0.0:
+                budget -= size
+                data += size
+                batches += size * partition.batches / partition.leo
+                ends[i] += size
+        request.ends = ends
+        request.data = data
+        request.fetched_batches = batches
         self._respond(request, now)
 
 
@@ -388,32 +408,34 @@ class Fetcher:
 
     def __init__(self, engine: Engine, broker: Broker, leader: Broker, partitions: list[Partition]):
         self.engine, self.broker, self.leader, self.partitions = engine, broker, leader, partitions
-        self.leo = {p: 0.0 for p in partitions}
+        self.leo = [0.0] * len(partitions)       # this follower's log end offsets
         self.connection = leader.connect(self)
         self.bytes = 0.0
 
-    def start(self, _=None) -> None:
+    def start(self, _: object = None) -> None:
         request = Request("fetch", self.connection, 100 + 30 * len(self.partitions), self)
-        request.offsets = [(p, self.leo[p]) for p in self.partitions]
+        request.partitions = self.partitions
+        request.offsets = self.leo[:]
         self.leader.receive(request, self.engine.now + self.broker.half_rtt)
 
     def on_response(self, request: Request) -> None:
         """Append what came back (on this thread, sharing the follower's cores), fetch again."""
         now = self.engine.now
-        c = self.broker.c
-        batches = math.fsum(b for _, _, b in request.batches)
-        cpu = batches * c.follower_batch_us * 1e-6 + request.data * c.follower_byte_ns * 1e-9
-        took = self.broker.noisy(cpu) * self.broker.stretch(now) if cpu else 0.0
-        took += self.broker.disk_append(now, request.data)
-        self.broker.fetchers_busy += 1
-        self.broker.cpu_busy.add(now, cpu)
+        broker = self.broker
+        cpu = request.fetched_batches * broker.follower_batch_s + request.data * broker.follower_byte_s
+        took = broker.noisy(cpu) * broker.stretch(now) if cpu else 0.0
+        took += broker.disk_append(now, request.data)
+        broker.fetchers_busy += 1
+        broker.cpu_busy.add(now, cpu)
         self.bytes += request.data
         self.engine.at(now + took, self._appended, request)
 
     def _appended(self, request: Request) -> None:
         self.broker.fetchers_busy -= 1
-        for partition, offset, _ in request.batches:
-            self.leo[partition] = max(self.leo[partition], offset)
+        leo, ends = self.leo, request.ends
+        for i in range(len(leo)):
+            if ends[i] > leo[i]:
+                leo[i] = ends[i]
         self.start()
 
 

@@ -43,15 +43,21 @@ class Executor:
         task.executor, task.started = self, self.load.engine.now
         self._settle()
         self.appending.append(task)
-        self.producer.set_rate(math.fsum(t.rate for t in self.appending))
+        self.producer.set_rate(self._rate())
         self.reschedule()
+
+    def _rate(self) -> float:
+        total = 0.0
+        for task in self.appending:
+            total += task.rate
+        return total
 
     def _settle(self) -> None:
         """Credit what the producer appended since the last look to the appending tasks."""
         self.producer.advance(self.load.engine.now)
         appended = self.producer.appended - self.last_appended
         self.last_appended = self.producer.appended
-        total = math.fsum(t.rate for t in self.appending)
+        total = self._rate()
         for task in self.appending:
             task.remaining -= appended * task.rate / total
 
@@ -60,7 +66,7 @@ class Executor:
         if not self.appending or self.producer.blocked:
             return
         self._settle()
-        total = math.fsum(t.rate for t in self.appending)
+        total = self._rate()
         # the flow is shared by rate, so each task ends at remaining / rate
         end = min(max(0.0, t.remaining) / (total * t.rate / total) for t in self.appending)
         self.load.engine.at(self.load.engine.now + end, self._check, self.token)
@@ -74,7 +80,7 @@ class Executor:
         done = [t for t in self.appending if t.remaining <= 1.0]
         for task in done:
             self.appending.remove(task)
-        self.producer.set_rate(math.fsum(t.rate for t in self.appending))
+        self.producer.set_rate(self._rate())
         for task in done:
             self.producer.flush(functools.partial(self._finished, task))
         self.reschedule()

@@ -2,6 +2,7 @@
 them on one event loop, and hands the components to ``outcome`` for the RunResult."""
 from __future__ import annotations
 
+import gc
 import gzip
 import math
 import random
@@ -217,7 +218,13 @@ class ModelRun:
         self.engine.at(1.0, self._sample)
         for fetcher in self.fetchers:
             self.engine.at(0.0, fetcher.start)
-        self.engine.run(progress)
+        collecting = gc.isenabled()
+        gc.disable()   # a run allocates many short-lived requests and batches; collect once after
+        try:
+            self.engine.run(progress)
+        finally:
+            if collecting:
+                gc.enable()
         if math.isnan(self.load_end):
             raise ScenarioError("windows.max_duration",
                                 f"the load did not finish within {self.scenario.windows.max_duration:.0f} s of simulated time")

@@ -39,7 +39,7 @@ class Batch:
         self.records = 0.0
         self.full = False         # closed for appends
         self.memory = memory
-        self.intended: list[float] = []     # neighbours' records: their intended send times
+        self.intended: list[float] | None = None   # neighbours' records: their intended send times
         self.waiters: list[FlushToken] | None = None
         self.wire = 0.0           # bytes on the wire once closed (compressed + header)
         self.closed_at = 0.0
@@ -265,6 +265,8 @@ class Producer:
             batch = self.deques[partition][-1] if self.deques[partition] else self._forced_batch(partition, now)
         batch.bytes += size
         batch.records += 1
+        if batch.intended is None:
+            batch.intended = []
         batch.intended.append(intended)
         if partition is self.sticky:
             self.sticky_bytes += size
@@ -349,8 +351,10 @@ class Producer:
         for node in ready:
             requests.extend(self._drain(node, now))
         if requests:
-            cost = self.cpu_stretch() * math.fsum(self.sender_request_s + len(r.batches) * self.sender_batch_s
-                                            + r.size * self.sender_byte_s for r in requests)
+            cost = 0.0
+            for r in requests:
+                cost += self.sender_request_s + len(r.batches) * self.sender_batch_s + r.size * self.sender_byte_s
+            cost *= self.cpu_stretch()
             self.sender_free_at = now + cost
             if self.last_drain is not None:
                 self.drain_interval.add(now - self.last_drain)
@@ -445,7 +449,9 @@ class Producer:
         return batch
 
     def _request(self, node: Broker, batches: list[Batch]) -> Request:
-        wire = REQUEST_HEADER + math.fsum(b.wire + PARTITION_HEADER for b in batches)
+        wire = float(REQUEST_HEADER)
+        for batch in batches:
+            wire += batch.wire + PARTITION_HEADER
         request = Request("produce", self.connections[node], wire, self)
         request.batches = batches
         request.acks = self.acks
