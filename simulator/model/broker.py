@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Any
+from typing import Any, Callable
 
 from simulator.model.engine import Engine
 
@@ -137,6 +137,8 @@ class Broker:
         self.sweep_at: float | None = None
         self.fetch_max = spec.replica_fetch_max_bytes
         self.half_rtt = rtt / 2
+        self.enqueue_at: Callable[[Request], None] = self._enqueue     # bound once: events are many
+        self.handled_at: Callable[[Request], None] = self._handled
         # the profile's CPU costs, in seconds per request, batch, record and byte
         self.network_request_s = costs.network_request_us * 1e-6
         self.network_byte_s = costs.network_byte_ns * 1e-9
@@ -218,7 +220,7 @@ class Broker:
         request.connection.busy = True
         request.t_arrive = start
         cpu = self.network_request_s + request.size * self.network_byte_s
-        self.engine.at(self._processor_work(request.connection, start, cpu), self._enqueue, request)
+        self.engine.at(self._processor_work(request.connection, start, cpu), self.enqueue_at, request)
 
     # ---- request queue and handlers ------------------------------------------------------------
     def _queue_changed(self, now: float) -> None:
@@ -255,7 +257,7 @@ class Broker:
                 took += self.disk_append(now, wire)
             self.handler_busy.add_interval(now, now + took)
             self.cpu_busy.add(now, cpu)
-            self.engine.at(now + took, self._handled, request)
+            self.engine.at(now + took, self.handled_at, request)
 
     def _handler_cpu(self, request: Request, now: float) -> float:
         if request.kind == "fetch":
@@ -329,7 +331,7 @@ class Broker:
             waiting = connection.pending.popleft()
             self._read(waiting, max(sent, waiting.t_received))
         if request.kind == "fetch" or request.acks != "0":
-            self.engine.at(delivered + self.half_rtt, request.client.on_response, request)
+            self.engine.at(delivered + self.half_rtt, request.client.response_at, request)
 
     def _record_produce_times(self, request: Request, response_begin: float, delivered: float) -> None:
         times = self.produce_time
@@ -411,6 +413,8 @@ class Fetcher:
         self.leo = [0.0] * len(partitions)       # this follower's log end offsets
         self.connection = leader.connect(self)
         self.bytes = 0.0
+        self.response_at: Callable[[Request], None] = self.on_response
+        self.appended_at: Callable[[Request], None] = self._appended
 
     def start(self, _: object = None) -> None:
         request = Request("fetch", self.connection, 100 + 30 * len(self.partitions), self)
@@ -428,7 +432,7 @@ class Fetcher:
         broker.fetchers_busy += 1
         broker.cpu_busy.add(now, cpu)
         self.bytes += request.data
-        self.engine.at(now + took, self._appended, request)
+        self.engine.at(now + took, self.appended_at, request)
 
     def _appended(self, request: Request) -> None:
         self.broker.fetchers_busy -= 1

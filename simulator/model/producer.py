@@ -95,11 +95,15 @@ class Producer:
         self.sticky_bytes = 0.0
         self.sticky_since = 0.0
         self.ratio_estimate = 1.0
+        self.batch_capacity = 0.0
+        self._update_capacity()
         self.memory_used = 0
         self.blocked = False
         self.flushes = 0
         self.incomplete: dict[Batch, None] = {}
         self.sender_free_at = 0.0
+        self.response_at: Callable[[Request], None] = self.on_response   # bound once: events are many
+        self.run_at: Callable[[int], None] = self._run
         self.wake_at = math.inf
         self.wake_token = 0
         # the appending flow (bulk jobs): bytes per second while not blocked
@@ -128,13 +132,16 @@ class Producer:
     # ---- capacity and partitioning -------------------------------------------------
     def capacity(self) -> float:
         """Uncompressed bytes a new batch takes before it is full (whole records)."""
+        return self.batch_capacity
+
+    def _update_capacity(self) -> None:
         if self.librdkafka:
             room = min(self.batch_size, self.batch_records * self.record_bytes)
         elif self.codec == "none":
             room = self.batch_size - BATCH_HEADER
         else:
             room = (self.batch_size - BATCH_HEADER) / (self.ratio_estimate * ESTIMATION_FACTOR)
-        return max(self.record_bytes, math.floor(room / self.record_bytes) * self.record_bytes)
+        self.batch_capacity = max(self.record_bytes, math.floor(room / self.record_bytes) * self.record_bytes)
 
     def _next_sticky(self, now: float) -> Partition:
         previous, candidates = self.sticky, self.partitions
@@ -197,7 +204,7 @@ class Producer:
         self.append_seconds += elapsed
         amount = self.rate * elapsed
         cursor = now - elapsed
-        while amount > 1e-6:
+        while amount > 1e-3:
             taken = self._append_keyed(amount, cursor) if self.keyed else self._append_sticky(amount, cursor)
             if taken is None:
                 self._block(cursor)
@@ -225,7 +232,7 @@ class Producer:
         batch.bytes += take
         batch.records += take / self.record_bytes
         self.sticky_bytes += take
-        if take >= room - 1e-6:
+        if room - take < 0.5 * self.record_bytes:   # the next record would not fit
             self._close(batch, now + take / self.rate)
         if self.partitioner == "kip794" and self.sticky_bytes >= 2 * self.batch_size - 1e-6:
             self._next_sticky(now)
@@ -244,7 +251,7 @@ class Producer:
             batch = self.deques[partition][-1]
             batch.bytes += step
             batch.records += step / self.record_bytes
-            if batch.bytes >= self.capacity() - 1e-6:
+            if self.capacity() - batch.bytes < 0.5 * self.record_bytes:
                 self._close(batch, now + step * len(self.partitions) / self.rate)
         return step * len(self.partitions)
 
@@ -296,6 +303,7 @@ class Producer:
                 self.ratio_estimate = max(self.ratio_estimate + DETERIORATE_STEP, ratio)
             elif ratio < self.ratio_estimate:
                 self.ratio_estimate = max(self.ratio_estimate - IMPROVING_STEP, ratio)
+            self._update_capacity()
 
     def _block(self, now: float) -> None:
         self.blocked = True
@@ -335,7 +343,7 @@ class Producer:
             return
         self.wake_at = when
         self.wake_token += 1
-        self.engine.at(when, self._run, self.wake_token)
+        self.engine.at(when, self.run_at, self.wake_token)
 
     def _run(self, token: int) -> None:
         if token != self.wake_token:
@@ -403,9 +411,15 @@ class Producer:
                 next_check = min(next_check, now + (self.capacity() - head.bytes) / self.rate)
         if self.rate > 0 and not self.blocked:
             # the flow's next batch: append() wakes the sender when it creates a batch
-            target = self.sticky
-            if target is None or not self.deques[target] and self.inflight[target.leader] < self.max_in_flight:
-                next_check = min(next_check, now + self.record_bytes / self.rate)
+            if self.keyed:   # every partition gets records: an idle node with room gets one soon
+                for node in self.nodes:
+                    if self.inflight[node] < self.max_in_flight and not any(self.deques[p] for p in self.by_node[node]):
+                        next_check = min(next_check, now + len(self.partitions) * self.record_bytes / self.rate)
+                        break
+            else:
+                target = self.sticky
+                if target is None or not self.deques[target] and self.inflight[target.leader] < self.max_in_flight:
+                    next_check = min(next_check, now + self.record_bytes / self.rate)
         return sorted(ready, key=lambda b: b.id), next_check
 
     def _drain(self, node: Broker, now: float) -> list[Request]:
