@@ -39,14 +39,15 @@ def _read(path: Path, seen: list[Path]) -> dict:
     parent = (path.parent / str(base)).resolve()
     if parent in seen or parent == path.resolve():
         raise ScenarioError("extends", f"{path} extends itself through {parent.name}")
-    return _merge(_read(parent, seen + [path.resolve()]), raw)
+    return merge(_read(parent, seen + [path.resolve()]), raw)
 
 
-def _merge(base: dict, top: dict) -> dict:
+def merge(base: dict, top: dict) -> dict:
+    """``base`` with ``top`` laid over it, nested mappings merged key by key."""
     merged = copy.deepcopy(base)
     for key, value in top.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
+            merged[key] = merge(merged[key], value)
         else:
             merged[key] = copy.deepcopy(value)
     return merged

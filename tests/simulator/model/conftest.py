@@ -9,6 +9,7 @@ import pytest
 from simulator.model.broker import Request
 from simulator.model.model import ModelEvaluator, ModelRun
 from workloads import Scenario
+from workloads.loader import merge as merged
 
 # One broker, one bulk topic, one small uncompressed file, one executor with one core, no jitter:
 # every figure of a run follows from the scenario alone.
@@ -22,17 +23,6 @@ BASE: dict[str, Any] = {
     "windows": {"before": "1s", "after": "1s"},
     "jitter": {"append_rate": 0, "service_time": 0},
 }
-
-
-def merged(base: dict, changes: dict) -> dict:
-    """``base`` with ``changes`` laid over it, nested mappings merged key by key."""
-    out = copy.deepcopy(base)
-    for key, value in changes.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merged(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
 
 
 @pytest.fixture(scope="session")
