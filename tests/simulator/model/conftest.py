@@ -1,7 +1,6 @@
 """Builders for small, deterministic model scenarios and a way to watch a run event by event."""
 from __future__ import annotations
 
-import copy
 from typing import Any, Callable
 
 import pytest
