@@ -82,7 +82,7 @@ def build(run) -> RunResult:
     figures = [_producer_figures(p, load) for p, load in producers]
     requests = sum(f["produce_requests"] for f in figures)
     batches = sum(f["batches"] for f in figures)
-    value_bytes = sum(f["bytes"] for f in figures)
+    record_bytes = sum(f["bytes"] for f in figures)
     wire = sum(f["wire_bytes"] for f in figures)
     records = sum(f["records"] for f in figures)
     active = [f for f in figures if f["produce_requests"]]
@@ -124,12 +124,12 @@ def build(run) -> RunResult:
     summary = {
         "produce_requests": requests,
         "batches": batches,
-        "mean_batch_bytes": value_bytes / batches if batches else 0.0,
+        "mean_batch_bytes": record_bytes / batches if batches else 0.0,
         "mean_batch_wire_bytes": wire / batches if batches else 0.0,
         "records_per_request": records / requests if requests else 0.0,
         "batches_per_request": batches / requests if requests else 0.0,
-        "compression_ratio": wire / value_bytes if value_bytes else 1.0,
-        "value_bytes": value_bytes,
+        "compression_ratio": wire / record_bytes if record_bytes else 1.0,
+        "record_bytes": record_bytes,
         "wire_bytes": wire,
         "load_seconds": end - start,
         "simulated_seconds": simulated,

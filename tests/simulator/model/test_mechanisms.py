@@ -71,7 +71,7 @@ def test_batches_leave_full_under_a_long_linger(make_scenario, traced_run, watch
 
 def test_a_long_linger_does_not_slow_the_load(make_scenario, evaluator):
     summary = evaluator.evaluate(make_scenario(LONG_LINGER), seed=1).summary
-    appending = summary["value_bytes"] / MB          # seconds, at 1 MB/s
+    appending = summary["record_bytes"] / MB          # seconds, at 1 MB/s
     assert summary["batches"] > 20
     # linger.ms x batches would be over 20 s: the load ends as its last record is appended
     assert summary["load_seconds"] < appending + 0.05
@@ -95,7 +95,7 @@ def test_full_batch_is_sent_without_waiting_for_linger(make_scenario, traced_run
 def test_a_slow_broker_makes_linger_zero_batches_bigger(make_scenario, evaluator, tmp_path):
     fast = evaluator.evaluate(make_scenario(), seed=1).summary
     slow = evaluator.evaluate(make_scenario(slow_broker_profile(tmp_path)), seed=1).summary
-    assert slow["value_bytes"] == pytest.approx(fast["value_bytes"], rel=1e-9)
+    assert slow["record_bytes"] == pytest.approx(fast["record_bytes"], rel=1e-9)
     assert slow["mean_batch_bytes"] > fast["mean_batch_bytes"]
     assert slow["produce_requests"] < fast["produce_requests"]
 
@@ -120,7 +120,7 @@ def test_task_end_flush_sends_the_partial_batch(make_scenario, evaluator):
     assert spark["write_tasks"] == 1 and task_bytes < MB
     assert summary["load_seconds"] < 1.0                         # linger.ms is 60 s
     assert summary["batches"] == 1 and summary["produce_requests"] == 1
-    assert summary["value_bytes"] == pytest.approx(task_bytes, rel=1e-6)
+    assert summary["record_bytes"] == pytest.approx(task_bytes, rel=1e-6)
     assert summary["mean_batch_wire_bytes"] == pytest.approx(task_bytes + BATCH_HEADER, rel=1e-6)
 
 
@@ -335,7 +335,7 @@ def test_full_buffer_blocks_the_appender_and_loses_nothing(make_scenario, evalua
     assert producer["buffer_blocked_s"] > 0
     rows = 2 * MB / result.spark["csv_row_bytes"]
     assert producer["records"] == pytest.approx(rows, rel=0.01)
-    assert result.summary["value_bytes"] == pytest.approx(rows * result.spark["record_bytes"], rel=0.01)
+    assert result.summary["record_bytes"] == pytest.approx(rows * result.spark["record_bytes"], rel=0.01)
 
 
 def test_a_blocked_producer_appends_its_whole_task(make_scenario, evaluator, tmp_path):
@@ -345,7 +345,7 @@ def test_a_blocked_producer_appends_its_whole_task(make_scenario, evaluator, tmp
                                               {"batch": {"producer": {"buffer.memory": "32KB"}}}), seed=1)
     assert result.producers[0]["buffer_blocked_s"] > 0
     task = 2 * MB * result.spark["record_bytes"] / result.spark["csv_row_bytes"]
-    assert result.summary["value_bytes"] == pytest.approx(task, rel=1e-6)
+    assert result.summary["record_bytes"] == pytest.approx(task, rel=1e-6)
 
 
 def test_a_roomy_buffer_does_not_block(make_scenario, evaluator, tmp_path):
@@ -420,5 +420,5 @@ def test_compression_estimate_improves_by_at_most_half_a_percent_per_batch(make_
 def test_zstd_halves_card_rows_on_the_wire(make_scenario, evaluator):
     summary = evaluator.evaluate(make_scenario({"batch": {"producer": {
         "compression.type": "zstd", "batch.size": "128KB", "linger.ms": 10}}}), seed=1).summary
-    assert summary["wire_bytes"] < 0.6 * summary["value_bytes"]
+    assert summary["wire_bytes"] < 0.6 * summary["record_bytes"]
     assert summary["compression_ratio"] < 0.6
