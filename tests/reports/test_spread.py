@@ -1,0 +1,39 @@
+import copy
+
+import pytest
+
+from reports.spread import render_spread, spread
+from simulator.result import RunResult
+
+BASE = {"schema_version": 1, "evaluator": "model", "seed": 1, "scenario": {"name": "s"},
+        "summary": {"produce_requests": 100, "mean_batch_bytes": 1024.0, "load_seconds": 10.0,
+                    "handler_idle_pct_during": 80.0,
+                    "tenants": [{"name": "api", "p99_ms_before": 5.0, "p99_ms_during": 50.0}]}}
+
+
+def _result(seed: int, requests: int, during: float) -> RunResult:
+    data = copy.deepcopy(BASE)
+    data["seed"] = seed
+    data["summary"]["produce_requests"] = requests
+    data["summary"]["tenants"][0]["p99_ms_during"] = during
+    return RunResult.from_dict(data)
+
+
+def test_min_median_max_per_figure():
+    table = spread([_result(1, 100, 50.0), _result(2, 300, 10.0), _result(3, 200, 30.0)])
+    assert table["produce_requests"] == {"min": 100, "median": 200, "max": 300}
+    assert table["api p99_ms_during"] == {"min": 10.0, "median": 30.0, "max": 50.0}
+    assert table["mean_batch_kb"] == {"min": 1.0, "median": 1.0, "max": 1.0}
+
+
+def test_a_figure_missing_in_one_run_is_not_summarised():
+    runs = [_result(1, 100, 50.0), _result(2, 100, 50.0)]
+    runs[1].summary["load_seconds"] = None
+    assert spread(runs)["load_seconds"] == {"min": None, "median": None, "max": None}
+
+
+def test_rendered_spread_names_seeds_and_relative_width():
+    text = render_spread([_result(1, 100, 50.0), _result(2, 300, 10.0), _result(3, 200, 30.0)])
+    assert text.splitlines()[0] == "s (model, seeds 1-3: 3 runs)"
+    row = next(line for line in text.splitlines() if line.strip().startswith("produce_requests"))
+    assert row.split()[1:] == ["100.0", "200.0", "300.0", "100", "%"]
