@@ -10,9 +10,14 @@ from typer.core import TyperGroup
 
 from quietload import __version__
 from quietload.progress import SimulationProgress
+from reports.gate import CPU_MAX_PCT, HANDLER_IDLE_MIN_PCT, REQUESTS_PER_BROKER_MAX, Thresholds
+from reports.gate import check as check_result
+from reports.junit import write_junit
+from reports.spread import render_spread
 from reports.summary import render_summary
-from simulator.result import ResultError
+from simulator.result import ResultError, RunResult
 from workloads import Scenario, ScenarioError
+from workloads.units import parse_seconds
 
 _HELP = (
     "quietload predicts what a Spark/Glue batch job that loads CSV files into Apache Kafka does "
@@ -59,12 +64,26 @@ def _result_path(scenario_name: str, seed: int) -> Path:
     return Path("results") / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', scenario_name)}-seed{seed}.json"
 
 
+def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: list[int]) -> list[RunResult]:
+    """The scenario's RunResult for each seed from the model, with the progress line on stderr."""
+    from simulator.model.model import ModelEvaluator  # the codecs load only when a run needs them
+
+    scenario = Scenario.from_yaml(scenario_file, overrides)
+    evaluator, results = ModelEvaluator(), []
+    for seed in seeds:
+        with SimulationProgress(scenario.name) as progress:
+            results.append(evaluator.evaluate(scenario, seed, progress=progress))
+            progress.finish(results[-1].summary["simulated_seconds"])
+    return results
+
+
 @app.command()
 def simulate(
     scenario_file: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario YAML file.")],
     overrides: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE",
                                                         help="Override a scenario key, e.g. batch.producer.linger.ms=10.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the run's jitter; same seed, same result.")] = 1,
+    repeat: Annotated[int, typer.Option(min=1, help="Run seeds SEED..SEED+N-1 and show the spread of the figures.")] = 1,
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE",
                                                    help="Where to write the RunResult (default: results/<scenario name>-seed<N>.json).")] = None,
 ) -> None:
@@ -72,15 +91,54 @@ def simulate(
 
     Example: quietload simulate workloads/catalog/paypay-glue-2gb.yaml --set batch.producer.linger.ms=10
     """
-    from simulator.model.model import ModelEvaluator  # the codecs load only when a run needs them
+    if json_file and repeat > 1:
+        raise ScenarioError("--json", "names one result file; with --repeat each seed's goes to results/")
+    results = _run_model(scenario_file, overrides, list(range(seed, seed + repeat)))
+    paths = [r.write(json_file or _result_path(r.scenario["name"], r.seed)) for r in results]
+    typer.echo(render_summary(results[0]))
+    if repeat > 1:
+        typer.echo("\n" + render_spread(results))
+    typer.echo("\nwrote " + ", ".join(str(p) for p in paths))
 
-    scenario = Scenario.from_yaml(scenario_file, overrides)
-    with SimulationProgress(scenario.name) as progress:
-        result = ModelEvaluator().evaluate(scenario, seed, progress=progress)
-        progress.finish(result.summary["simulated_seconds"])
-    path = result.write(json_file or _result_path(scenario.name, seed))
-    typer.echo(render_summary(result))
-    typer.echo(f"\nwrote {path}")
+
+@app.command()
+def check(
+    scenario_file: Annotated[Path | None, typer.Argument(metavar="SCENARIO", help="Scenario YAML file to run on the model (or give --result).")] = None,
+    overrides: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE",
+                                                        help="Override a scenario key, e.g. batch.producer.linger.ms=10.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the run's jitter (default 1).")] = None,
+    result_file: Annotated[Path | None, typer.Option("--result", metavar="RUNRESULT.json",
+                                                     help="Check this RunResult file (any evaluator's) instead of running SCENARIO.")] = None,
+    junit_file: Annotated[Path | None, typer.Option("--junit", metavar="FILE", help="Also write the verdicts as JUnit XML.")] = None,
+    json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Also write the verdicts as JSON.")] = None,
+    handler_idle_min: Annotated[float, typer.Option(min=0, max=100, help="Least RequestHandlerAvgIdlePercent of each broker during the load (%).")] = HANDLER_IDLE_MIN_PCT,
+    cpu_max: Annotated[float, typer.Option(min=0, max=100, help="Most CPU of each broker during the load (%).")] = CPU_MAX_PCT,
+    requests_per_broker_max: Annotated[float, typer.Option(min=0, help="Most produce requests per second per broker during the load.")] = REQUESTS_PER_BROKER_MAX,
+    deadline: Annotated[str | None, typer.Option(metavar="DURATION", help="The load must finish within this, e.g. 10min.")] = None,
+) -> None:
+    """Gate a batch job before it ships: neighbours' p99 within SLA, broker handler idle, broker CPU,
+    produce requests per broker, load deadline. Exit 0 if every rule passes, 1 if one fails (with the
+    recommended change), 2 for unusable input.
+
+    Example: quietload check workloads/catalog/paypay-glue-2gb.yaml --junit check.xml
+    """
+    thresholds = Thresholds(handler_idle_min, cpu_max, requests_per_broker_max,
+                            parse_seconds(deadline, "--deadline") if deadline is not None else None)
+    if scenario_file is not None and result_file is None:
+        result = _run_model(scenario_file, overrides, [seed or 1])[0]
+    elif result_file is not None and scenario_file is None:
+        if overrides or seed is not None:
+            raise ScenarioError("--result", "--set and --seed change a scenario run; a result file is checked as it is")
+        result = RunResult.read(result_file)
+    else:
+        raise ScenarioError("SCENARIO", "give either a scenario file or --result RUNRESULT.json")
+    report = check_result(result, thresholds)
+    if junit_file:
+        write_junit(report, junit_file)
+    if json_file:
+        report.write_json(json_file)
+    typer.echo(report.render())
+    raise typer.Exit(0 if report.passed else 1)
 
 
 def main() -> None:

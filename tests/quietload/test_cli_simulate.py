@@ -112,3 +112,22 @@ def test_help_has_an_example():
     result = CliRunner().invoke(app, ["simulate", "--help"])
     assert result.exit_code == 0
     assert "Example: quietload simulate workloads/catalog/" in result.stdout
+
+
+def test_repeat_runs_consecutive_seeds_and_shows_the_spread(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = _simulate(BASE, *SMALL, "--seed", "5", "--repeat", "3")
+    assert result.exit_code == 0, result.output
+    written = sorted(p.name for p in (tmp_path / "results").iterdir())
+    assert written == [f"paypay-glue-2gb-seed{s}.json" for s in (5, 6, 7)]
+    assert "paypay-glue-2gb (model, seeds 5-7: 3 runs)" in result.stdout
+    requests = [json.loads((tmp_path / "results" / name).read_text())["summary"]["produce_requests"] for name in written]
+    row = next(line for line in result.stdout.splitlines() if line.strip().startswith("produce_requests"))
+    assert [float(v.replace(",", "")) for v in row.split()[1:4]] == [min(requests), sorted(requests)[1], max(requests)]
+
+
+def test_repeat_with_one_json_file_is_refused(tmp_path):
+    result = _simulate(BASE, *SMALL, "--repeat", "2", "--json", str(tmp_path / "one.json"))
+    assert result.exit_code == 2
+    assert result.stderr.strip().startswith("error: --json: ")
+    assert not (tmp_path / "one.json").exists()

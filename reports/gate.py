@@ -1,0 +1,228 @@
+"""The pre-deploy gate: rules over one RunResult, each a pure function giving a verdict with numbers.
+
+A rule reads only the result and the thresholds, so the gate works on any evaluator's file
+(model or live). A figure the result lacks is unusable input (ResultError); a figure the run
+could not measure (a load shorter than the 1-second metrics) makes its rule ``skipped``.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from reports.advice import recommend
+from simulator.result import ResultError, RunResult
+
+PASS, FAIL, SKIPPED = "pass", "fail", "skipped"
+
+# MSK's guidance: keep broker CPU (user + system) under 60 % so a broker can take over its
+# peers' partitions when one fails.
+CPU_MAX_PCT = 60.0
+# A common alerting line for RequestHandlerAvgIdlePercent: below it, requests wait in the
+# request queue for a free handler thread often enough to show in everyone's latency.
+HANDLER_IDLE_MIN_PCT = 30.0
+# The default cost profile (workloads/profiles/default.yaml) charges a produce request about
+# 105 us of broker CPU before a byte is handled (25 us network thread + 60 us handler + 20 us
+# for its batch); 5,000/s is ~0.5 CPU-s per second, a quarter of a 2-vCPU broker (the
+# published case's kafka.m5.large), which leaves room under the 60 % CPU line for the bytes,
+# TLS and replication. Raise it for bigger brokers.
+REQUESTS_PER_BROKER_MAX = 5000.0
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    handler_idle_min_pct: float = HANDLER_IDLE_MIN_PCT
+    cpu_max_pct: float = CPU_MAX_PCT
+    requests_per_broker_max: float = REQUESTS_PER_BROKER_MAX
+    deadline_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    rule: str
+    status: str  # PASS, FAIL or SKIPPED
+    reason: str
+
+    @property
+    def failed(self) -> bool:
+        return self.status == FAIL
+
+
+def _figure(result: RunResult, section: str, *path: str | int) -> Any:
+    """``result.<section>[path[0]][path[1]]...``, or a ResultError naming the missing field."""
+    data = getattr(result, section)
+    for depth, key in enumerate(path):
+        try:
+            data = data[key]
+        except (KeyError, IndexError, TypeError):
+            name = section + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in path[:depth + 1])
+            raise ResultError(f"RunResult lacks {name}") from None
+    return data
+
+
+def _ms(value: float) -> str:
+    return f"{value:,.1f} ms"
+
+
+def _pct(value: float) -> str:
+    return f"{value:,.1f} %"
+
+
+def _brokers(result: RunResult) -> list[dict]:
+    if not result.brokers:
+        raise ResultError("RunResult lacks brokers")
+    return result.brokers
+
+
+def _broker_figures(result: RunResult, metric: str) -> list[tuple[Any, float | None]]:
+    """(broker id, the metric's mean during the load) for every broker."""
+    return [(broker.get("id", index), _figure(result, "brokers", index, metric, "during"))
+            for index, broker in enumerate(_brokers(result))]
+
+
+def neighbour_sla(result: RunResult, thresholds: Thresholds) -> Verdict:
+    """Every neighbour's p99 latency during the load is within its own SLA."""
+    tenants = _figure(result, "summary", "tenants")
+    if not tenants:
+        return Verdict("neighbour_sla", SKIPPED, "no neighbours in this scenario")
+    measured = [tuple(_figure(result, "summary", "tenants", index, key) for key in ("name", "p99_ms_during", "sla_p99_ms"))
+                for index in range(len(tenants))]
+    unmeasured = [name for name, p99, _ in measured if p99 is None]
+    measured = [m for m in measured if m[1] is not None]
+    if not measured:
+        return Verdict("neighbour_sla", SKIPPED, "no neighbour sent a record during the load")
+    over = [m for m in measured if m[1] > m[2]]
+    note = f" ({', '.join(unmeasured)}: no records during the load)" if unmeasured else ""
+    if over:
+        figures = ", ".join(f"{name} {_ms(p99)} > SLA {_ms(sla)}" for name, p99, sla in over)
+        return Verdict("neighbour_sla", FAIL, f"neighbour p99 during the load over SLA: {figures}{note}")
+    figures = ", ".join(f"{name} {_ms(p99)} <= SLA {_ms(sla)}" for name, p99, sla in measured)
+    return Verdict("neighbour_sla", PASS, f"neighbour p99 during the load within SLA: {figures}{note}")
+
+
+def handler_idle(result: RunResult, thresholds: Thresholds) -> Verdict:
+    """Every broker's request handlers keep at least the minimum idle share during the load."""
+    figures = [(b, idle) for b, idle in _broker_figures(result, "RequestHandlerAvgIdlePercent") if idle is not None]
+    if not figures:
+        return Verdict("handler_idle", SKIPPED, "the load lasted less than one full second of broker metrics")
+    floor = thresholds.handler_idle_min_pct
+    low = [(b, idle) for b, idle in figures if idle < floor]
+    if low:
+        listed = ", ".join(f"broker {b} {_pct(idle)}" for b, idle in low)
+        return Verdict("handler_idle", FAIL,
+                       f"RequestHandlerAvgIdlePercent during the load below {floor:g} %: {listed}")
+    broker, idle = min(figures, key=lambda f: f[1])
+    return Verdict("handler_idle", PASS,
+                   f"lowest RequestHandlerAvgIdlePercent during the load {_pct(idle)} (broker {broker}), "
+                   f"at least {floor:g} % required")
+
+
+def broker_cpu(result: RunResult, thresholds: Thresholds) -> Verdict:
+    """No broker's CPU is busier than the maximum during the load."""
+    figures = [(b, cpu) for b, cpu in _broker_figures(result, "cpu_percent") if cpu is not None]
+    if not figures:
+        return Verdict("broker_cpu", SKIPPED, "the load lasted less than one full second of broker metrics")
+    ceiling = thresholds.cpu_max_pct
+    high = [(b, cpu) for b, cpu in figures if cpu > ceiling]
+    if high:
+        listed = ", ".join(f"broker {b} {_pct(cpu)}" for b, cpu in high)
+        return Verdict("broker_cpu", FAIL, f"broker CPU during the load above {ceiling:g} %: {listed}")
+    broker, cpu = max(figures, key=lambda f: f[1])
+    return Verdict("broker_cpu", PASS,
+                   f"highest broker CPU during the load {_pct(cpu)} (broker {broker}), at most {ceiling:g} % allowed")
+
+
+def produce_request_rate(result: RunResult, thresholds: Thresholds) -> Verdict:
+    """Produce requests per second per broker (all clients: load and neighbours), mean over the load."""
+    start, end = _figure(result, "windows", "during")
+    series = _figure(result, "timelines", "produce_requests_per_s")
+    # The timeline's second s counts [s, s+1): only seconds wholly inside the load count,
+    # as the brokers' window means do.
+    seconds = [count for second, count in enumerate(series) if start <= second and second + 1 <= end]
+    if not seconds:
+        return Verdict("produce_request_rate", SKIPPED, "the load lasted less than one full second of the timeline")
+    brokers = len(_brokers(result))
+    cluster_rate = sum(seconds) / len(seconds)
+    per_broker = cluster_rate / brokers
+    ceiling = thresholds.requests_per_broker_max
+    figures = (f"produce requests {per_broker:,.0f}/s per broker during the load "
+               f"({cluster_rate:,.0f}/s over {brokers} broker{'s' if brokers != 1 else ''})")
+    if per_broker > ceiling:
+        return Verdict("produce_request_rate", FAIL, f"{figures}, above the maximum of {ceiling:,g}/s")
+    return Verdict("produce_request_rate", PASS, f"{figures}, at most {ceiling:,g}/s allowed")
+
+
+def load_deadline(result: RunResult, thresholds: Thresholds) -> Verdict:
+    """The load finishes within its deadline, when one is stated."""
+    load_s = _figure(result, "summary", "load_seconds")
+    if thresholds.deadline_s is None:
+        return Verdict("load_deadline", SKIPPED, f"the load took {load_s:,.1f} s; no deadline stated (--deadline)")
+    if load_s > thresholds.deadline_s:
+        return Verdict("load_deadline", FAIL,
+                       f"the load took {load_s:,.1f} s, past its deadline of {thresholds.deadline_s:,.1f} s")
+    return Verdict("load_deadline", PASS,
+                   f"the load took {load_s:,.1f} s, within its deadline of {thresholds.deadline_s:,.1f} s")
+
+
+RULES: tuple[Callable[[RunResult, Thresholds], Verdict], ...] = (
+    neighbour_sla, handler_idle, broker_cpu, produce_request_rate, load_deadline)
+
+
+@dataclass(frozen=True)
+class GateReport:
+    scenario: str
+    evaluator: str
+    seed: int
+    thresholds: Thresholds
+    verdicts: tuple[Verdict, ...]
+    recommendations: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool:
+        return not any(v.failed for v in self.verdicts)
+
+    def count(self, status: str) -> int:
+        return sum(v.status == status for v in self.verdicts)
+
+    def to_dict(self) -> dict:
+        return {"gate": "quietload.check", "passed": self.passed, "scenario": self.scenario,
+                "evaluator": self.evaluator, "seed": self.seed, "thresholds": asdict(self.thresholds),
+                "verdicts": [asdict(v) for v in self.verdicts], "recommendations": list(self.recommendations)}
+
+    def write_json(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        return path
+
+    def render(self) -> str:
+        """A headline, one line per violated rule, then the recommended change."""
+        skipped = self.count(SKIPPED)
+        tail = f", {skipped} skipped" if skipped else ""
+        title = f"{self.scenario} ({self.evaluator}, seed {self.seed})"
+        if self.passed:
+            return f"PASS {title}: {self.count(PASS)} of {len(self.verdicts)} rules passed{tail}"
+        lines = [f"FAIL {title}: {self.count(FAIL)} of {len(self.verdicts)} rules failed{tail}",
+                 *(f"  {v.rule}: {v.reason}" for v in self.verdicts if v.failed),
+                 "recommended change",
+                 *(f"  - {advice}" for advice in self.recommendations)]
+        return "\n".join(lines)
+
+
+def _apply(rule: Callable[[RunResult, Thresholds], Verdict], result: RunResult, thresholds: Thresholds) -> Verdict:
+    try:
+        return rule(result, thresholds)
+    except (TypeError, ValueError) as error:
+        if isinstance(error, ResultError):
+            raise
+        # A figure of the wrong type (text, a list where a number belongs): another schema's file.
+        raise ResultError(f"RunResult figures for {rule.__name__} are not of this schema ({error})") from None
+
+
+def check(result: RunResult, thresholds: Thresholds = Thresholds()) -> GateReport:
+    """Apply every rule; when one fails, add the changes the result's own figures point to."""
+    verdicts = tuple(_apply(rule, result, thresholds) for rule in RULES)
+    failed = {v.rule for v in verdicts if v.failed}
+    advice = tuple(recommend(result, failed)) if failed else ()
+    return GateReport(scenario=str(result.scenario.get("name", "scenario")), evaluator=result.evaluator,
+                      seed=result.seed, thresholds=thresholds, verdicts=verdicts, recommendations=advice)

@@ -1,0 +1,152 @@
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+from typer.testing import CliRunner
+
+from quietload.cli import app
+from workloads import CATALOG
+
+BASELINE = str(CATALOG / "paypay-glue-2gb.yaml")
+FIXED = str(CATALOG / "paypay-glue-2gb-fixed.yaml")
+
+
+def _check(*args: str):
+    return CliRunner().invoke(app, ["check", *args])
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory):
+    """The published baseline checked once on the model (~1.5 s), with both report files."""
+    out = tmp_path_factory.mktemp("baseline")
+    result = _check(BASELINE, "--junit", str(out / "check.xml"), "--json", str(out / "check.json"))
+    return result, out
+
+
+@pytest.fixture(scope="module")
+def fixed(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fixed")
+    return _check(FIXED, "--json", str(out / "check.json")), out
+
+
+def test_published_baseline_fails_on_the_neighbours_sla(baseline):
+    result, _ = baseline
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("FAIL paypay-glue-2gb (model, seed 1): ")
+    sla = next(line for line in lines if line.startswith("  neighbour_sla: "))
+    assert "payment-api" in sla and "fraud-scoring" in sla and "> SLA 10.0 ms" in sla
+    advice = lines[lines.index("recommended change") + 1:]
+    assert advice[0].startswith("  - raise linger.ms (e.g. 10) so batches fill: with linger.ms=0 ")
+    assert advice[1].startswith("  - set compression.type=zstd: ")
+    # stderr is not a terminal here: only the simulation's closing progress line.
+    assert result.stderr.startswith("simulated paypay-glue-2gb: ") and len(result.stderr.splitlines()) == 1
+
+
+def test_baseline_reports_agree_with_the_printed_verdicts(baseline):
+    result, out = baseline
+    verdicts = json.loads((out / "check.json").read_text())["verdicts"]
+    failed = [v for v in verdicts if v["status"] == "fail"]
+    assert [f"  {v['rule']}: {v['reason']}" for v in failed] == result.stdout.splitlines()[1:1 + len(failed)]
+    suite = ET.parse(out / "check.xml").getroot().find("testsuite")
+    assert suite.get("name") == "quietload.check"
+    assert (suite.get("tests"), suite.get("failures")) == ("5", str(len(failed)))
+    assert [c.get("name") for c in suite.iter("testcase") if c.find("failure") is not None] == [v["rule"] for v in failed]
+
+
+def test_published_fix_clears_the_broker_rules(fixed):
+    _, out = fixed
+    statuses = {v["rule"]: v["status"] for v in json.loads((out / "check.json").read_text())["verdicts"]}
+    assert statuses == {"neighbour_sla": statuses["neighbour_sla"], "handler_idle": "pass", "broker_cpu": "pass",
+                        "produce_request_rate": "pass", "load_deadline": "skipped"}
+
+
+# A small passing run in the RunResult schema, as any evaluator could write it.
+CALM_RUN = {
+    "schema_version": 1, "evaluator": "live", "seed": 3,
+    "scenario": {"name": "calm", "batch": {"producer": {"linger.ms": 10.0, "compression.type": "zstd", "acks": "all"}}},
+    "summary": {"load_seconds": 42.0,
+                "tenants": [{"name": "api", "sla_p99_ms": 10.0, "p99_ms_before": 3.0, "p99_ms_during": 6.5}]},
+    "brokers": [{"id": 1, "RequestHandlerAvgIdlePercent": {"during": 91.0}, "cpu_percent": {"during": 35.0}}],
+    "spark": {"write_tasks": 16, "slots": 16, "waves": 1},
+    "windows": {"during": [1.0, 43.0]},
+    "timelines": {"produce_requests_per_s": [100] + [1200] * 42 + [100]},
+}
+
+
+def _result_file(tmp_path, data) -> str:
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_a_result_file_of_any_evaluator_is_checked_without_running(tmp_path):
+    result = _check("--result", _result_file(tmp_path, CALM_RUN), "--deadline", "1min")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "PASS calm (live, seed 3): 5 of 5 rules passed\n"
+    assert result.stderr == ""
+
+
+def test_thresholds_and_deadline_come_from_options(tmp_path):
+    result = _check("--result", _result_file(tmp_path, CALM_RUN), "--deadline", "30s", "--cpu-max", "30",
+                    "--handler-idle-min", "95", "--requests-per-broker-max", "1000")
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines() == [
+        "FAIL calm (live, seed 3): 4 of 5 rules failed",
+        "  handler_idle: RequestHandlerAvgIdlePercent during the load below 95 %: broker 1 91.0 %",
+        "  broker_cpu: broker CPU during the load above 30 %: broker 1 35.0 %",
+        "  produce_request_rate: produce requests 1,200/s per broker during the load (1,200/s over 1 broker), "
+        "above the maximum of 1,000/s",
+        "  load_deadline: the load took 42.0 s, past its deadline of 30.0 s",
+        "recommended change",
+        "  - no rule-based hint fits this result's figures; its mechanism section explains the run",
+    ]
+
+
+def _assert_one_line_error(result, text: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit)
+    assert result.stderr.splitlines() == [f"error: {text}"]
+    assert result.stdout == ""
+
+
+def test_missing_scenario_file(tmp_path):
+    missing = tmp_path / "nowhere.yaml"
+    _assert_one_line_error(_check(str(missing)), f"scenario: {missing}: no such file")
+
+
+def test_result_file_of_another_schema(tmp_path):
+    path = _result_file(tmp_path, {"schema_version": 2, "runs": []})
+    _assert_one_line_error(_check("--result", path),
+                           f"{path}: not a quietload RunResult of schema_version 1 (found 2)")
+
+
+def test_result_file_without_the_gate_s_figures(tmp_path):
+    path = _result_file(tmp_path, {**CALM_RUN, "brokers": []})
+    _assert_one_line_error(_check("--result", path), "RunResult lacks brokers")
+
+
+def test_bad_deadline_unit_stops_before_any_run(tmp_path):
+    _assert_one_line_error(_check(BASELINE, "--deadline", "10parsecs"),
+                           "--deadline: expected a duration like 10ms, 2s or 5min, got '10parsecs'")
+
+
+@pytest.mark.parametrize("args, text", [
+    ([], "SCENARIO: give either a scenario file or --result RUNRESULT.json"),
+    ([BASELINE, "--result", "run.json"], "SCENARIO: give either a scenario file or --result RUNRESULT.json"),
+    (["--result", "run.json", "--seed", "2"],
+     "--result: --set and --seed change a scenario run; a result file is checked as it is"),
+])
+def test_scenario_or_result_not_both(args, text):
+    _assert_one_line_error(_check(*args), text)
+
+
+def test_unwritable_junit_path_is_one_line(tmp_path):
+    result = _check("--result", _result_file(tmp_path, CALM_RUN), "--junit", str(tmp_path))
+    _assert_one_line_error(result, f"{tmp_path}: Is a directory")
+
+
+def test_help_has_an_example():
+    result = CliRunner().invoke(app, ["check", "--help"])
+    assert result.exit_code == 0
+    assert "Example: quietload check workloads/catalog/paypay-glue-2gb.yaml" in result.stdout

@@ -1,0 +1,221 @@
+import copy
+import json
+
+import pytest
+
+from reports.advice import recommend
+from reports.gate import (FAIL, PASS, SKIPPED, Thresholds, broker_cpu, check, handler_idle, load_deadline,
+                          neighbour_sla, produce_request_rate)
+from simulator.result import ResultError, RunResult
+
+# A small run shaped like the published baseline: linger.ms=0, no compression, acks=1,
+# 3 brokers, two neighbours with a 10 ms SLA, the load from 2.0 s to 6.5 s.
+RUN = {
+    "schema_version": 1, "evaluator": "model", "seed": 7,
+    "scenario": {"name": "glue", "batch": {"producer": {"batch.size": 131072, "linger.ms": 0.0,
+                                                        "compression.type": "none", "acks": "1"}}},
+    "summary": {
+        "load_seconds": 4.5, "batch_fill": 0.35, "drain_interval_ms": 0.27, "mean_batch_bytes": 46080.0,
+        "wire_bytes": 3489990000.0, "replica_lag_bytes_max_during": 18206500.0,
+        "tenants": [
+            {"name": "payment-api", "sla_p99_ms": 10.0, "p99_ms_before": 8.6, "p99_ms_during": 581.72,
+             "broker_time_ms_p99_during": {"LocalTimeMs": 14.7, "RemoteTimeMs": 77.83, "TotalTimeMs": 91.2}},
+            {"name": "fraud-scoring", "sla_p99_ms": 10.0, "p99_ms_before": 4.0, "p99_ms_during": 9.96,
+             "broker_time_ms_p99_during": {"LocalTimeMs": 1.0, "RemoteTimeMs": 3.0, "TotalTimeMs": 4.0}},
+        ],
+    },
+    "brokers": [
+        {"id": 0, "RequestHandlerAvgIdlePercent": {"during": 28.04}, "cpu_percent": {"during": 78.61}},
+        {"id": 1, "RequestHandlerAvgIdlePercent": {"during": 52.5}, "cpu_percent": {"during": 59.96}},
+        {"id": 2, "RequestHandlerAvgIdlePercent": {"during": 12.0}, "cpu_percent": {"during": 61.0}},
+    ],
+    "spark": {"write_tasks": 60, "slots": 16, "waves": 4},
+    "windows": {"before": [0.0, 2.0], "during": [2.0, 6.5], "after": [6.5, 8.5]},
+    # Seconds 2, 3, 4 and 5 lie wholly inside the load; second 6 only half (not counted).
+    "timelines": {"produce_requests_per_s": [450, 450, 15000, 16000, 17000, 18000, 90000, 450, 450]},
+}
+
+
+def _run(changes: dict | None = None) -> RunResult:
+    """RUN with ``changes`` laid over it (nested mappings merged key by key)."""
+    def merged(base: dict, more: dict) -> dict:
+        out = copy.deepcopy(base)
+        for key, value in more.items():
+            out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+        return out
+    return RunResult.from_dict(merged(RUN, changes or {}))
+
+
+def _tenants(*p99s: float | None) -> dict:
+    tenants = copy.deepcopy(RUN["summary"]["tenants"])
+    for tenant, p99 in zip(tenants, p99s):
+        tenant["p99_ms_during"] = p99
+    return {"summary": {"tenants": tenants[:len(p99s)]}}
+
+
+DEFAULTS = Thresholds()
+
+
+def test_neighbour_over_its_sla_fails_naming_only_the_breaching_neighbour():
+    verdict = neighbour_sla(_run(), DEFAULTS)
+    assert (verdict.rule, verdict.status) == ("neighbour_sla", FAIL)
+    assert verdict.reason == "neighbour p99 during the load over SLA: payment-api 581.7 ms > SLA 10.0 ms"
+
+
+def test_neighbours_within_sla_pass_with_every_figure():
+    verdict = neighbour_sla(_run(_tenants(10.0, 1234.5 / 1000)), DEFAULTS)
+    assert verdict.status == PASS
+    assert verdict.reason == ("neighbour p99 during the load within SLA: "
+                              "payment-api 10.0 ms <= SLA 10.0 ms, fraud-scoring 1.2 ms <= SLA 10.0 ms")
+
+
+def test_neighbour_without_records_during_the_load_is_named_but_not_judged():
+    verdict = neighbour_sla(_run(_tenants(None, 9.0)), DEFAULTS)
+    assert verdict.status == PASS
+    assert verdict.reason.endswith("fraud-scoring 9.0 ms <= SLA 10.0 ms (payment-api: no records during the load)")
+    assert neighbour_sla(_run(_tenants(None)), DEFAULTS).status == SKIPPED
+
+
+def test_no_neighbours_skips_the_sla_rule():
+    verdict = neighbour_sla(_run({"summary": {"tenants": []}}), DEFAULTS)
+    assert (verdict.status, verdict.reason) == (SKIPPED, "no neighbours in this scenario")
+
+
+def test_handler_idle_below_the_floor_names_each_broker():
+    verdict = handler_idle(_run(), DEFAULTS)
+    assert (verdict.rule, verdict.status) == ("handler_idle", FAIL)
+    assert verdict.reason == "RequestHandlerAvgIdlePercent during the load below 30 %: broker 0 28.0 %, broker 2 12.0 %"
+
+
+def test_handler_idle_passes_with_the_lowest_broker():
+    verdict = handler_idle(_run(), Thresholds(handler_idle_min_pct=12))
+    assert verdict.status == PASS
+    assert verdict.reason == "lowest RequestHandlerAvgIdlePercent during the load 12.0 % (broker 2), at least 12 % required"
+
+
+def test_cpu_above_the_msk_line_names_each_broker():
+    verdict = broker_cpu(_run(), DEFAULTS)
+    assert (verdict.rule, verdict.status) == ("broker_cpu", FAIL)
+    assert verdict.reason == "broker CPU during the load above 60 %: broker 0 78.6 %, broker 2 61.0 %"
+
+
+def test_cpu_passes_with_the_busiest_broker():
+    verdict = broker_cpu(_run(), Thresholds(cpu_max_pct=78.61))
+    assert verdict.status == PASS
+    assert verdict.reason == "highest broker CPU during the load 78.6 % (broker 0), at most 78.61 % allowed"
+
+
+def test_request_rate_is_the_mean_over_whole_seconds_of_the_load_per_broker():
+    # (15000 + 16000 + 17000 + 18000) / 4 = 16,500/s over 3 brokers = 5,500/s each
+    verdict = produce_request_rate(_run(), DEFAULTS)
+    assert (verdict.rule, verdict.status) == ("produce_request_rate", FAIL)
+    assert verdict.reason == ("produce requests 5,500/s per broker during the load (16,500/s over 3 brokers), "
+                              "above the maximum of 5,000/s")
+    passing = produce_request_rate(_run(), Thresholds(requests_per_broker_max=5500))
+    assert passing.status == PASS
+    assert passing.reason.endswith("(16,500/s over 3 brokers), at most 5,500/s allowed")
+
+
+def test_load_shorter_than_a_second_skips_the_metric_rules():
+    short = _run({"windows": {"during": [2.0, 2.6]}, "brokers": [
+        {"id": 0, "RequestHandlerAvgIdlePercent": {"during": None}, "cpu_percent": {"during": None}}]})
+    assert [(v.status, v.reason) for v in (handler_idle(short, DEFAULTS), broker_cpu(short, DEFAULTS))] == [
+        (SKIPPED, "the load lasted less than one full second of broker metrics")] * 2
+    assert produce_request_rate(short, DEFAULTS).reason == "the load lasted less than one full second of the timeline"
+
+
+def test_deadline():
+    assert load_deadline(_run(), Thresholds(deadline_s=4.0)).reason == "the load took 4.5 s, past its deadline of 4.0 s"
+    assert load_deadline(_run(), Thresholds(deadline_s=4.0)).status == FAIL
+    assert load_deadline(_run(), Thresholds(deadline_s=600)).reason == "the load took 4.5 s, within its deadline of 600.0 s"
+    assert load_deadline(_run(), Thresholds(deadline_s=4.5)).status == PASS
+    unstated = load_deadline(_run(), DEFAULTS)
+    assert (unstated.status, unstated.reason) == (SKIPPED, "the load took 4.5 s; no deadline stated (--deadline)")
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"summary": {"tenants": [{"name": "payment-api", "sla_p99_ms": 10.0}]}},
+     "RunResult lacks summary.tenants[0].p99_ms_during"),
+    ({"brokers": [{"id": 0, "cpu_percent": {"during": 50.0}}]}, "RunResult lacks brokers[0].RequestHandlerAvgIdlePercent"),
+    ({"brokers": []}, "RunResult lacks brokers"),
+    ({"timelines": {"produce_requests_per_s": None}}, "RunResult figures for produce_request_rate are not of this "
+                                                      "schema ('NoneType' object is not iterable)"),
+    ({"windows": {"during": None}}, "RunResult figures for produce_request_rate are not of this schema "
+                                    "(cannot unpack non-iterable NoneType object)"),
+    ({"summary": {"load_seconds": "4.5 s"}}, "RunResult figures for load_deadline are not of this schema "
+                                             "('>' not supported between instances of 'str' and 'float')"),
+])
+def test_a_result_without_a_rule_s_figures_is_unusable(changes, message):
+    with pytest.raises(ResultError) as raised:
+        check(_run(changes), Thresholds(deadline_s=60.0))
+    assert str(raised.value) == message
+
+
+def test_baseline_like_run_fails_with_hints_tied_to_its_figures():
+    report = check(_run())
+    assert not report.passed
+    assert [v.status for v in report.verdicts] == [FAIL, FAIL, FAIL, FAIL, SKIPPED]
+    assert report.recommendations == (
+        "raise linger.ms (e.g. 10) so batches fill: with linger.ms=0 the sender drained every 0.27 ms and "
+        "batches reached 35 % of batch.size=128.0 KB (45.0 KB of records)",
+        "set compression.type=zstd: the load sent 3.3 GB to the brokers uncompressed",
+        "use acks=all (with enable.idempotence=true) so the load cannot outrun replication: with acks=1 "
+        "replication fell 17.4 MB behind and payment-api's requests waited 77.8 ms for followers "
+        "(RemoteTimeMs p99) against an SLA of 10.0 ms",
+    )
+    assert report.render().splitlines() == [
+        "FAIL glue (model, seed 7): 4 of 5 rules failed, 1 skipped",
+        "  neighbour_sla: neighbour p99 during the load over SLA: payment-api 581.7 ms > SLA 10.0 ms",
+        "  handler_idle: RequestHandlerAvgIdlePercent during the load below 30 %: broker 0 28.0 %, broker 2 12.0 %",
+        "  broker_cpu: broker CPU during the load above 60 %: broker 0 78.6 %, broker 2 61.0 %",
+        "  produce_request_rate: produce requests 5,500/s per broker during the load (16,500/s over 3 brokers), "
+        "above the maximum of 5,000/s",
+        "recommended change",
+        *(f"  - {hint}" for hint in report.recommendations),
+    ]
+
+
+FIXED_PRODUCER = {"batch": {"producer": {"linger.ms": 10.0, "compression.type": "zstd", "acks": "all"}}}
+
+
+def test_fixed_settings_leave_only_the_neighbour_s_headroom_to_say():
+    hints = recommend(_run({"scenario": FIXED_PRODUCER}), {"neighbour_sla"})
+    assert hints == ["payment-api already had a p99 of 8.6 ms before the load (86 % of its 10.0 ms SLA), leaving "
+                     "the load 1.4 ms: isolate the load (a producer_byte_rate quota on the batch client) or revisit the SLA"]
+
+
+def test_hints_need_their_mechanism_in_the_figures():
+    # Batches already over half full, acks=1 but followers not what the neighbours waited for.
+    quiet = {"summary": {"batch_fill": 0.8, "tenants": [{"name": "api", "sla_p99_ms": 10.0, "p99_ms_before": 2.0,
+                                                         "broker_time_ms_p99_during": {"RemoteTimeMs": 4.9}}]}}
+    assert recommend(_run(quiet), {"broker_cpu"}) == [
+        "set compression.type=zstd: the load sent 3.3 GB to the brokers uncompressed"]
+    assert recommend(_run({**quiet, "scenario": FIXED_PRODUCER}), {"broker_cpu"}) == [
+        "no rule-based hint fits this result's figures; its mechanism section explains the run"]
+
+
+def test_a_late_load_in_waves_asks_for_cores():
+    assert recommend(_run(), {"load_deadline"}) == [
+        "give the job more executor cores: its 60 write tasks ran in 4 waves on 16 cores"]
+
+
+def test_passing_gate_has_no_recommendation_and_one_line():
+    calm = {"summary": {"tenants": []}, "brokers": [
+        {"id": 0, "RequestHandlerAvgIdlePercent": {"during": 94.3}, "cpu_percent": {"during": 41.0}}],
+        "timelines": {"produce_requests_per_s": [450, 450, 2000, 2000, 2000, 2000, 450, 450, 450]}}
+    report = check(_run(calm), Thresholds(deadline_s=600))
+    assert report.passed and report.recommendations == ()
+    assert report.render() == "PASS glue (model, seed 7): 4 of 5 rules passed, 1 skipped"
+
+
+def test_json_holds_every_verdict_and_the_thresholds(tmp_path):
+    report = check(_run(), Thresholds(deadline_s=600))
+    data = json.loads(report.write_json(tmp_path / "gate.json").read_text())
+    assert data["gate"] == "quietload.check" and data["passed"] is False
+    assert data["thresholds"] == {"handler_idle_min_pct": 30.0, "cpu_max_pct": 60.0,
+                                  "requests_per_broker_max": 5000.0, "deadline_s": 600}
+    assert [(v["rule"], v["status"]) for v in data["verdicts"]] == [
+        ("neighbour_sla", FAIL), ("handler_idle", FAIL), ("broker_cpu", FAIL), ("produce_request_rate", FAIL),
+        ("load_deadline", PASS)]
+    assert data["verdicts"][4]["reason"] == "the load took 4.5 s, within its deadline of 600.0 s"
+    assert data["recommendations"] == list(report.recommendations)
