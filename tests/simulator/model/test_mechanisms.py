@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from simulator.model.model import ModelEvaluator
-from simulator.model.producer import BATCH_HEADER
+from simulator.model.batch import BATCH_HEADER
 from simulator.model.spark import max_split_bytes, plan_input_partitions, plan_writes
 from workloads.profile import PROFILE_DIR
 
