@@ -30,7 +30,7 @@ class Batch:
         self.intended: list[float] | None = None   # neighbours' records: their intended send times
         self.waiters: list[FlushToken] | None = None
         self.wire = 0.0           # bytes on the wire once closed (compressed + header)
-        self.closed_at = 0.0
+        self.closed_at = 0.0      # when it stopped taking records
 
 
 class FlushToken:

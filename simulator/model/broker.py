@@ -66,7 +66,7 @@ class Shared:
 
 class Partition:
     __slots__ = ("topic", "index", "leader", "followers", "leo", "hw", "follower_leo", "waiting",
-                 "fetch_waiters", "batches", "bulk")
+                 "fetch_waiters", "batches")
 
     def __init__(self, topic: str, index: int, leader: Broker, followers: list[Broker]):
         self.topic, self.index, self.leader, self.followers = topic, index, leader, followers

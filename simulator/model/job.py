@@ -26,7 +26,6 @@ class Executor:
     def __init__(self, load: "Load", index: int, producer: Producer):
         self.load, self.index, self.producer = load, index, producer
         self.appending: list[Task] = []
-        self.busy_slots = 0
         self.tasks_run = 0
         self.last_appended = 0.0
         self.token = 0
@@ -38,7 +37,6 @@ class Executor:
         return max(1.0, (len(self.appending) + 1) / self.load.cores)
 
     def start(self, task: Task) -> None:
-        self.busy_slots += 1
         self.tasks_run += 1
         task.executor, task.started = self, self.load.engine.now
         self._settle()
@@ -87,7 +85,6 @@ class Executor:
 
     def _finished(self, task: Task) -> None:
         task.finished = self.load.engine.now
-        self.busy_slots -= 1
         self.load.task_finished(self)
 
 

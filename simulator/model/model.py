@@ -26,8 +26,6 @@ class TenantRun:
 
     spec: object
     producer: Producer
-    partitions: list
-    key_partitions: list
     latencies: list = field(default_factory=list)
 
 
@@ -190,7 +188,7 @@ class ModelRun:
                             record, False, self.scenario.cluster.network_rtt)
         producer.neighbour = True
         key_partitions = [partitions[murmur2(f"key-{k}".encode()) % len(partitions)] for k in range(tenant.keys)]
-        run = TenantRun(tenant, producer, partitions, key_partitions)
+        run = TenantRun(tenant, producer)
         producer.on_records_acked = lambda intended, now, run=run: run.latencies.extend((t, now - t) for t in intended)
         interval = 1.0 / tenant.rate
         keys, pick = key_partitions, producer.rng.randrange

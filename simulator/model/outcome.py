@@ -12,6 +12,11 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def _spread(values: list[float]) -> dict:
+    ordered = sorted(values)
+    return {"min": ordered[0], "median": ordered[len(ordered) // 2], "max": ordered[-1]} if ordered else {}
+
+
 def _window_mean(series: list[float], start: float, end: float) -> float | None:
     seconds = [v for s, v in enumerate(series) if start <= s and s + 1 <= end]
     return _mean(seconds) if seconds else None
@@ -169,7 +174,8 @@ def build(run) -> RunResult:
              "waves": math.ceil(len(plan.write_tasks) / scenario.batch.spark.slots),
              "record_bytes": run.bulk_record_bytes, "csv_row_bytes": run.shape.mean_csv_bytes,
              "value_row_bytes": run.shape.mean_value_bytes,
-             "write_stage_start_s": run.loads[0].write_started}
+             "write_stage_start_s": run.loads[0].write_started,
+             "write_task_seconds": _spread([t.finished - t.started for load in run.loads for t in load.tasks])}
     result = RunResult(evaluator="model", scenario=scenario.as_mapping(), seed=run.seed, summary=summary,
                        spark=spark, producers=figures, brokers=brokers, tenants=tenants,
                        windows={k: list(v) for k, v in windows.items()}, timelines=timelines)
