@@ -159,8 +159,12 @@ class ModelRun:
         compress_s = profile.client.compress_byte_ns[batch.producer.compression_type] * 1e-9
         base = (spark.shuffle_append_rate or profile.spark.shuffle_append_rate) if plan.shuffled \
             else (spark.append_rate or profile.spark.append_rate)
-        core_rate = 1.0 / (1.0 / base + compress_s)
+        # gzip input is inflated on the task's own core before it is parsed (CSV bytes x cost)
+        inflate_s = 0.0 if scenario.dataset.splittable else profile.broker.decompress_byte_ns["gzip"] * 1e-9
+        per_value_byte = 0.0 if plan.shuffled else inflate_s * shape.mean_csv_bytes / self.bulk_record_bytes
+        core_rate = 1.0 / (1.0 / base + compress_s + per_value_byte)
         scan_rate = spark.csv_scan_rate or profile.spark.csv_scan_rate
+        scan_s_per_input_byte = csv_per_input_byte * (1.0 / scan_rate + inflate_s)
         jitter = scenario.jitter.append_rate
         for copy in range(batch.loads):
             producers = [Producer(self.engine, f"load{copy}-executor{e}", self.partitions[batch.topic],
@@ -169,7 +173,7 @@ class ModelRun:
                                   scenario.cluster.network_rtt)
                          for e in range(spark.executors)]
             rates = [core_rate * self._noise(jitter) for _ in plan.write_tasks]
-            scans = [size / scan_rate * self._noise(jitter) for size in plan.scan_tasks] if plan.shuffled else []
+            scans = [size * scan_s_per_input_byte * self._noise(jitter) for size in plan.scan_tasks] if plan.shuffled else []
             order = list(range(spark.executors))
             self.rng.shuffle(order)
             load = Load(self.engine, plan, producers, spark.executor_cores, rates, scans, order, self._load_done)
