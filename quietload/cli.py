@@ -15,6 +15,7 @@ from reports.gate import check as check_result
 from reports.junit import write_junit
 from reports.spread import render_spread
 from reports.summary import render_summary
+from simulator.live import DEFAULT_RUN_DIR, KafkaCluster, render_status, render_stopped
 from simulator.result import ResultError, RunResult
 from workloads import Scenario, ScenarioError
 from workloads.units import parse_seconds
@@ -139,6 +140,59 @@ def check(
         report.write_json(json_file)
     typer.echo(report.render())
     raise typer.Exit(0 if report.passed else 1)
+
+
+stack_app = typer.Typer(no_args_is_help=True, help=(
+    "A real Kafka cluster on this machine for live runs: KRaft brokers from the Maven Central jars "
+    "(or KAFKA_HOME) with the Prometheus JMX exporter on each, on 127.0.0.1 only; state, data and "
+    "logs in one run directory."))
+app.add_typer(stack_app, name="stack")
+_RunDir = Annotated[Path, typer.Option("--run-dir", metavar="DIR", help="The stack's run directory (state, data, logs).")]
+
+
+def _stack_progress(line: str) -> None:
+    typer.echo(line, err=True)
+
+
+@stack_app.command("up")
+def stack_up(
+    brokers: Annotated[int | None, typer.Option(help="Brokers to run, 1 to 3 (default: the scenario's count, else 1).")] = None,
+    scenario_file: Annotated[Path | None, typer.Option("--scenario", metavar="FILE",
+                                                       help="Take broker settings, replication factor and min.insync.replicas from this scenario's cluster.")] = None,
+    port: Annotated[int | None, typer.Option(help="First broker's listener port; the next brokers take the ports after it (default: free ports).")] = None,
+    run_dir: _RunDir = DEFAULT_RUN_DIR,
+) -> None:
+    """Start the Kafka brokers (and their KRaft controller) unless they already run; wait until each serves.
+
+    Example: quietload stack up --brokers 3 --scenario workloads/catalog/paypay-glue-2gb.yaml
+    """
+    options: dict[str, Any] = {"run_dir": run_dir, "port": port, "progress": _stack_progress}
+    cluster = (KafkaCluster.for_scenario(Scenario.from_yaml(scenario_file), brokers, **options) if scenario_file
+               else KafkaCluster(brokers=brokers or 1, **options))
+    started = cluster.up()
+    typer.echo(("" if started else "already up\n") + render_status(cluster, cluster.status()))
+
+
+@stack_app.command("status")
+def stack_status(run_dir: _RunDir = DEFAULT_RUN_DIR) -> None:
+    """Show the stack's processes and ports. Exit 0 if it is up, 1 if a process of it has exited, 3 if it is down.
+
+    Example: quietload stack status
+    """
+    cluster = KafkaCluster(run_dir)
+    statuses = cluster.status()
+    typer.echo(render_status(cluster, statuses))
+    raise typer.Exit(3 if not statuses else 0 if all(s.running for s in statuses) else 1)
+
+
+@stack_app.command("down")
+def stack_down(run_dir: _RunDir = DEFAULT_RUN_DIR) -> None:
+    """Stop the stack and remove its run directory: no process, port or data is left behind.
+
+    Example: quietload stack down
+    """
+    cluster = KafkaCluster(run_dir)
+    typer.echo(render_stopped(cluster, cluster.down()))
 
 
 def main() -> None:

@@ -1,0 +1,9 @@
+"""The live stack: the same scenarios on real components (Kafka brokers first)."""
+from simulator.live._jars import KafkaJars, resolve_jars
+from simulator.live._process import StackError
+from simulator.live._prometheus import metric_sum, parse_metrics
+from simulator.live.kafka import (DEFAULT_RUN_DIR, KafkaCluster, Node, NodeStatus, render_status,
+                                  render_stopped)
+
+__all__ = ["DEFAULT_RUN_DIR", "KafkaCluster", "KafkaJars", "Node", "NodeStatus", "StackError", "metric_sum",
+           "parse_metrics", "render_status", "render_stopped", "resolve_jars"]

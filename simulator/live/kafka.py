@@ -1,0 +1,322 @@
+"""Real Apache Kafka on loopback (KRaft: one controller and 1-3 brokers) run from Maven Central
+jars, as a service with the lifecycle of Kafka's own system tests: ``start`` cleans first,
+then starts; ``stop``; ``clean``. One run directory holds each node's properties, data and log,
+and ``state.json`` (pids and ports), so ``status`` and ``stop`` work from another process.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import string
+import struct
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from simulator.live._jars import LOCALSTACK, KafkaJars, java_command, resolve_jars
+from simulator.live._process import StackError, http_get, last_error, process_runs, reserve_ports
+from simulator.live._prometheus import parse_metrics
+from workloads import Broker, Scenario, ScenarioError
+
+DEFAULT_RUN_DIR = Path(".quietload") / "stack"
+MAX_BROKERS = 3          # each broker is a JVM with a 512 MB heap sharing this machine's cores
+CONTROLLER_ID = 1000     # brokers are 0..N-1, as in a scenario's leader placement
+BROKER_RUNNING = 3.0     # kafka.server:type=KafkaServer,name=BrokerState once registered and unfenced
+# kafka-run-class.sh's JVM flags; log4j2's default console configuration at INFO goes to the node's log.
+_JVM_FLAGS = ["-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
+              "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true",
+              "-Dorg.apache.logging.log4j.level=INFO"]
+_HEAP = {"broker": "512m", "controller": "256m"}
+_STACK_FILES = re.compile(r"state\.json(\.tmp)?|(controller|broker-\d+)(\.log)?")
+
+
+@dataclass(frozen=True)
+class Node:
+    """One Kafka process: a broker (client listener ``port``, JMX exporter ``metrics_port``) or the controller."""
+
+    role: str
+    node_id: int
+    port: int
+    metrics_port: int = 0
+    pid: int = 0
+
+    @property
+    def name(self) -> str:
+        return f"broker-{self.node_id}" if self.role == "broker" else "controller"
+
+
+@dataclass(frozen=True)
+class NodeStatus:
+    node: Node
+    running: bool
+
+
+class KafkaCluster:
+    """``brokers`` Kafka brokers and one KRaft controller on 127.0.0.1 with the Prometheus JMX
+    exporter on every broker. As a context manager: start on entry; stop and clean on exit."""
+
+    def __init__(self, run_dir: Path | str = DEFAULT_RUN_DIR, brokers: int = 1, broker: Broker = Broker(),
+                 replication_factor: int = 1, min_insync_replicas: int = 1, port: int | None = None,
+                 start_timeout: float = 90.0, stop_timeout: float = 30.0,
+                 progress: Callable[[str], None] = lambda line: None) -> None:
+        if not 1 <= brokers <= MAX_BROKERS:
+            raise ScenarioError("brokers", f"the local stack runs 1 to {MAX_BROKERS} brokers, not {brokers}")
+        if replication_factor > brokers:
+            raise ScenarioError("replication.factor", f"{replication_factor} needs {replication_factor} brokers; the stack has {brokers}")
+        if min_insync_replicas > replication_factor:
+            raise ScenarioError("min.insync.replicas", f"{min_insync_replicas} is more than replication.factor {replication_factor}")
+        if port is not None and not 1024 <= port <= 65535 - brokers:
+            raise ScenarioError("port", f"expected a port from 1024 to {65535 - brokers}, got {port}")
+        self.run_dir, self.brokers, self.port = Path(run_dir).absolute(), brokers, port
+        self.start_timeout, self.stop_timeout, self.progress = start_timeout, stop_timeout, progress
+        self.settings = {"num_network_threads": broker.num_network_threads, "num_io_threads": broker.num_io_threads,
+                         "num_replica_fetchers": broker.num_replica_fetchers, "queued_max_requests": broker.queued_max_requests,
+                         "replica_fetch_wait_max_ms": round(broker.replica_fetch_wait_max_ms),
+                         "replica_fetch_max_bytes": broker.replica_fetch_max_bytes,
+                         "default_replication_factor": replication_factor, "min_insync_replicas": min_insync_replicas,
+                         "internal_replication_factor": brokers, "internal_min_isr": min(2, brokers)}
+        self._children: dict[int, subprocess.Popen] = {}
+
+    @classmethod
+    def for_scenario(cls, scenario: Scenario, brokers: int | None = None, **options: Any) -> "KafkaCluster":
+        """The scenario's broker settings, replication factor and min.insync.replicas (and broker count unless given)."""
+        cluster = scenario.cluster
+        if brokers is None and cluster.brokers > MAX_BROKERS:
+            raise ScenarioError("cluster.brokers", f"{cluster.brokers} brokers do not fit the local stack (1 to {MAX_BROKERS}): choose a count")
+        return cls(brokers=brokers or cluster.brokers, broker=cluster.broker, replication_factor=cluster.replication_factor,
+                   min_insync_replicas=cluster.min_insync_replicas, **options)
+
+    def __enter__(self) -> "KafkaCluster":
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.down()
+
+    # What the run directory records.
+
+    def state(self) -> dict:
+        try:
+            return json.loads((self.run_dir / "state.json").read_text())
+        except FileNotFoundError:
+            return {}
+
+    def nodes(self) -> list[Node]:
+        return [Node(**node) for node in self.state().get("nodes", [])]
+
+    def status(self) -> list[NodeStatus]:
+        """Each recorded process and whether it still runs (a crashed one shows as not running)."""
+        return [NodeStatus(node, self._running(node)) for node in self.nodes()]
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return ",".join(f"127.0.0.1:{node.port}" for node in self.nodes() if node.role == "broker")
+
+    def log(self, node: Node) -> Path:
+        return self.run_dir / f"{node.name}.log"
+
+    # The lifecycle.
+
+    def up(self) -> bool:
+        """Start the stack unless it already runs with these settings; True if this call started it."""
+        statuses, wanted = self.status(), {"brokers": self.brokers, "port": self.port, **self.settings}
+        if statuses and all(s.running for s in statuses):
+            running = self.state()["settings"]
+            if differing := [f"{key} {running.get(key)} (not {value})" for key, value in wanted.items() if running.get(key) != value]:
+                raise StackError(f"a stack with other settings is up in {self.run_dir}: {', '.join(differing)}; "
+                                 "stop it first (quietload stack down)")
+            return False
+        if exited := [s.node.name for s in statuses if not s.running]:
+            self.progress(f"restarting the stack: {', '.join(exited)} had exited")
+        self.start()
+        return True
+
+    def start(self) -> None:
+        """Clean whatever an earlier run left, then start the controller and the brokers and wait
+        until every broker serves; on any failure nothing is left running (the logs stay)."""
+        self.stop()
+        self.clean()
+        ids = range(self.brokers)
+        java, wanted = java_command(), {"controller": None} | {
+            f"broker {i}'s listener": None if self.port is None else self.port + i for i in ids} | {
+            f"broker {i}'s exporter": None for i in ids}
+        reserve_ports(wanted)   # a taken port fails before a first resolution's seconds, and again after them
+        jars = resolve_jars(self.progress)
+        ports = reserve_ports(wanted)
+        started = time.monotonic()
+        self.progress(f"starting Kafka {jars.version}: 1 controller + {self.brokers} broker(s) in {self.run_dir} ...")
+        controller = Node("controller", CONTROLLER_ID, ports["controller"])
+        brokers = [Node("broker", i, ports[f"broker {i}'s listener"], ports[f"broker {i}'s exporter"]) for i in ids]
+        cluster_id = _cluster_id()
+        state: dict[str, Any] = {"kafka": f"{jars.version} ({jars.origin})", "cluster_id": cluster_id, "nodes": [],
+                                 "settings": {"brokers": self.brokers, "port": self.port, **self.settings}}
+        try:
+            self._format([controller, *brokers], java, jars, cluster_id, controller.port)
+            for node in [controller, *brokers]:
+                state["nodes"].append(asdict(self._spawn(node, java, jars)))
+                self._write_state(state)
+            self._wait_until_serving()
+        except BaseException:
+            self.stop()
+            self.clean(keep_logs=True)
+            raise
+        self.progress(f"{self.brokers} broker(s) up in {time.monotonic() - started:.1f} s")
+
+    def stop(self) -> list[NodeStatus]:
+        """Stop the recorded processes, brokers first (their controlled shutdown needs the controller),
+        each by SIGTERM to its process group, then SIGKILL after ``stop_timeout``; wait until gone."""
+        statuses = self.status()
+        for role in ("broker", "controller"):
+            self._terminate([s.node for s in statuses if s.running and s.node.role == role])
+        return statuses
+
+    def down(self) -> list[NodeStatus]:
+        """Stop and clean; what ran before (empty if nothing did)."""
+        statuses = self.stop()
+        self.clean()
+        return statuses
+
+    def clean(self, keep_logs: bool = False) -> None:
+        """Remove what the stack wrote into the run directory, then the directory if that empties it."""
+        if not self.run_dir.is_dir():
+            return
+        for path in self.run_dir.iterdir():
+            if _STACK_FILES.fullmatch(path.name) and not (keep_logs and path.suffix == ".log"):
+                shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+        if not any(self.run_dir.iterdir()):
+            self.run_dir.rmdir()
+
+    def scrape(self, broker: int = 0) -> dict[str, float]:
+        """The broker's JMX exporter metrics (localstack/jmx-exporter.yaml) as ``{'name{labels}': value}``."""
+        node = next((n for n in self.nodes() if n.role == "broker" and n.node_id == broker), None)
+        if node is None:
+            raise StackError(f"broker {broker} is not part of the stack in {self.run_dir}")
+        url = f"http://127.0.0.1:{node.metrics_port}/metrics"
+        try:
+            return parse_metrics(http_get(url))
+        except OSError as error:
+            raise StackError(f"broker {broker}'s JMX exporter at {url} did not answer: {error}") from None
+
+    # Steps of the lifecycle.
+
+    def _properties(self, node: Node) -> Path:
+        return self.run_dir / node.name / "server.properties"
+
+    def _format(self, nodes: list[Node], java: str, jars: KafkaJars, cluster_id: str, controller_port: int) -> None:
+        """Render each node's properties and format its storage, all nodes at once (a JVM each)."""
+        formats = []
+        for node in nodes:
+            template = "server.properties.template" if node.role == "broker" else "controller.properties.template"
+            (self.run_dir / node.name).mkdir(parents=True)
+            self._properties(node).write_text(string.Template((LOCALSTACK / "kafka" / template).read_text()).substitute(
+                self.settings, node_id=node.node_id, port=node.port, log_dirs=self.run_dir / node.name / "data",
+                controller_quorum_voters=f"{CONTROLLER_ID}@127.0.0.1:{controller_port}"))
+            with self.log(node).open("ab") as log:
+                formats.append(subprocess.Popen([java, "-XX:TieredStopAtLevel=1", "-Xmx256m", "-cp", jars.classpath,
+                                                 "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(self._properties(node))],
+                                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT))
+        for node, process in zip(nodes, formats):
+            if process.wait() != 0:
+                raise StackError(f"formatting {node.name}'s storage failed: {last_error(self.log(node))} (log: {self.log(node)})")
+
+    def _spawn(self, node: Node, java: str, jars: KafkaJars) -> Node:
+        heap = _HEAP[node.role]
+        agent = ([f"-javaagent:{jars.agent}=127.0.0.1:{node.metrics_port}:{LOCALSTACK / 'jmx-exporter.yaml'}"]
+                 if node.role == "broker" else [])
+        with self.log(node).open("ab") as log:
+            process = subprocess.Popen([java, f"-Xms{heap}", f"-Xmx{heap}", *_JVM_FLAGS, *agent, "-cp", jars.classpath,
+                                        "kafka.Kafka", str(self._properties(node))], cwd=self.run_dir,
+                                       stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self._children[process.pid] = process
+        return Node(node.role, node.node_id, node.port, node.metrics_port, process.pid)
+
+    def _wait_until_serving(self) -> None:
+        self.progress(f"waiting for the brokers to serve (at most {self.start_timeout:.0f} s) ...")
+        deadline, waiting = time.monotonic() + self.start_timeout, [n for n in self.nodes() if n.role == "broker"]
+        while waiting:
+            for node in self.nodes():
+                if not self._running(node):
+                    raise StackError(f"{node.name} exited while starting: {last_error(self.log(node))} (log: {self.log(node)})")
+            waiting = [node for node in waiting if not self._serves(node)]
+            if waiting and time.monotonic() > deadline:
+                raise StackError(f"{waiting[0].name} did not come up within {self.start_timeout:.0f} s (log: {self.log(waiting[0])})")
+            time.sleep(0.25 if waiting else 0)
+
+    def _serves(self, node: Node) -> bool:
+        """Its exporter shows it RUNNING (registered, unfenced) and its listener answers a Kafka
+        request (BrokerState turns RUNNING before the listener is bound, and a connection alone
+        could reach another program that took the port)."""
+        try:
+            return (self.scrape(node.node_id).get("kafka_server_BrokerState_Value") == BROKER_RUNNING
+                    and _answers_api_versions(node.port))
+        except OSError:
+            return False
+
+    def _running(self, node: Node) -> bool:
+        if node.pid in self._children:
+            return self._children[node.pid].poll() is None
+        return process_runs(node.pid, str(self._properties(node)))
+
+    def _terminate(self, nodes: list[Node]) -> None:
+        for sig, grace in ((signal.SIGTERM, self.stop_timeout), (signal.SIGKILL, 10.0)):
+            for node in nodes:
+                try:
+                    os.killpg(node.pid, sig)   # started with a session of its own: pgid == pid
+                except ProcessLookupError:
+                    pass
+            deadline = time.monotonic() + grace
+            while (nodes := [n for n in nodes if self._running(n)]) and time.monotonic() < deadline:
+                time.sleep(0.1)
+        if nodes:
+            raise StackError(f"{nodes[0].name} (pid {nodes[0].pid}) survived SIGKILL")
+
+    def _write_state(self, state: dict) -> None:
+        temporary = self.run_dir / "state.json.tmp"
+        temporary.write_text(json.dumps(state, indent=2) + "\n")
+        temporary.replace(self.run_dir / "state.json")
+
+
+def render_status(cluster: KafkaCluster, statuses: list[NodeStatus]) -> str:
+    """What ``quietload stack status`` prints."""
+    if not statuses:
+        return f"stack in {cluster.run_dir}: down"
+    exited = [s.node.name for s in statuses if not s.running]
+    lines = [f"stack in {cluster.run_dir}: " + (f"crashed ({', '.join(exited)} exited)" if exited else "up")
+             + f", Kafka {cluster.state()['kafka']}", f"bootstrap servers: {cluster.bootstrap_servers}"]
+    for s in statuses:
+        metrics = f"  metrics http://127.0.0.1:{s.node.metrics_port}/metrics" if s.node.metrics_port else ""
+        lines.append(f"  {s.node.name:<10}  pid {s.node.pid:<7}  127.0.0.1:{s.node.port:<5}{metrics}  "
+                     + ("running" if s.running else f"exited (log: {cluster.log(s.node)})"))
+    return "\n".join(lines)
+
+
+def render_stopped(cluster: KafkaCluster, statuses: list[NodeStatus]) -> str:
+    """What ``quietload stack down`` prints."""
+    if not statuses:
+        return f"nothing was running in {cluster.run_dir}"
+    stopped = ", ".join(s.node.name for s in statuses if s.running) or "nothing"
+    exited = ", ".join(s.node.name for s in statuses if not s.running)
+    return f"stopped {stopped} in {cluster.run_dir}" + (f" ({exited} had already exited)" if exited else "")
+
+
+def _answers_api_versions(port: int) -> bool:
+    """Whether a Kafka broker on ``port`` answers ApiVersions v0 with no error."""
+    request = struct.pack(">hhih", 18, 0, 7, 9) + b"quietload"   # api key, version, correlation id, client id
+    with socket.create_connection(("127.0.0.1", port), timeout=2) as connection:
+        connection.sendall(struct.pack(">i", len(request)) + request)
+        response = connection.makefile("rb").read(10)   # size, correlation id, error code
+    return len(response) == 10 and struct.unpack(">iih", response)[1:] == (7, 0)
+
+
+def _cluster_id() -> str:
+    """A random Kafka Uuid as ``kafka-storage random-uuid`` prints it (never starting with '-')."""
+    while (uuid := base64.urlsafe_b64encode(os.urandom(16)).rstrip(b"=").decode()).startswith("-"):
+        pass
+    return uuid
