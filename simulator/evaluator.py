@@ -13,5 +13,5 @@ class Evaluator(Protocol):
     name: str
 
     def evaluate(self, scenario: Scenario, seed: int, progress: Progress | None = None) -> RunResult:
-        """Run ``scenario``; ``progress`` receives the fraction done (0..1) now and then."""
+        """Run ``scenario``; ``progress`` receives the simulated seconds reached, now and then."""
         ...
