@@ -9,12 +9,10 @@ purgatory until followers' fetches move the high watermark.
 """
 from __future__ import annotations
 
-import math
 from collections import deque
 from typing import Any, Callable
 
 from simulator.model.engine import Engine
-
 from simulator.model.metrics import Timeline
 
 FETCH_RESPONSE_MAX = 10 * 1024 * 1024     # replica.fetch.response.max.bytes

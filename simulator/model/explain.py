@@ -12,7 +12,7 @@ def mechanism(result) -> list[str]:
         f"Spark ran {spark['write_tasks']} write tasks on {spark['slots']} cores "
         f"({executors} executors, {spark['waves']} wave(s)"
         + (f", after a {spark['scan_tasks']}-task shuffle stage" if spark["shuffled"] else "")
-        + f"); each executor's tasks share one producer.",
+        + "); each executor's tasks share one producer.",
     ]
     if s["append_rate_bytes_per_s"]:
         drain = s["drain_interval_ms"] or 0.0

@@ -1,6 +1,5 @@
 import copy
 
-import pytest
 
 from reports.spread import render_spread, spread
 from simulator.result import RunResult
