@@ -13,6 +13,7 @@ from quietload.progress import SimulationProgress
 from reports.gate import CPU_MAX_PCT, HANDLER_IDLE_MIN_PCT, REQUESTS_PER_BROKER_MAX, Thresholds
 from reports.gate import check as check_result
 from reports.junit import write_junit
+from reports.report import DEFAULT_OUT_DIR, write_report
 from reports.spread import render_spread
 from reports.summary import render_summary
 from simulator.live import DEFAULT_RUN_DIR, KafkaCluster, render_status, render_stopped
@@ -140,6 +141,21 @@ def check(
         report.write_json(json_file)
     typer.echo(report.render())
     raise typer.Exit(0 if report.passed else 1)
+
+
+@app.command()
+def report(
+    result_files: Annotated[list[Path], typer.Argument(metavar="RESULT.json...", help="RunResult files (any evaluator's).")],
+    out_dir: Annotated[Path, typer.Option("--out", metavar="DIR", help="Directory the report files go to.")] = DEFAULT_OUT_DIR,
+) -> None:
+    """Turn RunResult files into report.md, runs.csv, report.json and a self-contained report.html
+    with plots; reads the files only, never runs the simulator.
+
+    Example: quietload report results/paypay-glue-2gb-seed1.json results/paypay-glue-2gb-fixed-seed1.json --out report
+    """
+    results = [RunResult.read(path) for path in result_files]
+    for path in write_report(results, out_dir):
+        typer.echo(f"wrote {path}")
 
 
 stack_app = typer.Typer(no_args_is_help=True, help=(

@@ -1,0 +1,171 @@
+"""RunResult files -> a report directory: report.md, runs.csv, report.json and report.html.
+
+Every figure is taken as it is from the RunResult's ``summary`` (and the HTML's plots from its
+``timelines``): the report formats numbers, it never recomputes them. The Markdown rounds for
+reading (and shows batch sizes in KB = bytes / 1024); the CSV and JSON carry the exact inputs.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from simulator.result import WINDOWS, RunResult
+
+DEFAULT_OUT_DIR = Path("reports-out")
+REPORT_SCHEMA = "quietload-report/1"
+
+# (summary key, column title, Markdown format): the figures of one run, in table order.
+SUMMARY_FIGURES: tuple[tuple[str, str, str], ...] = (
+    ("produce_requests", "produce requests", "{:,}"),
+    ("batches_per_request", "batches / request", "{:,.2f}"),
+    ("mean_batch_bytes", "mean batch (KB)", "kb"),
+    ("records_per_request", "records / request", "{:,.1f}"),
+    ("compression_ratio", "compression ratio", "{:,.2f}"),
+    ("load_seconds", "load (s)", "{:,.1f}"),
+    ("handler_idle_pct_during", "handler idle during (%)", "{:,.1f}"),
+    ("cpu_pct_during", "CPU during (%)", "{:,.1f}"),
+)
+
+
+def format_figure(value: float | int | None, fmt: str) -> str:
+    """One figure for reading: ``n/a`` when the run has none (e.g. idle % of a sub-second load)."""
+    if value is None:
+        return "n/a"
+    if fmt == "kb":
+        return f"{value / 1024:,.1f}"
+    return fmt.format(value)
+
+
+def format_ms(value: float | None) -> str:
+    return format_figure(value, "{:,.1f}")
+
+
+@dataclass(frozen=True)
+class RunFigures:
+    """The figures a report shows for one run, exactly as its RunResult holds them."""
+
+    label: str
+    result: RunResult
+
+    @property
+    def scenario_name(self) -> str:
+        return self.result.scenario["name"]
+
+    @property
+    def summary(self) -> dict:
+        return {key: self.result.summary.get(key) for key, _, _ in SUMMARY_FIGURES}
+
+    @property
+    def neighbours(self) -> list[dict]:
+        return [{"name": n["name"], "sla_p99_ms": n["sla_p99_ms"],
+                 **{f"p99_ms_{w}": n.get(f"p99_ms_{w}") for w in WINDOWS}}
+                for n in self.result.summary.get("tenants", [])]
+
+    def to_dict(self) -> dict:
+        return {"label": self.label, "scenario": self.scenario_name, "evaluator": self.result.evaluator,
+                "seed": self.result.seed, "summary": self.summary, "neighbours": self.neighbours,
+                "mechanism": list(self.result.mechanism)}
+
+
+def run_figures(results: list[RunResult]) -> list[RunFigures]:
+    """One RunFigures per result, labelled ``<scenario>, seed <N>`` (numbered when two labels collide)."""
+    labels = [f"{r.scenario['name']}, seed {r.seed}" for r in results]
+    return [RunFigures(label if labels.count(label) == 1 else f"{label} (#{i + 1})", result)
+            for i, (label, result) in enumerate(zip(labels, results))]
+
+
+def sla_verdict(neighbour: dict) -> str:
+    over = [w for w in WINDOWS if (neighbour[f"p99_ms_{w}"] or 0.0) > neighbour["sla_p99_ms"]]
+    return f"over SLA ({', '.join(over)})" if over else "within SLA"
+
+
+def neighbour_names(runs: list[RunFigures]) -> list[str]:
+    """Every neighbour of any run, in order of first appearance."""
+    names: list[str] = []
+    for run in runs:
+        names += [n["name"] for n in run.neighbours if n["name"] not in names]
+    return names
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    def row(cells: list[str]) -> str:
+        return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+    aligns = ["---"] + ["---:"] * (len(header) - 1)
+    return [row(header), "| " + " | ".join(aligns) + " |", *(row(r) for r in rows)]
+
+
+def summary_rows(run: RunFigures) -> list[list[str]]:
+    return [[title, format_figure(run.summary[key], fmt)] for key, title, fmt in SUMMARY_FIGURES]
+
+
+def neighbour_rows(run: RunFigures) -> list[list[str]]:
+    return [[n["name"], *(format_ms(n[f"p99_ms_{w}"]) for w in WINDOWS), format_ms(n["sla_p99_ms"]), sla_verdict(n)]
+            for n in run.neighbours]
+
+
+NEIGHBOUR_HEADER = ["neighbour", "p99 before (ms)", "p99 during (ms)", "p99 after (ms)", "SLA p99 (ms)", "verdict"]
+
+
+def comparison_table(runs: list[RunFigures]) -> tuple[list[str], list[list[str]]]:
+    """One row per run: its summary figures and each neighbour's p99 during the load."""
+    names = neighbour_names(runs)
+    header = ["run", *(title for _, title, _ in SUMMARY_FIGURES), *(f"{name} p99 during (ms)" for name in names)]
+    rows = []
+    for run in runs:
+        during = {n["name"]: n["p99_ms_during"] for n in run.neighbours}
+        rows.append([run.label, *(format_figure(run.summary[key], fmt) for key, _, fmt in SUMMARY_FIGURES),
+                     *(format_ms(during[name]) if name in during else "-" for name in names)])
+    return header, rows
+
+
+def render_markdown(runs: list[RunFigures]) -> str:
+    lines = ["# quietload report", ""]
+    if len(runs) > 1:
+        lines += ["## Comparison", "", *_table(*comparison_table(runs)), ""]
+    for run in runs:
+        lines += [f"## {run.scenario_name}", "",
+                  f"Evaluator: {run.result.evaluator}; seed: {run.result.seed}.", "",
+                  *_table(["figure", "value"], summary_rows(run)), ""]
+        lines += (_table(NEIGHBOUR_HEADER, neighbour_rows(run)) if run.neighbours
+                  else ["No neighbours in this scenario."]) + [""]
+        lines += ["Mechanism:", "", *(f"- {sentence}" for sentence in run.result.mechanism), ""]
+    return "\n".join(lines)
+
+
+def render_csv(runs: list[RunFigures]) -> str:
+    """One row per run: the exact summary figures, then each neighbour's p99 during (empty if absent)."""
+    names = neighbour_names(runs)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["run", "scenario", "evaluator", "seed", *(key for key, _, _ in SUMMARY_FIGURES),
+                     *(f"p99_ms_during.{name}" for name in names)])
+    for run in runs:
+        during = {n["name"]: n["p99_ms_during"] for n in run.neighbours}
+        writer.writerow([run.label, run.scenario_name, run.result.evaluator, run.result.seed,
+                         *("" if run.summary[key] is None else run.summary[key] for key, _, _ in SUMMARY_FIGURES),
+                         *("" if during.get(name) is None else during[name] for name in names)])
+    return out.getvalue()
+
+
+def render_json(runs: list[RunFigures]) -> str:
+    return json.dumps({"schema": REPORT_SCHEMA, "runs": [run.to_dict() for run in runs]}, indent=1) + "\n"
+
+
+def write_report(results: list[RunResult], out_dir: str | Path = DEFAULT_OUT_DIR) -> list[Path]:
+    """Render everything first, then write the four files into ``out_dir``; returns their paths."""
+    from reports.report_html import render_html  # matplotlib loads only when a report is written
+
+    runs = run_figures(results)
+    contents = {"report.md": render_markdown(runs), "runs.csv": render_csv(runs),
+                "report.json": render_json(runs), "report.html": render_html(runs)}
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, text in contents.items():
+        path = out_dir / name
+        path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    return paths

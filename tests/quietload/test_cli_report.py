@@ -1,0 +1,85 @@
+import csv
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from quietload.cli import app
+from simulator.result import RunResult
+from workloads import CATALOG
+
+SHRINK = ["--set", "dataset.files.0.size=64MB", "--set", "windows.before=2s", "--set", "windows.after=2s"]
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.fixture(scope="module")
+def catalog_results(tmp_path_factory):
+    """The published baseline and its fix, each simulated once (shrunk to 64 MB) for this module."""
+    out = tmp_path_factory.mktemp("results")
+    paths = []
+    for name in ("paypay-glue-2gb", "paypay-glue-2gb-fixed"):
+        path = out / f"{name}.json"
+        outcome = _invoke("simulate", str(CATALOG / f"{name}.yaml"), "--json", str(path), *SHRINK)
+        assert outcome.exit_code == 0, outcome.output
+        paths.append(path)
+    return paths
+
+
+def test_report_of_two_catalog_results(catalog_results, tmp_path):
+    out = tmp_path / "report"
+    outcome = _invoke("report", *map(str, catalog_results), "--out", str(out))
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.stdout.splitlines() == [f"wrote {out / name}" for name in
+                                           ("report.md", "runs.csv", "report.json", "report.html")]
+    assert sorted(p.name for p in out.iterdir()) == ["report.html", "report.json", "report.md", "runs.csv"]
+    baseline, fixed = (RunResult.read(path) for path in catalog_results)
+    rows = list(csv.DictReader((out / "runs.csv").open()))
+    assert [row["scenario"] for row in rows] == ["paypay-glue-2gb", "paypay-glue-2gb-fixed"]
+    assert [int(row["produce_requests"]) for row in rows] == [baseline.summary["produce_requests"],
+                                                              fixed.summary["produce_requests"]]
+    runs = json.loads((out / "report.json").read_text())["runs"]
+    assert [run["summary"]["mean_batch_bytes"] for run in runs] == [baseline.summary["mean_batch_bytes"],
+                                                                   fixed.summary["mean_batch_bytes"]]
+    markdown = (out / "report.md").read_text()
+    assert markdown.count("## Comparison") == 1
+    html = (out / "report.html").read_text()
+    assert 'src="http' not in html
+    assert html.count("<img") == html.count("<figcaption>") == 2 * 3 + 1
+
+
+def test_default_out_dir(catalog_results, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    outcome = _invoke("report", str(catalog_results[0]))
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.stdout.splitlines()[0] == "wrote reports-out/report.md"
+    assert (tmp_path / "reports-out" / "report.html").is_file()
+
+
+def test_missing_file_is_one_error_line_and_writes_nothing(catalog_results, tmp_path):
+    out = tmp_path / "report"
+    outcome = _invoke("report", str(catalog_results[0]), str(tmp_path / "absent.json"), "--out", str(out))
+    assert outcome.exit_code == 2
+    assert outcome.stderr.splitlines() == [f"error: {tmp_path / 'absent.json'}: no such file"]
+    assert not out.exists()
+
+
+def test_wrong_schema_version_is_one_error_line_and_writes_nothing(catalog_results, tmp_path):
+    wrong = tmp_path / "old.json"
+    wrong.write_text(json.dumps({**json.loads(catalog_results[0].read_text()), "schema_version": 0}))
+    out = tmp_path / "report"
+    outcome = _invoke("report", str(wrong), "--out", str(out))
+    assert outcome.exit_code == 2
+    assert outcome.stderr.splitlines() == [
+        f"error: {wrong}: not a quietload RunResult of schema_version 1 (found 0)"]
+    assert not out.exists()
+
+
+def test_out_dir_that_is_a_file_is_one_error_line(catalog_results, tmp_path):
+    blocker = tmp_path / "taken"
+    blocker.write_text("")
+    outcome = _invoke("report", str(catalog_results[0]), "--out", str(blocker))
+    assert outcome.exit_code == 2
+    assert len(outcome.stderr.splitlines()) == 1 and outcome.stderr.startswith("error: ")

@@ -1,0 +1,183 @@
+import base64
+import csv
+import io
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from quietload.cli import app
+from reports.report import (render_csv, render_json, render_markdown, run_figures, write_report)
+from reports.report_html import render_html, timeline_points
+from simulator.result import RunResult
+from workloads import CATALOG
+
+SUMMARY = {"produce_requests": 32104, "batches": 40250, "batches_per_request": 1.25377, "mean_batch_bytes": 61440.0,
+           "mean_batch_wire_bytes": 30720.0, "records_per_request": 118.437, "compression_ratio": 0.498123,
+           "load_seconds": 41.2638, "handler_idle_pct_during": 3.26471, "cpu_pct_during": 97.0412}
+
+
+def _result(name: str, seed: int, tenants: list[dict], **summary) -> RunResult:
+    return RunResult.from_dict({
+        "schema_version": 1, "evaluator": "model", "seed": seed,
+        "scenario": {"name": name, "batch": {"producer": {"compression.type": "zstd"}}},
+        "summary": {**SUMMARY, **summary, "tenants": tenants},
+        "mechanism": ["Batches were small.", "Handlers were busy."],
+        "windows": {"before": [0.0, 2.0], "during": [2.0, 4.5], "after": [4.5, 6.5]},
+        "timelines": {"second": [0, 1, 2, 3, 4, 5, 6],
+                      "produce_requests_per_s": [10.0, 11.0, 900.0, 950.0, 400.0, 12.0, 10.0],
+                      "handler_idle_pct_min": [99.0, 99.1, 4.0, 3.5, 60.0, 98.9, 99.0],
+                      "tenant.payment-api.p99_ms": [4.0, 4.1, 900.5, 1234.56, 30.0, 12.0, 4.0],
+                      "tenant.fraud.p99_ms": [2.0, None, 9.5, 9.1, None, 2.2, 2.0]},
+    }, "hand-made")
+
+
+PAYMENT = {"name": "payment-api", "sla_p99_ms": 10.0, "p99_ms_before": 4.04321, "p99_ms_during": 1234.56,
+           "p99_ms_after": 12.0}
+FRAUD = {"name": "fraud", "sla_p99_ms": 10.0, "p99_ms_before": 2.0, "p99_ms_during": 9.5, "p99_ms_after": None}
+
+
+@pytest.fixture
+def glue():
+    return _result("glue", 2, [PAYMENT, FRAUD])
+
+
+@pytest.fixture
+def glue_fixed():
+    return _result("glue-fixed", 2, [{**PAYMENT, "p99_ms_during": 9.87654}], produce_requests=3950,
+                   mean_batch_bytes=262144.0, handler_idle_pct_during=None)
+
+
+def test_markdown_shows_one_runs_figures_formatted_from_the_inputs(glue):
+    lines = render_markdown(run_figures([glue])).splitlines()
+    start = lines.index("## glue")
+    assert lines[start:] == [
+        "## glue", "",
+        "Evaluator: model; seed: 2.", "",
+        "| figure | value |",
+        "| --- | ---: |",
+        "| produce requests | 32,104 |",
+        "| batches / request | 1.25 |",
+        "| mean batch (KB) | 60.0 |",
+        "| records / request | 118.4 |",
+        "| compression ratio | 0.50 |",
+        "| load (s) | 41.3 |",
+        "| handler idle during (%) | 3.3 |",
+        "| CPU during (%) | 97.0 |", "",
+        "| neighbour | p99 before (ms) | p99 during (ms) | p99 after (ms) | SLA p99 (ms) | verdict |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        "| payment-api | 4.0 | 1,234.6 | 12.0 | 10.0 | over SLA (during, after) |",
+        "| fraud | 2.0 | 9.5 | n/a | 10.0 | within SLA |", "",
+        "Mechanism:", "",
+        "- Batches were small.",
+        "- Handlers were busy.",
+    ]
+    assert "## Comparison" not in lines  # one run: nothing to compare
+
+
+def test_markdown_compares_several_runs_in_one_table(glue, glue_fixed):
+    lines = render_markdown(run_figures([glue, glue_fixed])).splitlines()
+    table = lines[lines.index("## Comparison") + 2:][:4]
+    assert table == [
+        "| run | produce requests | batches / request | mean batch (KB) | records / request | compression ratio "
+        "| load (s) | handler idle during (%) | CPU during (%) | payment-api p99 during (ms) | fraud p99 during (ms) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| glue, seed 2 | 32,104 | 1.25 | 60.0 | 118.4 | 0.50 | 41.3 | 3.3 | 97.0 | 1,234.6 | 9.5 |",
+        "| glue-fixed, seed 2 | 3,950 | 1.25 | 256.0 | 118.4 | 0.50 | 41.3 | n/a | 97.0 | 9.9 | - |",
+    ]
+    assert [line for line in lines if line.startswith("## ")] == ["## Comparison", "## glue", "## glue-fixed"]
+
+
+def test_runs_with_the_same_label_are_numbered(glue):
+    assert [run.label for run in run_figures([glue, glue])] == ["glue, seed 2 (#1)", "glue, seed 2 (#2)"]
+
+
+def test_csv_holds_the_exact_input_figures(glue, glue_fixed):
+    rows = list(csv.DictReader(io.StringIO(render_csv(run_figures([glue, glue_fixed])))))
+    assert list(rows[0]) == ["run", "scenario", "evaluator", "seed", "produce_requests", "batches_per_request",
+                             "mean_batch_bytes", "records_per_request", "compression_ratio", "load_seconds",
+                             "handler_idle_pct_during", "cpu_pct_during", "p99_ms_during.payment-api",
+                             "p99_ms_during.fraud"]
+    assert rows[0] == {"run": "glue, seed 2", "scenario": "glue", "evaluator": "model", "seed": "2",
+                       "produce_requests": "32104", "batches_per_request": "1.25377", "mean_batch_bytes": "61440.0",
+                       "records_per_request": "118.437", "compression_ratio": "0.498123",
+                       "load_seconds": "41.2638", "handler_idle_pct_during": "3.26471", "cpu_pct_during": "97.0412",
+                       "p99_ms_during.payment-api": "1234.56", "p99_ms_during.fraud": "9.5"}
+    # A figure the run lacks (idle % of a short load, a neighbour it does not have) is an empty cell.
+    assert (rows[1]["produce_requests"], rows[1]["handler_idle_pct_during"], rows[1]["p99_ms_during.fraud"]) \
+        == ("3950", "", "")
+    assert rows[1]["p99_ms_during.payment-api"] == "9.87654"
+
+
+def test_json_holds_the_exact_input_figures(glue, glue_fixed):
+    report = json.loads(render_json(run_figures([glue, glue_fixed])))
+    assert report["schema"] == "quietload-report/1"
+    first = report["runs"][0]
+    assert (first["label"], first["scenario"], first["evaluator"], first["seed"]) == ("glue, seed 2", "glue", "model", 2)
+    assert first["summary"] == {key: SUMMARY[key] for key in first["summary"]}
+    assert len(first["summary"]) == 8
+    assert first["neighbours"] == [PAYMENT, FRAUD]
+    assert first["mechanism"] == ["Batches were small.", "Handlers were busy."]
+    assert report["runs"][1]["summary"]["handler_idle_pct_during"] is None
+
+
+def test_timelines_skip_seconds_without_records(glue):
+    run = run_figures([glue])[0]
+    assert timeline_points(run, "tenant.fraud.p99_ms") == [(0, 2.0), (2, 9.5), (3, 9.1), (5, 2.2), (6, 2.0)]
+    assert timeline_points(run, "no.such.timeline") == []
+
+
+def _figures(html: str) -> list[tuple[str, str]]:
+    return re.findall(r'<figure><img src="data:image/png;base64,([A-Za-z0-9+/=]+)" alt="[^"]*">'
+                      r"<figcaption>([^<]+)</figcaption></figure>", html)
+
+
+def test_html_is_self_contained_with_a_captioned_image_per_plot(glue, glue_fixed):
+    html = render_html(run_figures([glue, glue_fixed]))
+    assert 'src="http' not in html and "<link" not in html and "<script" not in html
+    figures = _figures(html)
+    # Per run: neighbour p99, produce requests, handler idle; plus the mean batch size bars across runs.
+    assert len(figures) == html.count("<img") == 7
+    assert all(base64.b64decode(png).startswith(b"\x89PNG") for png, _ in figures)
+    assert all(caption.strip() and "\n" not in caption for _, caption in figures)
+    assert figures[0][1].startswith("Mean records per produce batch")
+    assert "1,234.6" in html and "32,104" in html and "Batches were small." in html
+
+
+def test_html_of_one_run_has_no_comparison(glue):
+    html = render_html(run_figures([glue]))
+    assert len(_figures(html)) == html.count("<img") == 3
+    assert "Comparison" not in html
+
+
+@pytest.fixture(scope="module")
+def real_result(tmp_path_factory):
+    """One real (shrunk) model run of the published baseline, written once for this module."""
+    path = tmp_path_factory.mktemp("real") / "baseline.json"
+    outcome = CliRunner().invoke(app, ["simulate", str(CATALOG / "paypay-glue-2gb.yaml"), "--json", str(path),
+                                       "--set", "dataset.files.0.size=64MB",
+                                       "--set", "windows.before=2s", "--set", "windows.after=2s"])
+    assert outcome.exit_code == 0, outcome.output
+    return RunResult.read(path)
+
+
+def test_report_of_a_real_result_carries_its_figures(real_result, tmp_path):
+    paths = write_report([real_result], tmp_path / "out")
+    assert [p.name for p in paths] == ["report.md", "runs.csv", "report.json", "report.html"]
+    summary = real_result.summary
+    run = json.loads(paths[2].read_text())["runs"][0]
+    assert run["summary"] == {key: summary[key] for key in run["summary"]}
+    assert run["neighbours"] == [{k: t[k] for k in ("name", "sla_p99_ms", "p99_ms_before", "p99_ms_during",
+                                                     "p99_ms_after")} for t in summary["tenants"]]
+    row = next(csv.DictReader(io.StringIO(paths[1].read_text())))
+    assert int(row["produce_requests"]) == summary["produce_requests"]
+    assert float(row["mean_batch_bytes"]) == summary["mean_batch_bytes"]
+    for tenant in summary["tenants"]:
+        assert float(row[f"p99_ms_during.{tenant['name']}"]) == tenant["p99_ms_during"]
+    markdown = paths[0].read_text()
+    assert f"| produce requests | {summary['produce_requests']:,} |" in markdown
+    assert f"| mean batch (KB) | {summary['mean_batch_bytes'] / 1024:,.1f} |" in markdown
+    assert all(f"- {sentence}" in markdown for sentence in real_result.mechanism)
+    html = paths[3].read_text()
+    assert len(_figures(html)) == html.count("<img") == 3 and 'src="http' not in html
