@@ -1,6 +1,7 @@
 """The `quietload` command line: parse, build value objects, call one library function, render."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Annotated, Any
@@ -113,9 +114,9 @@ def check(
                                                      help="Check this RunResult file (any evaluator's) instead of running SCENARIO.")] = None,
     junit_file: Annotated[Path | None, typer.Option("--junit", metavar="FILE", help="Also write the verdicts as JUnit XML.")] = None,
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Also write the verdicts as JSON.")] = None,
-    handler_idle_min: Annotated[float, typer.Option(min=0, max=100, help="Least RequestHandlerAvgIdlePercent of each broker during the load (%).")] = HANDLER_IDLE_MIN_PCT,
-    cpu_max: Annotated[float, typer.Option(min=0, max=100, help="Most CPU of each broker during the load (%).")] = CPU_MAX_PCT,
-    requests_per_broker_max: Annotated[float, typer.Option(min=0, help="Most produce requests per second per broker during the load.")] = REQUESTS_PER_BROKER_MAX,
+    handler_idle_min: Annotated[float | None, typer.Option(min=0, max=100, help=f"Least RequestHandlerAvgIdlePercent of each broker during the load (%) [default: the scenario's check.handler_idle_min, else {HANDLER_IDLE_MIN_PCT:g}].")] = None,
+    cpu_max: Annotated[float | None, typer.Option(min=0, max=100, help=f"Most CPU of each broker during the load (%) [default: check.cpu_max, else {CPU_MAX_PCT:g}].")] = None,
+    requests_per_broker_max: Annotated[float | None, typer.Option(min=0, help=f"Most produce requests per second per broker during the load [default: check.requests_per_broker_max, else {REQUESTS_PER_BROKER_MAX:g}].")] = None,
     deadline: Annotated[str | None, typer.Option(metavar="DURATION", help="The load must finish within this, e.g. 10min.")] = None,
 ) -> None:
     """Gate a batch job before it ships: neighbours' p99 within SLA, broker handler idle, broker CPU,
@@ -124,8 +125,9 @@ def check(
 
     Example: quietload check workloads/catalog/paypay-glue-2gb.yaml --junit check.xml
     """
-    thresholds = Thresholds(handler_idle_min, cpu_max, requests_per_broker_max,
-                            parse_seconds(deadline, "--deadline") if deadline is not None else None)
+    given = {"handler_idle_min_pct": handler_idle_min, "cpu_max_pct": cpu_max,
+             "requests_per_broker_max": requests_per_broker_max,
+             "deadline_s": parse_seconds(deadline, "--deadline") if deadline is not None else None}
     if scenario_file is not None and result_file is None:
         result = _run_model(scenario_file, overrides, [seed or 1])[0]
     elif result_file is not None and scenario_file is None:
@@ -134,6 +136,9 @@ def check(
         result = RunResult.read(result_file)
     else:
         raise ScenarioError("SCENARIO", "give either a scenario file or --result RUNRESULT.json")
+    # the scenario's own `check:` section, with the options given here laid over it
+    thresholds = dataclasses.replace(Thresholds.of_scenario(result.scenario.get("check")),
+                                     **{k: v for k, v in given.items() if v is not None})
     report = check_result(result, thresholds)
     if junit_file:
         write_junit(report, junit_file)

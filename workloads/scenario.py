@@ -211,6 +211,27 @@ class Jitter:
     service_time: float = f.prop(parse=f.fraction, default=0.05)
 
 
+def _percent(value: Any, path: str) -> float:
+    text = str(value).strip().rstrip("%").strip()
+    try:
+        number = float(text)
+    except ValueError:
+        raise ScenarioError(path, f"expected a percentage like 30 or 30%, got {value!r}") from None
+    if not 0 <= number <= 100:
+        raise ScenarioError(path, f"expected a percentage from 0 to 100, got {value!r}")
+    return number
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What ``quietload check`` holds the job to, kept with the job's scenario."""
+
+    handler_idle_min: float = f.prop(parse=_percent, default=30.0)      # RequestHandlerAvgIdlePercent
+    cpu_max: float = f.prop(parse=_percent, default=60.0)               # the MSK guidance
+    requests_per_broker_max: float = f.prop(parse=f.positive(parse_record_rate), default=5000.0)
+    deadline: float | None = f.prop(parse=f.positive(_seconds), default=None)
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str = f.prop(parse=f.text)
@@ -222,6 +243,7 @@ class Scenario:
     profile: CostProfile = f.prop(parse=lambda v, p: CostProfile.load(f.text(v, p), p), default=None)
     windows: Windows = f.prop(parse=lambda v, p: f.build(Windows, v, p), default_factory=Windows)
     jitter: Jitter = f.prop(parse=lambda v, p: f.build(Jitter, v, p), default_factory=Jitter)
+    check: Gate = f.prop(parse=lambda v, p: f.build(Gate, v, p), default_factory=Gate)
     description: str = f.prop(default="")
     assumptions: tuple[str, ...] = f.prop(parse=lambda v, p: tuple(str(x) for x in v) if isinstance(v, list)
                                           else _bad_assumptions(v, p), default=())

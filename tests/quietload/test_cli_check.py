@@ -103,6 +103,19 @@ def test_thresholds_and_deadline_come_from_options(tmp_path):
     ]
 
 
+def test_thresholds_and_deadline_come_from_the_scenario_check_section(tmp_path):
+    strict = {**CALM_RUN, "scenario": {**CALM_RUN["scenario"], "check": {
+        "handler_idle_min": 95.0, "cpu_max": 60.0, "requests_per_broker_max": 5000.0, "deadline": 30.0}}}
+    result = _check("--result", _result_file(tmp_path, strict))
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines()[1:3] == [
+        "  handler_idle: RequestHandlerAvgIdlePercent during the load below 95 %: broker 1 91.0 %",
+        "  load_deadline: the load took 42.0 s, past its deadline of 30.0 s"]
+    # an option given on the command line wins over the scenario's section
+    relaxed = _check("--result", _result_file(tmp_path, strict), "--handler-idle-min", "90", "--deadline", "1min")
+    assert relaxed.exit_code == 0, relaxed.output
+
+
 def _assert_one_line_error(result, text: str) -> None:
     assert result.exit_code == 2, result.output
     assert isinstance(result.exception, SystemExit)

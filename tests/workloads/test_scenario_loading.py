@@ -147,3 +147,21 @@ def test_units():
     assert scenario.batch.producer.linger_ms == 10.0
     assert scenario.batch.spark.append_rate == 40 * 1024**2
     assert scenario.windows.max_duration == 300.0
+
+
+def test_check_section_holds_the_gate_with_units():
+    scenario = Scenario.from_yaml(BASE, ["check.cpu_max=75%", "check.handler_idle_min=25",
+                                         "check.requests_per_broker_max=3000/s", "check.deadline=15min"])
+    assert (scenario.check.cpu_max, scenario.check.handler_idle_min) == (75.0, 25.0)
+    assert scenario.check.requests_per_broker_max == 3000.0
+    assert scenario.check.deadline == 900.0
+    assert Scenario.from_yaml(BASE).check.deadline is None
+
+
+@pytest.mark.parametrize("override, field", [("check.cpu_max=120%", "check.cpu_max"),
+                                             ("check.deadline=15", "check.deadline"),
+                                             ("check.cpu_maximum=50", "check.cpu_maximum")])
+def test_check_section_rejects_bad_values(override, field):
+    with pytest.raises(ScenarioError) as error:
+        Scenario.from_yaml(BASE, [override])
+    assert str(error.value).startswith(f"{field}: ")
