@@ -2,10 +2,10 @@
 from workloads.errors import ScenarioError
 from workloads.producer import Client, ProducerConfig, client_defaults
 from workloads.profile import CostProfile
-from workloads.scenario import (BatchJob, Broker, Cluster, Dataset, FileGroup, Gate, Jitter, Scenario, Spark,
+from workloads.scenario import (BatchJob, Broker, Cluster, Dataset, FileGroup, Gate, Jitter, Quota, Scenario, Spark,
                                 Tenant, Topic, Windows)
 
 CATALOG = __import__("pathlib").Path(__file__).parent / "catalog"
 
 __all__ = ["BatchJob", "Broker", "CATALOG", "Client", "Cluster", "CostProfile", "Dataset", "FileGroup", "Gate", "Jitter",
-           "ProducerConfig", "Scenario", "ScenarioError", "Spark", "Tenant", "Topic", "Windows", "client_defaults"]
+           "ProducerConfig", "Quota", "Scenario", "ScenarioError", "Spark", "Tenant", "Topic", "Windows", "client_defaults"]

@@ -154,6 +154,13 @@ class Spark:
 
 
 @dataclass(frozen=True)
+class Quota:
+    """A client quota on the batch job (all its executors share one client-id), per broker."""
+
+    producer_byte_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
+
+
+@dataclass(frozen=True)
 class BatchJob:
     topic: str = f.prop(parse=f.text)
     spark: Spark = f.prop()
@@ -163,6 +170,7 @@ class BatchJob:
     start: float | None = f.prop(parse=_seconds, default=None)
     loads: int = f.prop(parse=f.positive_int, default=1)
     spacing: float = f.prop(parse=_seconds, default=0.0)
+    quota: Quota = f.prop(parse=lambda v, p: f.build(Quota, v, p), default_factory=Quota)
 
     @classmethod
     def build(cls, raw: Any, path: str) -> "BatchJob":

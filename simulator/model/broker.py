@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from simulator.model.engine import Engine
 from simulator.model.metrics import Timeline
+from simulator.model.quota import ByteRateQuota
 
 FETCH_RESPONSE_MAX = 10 * 1024 * 1024     # replica.fetch.response.max.bytes
 PRODUCE_TIME_PARTS = ("RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs",
@@ -86,7 +87,7 @@ _NO_BATCHES: list[Any] = []
 
 class Request:
     __slots__ = ("kind", "connection", "size", "client", "batches", "acks", "pending", "partitions", "offsets",
-                 "ends", "fetched_batches", "t_received",
+                 "ends", "fetched_batches", "throttle", "t_received",
                  "t_arrive", "t_enqueue", "t_start", "t_local", "t_complete", "parked", "data")
 
     def __init__(self, kind: str, connection: Connection, size: float, client: Any):
@@ -99,6 +100,7 @@ class Request:
         self.offsets: list[float] = _NO_OFFSETS
         self.ends: list[float] = _NO_OFFSETS
         self.fetched_batches = 0.0
+        self.throttle = 0.0        # quota throttle time handed back with the response
         self.parked = False
         self.data = 0.0
         self.t_received = self.t_arrive = self.t_enqueue = self.t_start = self.t_local = self.t_complete = 0.0
@@ -164,6 +166,7 @@ class Broker:
         self.neighbour_times: dict[str, list[tuple[float, float, float, float]]] = {}
         self.produce_count = 0
         self.fetch_count = 0
+        self.quotas: dict[str, ByteRateQuota] = {}     # per quota entity (client-id)
 
     def __repr__(self) -> str:
         return f"broker-{self.id}"
@@ -323,13 +326,21 @@ class Broker:
             delivered = max(delivered, request.client.broker.nic_in.take(sent, size, connection))
         else:
             self._record_produce_times(request, begin, delivered)
+        if request.kind == "produce" and request.client.quota_bound > 0.0:
+            request.throttle = self._quota(request.client).record(now, request.size)
         connection.busy = False
-        connection.free_at = sent
+        connection.free_at = sent + request.throttle     # KIP-219: muted while throttled
         if connection.pending:
             waiting = connection.pending.popleft()
-            self._read(waiting, max(sent, waiting.t_received))
+            self._read(waiting, max(connection.free_at, waiting.t_received))
         if request.kind == "fetch" or request.acks != "0":
             self.engine.at(delivered + self.half_rtt, request.client.response_at, request)
+
+    def _quota(self, client: Any) -> ByteRateQuota:
+        quota = self.quotas.get(client.quota_entity)
+        if quota is None:
+            quota = self.quotas[client.quota_entity] = ByteRateQuota(client.quota_bound)
+        return quota
 
     def _record_produce_times(self, request: Request, response_begin: float, delivered: float) -> None:
         times = self.produce_time

@@ -29,6 +29,11 @@ def mechanism(result) -> list[str]:
         lines.append(
             f"During the load the busiest broker's request handlers were {s['handler_idle_pct_during']:.0f} % idle "
             f"and its CPU {s['cpu_pct_during']:.0f} % busy.")
+    quota = result.scenario["batch"]["quota"]["producer_byte_rate"]
+    if quota:
+        lines.append(f"The brokers held the job to its producer_byte_rate quota of {format_bytes(quota)}/s each: "
+                     f"they throttled it for {s['quota_throttle_s']:.1f} s in all (muting its connections), and the "
+                     f"load took {s['load_seconds']:.1f} s.")
     lag = s["replica_lag_bytes_max_during"]
     if lag > 10 * 1024**2:
         lines.append(f"With acks={producer['acks']} replication fell up to {format_bytes(lag)} behind the leaders; "

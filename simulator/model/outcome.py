@@ -46,6 +46,7 @@ def _producer_figures(producer, load) -> dict:
         "batches_per_request": producer.batches_sent / producer.requests if producer.requests else 0.0,
         "records_per_request": producer.records_sent / producer.requests if producer.requests else 0.0,
         "buffer_blocked_s": producer.blocked_seconds,
+        "quota_throttled_s": producer.throttled_seconds,
         "compression_ratio_estimate": producer.ratio_estimate,
     }
 
@@ -108,6 +109,7 @@ def build(run) -> RunResult:
             "bytes_in": broker.nic_in.used.total(),
             "bytes_out": broker.nic_out.used.total(),
             "RequestQueueSize_max": broker.queue_max,
+            "produce_throttle_s": sum(q.throttled for q in broker.quotas.values()),
             "RequestHandlerAvgIdlePercent": {w: _window_mean(h_idle, *span) for w, span in windows.items()},
             "NetworkProcessorAvgIdlePercent": {w: _window_mean(n_idle, *span) for w, span in windows.items()},
             "cpu_percent": {w: _window_mean(cpu_pct, *span) for w, span in windows.items()},
@@ -145,6 +147,7 @@ def build(run) -> RunResult:
         "cpu_pct_during": during(cpu, max),
         "replica_lag_bytes_max_during": max([lag for second, lag in enumerate(run.replica_lag, start=1)
                                              if start <= second <= end + 1], default=0.0),
+        "quota_throttle_s": sum(b["produce_throttle_s"] for b in brokers),
         "remote_time_ms_p99": max((b["produce_time_ms"]["RemoteTimeMs"]["p99"] or 0.0) for b in brokers),
         "append_rate_bytes_per_s": _mean([f["append_rate_bytes_per_s"] for f in active]),
         "drain_interval_ms": _mean([f["drain_interval_ms"] for f in active]),

@@ -56,6 +56,9 @@ class Producer:
         self.half_rtt = rtt / 2
         self.on_records_acked = on_records_acked
         self.neighbour = False          # a tenant's application, not the batch load
+        self.quota_entity = name        # the client-id brokers apply quotas to
+        self.quota_bound = 0.0          # producer_byte_rate per broker (0: no quota)
+        self.throttled_seconds = 0.0
         self.deques: dict[Partition, deque[Batch]] = {p: deque() for p in partitions}
         self.nonempty: dict[Partition, None] = {}
         self.inflight = {node: 0 for node in self.nodes}
@@ -458,7 +461,11 @@ class Producer:
 
     def on_response(self, request: Request) -> None:
         now = self.engine.now
-        self.inflight[request.connection.broker] -= 1
+        node = request.connection.broker
+        self.inflight[node] -= 1
+        if request.throttle > 0.0:   # NetworkClient: nothing goes to a throttled broker
+            self.send_done[node] = max(self.send_done[node], now + request.throttle)
+            self.throttled_seconds += request.throttle
         for batch in request.batches:
             self.memory_used -= batch.memory
             del self.incomplete[batch]
