@@ -107,13 +107,18 @@ class Request:
 
 
 class Connection:
-    __slots__ = ("broker", "processor", "busy", "free_at", "pending")
+    """A client's connection to a broker: the broker's side (muting, the requests waiting to
+    be read) and the client's (requests in flight, when the last one was fully sent)."""
+
+    __slots__ = ("broker", "processor", "busy", "free_at", "pending", "inflight", "send_done")
 
     def __init__(self, broker: Broker, processor: int):
         self.broker, self.processor = broker, processor
         self.busy = False
         self.free_at = 0.0
         self.pending: deque[Request] = deque()
+        self.inflight = 0
+        self.send_done = 0.0
 
 
 class Broker:

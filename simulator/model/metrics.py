@@ -5,19 +5,35 @@ import math
 
 
 class Timeline:
-    """Values summed into 1-second buckets."""
+    """Values summed into 1-second buckets. The second being added to is summed in place
+    (most additions land in the current second) and written to its bucket when another
+    second comes."""
 
-    __slots__ = ("buckets",)
+    __slots__ = ("buckets", "second", "sum")
 
     def __init__(self) -> None:
         self.buckets: list[float] = []
+        self.second = -1
+        self.sum = 0.0
 
     def add(self, time: float, value: float = 1.0) -> None:
         second = int(time)
+        if second == self.second:
+            self.sum += value
+            return
+        self._flush()
+        self.second = second
+        self.sum = value
+
+    def _flush(self) -> None:
+        if self.second < 0:
+            return
         buckets = self.buckets
-        if second >= len(buckets):
-            buckets.extend([0.0] * (second + 1 - len(buckets)))
-        buckets[second] += value
+        if self.second >= len(buckets):
+            buckets.extend([0.0] * (self.second + 1 - len(buckets)))
+        buckets[self.second] += self.sum
+        self.second = -1
+        self.sum = 0.0
 
     def add_interval(self, start: float, end: float, weight: float = 1.0) -> None:
         """Spread ``weight`` x the overlap of [start, end) with each second."""
@@ -28,9 +44,11 @@ class Timeline:
             start = stop
 
     def values(self, seconds: int) -> list[float]:
+        self._flush()
         return (self.buckets + [0.0] * seconds)[:seconds]
 
     def total(self, start: float = 0.0, end: float = math.inf) -> float:
+        self._flush()
         return math.fsum(v for s, v in enumerate(self.buckets) if start <= s < end)
 
 

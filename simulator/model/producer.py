@@ -61,10 +61,10 @@ class Producer:
         self.throttled_seconds = 0.0
         self.deques: dict[Partition, deque[Batch]] = {p: deque() for p in partitions}
         self.nonempty: dict[Partition, None] = {}
-        self.inflight = {node: 0 for node in self.nodes}
-        self.send_done = {node: 0.0 for node in self.nodes}
         self.drain_index = {node: 0 for node in self.nodes}
         self.connections: dict[Broker, Connection] = {node: node.connect(self) for node in self.nodes}
+        # each partition's leader connection, by partition index (the hot paths look it up)
+        self.connection_of: list[Connection] = [self.connections[p.leader] for p in partitions]
         self.sticky: Partition | None = None
         self.sticky_bytes = 0.0
         self.sticky_since = 0.0
@@ -102,6 +102,11 @@ class Producer:
         self.blocked_since = 0.0
         self.blocked_seconds = 0.0
         self.append_seconds = 0.0
+
+    @property
+    def inflight(self) -> dict[Broker, int]:
+        """Requests in flight per broker."""
+        return {node: connection.inflight for node, connection in self.connections.items()}
 
     # ---- capacity and partitioning -------------------------------------------------
     def capacity(self) -> float:
@@ -354,10 +359,11 @@ class Producer:
         flowing = self.rate > 0 and not self.blocked
         target = None if self.keyed or self.sticky is None else self.sticky.leader
         for node in self.nodes:
-            if self.inflight[node] >= self.max_in_flight:
+            connection = self.connections[node]
+            if connection.inflight >= self.max_in_flight:
                 continue
             if (flowing and (target is None or node is target)) or any(self.deques[p] for p in self.by_node[node]):
-                next_check = min(next_check, self.send_done[node])
+                next_check = min(next_check, connection.send_done)
         return next_check
 
     def _sendable(self, dq: deque[Batch], now: float) -> bool:
@@ -374,11 +380,12 @@ class Producer:
             dq = self.deques[partition]
             head = dq[0]
             if self._sendable(dq, now):
-                if self.inflight[node] < self.max_in_flight:  # else a response will wake us
-                    if now >= self.send_done[node]:
+                connection = self.connection_of[partition.index]
+                if connection.inflight < self.max_in_flight:  # else a response will wake us
+                    if now >= connection.send_done:
                         ready[node] = None
                     else:
-                        next_check = min(next_check, self.send_done[node])
+                        next_check = min(next_check, connection.send_done)
                 continue
             next_check = min(next_check, head.created + self.linger)
             if self.rate > 0 and not self.blocked and not self.keyed and partition is self.sticky:
@@ -387,12 +394,12 @@ class Producer:
             # the flow's next batch: append() wakes the sender when it creates a batch
             if self.keyed:   # every partition gets records: an idle node with room gets one soon
                 for node in self.nodes:
-                    if self.inflight[node] < self.max_in_flight and not any(self.deques[p] for p in self.by_node[node]):
+                    if self.connections[node].inflight < self.max_in_flight and not any(self.deques[p] for p in self.by_node[node]):
                         next_check = min(next_check, now + len(self.partitions) * self.record_bytes / self.rate)
                         break
             else:
                 target = self.sticky
-                if target is None or not self.deques[target] and self.inflight[target.leader] < self.max_in_flight:
+                if target is None or not self.deques[target] and self.connection_of[target.index].inflight < self.max_in_flight:
                     next_check = min(next_check, now + self.record_bytes / self.rate)
         return sorted(ready, key=lambda b: b.id), next_check
 
@@ -401,7 +408,7 @@ class Producer:
         start = self.drain_index[node]
         if self.librdkafka:  # one partition per ProduceRequest, each when its own batch is ready
             out: list[Request] = []
-            room = self.max_in_flight - self.inflight[node]
+            room = self.max_in_flight - self.connections[node].inflight
             for i in range(len(partitions)):
                 partition = partitions[(start + i) % len(partitions)]
                 dq = self.deques[partition]
@@ -447,7 +454,8 @@ class Producer:
 
     def _send(self, request: Request, at: float) -> None:
         node = request.connection.broker
-        self.inflight[node] += 1
+        connection = request.connection
+        connection.inflight += 1
         self.requests += 1
         for batch in request.batches:
             self.batches_sent += 1
@@ -455,16 +463,16 @@ class Producer:
             self.wire_sent += batch.wire
             self.records_sent += batch.records
         # the send is complete once its last byte has left: InFlightRequests.canSendMore
-        self.send_done[node] = node.receive(request, at + self.half_rtt) - self.half_rtt
+        connection.send_done = node.receive(request, at + self.half_rtt) - self.half_rtt
         if self.acks == "0":  # no response: done once written
-            self.engine.at(self.send_done[node], self.on_response, request)
+            self.engine.at(connection.send_done, self.on_response, request)
 
     def on_response(self, request: Request) -> None:
         now = self.engine.now
-        node = request.connection.broker
-        self.inflight[node] -= 1
+        connection = request.connection
+        connection.inflight -= 1
         if request.throttle > 0.0:   # NetworkClient: nothing goes to a throttled broker
-            self.send_done[node] = max(self.send_done[node], now + request.throttle)
+            connection.send_done = max(connection.send_done, now + request.throttle)
             self.throttled_seconds += request.throttle
         for batch in request.batches:
             self.memory_used -= batch.memory
