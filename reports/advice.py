@@ -14,6 +14,9 @@ from workloads.units import format_bytes
 LOW_BATCH_FILL = 0.5
 # A neighbour that spends more than half its SLA waiting for followers is held up by replication.
 REMOTE_SHARE_OF_SLA = 0.5
+# A neighbour whose time in the brokers is mostly waiting for followers is held up by its
+# replica fetchers, which also carry the load's partitions (one fetcher thread per hash bucket).
+FOLLOWER_SHARE_OF_BROKER_TIME = 0.8
 # A neighbour already above half its SLA without the load leaves little room for any load.
 BUSY_BEFORE_SHARE_OF_SLA = 0.5
 
@@ -57,6 +60,27 @@ def _acks(producer: dict, summary: dict) -> str | None:
             f"(RemoteTimeMs p99) against an SLA of {sla:,.1f} ms")
 
 
+def _fetchers(result: RunResult) -> str | None:
+    producer = (result.scenario.get("batch") or {}).get("producer") or {}
+    if str(producer.get("acks")) != "all":
+        return None   # with acks=1 the acks hint comes first
+    waits: list[tuple[str, float, float]] = []
+    for tenant in result.summary.get("tenants", []):
+        times = tenant.get("broker_time_ms_p99_during") or {}
+        remote, total = times.get("RemoteTimeMs"), times.get("TotalTimeMs")
+        over = (tenant.get("p99_ms_during") or 0.0) > (tenant.get("sla_p99_ms") or float("inf"))
+        if over and remote and total and remote >= FOLLOWER_SHARE_OF_BROKER_TIME * total:
+            waits.append((tenant["name"], remote, total))
+    if not waits:
+        return None
+    name, remote, total = max(waits, key=lambda w: w[1])
+    fetchers = (((result.scenario.get("cluster") or {}).get("broker") or {}).get("num.replica.fetchers"))
+    now = f" (now {fetchers})" if fetchers else ""
+    return (f"give the brokers more replica fetchers, num.replica.fetchers{now}: {name}'s requests spent "
+            f"{remote:,.1f} of their {total:,.1f} ms in the brokers waiting for followers (RemoteTimeMs p99), "
+            f"whose fetches also carry the load's partitions")
+
+
 def _headroom(summary: dict) -> str | None:
     tight = [(t["name"], t.get("p99_ms_before"), t.get("sla_p99_ms")) for t in summary.get("tenants", [])]
     tight = [(name, before, sla) for name, before, sla in tight
@@ -82,7 +106,8 @@ def recommend(result: RunResult, failed_rules: set[str]) -> list[str]:
     summary = result.summary
     hints: list[str | None] = []
     if failed_rules & _BROKER_LOAD_RULES:
-        hints += [_linger(producer, summary), _compression(producer, summary), _acks(producer, summary)]
+        hints += [_linger(producer, summary), _compression(producer, summary), _acks(producer, summary),
+                  _fetchers(result)]
     if "neighbour_sla" in failed_rules and not any(hints):
         # Only when no setting of the job explains the breach: then the SLA's headroom is the news.
         hints.append(_headroom(summary))

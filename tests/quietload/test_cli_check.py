@@ -61,6 +61,15 @@ def test_published_fix_clears_the_broker_rules(fixed):
                         "produce_request_rate": "pass", "load_deadline": "skipped"}
 
 
+def test_published_fix_is_told_to_add_fetchers_and_passes_with_them(fixed):
+    result, _ = fixed
+    assert "num.replica.fetchers (now 2)" in result.stdout
+    # following the advice: the neighbours' partitions get fetchers of their own
+    followed = _check(FIXED, "--set", "cluster.broker.num.replica.fetchers=8")
+    assert followed.exit_code == 0, followed.output
+    assert followed.stdout.startswith("PASS paypay-glue-2gb-fixed (model, seed 1): ")
+
+
 # A small passing run in the RunResult schema, as any evaluator could write it.
 CALM_RUN = {
     "schema_version": 1, "evaluator": "live", "seed": 3,

@@ -178,8 +178,19 @@ def test_baseline_like_run_fails_with_hints_tied_to_its_figures():
 FIXED_PRODUCER = {"batch": {"producer": {"linger.ms": 10.0, "compression.type": "zstd", "acks": "all"}}}
 
 
+def test_fixed_settings_with_followers_holding_the_neighbour_up_ask_for_more_fetchers():
+    scenario = {**FIXED_PRODUCER, "cluster": {"broker": {"num.replica.fetchers": 2}}}
+    hints = recommend(_run({"scenario": scenario}), {"neighbour_sla"})
+    # payment-api is over its SLA and spent 77.8 of its 91.2 ms (85 %) waiting for followers
+    assert hints == ["give the brokers more replica fetchers, num.replica.fetchers (now 2): payment-api's requests "
+                     "spent 77.8 of their 91.2 ms in the brokers waiting for followers (RemoteTimeMs p99), whose "
+                     "fetches also carry the load's partitions"]
+
+
 def test_fixed_settings_leave_only_the_neighbour_s_headroom_to_say():
-    hints = recommend(_run({"scenario": FIXED_PRODUCER}), {"neighbour_sla"})
+    tenants = copy.deepcopy(RUN["summary"]["tenants"])
+    tenants[0]["broker_time_ms_p99_during"] = {"LocalTimeMs": 14.7, "RemoteTimeMs": 60.0, "TotalTimeMs": 91.2}
+    hints = recommend(_run({"scenario": FIXED_PRODUCER, "summary": {"tenants": tenants}}), {"neighbour_sla"})
     assert hints == ["payment-api already had a p99 of 8.6 ms before the load (86 % of its 10.0 ms SLA), leaving "
                      "the load 1.4 ms: isolate the load (a producer_byte_rate quota on the batch client) or revisit the SLA"]
 
