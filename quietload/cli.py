@@ -49,13 +49,6 @@ class _OneLineErrors(TyperGroup):
 app = typer.Typer(cls=_OneLineErrors, no_args_is_help=True, help=_HELP)
 
 
-@app.callback()
-def _root() -> None:
-    # An explicit callback keeps Typer in multi-command mode even while only one
-    # command exists (otherwise `quietload version` would not parse).
-    pass
-
-
 @app.command()
 def version() -> None:
     """Print the quietload version."""

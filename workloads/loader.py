@@ -6,6 +6,7 @@ Override paths follow the file's own keys; Kafka and Spark property names keep t
 from __future__ import annotations
 
 import copy
+import types
 import typing
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,6 @@ def _assign(node: dict, cls: type, segments: list[str], value: Any, path: str) -
 def _value_type(cls: type, attribute: str) -> Any:
     hint = typing.get_type_hints(cls)[attribute]
     args = [a for a in typing.get_args(hint) if a is not type(None)]
-    if typing.get_origin(hint) in (typing.Union, getattr(__import__("types"), "UnionType")) and len(args) == 1:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(args) == 1:
         return args[0]
     return hint

@@ -132,6 +132,7 @@ class ModelRun:
         self._build_loads()
         self.tenants = [self._tenant(t) for t in scenario.tenants]
         self.load_end = math.nan
+        self.replica_lag: list[float] = []     # sampled once a second
 
     def _fetchers(self) -> list[Fetcher]:
         count = self.scenario.cluster.broker.num_replica_fetchers
@@ -219,7 +220,6 @@ class ModelRun:
         self.engine.at(self.engine.now + 1.0, self._sample)
 
     def execute(self, progress=None) -> None:
-        self.replica_lag: list[float] = []
         self.engine.at(1.0, self._sample)
         for fetcher in self.fetchers:
             self.engine.at(0.0, fetcher.start)

@@ -22,11 +22,13 @@ def _window_mean(series: list[float], start: float, end: float) -> float | None:
     return _mean(seconds) if seconds else None
 
 
-def _time_figures(seconds: list[float]) -> dict:
-    if not seconds:
-        return {"mean": None, "p99": None}
+def _p99_ms(seconds: list[float]) -> float | None:
     ordered = sorted(seconds)
-    return {"mean": sum(ordered) / len(ordered) * 1e3, "p99": ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1e3}
+    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1e3 if ordered else None
+
+
+def _time_figures(seconds: list[float]) -> dict:
+    return {"mean": sum(seconds) / len(seconds) * 1e3 if seconds else None, "p99": _p99_ms(seconds)}
 
 
 def _producer_figures(producer, load) -> dict:
@@ -54,11 +56,8 @@ def _producer_figures(producer, load) -> dict:
 def _broker_times(run, name: str, start: float, end: float) -> dict:
     """The neighbour's produce requests as the brokers timed them during the load (p99, ms)."""
     rows = [row for b in run.brokers for row in b.neighbour_times.get(name, []) if start <= row[0] < end]
-    figures = {}
-    for index, part in ((1, "LocalTimeMs"), (2, "RemoteTimeMs"), (3, "TotalTimeMs")):
-        values = sorted(row[index] for row in rows)
-        figures[part] = values[min(len(values) - 1, int(0.99 * len(values)))] * 1e3 if values else None
-    return figures
+    return {part: _p99_ms([row[index] for row in rows])
+            for index, part in ((1, "LocalTimeMs"), (2, "RemoteTimeMs"), (3, "TotalTimeMs"))}
 
 
 def _tenant_figures(tenant, windows: dict, seconds: int) -> tuple[dict, list]:

@@ -151,12 +151,26 @@ class Producer:
         memory = self.batch_size if not self.librdkafka else 0
         if self.memory_used + memory > self.buffer_memory:
             return None
+        return self._new_batch(partition, now, memory)
+
+    def _new_batch(self, partition: Partition, now: float, memory: int) -> Batch:
         batch = Batch(partition, now, memory)
         self.memory_used += memory
-        dq.append(batch)
+        self.deques[partition].append(batch)
         self.nonempty[partition] = None
         self.incomplete[batch] = None
         return batch
+
+    def _sticky_partition(self, now: float) -> Partition:
+        """Where a record without a key goes: the sticky partition, switched as the client does
+        (KIP-480 when it needs a new batch; librdkafka after sticky.partitioning.linger.ms)."""
+        partition = self.sticky or self._next_sticky(now)
+        dq = self.deques[partition]
+        if self.partitioner == "kip480" and not (dq and not dq[-1].full) and self.sticky_bytes > 0:
+            return self._next_sticky(now)
+        if self.partitioner == "librdkafka-sticky" and now - self.sticky_since >= LIBRDKAFKA_STICKY_S:
+            return self._next_sticky(now)
+        return partition
 
     # ---- appending -------------------------------------------------------------------
     def set_rate(self, rate: float) -> None:
@@ -193,12 +207,7 @@ class Producer:
             self.appended += taken
 
     def _append_sticky(self, amount: float, now: float) -> float | None:
-        partition = self.sticky or self._next_sticky(now)
-        dq = self.deques[partition]
-        if self.partitioner == "kip480" and not (dq and not dq[-1].full):
-            partition = self._next_sticky(now) if self.sticky_bytes > 0 else partition
-        elif self.partitioner == "librdkafka-sticky" and now - self.sticky_since >= LIBRDKAFKA_STICKY_S:
-            partition = self._next_sticky(now)
+        partition = self._sticky_partition(now)
         batch = self._open_batch(partition, now)
         if batch is None:
             return None
@@ -237,18 +246,13 @@ class Producer:
     def append_record(self, now: float, size: float, partition: Partition | None, intended: float) -> None:
         """One neighbour record (key decides ``partition``; None means no key)."""
         if partition is None:
-            partition = self.sticky or self._next_sticky(now)
-            dq = self.deques[partition]
-            if self.partitioner == "kip480" and not (dq and not dq[-1].full) and self.sticky_bytes > 0:
-                partition = self._next_sticky(now)
-            elif self.partitioner == "librdkafka-sticky" and now - self.sticky_since >= LIBRDKAFKA_STICKY_S:
-                partition = self._next_sticky(now)
+            partition = self._sticky_partition(now)
         batch = self._open_batch(partition, now)
         if batch is not None and batch.records and (batch.bytes + size > self.capacity() or batch.records >= self.batch_records):
             self._close(batch, now)
             batch = self._open_batch(partition, now)
         if batch is None:  # buffer.memory exhausted: a neighbour's send() would block; keep the record
-            batch = self.deques[partition][-1] if self.deques[partition] else self._forced_batch(partition, now)
+            batch = self._new_batch(partition, now, 0)
         batch.bytes += size
         batch.records += 1
         if batch.intended is None:
@@ -259,13 +263,6 @@ class Producer:
             if self.partitioner == "kip794" and self.sticky_bytes >= 2 * self.batch_size:
                 self._next_sticky(now)
 
-
-    def _forced_batch(self, partition: Partition, now: float) -> Batch:
-        batch = Batch(partition, now, 0)
-        self.deques[partition].append(batch)
-        self.nonempty[partition] = None
-        self.incomplete[batch] = None
-        return batch
 
     def _close(self, batch: Batch, now: float) -> None:
         if batch.full:
@@ -401,7 +398,7 @@ class Producer:
                 target = self.sticky
                 if target is None or not self.deques[target] and self.connection_of[target.index].inflight < self.max_in_flight:
                     next_check = min(next_check, now + self.record_bytes / self.rate)
-        return sorted(ready, key=lambda b: b.id), next_check
+        return [node for node in self.nodes if node in ready], next_check
 
     def _drain(self, node: Broker, now: float) -> list[Request]:
         partitions = self.by_node[node]
