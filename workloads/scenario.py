@@ -153,11 +153,24 @@ class Spark:
         return self.default_parallelism or max(self.slots, 2)
 
 
+def _request_percentage(value: Any, path: str) -> float:
+    """Kafka's request_percentage: percent of one thread, so above 100 when several threads may be used."""
+    try:
+        number = float(str(value).strip().rstrip("%").strip())
+    except ValueError:
+        raise ScenarioError(path, f"expected a percentage of one thread's time like 50 or 250%, got {value!r}") from None
+    if not number > 0:
+        raise ScenarioError(path, f"must be greater than zero, got {value!r}")
+    return number
+
+
 @dataclass(frozen=True)
 class Quota:
-    """A client quota on the batch job (all its executors share one client-id), per broker."""
+    """A client quota on the batch job (all its executors share one client-id), per broker:
+    bytes per second, and percent of one request-handler thread's time (200 = two threads)."""
 
     producer_byte_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
+    request_percentage: float | None = f.prop(parse=lambda v, p: _request_percentage(v, p), default=None)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from simulator.model.engine import Engine
 from simulator.model.metrics import Timeline
-from simulator.model.quota import ByteRateQuota
+from simulator.model.quota import PERCENT_PER_SECOND, RateQuota, byte_rate_quota, request_time_quota
 
 FETCH_RESPONSE_MAX = 10 * 1024 * 1024     # replica.fetch.response.max.bytes
 PRODUCE_TIME_PARTS = ("RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs",
@@ -171,7 +171,9 @@ class Broker:
         self.neighbour_times: dict[str, list[tuple[float, float, float, float]]] = {}
         self.produce_count = 0
         self.fetch_count = 0
-        self.quotas: dict[str, ByteRateQuota] = {}     # per quota entity (client-id)
+        self.byte_quotas: dict[str, RateQuota] = {}      # producer_byte_rate, per quota entity (client-id)
+        self.request_quotas: dict[str, RateQuota] = {}   # request_percentage, per quota entity
+        self.produce_throttle_s = 0.0                    # throttle handed back with produce responses
 
     def __repr__(self) -> str:
         return f"broker-{self.id}"
@@ -331,8 +333,8 @@ class Broker:
             delivered = max(delivered, request.client.broker.nic_in.take(sent, size, connection))
         else:
             self._record_produce_times(request, begin, delivered)
-        if request.kind == "produce" and request.client.quota_bound > 0.0:
-            request.throttle = self._quota(request.client).record(now, request.size)
+        if request.kind == "produce":
+            self._throttle(request, now, cpu)
         connection.busy = False
         connection.free_at = sent + request.throttle     # KIP-219: muted while throttled
         if connection.pending:
@@ -341,10 +343,26 @@ class Broker:
         if request.kind == "fetch" or request.acks != "0":
             self.engine.at(delivered + self.half_rtt, request.client.response_at, request)
 
-    def _quota(self, client: Any) -> ByteRateQuota:
-        quota = self.quotas.get(client.quota_entity)
+    def _throttle(self, request: Request, now: float, response_cpu: float) -> None:
+        """KafkaApis.handleProduceRequest: the larger of the byte-rate and the request-time
+        throttle; the handler thread time counts at once, the network threads' without throttling."""
+        client = request.client
+        throttle = 0.0
+        if client.quota_bound > 0.0:
+            throttle = self._quota(self.byte_quotas, client, byte_rate_quota, client.quota_bound).record(now, request.size)
+        if client.quota_request_percentage > 0.0 and request.acks != "0":
+            quota = self._quota(self.request_quotas, client, request_time_quota, client.quota_request_percentage)
+            throttle = max(throttle, quota.record(now, (request.t_local - request.t_start) * PERCENT_PER_SECOND))
+            network_s = self.network_request_s + request.size * self.network_byte_s + response_cpu
+            quota.record_no_throttle(now, network_s * PERCENT_PER_SECOND)
+        request.throttle = throttle
+        self.produce_throttle_s += throttle
+
+    @staticmethod
+    def _quota(quotas: dict[str, RateQuota], client: Any, make: Any, bound: float) -> RateQuota:
+        quota = quotas.get(client.quota_entity)
         if quota is None:
-            quota = self.quotas[client.quota_entity] = ByteRateQuota(client.quota_bound)
+            quota = quotas[client.quota_entity] = make(bound)
         return quota
 
     def _record_produce_times(self, request: Request, response_begin: float, delivered: float) -> None:

@@ -29,9 +29,11 @@ def mechanism(result) -> list[str]:
         lines.append(
             f"During the load the busiest broker's request handlers were {s['handler_idle_pct_during']:.0f} % idle "
             f"and its CPU {s['cpu_pct_during']:.0f} % busy.")
-    quota = result.scenario["batch"]["quota"]["producer_byte_rate"]
-    if quota:
-        lines.append(f"The brokers held the job to its producer_byte_rate quota of {format_bytes(quota)}/s each: "
+    quota = result.scenario["batch"]["quota"]
+    bounds = ([f"producer_byte_rate quota of {format_bytes(quota['producer_byte_rate'])}/s"] if quota["producer_byte_rate"] else []) \
+        + ([f"request_percentage quota of {quota['request_percentage']:g} % of a handler thread"] if quota.get("request_percentage") else [])
+    if bounds:
+        lines.append(f"The brokers held the job to its {' and '.join(bounds)} each: "
                      f"they throttled it for {s['quota_throttle_s']:.1f} s in all (muting its connections), and the "
                      f"load took {s['load_seconds']:.1f} s.")
     lag = s["replica_lag_bytes_max_during"]

@@ -176,6 +176,7 @@ class ModelRun:
             for producer in producers:   # Spark's executors share the job's client-id
                 producer.quota_entity = "batch-job"
                 producer.quota_bound = batch.quota.producer_byte_rate or 0.0
+                producer.quota_request_percentage = batch.quota.request_percentage or 0.0
             rates = [core_rate * self._noise(jitter) for _ in plan.write_tasks]
             scans = [size * scan_s_per_input_byte * self._noise(jitter) for size in plan.scan_tasks] if plan.shuffled else []
             order = list(range(spark.executors))

@@ -108,7 +108,7 @@ def build(run) -> RunResult:
             "bytes_in": broker.nic_in.used.total(),
             "bytes_out": broker.nic_out.used.total(),
             "RequestQueueSize_max": broker.queue_max,
-            "produce_throttle_s": sum(q.throttled for q in broker.quotas.values()),
+            "produce_throttle_s": broker.produce_throttle_s,
             "RequestHandlerAvgIdlePercent": {w: _window_mean(h_idle, *span) for w, span in windows.items()},
             "NetworkProcessorAvgIdlePercent": {w: _window_mean(n_idle, *span) for w, span in windows.items()},
             "cpu_percent": {w: _window_mean(cpu_pct, *span) for w, span in windows.items()},

@@ -58,6 +58,7 @@ class Producer:
         self.neighbour = False          # a tenant's application, not the batch load
         self.quota_entity = name        # the client-id brokers apply quotas to
         self.quota_bound = 0.0          # producer_byte_rate per broker (0: no quota)
+        self.quota_request_percentage = 0.0   # request_percentage per broker (0: no quota)
         self.throttled_seconds = 0.0
         self.deques: dict[Partition, deque[Batch]] = {p: deque() for p in partitions}
         self.nonempty: dict[Partition, None] = {}

@@ -1,30 +1,47 @@
-"""Client quotas as the broker enforces them (ClientQuotaManager, KIP-219).
+"""Client quotas as the broker enforces them (ClientQuotaManager, ClientRequestQuotaManager, KIP-219).
 
-A producer_byte_rate quota records each produce request's bytes in 1-second samples; the
-rate is the bytes of the last 11 samples over the window they span (at least 10 s, as
+A quota records its client's usage in 1-second samples: produce bytes for
+``producer_byte_rate``, request-handler thread time in percent of one thread for
+``request_percentage`` (network thread time is recorded too, but never throttles by itself).
+The rate is the usage of the last 11 samples over the window they span (at least 10 s, as
 Kafka's Rate pads a young window). A request that finds the rate above the bound is
-throttled for (rate - bound) / bound x window: the broker mutes the connection that long
-after the response, and the client sends nothing to that broker meanwhile.
+throttled for (rate - bound) / bound x window, at most one sample window for request-time
+quotas: the broker mutes the connection that long after the response, and the client sends
+nothing to that broker meanwhile.
 """
 from __future__ import annotations
 
 SAMPLES = 11            # quota.window.num
 SAMPLE_SECONDS = 1.0    # quota.window.size.seconds
+PERCENT_PER_SECOND = 100.0   # ClientRequestQuotaManager.NanosToPercentagePerSecond, per second
 
 
-class ByteRateQuota:
-    __slots__ = ("bound", "samples", "first", "throttled")
+class RateQuota:
+    __slots__ = ("bound", "max_throttle", "samples", "first", "throttled")
 
-    def __init__(self, bound: float):
+    def __init__(self, bound: float, max_throttle: float = float("inf")):
         self.bound = bound
+        self.max_throttle = max_throttle
         self.samples: dict[int, float] = {}
         self.first = -1.0
         self.throttled = 0.0    # seconds of throttle handed out
 
-    def record(self, now: float, size: float) -> float:
-        """Record a request's bytes; return how long its client is throttled (seconds)."""
+    def record(self, now: float, value: float) -> float:
+        """Record a request's usage; return how long its client is throttled (seconds)."""
+        rate, window = self._add(now, value)
+        if rate <= self.bound:
+            return 0.0
+        throttle = min((rate - self.bound) / self.bound * window, self.max_throttle)
+        self.throttled += throttle
+        return throttle
+
+    def record_no_throttle(self, now: float, value: float) -> None:
+        """Usage that counts towards the rate without throttling the request that caused it."""
+        self._add(now, value)
+
+    def _add(self, now: float, value: float) -> tuple[float, float]:
         second = int(now // SAMPLE_SECONDS)
-        self.samples[second] = self.samples.get(second, 0.0) + size
+        self.samples[second] = self.samples.get(second, 0.0) + value
         oldest = second - SAMPLES + 1
         for stale in [s for s in self.samples if s < oldest]:
             del self.samples[stale]
@@ -36,11 +53,15 @@ class ByteRateQuota:
         if full < SAMPLES - 1:
             window += (SAMPLES - 1 - full) * SAMPLE_SECONDS
         total = 0.0
-        for value in self.samples.values():
-            total += value
-        rate = total / window
-        if rate <= self.bound:
-            return 0.0
-        throttle = (rate - self.bound) / self.bound * window
-        self.throttled += throttle
-        return throttle
+        for usage in self.samples.values():
+            total += usage
+        return total / window, window
+
+
+def byte_rate_quota(producer_byte_rate: float) -> RateQuota:
+    return RateQuota(producer_byte_rate)
+
+
+def request_time_quota(request_percentage: float) -> RateQuota:
+    """Thread time in percent of one thread per second; throttles of at most one sample window."""
+    return RateQuota(request_percentage, max_throttle=SAMPLE_SECONDS)
