@@ -43,4 +43,18 @@ def render_spread(results: list[RunResult]) -> str:
         low, middle, high = row["min"], row["median"], row["max"]
         relative = (high - low) / middle * 100 if middle else 0.0
         lines.append(f"  {name:<{width}}  {low:>10,.1f}  {middle:>10,.1f}  {high:>10,.1f}  {relative:5.0f} %")
+    noisy = noisy_figures(table)
+    if len(results) > 1 and noisy:
+        lines.append(f"  mostly noise: {', '.join(noisy)} differ between runs by more than "
+                     f"{NOISE_LIMIT:.0%} of their median; compare medians of more runs before trusting them")
     return "\n".join(lines)
+
+
+NOISE_LIMIT = 0.5
+
+
+def noisy_figures(table: dict[str, dict[str, float | None]], limit: float = NOISE_LIMIT) -> list[str]:
+    """Figures whose spread (max - min) is more than ``limit`` of their median."""
+    return [name for name, row in table.items()
+            if row["median"] and row["max"] is not None and row["min"] is not None
+            and (row["max"] - row["min"]) / row["median"] > limit]

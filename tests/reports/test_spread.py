@@ -36,3 +36,15 @@ def test_rendered_spread_names_seeds_and_relative_width():
     assert text.splitlines()[0] == "s (model, seeds 1-3: 3 runs)"
     row = next(line for line in text.splitlines() if line.strip().startswith("produce_requests"))
     assert row.split()[1:] == ["100.0", "200.0", "300.0", "100", "%"]
+
+
+def test_figures_that_vary_by_more_than_half_their_median_are_called_noise():
+    text = render_spread([_result(1, 100, 50.0), _result(2, 300, 10.0), _result(3, 200, 30.0)])
+    # requests 100-300 around 200 (100 %), p99 during 10-50 around 30 (133 %); the rest repeat exactly
+    assert text.splitlines()[-1] == ("  mostly noise: produce_requests, api p99_ms_during differ between runs by more "
+                                     "than 50% of their median; compare medians of more runs before trusting them")
+
+
+def test_steady_figures_are_not_called_noise():
+    text = render_spread([_result(1, 100, 50.0), _result(2, 110, 55.0)])
+    assert "mostly noise" not in text

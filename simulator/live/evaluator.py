@@ -1,0 +1,224 @@
+"""The live Evaluator: a scenario on real parts, the same RunResult out.
+
+One run: Kafka brokers (the local stack, or the user's cluster), the scenario's topics, the
+dataset as CSV in S3 (LocalStack), the neighbours at their rates, the ``before`` window, the
+Glue-style Spark job, the ``after`` window, then every row read back and checked. The brokers,
+the neighbours and the job are pinned to separate cores where the machine has them.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+import threading
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any, Callable
+
+from simulator.evaluator import Progress
+from simulator.live._process import StackError
+from simulator.live.kafka import DEFAULT_RUN_DIR, KafkaCluster
+from simulator.live.neighbours import Neighbours
+from simulator.live.outcome import LiveRun, build
+from simulator.live.sampler import MetricsSampler
+from simulator.result import RunResult
+from workloads import Scenario, ScenarioError
+
+SECURITY_PREFIX = "QUIETLOAD_KAFKA_"     # QUIETLOAD_KAFKA_SASL_USERNAME=... -> sasl.username
+
+
+def security_from_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """Client security settings (librdkafka names) from ``QUIETLOAD_KAFKA_*`` variables: read
+    at run time, handed to the clients only, never printed or written to a result."""
+    environ = dict(os.environ if environ is None else environ)
+    return {key[len(SECURITY_PREFIX):].lower().replace("_", "."): value
+            for key, value in sorted(environ.items()) if key.startswith(SECURITY_PREFIX)}
+
+
+def core_plan(cores: list[int]) -> dict[str, list[int]]:
+    """Which cores the brokers, the neighbours and the Spark job get: all separate from three
+    cores up; on two, the job gets one core and the brokers share the other with the
+    neighbours; on one, nothing is pinned."""
+    if len(cores) >= 3:
+        return {"brokers": cores[:1], "neighbours": cores[1:2], "job": cores[2:]}
+    if len(cores) == 2:
+        return {"brokers": cores[:1], "neighbours": cores[:1], "job": cores[1:]}
+    return {"brokers": cores, "neighbours": cores, "job": cores}
+
+
+def pin_process(pid: int, cores: list[int]) -> None:
+    """Every thread of a running process (a JVM's threads are made at start) onto ``cores``."""
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            os.sched_setaffinity(int(task.name), cores)
+        except OSError:        # a thread that ended meanwhile
+            pass
+
+
+class FaultInjector:
+    """Kills one broker (SIGKILL) once the load has written ``after_fraction`` of its rows,
+    judged by the bulk topic's high watermarks; remembers when."""
+
+    def __init__(self, cluster: KafkaCluster, broker: int, bootstrap: str, topic: str, rows: int,
+                 after_fraction: float = 0.3) -> None:
+        self.cluster, self.broker, self.bootstrap, self.topic = cluster, broker, bootstrap, topic
+        self.threshold = rows * after_fraction
+        self.killed_at: float | None = None
+        self._halt = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="quietload-fault", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._halt.set()
+        self._thread.join()
+
+    def _written(self, consumer: Any) -> int:
+        from confluent_kafka import TopicPartition
+        metadata = consumer.list_topics(self.topic, timeout=5).topics[self.topic]
+        return sum(consumer.get_watermark_offsets(TopicPartition(self.topic, p), timeout=5, cached=False)[1]
+                   for p in metadata.partitions)
+
+    def _run(self) -> None:
+        from confluent_kafka import Consumer, KafkaException
+        consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": "quietload-fault", "enable.auto.commit": False})
+        try:
+            while not self._halt.wait(0.2):
+                try:
+                    if self._written(consumer) >= self.threshold:
+                        break
+                except KafkaException:
+                    continue
+            else:
+                return
+            node = next(n for n in self.cluster.nodes() if n.role == "broker" and n.node_id == self.broker)
+            os.kill(node.pid, signal.SIGKILL)
+            self.killed_at = time.time()
+        finally:
+            consumer.close()
+
+
+def _sleep(seconds: float, label: str, say: Callable[[str], None]) -> None:
+    say(f"{label}: {seconds:.0f} s")
+    time.sleep(seconds)
+
+
+class LiveEvaluator:
+    """``evaluate(scenario, seed)`` on real parts. With ``bootstrap_servers`` the brokers are the
+    user's (no broker metrics then; request counts come from the clients); otherwise the local
+    stack runs in ``run_dir`` for the run and is removed after it."""
+
+    name = "live"
+
+    def __init__(self, run_dir: Path | str = DEFAULT_RUN_DIR.parent / "live", bootstrap_servers: str | None = None,
+                 security: dict[str, str] | None = None, kill_broker: int | None = None,
+                 progress_line: Callable[[str], None] = lambda line: None, pin: bool = True) -> None:
+        self.run_dir = Path(run_dir)
+        self.bootstrap_servers, self.security = bootstrap_servers, security or {}
+        self.kill_broker, self.say, self.pin = kill_broker, progress_line, pin
+
+    def evaluate(self, scenario: Scenario, seed: int, progress: Progress | None = None) -> RunResult:
+        from simulator.live import integrity, s3, spark_job
+        from simulator.live.dataset import write_dataset_csv
+
+        cores = core_plan(sorted(os.sched_getaffinity(0)) if self.pin else [])
+        notes: list[str] = []
+        with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="quietload-live-") as work:
+            cluster = None
+            if self.bootstrap_servers is None:
+                cluster = stack.enter_context(KafkaCluster.for_scenario(scenario, run_dir=self.run_dir / "kafka",
+                                                                        progress=self.say))
+                bootstrap = cluster.bootstrap_servers
+                if self.pin and len(cores["brokers"]) < len(os.sched_getaffinity(0)):
+                    for node in cluster.nodes():
+                        pin_process(node.pid, cores["brokers"])
+                    notes.append(f"Cores: brokers on {cores['brokers']}, neighbours on {cores['neighbours']}, "
+                                 f"the Spark job on {cores['job']}.")
+            else:
+                bootstrap = self.bootstrap_servers
+                if self.kill_broker is not None:
+                    raise ScenarioError("--kill-broker", "kills a broker of the local stack only, not of --bootstrap-servers")
+            check_reachable(bootstrap, self.security)
+            storage = stack.enter_context(s3.LocalStackS3(self.run_dir / "s3", progress=self.say))
+            create_topics(scenario, bootstrap, self.security, cluster.brokers if cluster else None)
+            files = write_dataset_csv(scenario, Path(work) / "dataset", self.say)
+            uris = s3.upload_dataset(storage.endpoint_url, "quietload-live", scenario.name, files)
+            expected = integrity.expected_digest(files, scenario.batch.key)
+            sampler = MetricsSampler(cluster.scrape, list(range(cluster.brokers))) if cluster else None
+            neighbours = Neighbours(scenario.tenants, bootstrap, self.security, seed, cores["neighbours"] if self.pin else None)
+            fault = (FaultInjector(cluster, self.kill_broker, bootstrap, scenario.batch.topic, expected.rows)
+                     if cluster is not None and self.kill_broker is not None else None)
+            neighbours.start()
+            started = time.time()
+            stack.callback(neighbours.stop)
+            if sampler:
+                sampler.start()
+                stack.callback(sampler.stop)
+            _sleep(scenario.windows.before, "before window (neighbours alone)", self.say)
+            if fault:
+                fault.start()
+            job = _run_pinned(lambda: spark_job.run_glue_job(scenario, bootstrap, uris, storage.endpoint_url,
+                                                             progress=self.say), cores["job"] if self.pin else None)
+            if fault:
+                fault.stop()
+            _sleep(scenario.windows.after, "after window (neighbours alone)", self.say)
+            traces = neighbours.stop()
+            scrapes = sampler.stop() if sampler else {}
+            ended = time.time()
+            self.say("reading every row back ...")
+            actual = integrity.read_back(bootstrap, scenario.batch.topic, timeout_s=120.0)
+            report = integrity.verify(expected, actual)
+        faults = ([{"kind": "broker killed", "broker": self.kill_broker, "at_s": fault.killed_at - started}]
+                  if fault and fault.killed_at else [])
+        job_figures = _as_dict(job)
+        run = LiveRun(scenario=scenario, seed=seed, started=started, load_started=job_figures["started"],
+                      load_ended=job_figures["ended"], ended=ended, traces=traces, scrapes=scrapes, job=job_figures,
+                      integrity=_as_dict(report), broker_cores=len(cores["brokers"]) or os.cpu_count() or 1,
+                      notes=notes, faults=faults)
+        if progress:
+            progress(ended - started)
+        return build(run)
+
+
+def _as_dict(value: Any) -> dict:
+    import dataclasses
+    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) else dict(value)
+
+
+def _run_pinned(work: Callable[[], Any], cores: list[int] | None) -> Any:
+    """Run ``work`` with this thread (and so the processes it starts) on ``cores``."""
+    if not cores:
+        return work()
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, cores)
+    try:
+        return work()
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def check_reachable(bootstrap: str, security: dict[str, str], timeout: float = 10.0) -> None:
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+    try:
+        AdminClient({"bootstrap.servers": bootstrap, **security}).list_topics(timeout=timeout)
+    except KafkaException:
+        raise ScenarioError("--bootstrap-servers", f"no Kafka broker answers at {bootstrap} within {timeout:.0f} s") from None
+
+
+def create_topics(scenario: Scenario, bootstrap: str, security: dict[str, str], brokers: int | None) -> None:
+    """The scenario's topics with their partitions and replication; topics that exist are used as they are."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+    admin = AdminClient({"bootstrap.servers": bootstrap, **security})
+    existing = set(admin.list_topics(timeout=10).topics)
+    cluster = scenario.cluster
+    wanted = [NewTopic(t.name, t.partitions, min(t.replication_factor or cluster.replication_factor, brokers or 1_000),
+                       config={"min.insync.replicas": str(cluster.min_insync_replicas)})
+              for t in cluster.topics if t.name not in existing]
+    for name, future in (admin.create_topics(wanted).items() if wanted else []):
+        try:
+            future.result(timeout=30)
+        except Exception as error:
+            raise StackError(f"creating topic {name} failed: {error}") from None

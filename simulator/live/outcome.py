@@ -1,0 +1,217 @@
+"""A live run's RunResult: the same schema as the model's, filled from what the real parts said.
+
+Requests per broker come from the brokers' own counters; the batch job's produce requests are
+the brokers' Produce count over the run less the neighbours' (librdkafka counts its own). Batch
+size, records per request and compression come from the job's Java producer metrics, which
+average over their last 30-60 s (Kafka's metrics.sample.window.ms x metrics.num.samples).
+Seconds count from the start of the run (the neighbours' first record); ``simulated_seconds``
+is the run's measured length. Figures that a live run cannot see are None.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from simulator.live.neighbours import TenantTrace
+from simulator.live.sampler import Scrape, handler_idle_pct, per_second, rate
+from simulator.model.metrics import LatencyHistogram
+from simulator.result import RunResult
+from workloads import Scenario
+
+
+@dataclass(frozen=True)
+class LiveRun:
+    """Everything a live run measured, in wall-clock epoch seconds."""
+
+    scenario: Scenario
+    seed: int
+    started: float                       # the neighbours' first due record
+    load_started: float                  # the job's write began
+    load_ended: float                    # ... and ended
+    ended: float                         # the after window closed
+    traces: list[TenantTrace]
+    scrapes: dict[int, list[Scrape]]     # per broker id; empty against a cluster without exporters
+    job: dict                            # the Glue job's report: rows, tasks, producer metrics
+    integrity: dict                      # rows expected/arrived, missing, duplicated, ok
+    broker_cores: int                    # cores each broker JVM may use (CPU % is of these)
+    notes: list[str] = field(default_factory=list)
+    faults: list[dict] = field(default_factory=list)   # [{"kind": "broker killed", "broker": 1, "at_s": 12.3}]
+
+
+def _mean(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known else None
+
+
+def _window_mean(series: list[float | None], start: float, end: float) -> float | None:
+    return _mean(series[int(start):max(int(math.ceil(end)), int(start) + 1)])
+
+
+def _tenant_figures(trace: TenantTrace, sla_ms: float, origin: float, windows: dict, seconds: int) -> tuple[dict, list]:
+    histograms = {name: LatencyHistogram() for name in windows}
+    per_second_h = [LatencyHistogram() for _ in range(seconds)]
+    for intended, latency in zip(trace.intended, trace.latency):
+        at = intended - origin
+        for name, (start, end) in windows.items():
+            if start <= at < end:
+                histograms[name].record(latency)
+        if 0 <= at < seconds:
+            per_second_h[int(at)].record(latency)
+    figures = {"name": trace.name, "sla_p99_ms": sla_ms, "records": trace.sent, "failed": trace.failed,
+               "produce_requests": trace.produce_requests, "client_statistics": trace.statistics,
+               "latency_ms": {name: h.summary() for name, h in histograms.items()}}
+    return figures, [h.percentile(0.99) for h in per_second_h]
+
+
+def _broker_figures(broker: int, scrapes: list[Scrape], origin: float, seconds: int, windows: dict,
+                    cores: int) -> tuple[dict, dict]:
+    series = {
+        "produce": per_second(scrapes, origin, seconds, rate("produce")),
+        "fetch": per_second(scrapes, origin, seconds, rate("fetch")),
+        "bytes_in": per_second(scrapes, origin, seconds, rate("bytes_in")),
+        "handler_idle": per_second(scrapes, origin, seconds, handler_idle_pct),
+        "network_idle": per_second(scrapes, origin, seconds, lambda a, b: 100.0 * b.network_idle),
+        "cpu": per_second(scrapes, origin, seconds, lambda a, b: min(100.0, 100.0 * rate("cpu_seconds")(a, b) / cores)),
+        "queue": per_second(scrapes, origin, seconds, lambda a, b: b.queue_size),
+    }
+    first, last = scrapes[0], scrapes[-1]
+    figures = {
+        "id": broker,
+        "produce_requests": last.produce - first.produce,
+        "fetch_requests": last.fetch - first.fetch,
+        "bytes_in": last.bytes_in - first.bytes_in,
+        "bytes_out": None,
+        "RequestQueueSize_max": max((v for v in series["queue"] if v is not None), default=0.0),
+        "produce_throttle_s": None,
+        "RequestHandlerAvgIdlePercent": {w: _window_mean(series["handler_idle"], *span) for w, span in windows.items()},
+        "NetworkProcessorAvgIdlePercent": {w: _window_mean(series["network_idle"], *span) for w, span in windows.items()},
+        "cpu_percent": {w: _window_mean(series["cpu"], *span) for w, span in windows.items()},
+        "produce_time_ms": last.produce_time,
+    }
+    return figures, series
+
+
+def build(run: LiveRun) -> RunResult:
+    origin = run.started
+    start, end, simulated = run.load_started - origin, run.load_ended - origin, run.ended - origin
+    seconds = int(math.ceil(simulated))
+    windows = {"before": (0.0, start), "during": (start, end), "after": (end, simulated)}
+
+    brokers, series = [], []
+    for broker, scrapes in sorted(run.scrapes.items()):
+        if len(scrapes) >= 2:
+            figures, broker_series = _broker_figures(broker, scrapes, origin, seconds, windows, run.broker_cores)
+            brokers.append(figures)
+            series.append(broker_series)
+
+    slas = {t.name: t.sla_p99_ms for t in run.scenario.tenants}
+    tenants, tenant_lines = [], {}
+    for trace in run.traces:
+        figures, line = _tenant_figures(trace, slas[trace.name], origin, windows, seconds)
+        tenants.append(figures)
+        tenant_lines[f"tenant.{trace.name}.p99_ms"] = line
+
+    producer = run.job.get("producer", {})
+    client_requests = int(producer.get("request-total") or 0)
+    neighbour_requests = sum(t.produce_requests for t in run.traces)
+    broker_requests = sum(b["produce_requests"] for b in brokers) if brokers else None
+    requests = int(broker_requests - neighbour_requests) if broker_requests is not None else client_requests
+    ratio = producer.get("compression-rate-avg") or 1.0
+    wire_batch = producer.get("batch-size-avg") or 0.0
+    records = int(producer.get("record-send-total") or run.job.get("rows", 0))
+    record_bytes = records * (producer.get("record-size-avg") or 0.0)
+    batch_bytes = wire_batch / ratio if ratio else wire_batch
+    batches = int(round(record_bytes / batch_bytes)) if batch_bytes else 0
+    load_seconds = end - start
+
+    def during(name: str, worst: Any = min) -> float | None:
+        values = [_window_mean(s[name], start, end) for s in series]
+        known = [v for v in values if v is not None]
+        return worst(known) if known else None
+
+    summary = {
+        "produce_requests": requests,
+        "batches": batches,
+        "mean_batch_bytes": batch_bytes,
+        "mean_batch_wire_bytes": wire_batch,
+        "records_per_request": producer.get("records-per-request-avg") or 0.0,
+        "batches_per_request": batches / requests if requests else 0.0,
+        "compression_ratio": ratio,
+        "record_bytes": record_bytes,
+        "wire_bytes": record_bytes * ratio,
+        "load_seconds": load_seconds,
+        "simulated_seconds": simulated,
+        "broker_produce_requests": broker_requests,
+        "producer_request_total": client_requests,
+        "neighbour_produce_requests": neighbour_requests,
+        "fetch_requests": sum(b["fetch_requests"] for b in brokers) if brokers else None,
+        "handler_idle_pct_during": during("handler_idle"),
+        "network_idle_pct_during": during("network_idle"),
+        "cpu_pct_during": during("cpu", max),
+        "replica_lag_bytes_max_during": None,
+        "quota_throttle_s": None,
+        "remote_time_ms_p99": max((b["produce_time_ms"]["RemoteTimeMs"]["p99"] or 0.0) for b in brokers) if brokers else None,
+        "append_rate_bytes_per_s": record_bytes / load_seconds / run.scenario.batch.spark.executors if load_seconds > 0 else None,
+        "drain_interval_ms": None,
+        "batch_fill": wire_batch / run.scenario.batch.producer.batch_size,
+        "integrity_ok": bool(run.integrity.get("ok")),
+        "tenants": [{"name": t["name"], "sla_p99_ms": t["sla_p99_ms"],
+                     "p99_ms_before": t["latency_ms"]["before"]["p99"],
+                     "p99_ms_during": t["latency_ms"]["during"]["p99"],
+                     "p99_ms_after": t["latency_ms"]["after"]["p99"],
+                     "broker_time_ms_p99_during": None} for t in tenants],
+    }
+
+    def combined(name: str, how: Any) -> list[float | None]:
+        columns = [s[name] for s in series]
+        return [how(known) if (known := [v for v in values if v is not None]) else None for values in zip(*columns)] \
+            if columns else [None] * seconds
+
+    timelines = {
+        "second": list(range(seconds)),
+        "produce_requests_per_s": combined("produce", sum),
+        "fetch_requests_per_s": combined("fetch", sum),
+        "bytes_in_per_s": combined("bytes_in", sum),
+        "handler_idle_pct_min": combined("handler_idle", min),
+        "network_idle_pct_min": combined("network_idle", min),
+        "cpu_pct_max": combined("cpu", max),
+        "request_queue_size_max": combined("queue", max),
+        **tenant_lines,
+    }
+    spark = {"write_tasks": run.job.get("tasks"), "rows": run.job.get("rows"), "input_bytes": run.job.get("input_bytes"),
+             "job_seconds": run.job.get("wall_seconds")}
+    result = RunResult(evaluator="live", scenario=run.scenario.as_mapping(), seed=run.seed, summary=summary,
+                       spark=spark, producers=[{"name": "spark-job", **producer}], brokers=brokers, tenants=tenants,
+                       windows={k: list(v) for k, v in windows.items()}, timelines=timelines)
+    return RunResult(**{**result.__dict__, "mechanism": mechanism(result, run)})
+
+
+def mechanism(result: RunResult, run: LiveRun) -> list[str]:
+    """What the real parts measured, in the model's words where the figures are the same."""
+    s = result.summary
+    lines = [
+        f"The Spark job wrote {run.job.get('rows', 0):,} rows in {s['load_seconds']:.1f} s; its producer sent "
+        f"{s['producer_request_total']:,} requests by its own count (request-total), mean batch "
+        f"{s['mean_batch_wire_bytes'] / 1024:.1f} KB on the wire, {s['records_per_request']:.0f} records per request.",
+    ]
+    if s["broker_produce_requests"] is not None:
+        lines.append(f"The brokers counted {s['broker_produce_requests']:,.0f} produce requests, "
+                     f"{s['neighbour_produce_requests']:,} of them the neighbours'; the job's {s['produce_requests']:,} "
+                     f"are the rest.")
+    if s["handler_idle_pct_during"] is not None:
+        lines.append(f"During the load the busiest broker's request handlers were {s['handler_idle_pct_during']:.0f} % "
+                     f"idle and its JVM used {s['cpu_pct_during'] or 0:.0f} % of its {run.broker_cores} core(s).")
+    integrity = run.integrity
+    lines.append(f"Integrity: {integrity.get('rows_arrived', 0):,} of {integrity.get('rows_expected', 0):,} rows arrived, "
+                 f"{integrity.get('missing', 0):,} missing, {integrity.get('duplicated', 0):,} duplicated: "
+                 + ("every row exactly once." if integrity.get("ok") else "ROWS LOST OR DUPLICATED."))
+    for tenant in s["tenants"]:
+        before, during = tenant["p99_ms_before"], tenant["p99_ms_during"]
+        if before and during:
+            lines.append(f"Neighbour {tenant['name']}: p99 {before:.1f} ms alone, {during:.1f} ms during the load "
+                         f"({during / before:.1f}x; SLA {tenant['sla_p99_ms']:g} ms).")
+    for fault in run.faults:
+        lines.append(f"Fault: {fault['kind']} (broker {fault['broker']}) at {fault['at_s']:.1f} s.")
+    lines.extend(run.notes)
+    return lines
