@@ -10,6 +10,7 @@ import typer
 from typer.core import TyperGroup
 
 from quietload import __version__
+from quietload.cli_tune import tune
 from quietload.progress import SimulationProgress
 from reports.gate import CPU_MAX_PCT, HANDLER_IDLE_MIN_PCT, REQUESTS_PER_BROKER_MAX, Thresholds
 from reports.gate import check as check_result
@@ -155,6 +156,8 @@ def report(
     for path in write_report(results, out_dir):
         typer.echo(f"wrote {path}")
 
+
+app.command()(tune)
 
 stack_app = typer.Typer(no_args_is_help=True, help=(
     "A real Kafka cluster on this machine for live runs: KRaft brokers from the Maven Central jars "

@@ -10,6 +10,7 @@ from workloads import _fields as f
 from workloads.errors import ScenarioError
 from workloads.producer import Client, ProducerConfig
 from workloads.profile import CostProfile
+from workloads.tuning import Tuning
 from workloads.units import (parse_byte_rate, parse_bytes, parse_milliseconds, parse_record_rate,
                              parse_seconds)
 
@@ -265,6 +266,7 @@ class Scenario:
     windows: Windows = f.prop(parse=lambda v, p: f.build(Windows, v, p), default_factory=Windows)
     jitter: Jitter = f.prop(parse=lambda v, p: f.build(Jitter, v, p), default_factory=Jitter)
     check: Gate = f.prop(parse=lambda v, p: f.build(Gate, v, p), default_factory=Gate)
+    tune: Tuning = f.prop(parse=lambda v, p: f.build(Tuning, v, p), default_factory=Tuning)
     description: str = f.prop(default="")
     assumptions: tuple[str, ...] = f.prop(parse=lambda v, p: tuple(str(x) for x in v) if isinstance(v, list)
                                           else _bad_assumptions(v, p), default=())

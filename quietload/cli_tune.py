@@ -1,0 +1,75 @@
+"""``quietload tune``: an Optuna study over the batch job's knobs, and its recommendation."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Callable, TextIO
+
+import typer
+
+_REDRAW_EVERY_S = 0.1
+
+
+class StudyProgress:
+    """Trials done and the best feasible request count on stderr: redrawn in place on a
+    terminal, otherwise only the closing line."""
+
+    def __init__(self, label: str, stream: TextIO | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        self.label, self.stream, self.clock = label, stream or sys.stderr, clock
+        self.live = self.stream.isatty()
+        self.started, self.last_drawn, self.line = clock(), 0.0, ""
+
+    def __call__(self, done: int, total: int, best_requests: int | None) -> None:
+        best = f"{best_requests:,} requests" if best_requests is not None else "none feasible yet"
+        self.line = f"{self.label}: trial {done}/{total}, best feasible {best}"
+        now = self.clock()
+        if self.live and (now - self.last_drawn >= _REDRAW_EVERY_S or done == total):
+            self.last_drawn = now
+            self.stream.write(f"\r\x1b[K{self.line}, {now - self.started:,.0f} s elapsed")
+            self.stream.flush()
+
+    def finish(self) -> None:
+        if self.live and self.last_drawn:
+            self.stream.write("\r\x1b[K")
+        if self.line:
+            self.stream.write(f"{self.line}, {self.clock() - self.started:,.1f} s\n")
+        self.stream.flush()
+
+
+def tune(
+    scenario_file: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario YAML file.")],
+    overrides: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE",
+                                                        help="Override a scenario key before tuning, e.g. windows.after=2s.")] = None,
+    trials: Annotated[int | None, typer.Option(min=1, help="Completed trials the study should reach [default: the scenario's tune.trials, else 100].")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Trials run at once, each in its own process.")] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of the sampler and of every trial's model run.")] = 1,
+    storage: Annotated[str | None, typer.Option(metavar="URL", help="Optuna storage: an RDB URL (sqlite:///FILE, postgresql://...) [default: sqlite:///results/<scenario>-study.db].")] = None,
+    study_name: Annotated[str | None, typer.Option(help="Study to create or resume [default: the scenario name].")] = None,
+    quotas: Annotated[bool, typer.Option("--quotas", help="Also search a client quota for the batch job (producer_byte_rate, request_percentage).")] = False,
+    sampler: Annotated[str, typer.Option(help="tpe (Optuna's TPE) or random (random search, for comparison).")] = "tpe",
+    out_dir: Annotated[Path, typer.Option("--out", metavar="DIR", help="Where the study, recommendation and snippets go.")] = Path("results"),
+) -> None:
+    """Search the batch job's knobs (repartition, compression.type, linger.ms, batch.size, buffer.memory,
+    max.in.flight.requests.per.connection; quotas with --quotas) for the fewest produce requests and the
+    shortest load with every neighbour's p99 within its SLA (and the load within check.deadline).
+    Writes the study JSON, a recommendation YAML, a tuned scenario and snippets. Exit 0 with a
+    recommendation, 1 if no trial met the constraints (the closest is written), 2 for unusable input.
+
+    Example: quietload tune workloads/catalog/paypay-glue-2gb.yaml --trials 100 --workers 2
+    """
+    from tuner import TuneRequest, run_tune
+    from workloads import ScenarioError
+    if sampler not in ("tpe", "random"):
+        raise ScenarioError("--sampler", f"expected tpe or random, got {sampler!r}")
+    request = TuneRequest(scenario_file, tuple(overrides or ()), trials, workers, seed, storage, study_name,
+                          quotas, sampler, out_dir)
+    progress = StudyProgress(f"tuning {scenario_file.stem}")
+    try:
+        outcome = run_tune(request, progress)
+    finally:
+        progress.finish()
+    typer.echo(outcome.recommendation.render())
+    typer.echo("\n" + "\n".join(f"wrote {path}" for path in outcome.paths))
+    raise typer.Exit(0 if outcome.recommendation.feasible else 1)

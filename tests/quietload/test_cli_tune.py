@@ -1,0 +1,80 @@
+import json
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from quietload.cli import app
+from workloads import CATALOG
+
+BASE = str(CATALOG / "paypay-glue-2gb.yaml")
+SMALL = ["--set", "dataset.files.0.size=64MB", "--set", "windows.before=1s", "--set", "windows.after=1s"]
+RELAXED_SLA = ["--set", "tenants.0.sla_p99=100ms", "--set", "tenants.1.sla_p99=100ms"]
+
+
+def _tune(*args: str):
+    return CliRunner().invoke(app, ["tune", *args])
+
+
+def test_tune_writes_the_study_the_recommendation_and_the_snippets(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = _tune(BASE, *SMALL, *RELAXED_SLA, "--trials", "4")
+    assert result.exit_code == 0, result.output
+    written = ["results/paypay-glue-2gb-study.json", "results/paypay-glue-2gb-recommendation.yaml",
+               "results/paypay-glue-2gb-tuned.yaml", "results/paypay-glue-2gb-snippets.txt"]
+    assert result.stdout.rstrip().splitlines()[-4:] == [f"wrote {path}" for path in written]
+    assert (tmp_path / "results" / "paypay-glue-2gb-study.db").is_file()     # the default storage
+    study = json.loads((tmp_path / written[0]).read_text())
+    assert (study["kind"], study["schema_version"], study["sampler"], study["seed"]) == ("quietload-study", 1, "tpe", 1)
+    assert [t["number"] for t in study["trials"]] == [0, 1, 2, 3]
+    assert study["pick"] in study["pareto_front"]
+    assert study["importances"] is None                          # too few trials to say
+    recommendation = yaml.safe_load((tmp_path / written[1]).read_text())
+    assert recommendation["trial"] == study["pick"]
+    assert result.stdout.startswith(f"recommendation (trial {study['pick']}, model seed 1)\n")
+    assert "\nwhy\n  - produce requests " in result.stdout
+    assert (tmp_path / written[3]).read_text().startswith("# Spark DataFrame writer options")
+    # stderr is not a terminal here: only the closing progress line
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tuning paypay-glue-2gb: trial 4/4, best feasible "), result.stderr
+    # run again with more trials: the study resumes
+    again = _tune(BASE, *SMALL, *RELAXED_SLA, "--trials", "5")
+    assert again.exit_code == 0, again.output
+    assert len(json.loads((tmp_path / written[0]).read_text())["trials"]) == 5
+
+
+def test_without_a_feasible_trial_the_closest_is_written_and_the_exit_is_1(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = _tune(BASE, *SMALL, "--set", "tenants.0.sla_p99=1ms", "--trials", "2")
+    assert result.exit_code == 1, result.output
+    assert result.stdout.startswith("no trial met the constraints; closest (trial ")
+    assert result.stdout.splitlines()[0].endswith(" ms > SLA 1 ms")     # payment-api's, the last of the sorted misses
+    recommendation = yaml.safe_load((tmp_path / "results" / "paypay-glue-2gb-recommendation.yaml").read_text())
+    assert recommendation["meets_constraints"] is False
+    assert recommendation["missed"][-1].startswith("payment-api p99 ") and recommendation["missed"][-1].endswith("> SLA 1 ms")
+
+
+def _assert_one_line_error(result, starts: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"error: {starts}"), lines[0]
+    assert "Traceback" not in result.output
+
+
+BAD = {
+    "unknown knob": (["--set", "tune.knobs={lingr.ms: [0, 5]}"], "tune.knobs.lingr.ms: unknown knob"),
+    "empty range": (["--set", "tune.knobs={linger.ms: [50, 0]}"], "tune.knobs.linger.ms: empty search range: low 50 is above high 0"),
+    "empty choices": (["--set", "tune.knobs={repartition: []}"], "tune.knobs.repartition: empty search range"),
+    "missing directory": (["--storage", "sqlite:////nonexistent/dir/x.db"], "--storage: sqlite:////nonexistent/dir/x.db: directory /nonexistent/dir does not exist"),
+    "no driver": (["--storage", "postgresql://nohost:1/x"], "--storage: postgresql://nohost:1/x: needs the database driver"),
+    "unknown sampler": (["--sampler", "grid"], "--sampler: expected tpe or random"),
+}
+
+
+@pytest.mark.parametrize("args, starts", BAD.values(), ids=BAD.keys())
+def test_bad_input_is_one_line_and_exit_2(args, starts, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _assert_one_line_error(_tune(BASE, *SMALL, "--trials", "2", *args), starts)
+    assert not (tmp_path / "results" / "paypay-glue-2gb-recommendation.yaml").exists()

@@ -1,0 +1,59 @@
+import yaml
+
+from simulator.model.model import ModelEvaluator
+from tuner import TuneRequest, render_snippets, run_tune, snippets
+from workloads import Scenario
+
+PARAMS = {"repartition": 60, "compression.type": "zstd", "linger.ms": 50, "batch.size": 1048576,
+          "buffer.memory": 67108864, "max.in.flight.requests.per.connection": 5}
+
+
+def test_producer_settings_are_writer_options_and_repartition_is_job_code():
+    assert render_snippets(snippets(PARAMS)) == """\
+# Spark DataFrame writer options: Spark's Kafka sink passes kafka.* options to the producer
+df.write.format("kafka")
+  .option("kafka.batch.size", "1048576")
+  .option("kafka.buffer.memory", "67108864")
+  .option("kafka.compression.type", "zstd")
+  .option("kafka.linger.ms", "50")
+  .option("kafka.max.in.flight.requests.per.connection", "5")
+  .option("topic", ...).save()
+
+# job code, before the write
+df = df.repartition(60)  # 60 write tasks
+
+# spark-submit --conf / AWS Glue --conf job parameter: Spark confs only; none of these knobs is one
+"""
+
+
+def test_a_quota_is_set_on_the_brokers_for_the_jobs_client_id():
+    parts = snippets({"repartition": None, "linger.ms": 10, "producer_byte_rate": 20 * 1024**2 + 0.4})
+    assert parts["job_code"] == ["# no repartition: write the DataFrame as read"]
+    assert parts["spark_writer_options"] == ['.option("kafka.linger.ms", "10")', '.option("kafka.client.id", "batch-load")']
+    assert parts["kafka_configs"] == ["kafka-configs.sh --bootstrap-server $BOOTSTRAP --alter --entity-type clients "
+                                      "--entity-name batch-load --add-config producer_byte_rate=20971520"]
+    assert parts["spark_submit_conf"] == [] and parts["glue_job_parameters"] == {}
+
+
+def test_the_recommendation_reproduces_the_picked_figures(tiny, tmp_path):
+    scenario_file = tmp_path / "tiny.yaml"
+    scenario_file.write_text(yaml.safe_dump(tiny))
+    out = tmp_path / "out"
+    outcome = run_tune(TuneRequest(scenario_file, trials=4, out_dir=out))
+    assert [p.name for p in outcome.paths] == ["tiny-study.json", "tiny-recommendation.yaml", "tiny-tuned.yaml",
+                                               "tiny-snippets.txt"]
+    recommendation = yaml.safe_load((out / "tiny-recommendation.yaml").read_text())
+    assert recommendation["kind"] == "quietload-recommendation" and recommendation["meets_constraints"] is True
+    picked = recommendation["predicted"]["after"]
+    assert picked["produce_requests"] == outcome.summary.pick.produce_requests
+    assert recommendation["predicted"]["before"]["produce_requests"] == 1790
+    assert recommendation["explanation"][0].startswith(f"produce requests 1,790 -> {picked['produce_requests']:,} because batches fill to ")
+    evaluator = ModelEvaluator()
+    # as --set overrides on the original file, and as the tuned scenario file that extends it
+    again = evaluator.evaluate(Scenario.from_yaml(scenario_file, recommendation["overrides"]), 1)
+    tuned_file = Scenario.from_yaml(out / "tiny-tuned.yaml")
+    assert tuned_file.name == "tiny-tuned"
+    assert yaml.safe_load((out / "tiny-tuned.yaml").read_text())["extends"] == "../tiny.yaml"
+    for result in (again, evaluator.evaluate(tuned_file, 1)):
+        assert result.summary["produce_requests"] == picked["produce_requests"]
+        assert round(result.summary["load_seconds"], 2) == picked["load_seconds"]

@@ -1,0 +1,97 @@
+import pytest
+
+from tuner import Objective, StudySettings, TrialRecord, closest_miss, open_storage, pareto_front, pick, run_study
+from tuner import search_space
+from workloads import Scenario, ScenarioError
+
+
+def _trial(number, requests, load_s, p99_over=-0.1):
+    return TrialRecord(number=number, params={}, produce_requests=requests, load_seconds=load_s,
+                       constraints={"sla:api": p99_over})
+
+
+HAND_MADE = [
+    _trial(0, 5000, 9.0),
+    _trial(1, 3000, 9.5),
+    _trial(2, 3000, 9.2),            # beats 1: same requests, shorter
+    _trial(3, 1000, 12.0),
+    _trial(4, 800, 8.0, p99_over=0.3),   # best on both, but over its SLA
+    _trial(5, 6000, 9.1),            # dominated by 0
+]
+
+
+def test_the_front_holds_the_feasible_trials_nothing_beats():
+    assert [t.number for t in pareto_front(HAND_MADE)] == [3, 2, 0]
+
+
+def test_the_preference_picks_from_the_front():
+    assert pick(HAND_MADE, "requests").number == 3
+    assert pick(HAND_MADE, "duration").number == 0
+    tie = HAND_MADE + [_trial(6, 1000, 11.0)]
+    assert pick(tie, "requests").number == 6           # fewest requests, then the shorter load
+
+
+def test_without_a_feasible_trial_nothing_is_picked_and_the_closest_miss_is_known():
+    missed = [_trial(0, 100, 1.0, p99_over=2.0), _trial(1, 900, 1.0, p99_over=0.05)]
+    assert pick(missed) is None
+    assert closest_miss(missed).number == 1
+
+
+def _objective(raw):
+    return Objective(raw, search_space(Scenario.from_mapping(raw)), seed=1)
+
+
+def _settings(tmp_path, **given):
+    return StudySettings(**{"trials": 5, "storage": f"sqlite:///{tmp_path}/study.db", "study_name": "tiny", **given})
+
+
+def test_a_study_is_seeded_and_reproducible(tiny, tmp_path):
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    first = run_study(_objective(tiny), _settings(tmp_path / "a"))
+    second = run_study(_objective(tiny), _settings(tmp_path / "b"))
+    assert [t.params for t in first.trials] == [t.params for t in second.trials]
+    assert [t.produce_requests for t in first.trials] == [t.produce_requests for t in second.trials]
+    assert len(first.trials) == 5 and first.failed == 0
+    assert first.pick is not None and first.pick.number in [t.number for t in first.front]
+    assert first.pick.produce_requests == min(t.produce_requests for t in first.trials if t.feasible)
+
+
+def test_rerunning_a_study_resumes_it_up_to_the_trials_asked(tiny, tmp_path):
+    seen = []
+    run_study(_objective(tiny), _settings(tmp_path, trials=3))
+    resumed = run_study(_objective(tiny), _settings(tmp_path, trials=6), progress=lambda *p: seen.append(p))
+    assert [t.number for t in resumed.trials] == [0, 1, 2, 3, 4, 5]
+    assert [(done, total) for done, total, _ in seen] == [(4, 6), (5, 6), (6, 6)]
+    assert seen[-1][2] == min(t.produce_requests for t in resumed.trials if t.feasible)
+    again = run_study(_objective(tiny), _settings(tmp_path, trials=6))
+    assert len(again.trials) == 6
+
+
+def test_a_study_resumed_with_another_seed_is_refused(tiny, tmp_path):
+    run_study(_objective(tiny), _settings(tmp_path, trials=1))
+    with pytest.raises(ScenarioError, match=r"^--study-name: study 'tiny' in sqlite:///.* was run with another model_seed \(1\)"):
+        run_study(Objective(tiny, search_space(Scenario.from_mapping(tiny)), seed=2), _settings(tmp_path, trials=2, seed=2))
+
+
+def test_workers_run_trials_in_processes(tiny, tmp_path):
+    objective = _objective(tiny)
+    summary = run_study(objective, _settings(tmp_path, trials=4, workers=2))
+    assert len(summary.trials) == 4 and summary.failed == 0
+    # each trial's figures are what its knob values give on the model, whichever process ran it
+    for trial in summary.trials[:2]:
+        assert objective.evaluate(trial.params).produce_requests == trial.produce_requests
+
+
+BAD_STORAGE = {
+    "missing directory": ("sqlite:////nonexistent/dir/x.db", "--storage: sqlite:////nonexistent/dir/x.db: directory /nonexistent/dir does not exist"),
+    "driver not installed": ("postgresql://tuner:secret@nohost:1/x", "--storage: postgresql://tuner:***@nohost:1/x: needs the database driver 'psycopg"),
+    "not a URL": ("results/study.db", "--storage: cannot open results/study.db: "),
+}
+
+
+@pytest.mark.parametrize("url, message", BAD_STORAGE.values(), ids=BAD_STORAGE.keys())
+def test_an_unusable_storage_is_one_line(url, message):
+    with pytest.raises(ScenarioError) as error:
+        open_storage(url)
+    assert str(error.value).startswith(message), str(error.value)
+    assert "\n" not in str(error.value)

@@ -1,0 +1,191 @@
+"""The recommendation: the picked knob values as scenario overrides and a scenario file, the
+figures before -> after with the mechanism in words, and ready-to-paste snippets.
+
+Producer properties are not Spark confs: Spark's Kafka sink hands every ``kafka.``-prefixed
+DataFrame writer option to the producer, so they go in the job's code, not on
+``spark-submit --conf`` or in Glue's ``--conf`` job parameter. ``repartition`` is a call in
+the job's code. A client quota is set on the brokers (``kafka-configs.sh``) for the job's
+``client.id``.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from simulator.result import RunResult
+from tuner.space import render_value
+from workloads import Scenario, ScenarioError
+from workloads.loader import apply_overrides
+from workloads.tuning import KNOBS
+from workloads.units import format_bytes
+
+RECOMMENDATION_KIND = "quietload-recommendation"
+QUOTA_CLIENT_ID = "batch-load"   # the job's producers share it, so the brokers meter them as one client
+
+
+def current_value(scenario: Scenario, name: str) -> Any:
+    """A knob's value in the scenario as it is (the baseline)."""
+    producer, quota = scenario.batch.producer, scenario.batch.quota
+    return {"repartition": scenario.batch.spark.repartition, "compression.type": producer.compression_type,
+            "acks": producer.acks, "linger.ms": producer.linger_ms, "batch.size": producer.batch_size,
+            "buffer.memory": producer.buffer_memory, "max.in.flight.requests.per.connection": producer.max_in_flight,
+            "producer_byte_rate": quota.producer_byte_rate,
+            "request_percentage": getattr(quota, "request_percentage", None)}[name]
+
+
+def _kb(size: float) -> str:
+    return f"{size / 1024:,.1f} KB"
+
+
+def _changes(baseline: Scenario, params: dict[str, Any]) -> list[str]:
+    changed = []
+    for name, value in params.items():
+        before = current_value(baseline, name)
+        if before != value and not (isinstance(value, (int, float)) and before is not None
+                                    and float(before) == float(value)):
+            changed.append(f"{name} {render_value(name, before)} -> {render_value(name, value)}")
+    return changed
+
+
+def explain(baseline: RunResult, picked: RunResult, baseline_scenario: Scenario, params: dict[str, Any]) -> list[str]:
+    """The change in words, by mechanism, from the two runs' own figures."""
+    b, a = baseline.summary, picked.summary
+    changes = _changes(baseline_scenario, params)
+    lines = [
+        f"produce requests {b['produce_requests']:,} -> {a['produce_requests']:,} because batches fill to "
+        f"{_kb(a['mean_batch_bytes'])} of records instead of {_kb(b['mean_batch_bytes'])} "
+        f"({a['batches_per_request']:.2f} batches per request instead of {b['batches_per_request']:.2f}): "
+        f"each producer appended {format_bytes(a['append_rate_bytes_per_s'])}/s (was {format_bytes(b['append_rate_bytes_per_s'])}/s) "
+        f"and its sender drained every {a['drain_interval_ms']:.2f} ms (was {b['drain_interval_ms']:.2f} ms)",
+        f"on the wire {format_bytes(b['wire_bytes'])} -> {format_bytes(a['wire_bytes'])} "
+        f"(compression ratio {b['compression_ratio']:.2f} -> {a['compression_ratio']:.2f})",
+        f"load {b['load_seconds']:.1f} s -> {a['load_seconds']:.1f} s",
+    ]
+    for before, after in zip(b["tenants"], a["tenants"]):
+        verdict = "within SLA" if after["p99_ms_during"] <= after["sla_p99_ms"] else "OVER SLA"
+        lines.append(f"{after['name']} p99 during the load {before['p99_ms_during']:,.1f} -> {after['p99_ms_during']:,.1f} ms "
+                     f"(alone {after['p99_ms_before']:.1f} ms, SLA {after['sla_p99_ms']:g} ms: {verdict})")
+    lines.append("changed: " + (", ".join(changes) if changes else "nothing (the scenario's settings are the pick)"))
+    return lines
+
+
+def snippets(params: dict[str, Any]) -> dict[str, Any]:
+    """Ready-to-paste text per place the settings go (see the module's note on options vs confs)."""
+    options = [f'.option("kafka.{name}", "{_property_value(name, value)}")'
+               for name, value in sorted(params.items()) if KNOBS[name].path[1] == "producer"]
+    quota = {name: value for name, value in params.items() if KNOBS[name].quota and value is not None}
+    if quota:
+        options.append(f'.option("kafka.client.id", "{QUOTA_CLIENT_ID}")')
+    repartition = params.get("repartition", "unset")
+    job_code = ([] if repartition == "unset" else
+                [f"df = df.repartition({repartition})  # {repartition} write tasks"] if repartition
+                else ["# no repartition: write the DataFrame as read"])
+    configs = ",".join(f"{name}={_property_value(name, value)}" for name, value in sorted(quota.items()))
+    return {
+        "spark_writer_options": options,
+        "job_code": job_code,
+        "spark_submit_conf": [],
+        "glue_job_parameters": {},
+        "kafka_configs": ([f"kafka-configs.sh --bootstrap-server $BOOTSTRAP --alter --entity-type clients "
+                           f"--entity-name {QUOTA_CLIENT_ID} --add-config {configs}"] if quota else []),
+    }
+
+
+def _property_value(name: str, value: Any) -> str:
+    if name == "producer_byte_rate":
+        return str(int(round(value)))
+    if name == "request_percentage":
+        return f"{value:.1f}"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def render_snippets(parts: dict[str, Any]) -> str:
+    lines = ["# Spark DataFrame writer options: Spark's Kafka sink passes kafka.* options to the producer",
+             'df.write.format("kafka")'] + [f"  {line}" for line in parts["spark_writer_options"]]
+    lines += ['  .option("topic", ...).save()']
+    if parts["job_code"]:
+        lines += ["", "# job code, before the write"] + parts["job_code"]
+    lines += ["", "# spark-submit --conf / AWS Glue --conf job parameter: Spark confs only; none of these knobs is one"
+              if not parts["spark_submit_conf"] else "# spark-submit"]
+    lines += [f"--conf {conf}" for conf in parts["spark_submit_conf"]]
+    if parts["glue_job_parameters"]:
+        lines += ["", "# AWS Glue job parameters (DefaultArguments)"]
+        lines += [f"{key} {value}" for key, value in parts["glue_job_parameters"].items()]
+    if parts["kafka_configs"]:
+        lines += ["", f"# client quota on the brokers, for the job's client.id {QUOTA_CLIENT_ID}"] + parts["kafka_configs"]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    scenario_name: str
+    source: str
+    seed: int
+    trial: int
+    feasible: bool
+    params: dict[str, Any]
+    overrides: list[str]          # the tune run's --set overrides, then the knobs'
+    before: dict[str, Any]
+    after: dict[str, Any]
+    explanation: list[str]
+    snippets: dict[str, Any] = field(default_factory=dict)
+    missed: list[str] = field(default_factory=list)
+
+    def scenario_fragment(self, out_dir: Path, base: dict[str, Any]) -> dict[str, Any]:
+        """A scenario file that ``extends:`` the tuned one and states only the changed keys
+        (with the whole resolved scenario when a --set override addressed a list item)."""
+        name = {"name": f"{self.scenario_name}-tuned"}
+        try:
+            fragment = apply_overrides({}, self.overrides)
+        except ScenarioError:
+            return {**apply_overrides(base, self.overrides), **name}
+        extends = os.path.relpath(Path(self.source).resolve(), out_dir.resolve()) if self.source else None
+        return {"extends": extends, **name, **fragment} if extends else {**apply_overrides(base, self.overrides), **name}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": RECOMMENDATION_KIND, "scenario": self.scenario_name, "source": self.source, "seed": self.seed,
+                "trial": self.trial, "meets_constraints": self.feasible, "missed": self.missed,
+                "params": self.params, "overrides": self.overrides, "predicted": {"before": self.before, "after": self.after},
+                "explanation": self.explanation, "snippets": self.snippets}
+
+    def write(self, out_dir: Path, base: dict[str, Any]) -> list[Path]:
+        """``<scenario>-recommendation.yaml``, ``<scenario>-tuned.yaml`` and ``<scenario>-snippets.txt``."""
+        out_dir.mkdir(parents=True, exist_ok=True)
+        paths = [out_dir / f"{self.scenario_name}-{kind}" for kind in ("recommendation.yaml", "tuned.yaml", "snippets.txt")]
+        paths[0].write_text(yaml.safe_dump(self.to_dict(), sort_keys=False, width=120))
+        paths[1].write_text(yaml.safe_dump(self.scenario_fragment(out_dir, base), sort_keys=False, width=120))
+        paths[2].write_text(render_snippets(self.snippets))
+        return paths
+
+    def render(self) -> str:
+        head = (f"recommendation (trial {self.trial}, model seed {self.seed})" if self.feasible else
+                f"no trial met the constraints; closest (trial {self.trial}) missed: {', '.join(self.missed)}")
+        return "\n".join([head] + [f"  {name} = {render_value(name, value)}" for name, value in self.params.items()]
+                         + ["", "why"] + [f"  - {line}" for line in self.explanation])
+
+
+def summary_figures(result: RunResult) -> dict[str, Any]:
+    s = result.summary
+    return {"produce_requests": s["produce_requests"], "mean_batch_kb": round(s["mean_batch_bytes"] / 1024, 1),
+            "compression_ratio": round(s["compression_ratio"], 3), "load_seconds": round(s["load_seconds"], 2),
+            "p99_ms_during": {t["name"]: round(t["p99_ms_during"], 1) for t in s["tenants"]},
+            "p99_ms_before": {t["name"]: round(t["p99_ms_before"], 1) for t in s["tenants"]}}
+
+
+def missed_constraints(constraints: dict[str, float], result: RunResult) -> list[str]:
+    summary, missed = result.summary, []
+    for key, value in sorted(constraints.items()):
+        if value <= 0:
+            continue
+        if key.startswith("sla:"):
+            tenant = next(t for t in summary["tenants"] if t["name"] == key[4:])
+            missed.append(f"{tenant['name']} p99 {tenant['p99_ms_during']:,.1f} ms > SLA {tenant['sla_p99_ms']:g} ms")
+        else:
+            missed.append(f"load {summary['load_seconds']:.1f} s > deadline ({value:+.0%})")
+    return missed

@@ -1,0 +1,299 @@
+"""An Optuna study over a batch job's knobs: storage, sampler, trials in worker processes, Pareto front, pick.
+
+The parent process asks the sampler for each trial and tells it the outcome; worker processes
+only run the model (CPU-bound Python: threads would not help). Only the parent touches the
+storage, so a SQLite file serves any number of local workers; an RDB URL shared by several
+machines lets each add its trials to the same study. Re-running a study resumes it: trials
+are added until ``trials`` have completed.
+"""
+from __future__ import annotations
+
+import json
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from tuner.objective import OBJECTIVES, Objective, Outcome, record
+from workloads import ScenarioError
+
+STUDY_KIND, STUDY_SCHEMA_VERSION = "quietload-study", 1
+SAMPLERS = ("tpe", "random")
+PREFERENCES = ("requests", "duration")
+IMPORTANCE_MIN_TRIALS = 10   # fewer completed trials say little about what mattered
+
+Progress = Callable[[int, int, "int | None"], None]   # trials done, trials wanted, best feasible requests
+
+
+@dataclass(frozen=True)
+class StudySettings:
+    trials: int = 100
+    workers: int = 1
+    seed: int = 1                  # the sampler's seed and every trial's model seed
+    storage: str = "sqlite:///results/study.db"
+    study_name: str = "quietload"
+    sampler: str = "tpe"
+    prefer: str = "requests"
+
+
+@dataclass(frozen=True)
+class TrialRecord:
+    """One completed trial as the study file keeps it."""
+
+    number: int
+    params: dict[str, Any]
+    produce_requests: int
+    load_seconds: float
+    constraints: dict[str, float]
+    figures: dict[str, Any] = field(default_factory=dict)
+    overrides: list[str] = field(default_factory=list)
+
+    @property
+    def feasible(self) -> bool:
+        return all(value <= 0 for value in self.constraints.values())
+
+    @property
+    def violation(self) -> float:
+        return sum(value for value in self.constraints.values() if value > 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"number": self.number, "params": self.params,
+                "values": {"produce_requests": self.produce_requests, "load_seconds": self.load_seconds},
+                "constraints": self.constraints, "feasible": self.feasible, "figures": self.figures,
+                "overrides": self.overrides}
+
+
+@dataclass(frozen=True)
+class StudySummary:
+    name: str
+    storage: str
+    settings: StudySettings
+    space: dict[str, str]
+    trials: list[TrialRecord]
+    front: list[TrialRecord]
+    pick: TrialRecord | None
+    importances: dict[str, float] | None
+    failed: int = 0
+
+    def to_dict(self, scenario: dict[str, Any], baseline: dict[str, Any] | None = None) -> dict[str, Any]:
+        return {"kind": STUDY_KIND, "schema_version": STUDY_SCHEMA_VERSION, "scenario": scenario,
+                "study_name": self.name, "storage": self.storage, "seed": self.settings.seed,
+                "sampler": self.settings.sampler, "prefer": self.settings.prefer,
+                "objectives": {name: "minimize" for name in OBJECTIVES},
+                "constraints": "sla:<tenant> = p99 during / SLA - 1; deadline = load / check.deadline - 1; feasible <= 0",
+                "space": self.space, "baseline": baseline, "trials": [t.to_dict() for t in self.trials],
+                "failed_trials": self.failed, "pareto_front": [t.number for t in self.front],
+                "pick": self.pick.number if self.pick else None, "importances": self.importances}
+
+    def write_json(self, path: str | Path, scenario: dict[str, Any], baseline: dict[str, Any] | None = None) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_dict(scenario, baseline), indent=1) + "\n")
+        return path
+
+
+def pareto_front(records: list[TrialRecord]) -> list[TrialRecord]:
+    """The feasible trials no other feasible trial beats on both requests and duration."""
+    feasible = [r for r in records if r.feasible]
+
+    def dominates(a: TrialRecord, b: TrialRecord) -> bool:
+        return (a.produce_requests <= b.produce_requests and a.load_seconds <= b.load_seconds
+                and (a.produce_requests, a.load_seconds) != (b.produce_requests, b.load_seconds))
+    return sorted((r for r in feasible if not any(dominates(o, r) for o in feasible)),
+                  key=lambda r: (r.produce_requests, r.load_seconds, r.number))
+
+
+def pick(records: list[TrialRecord], prefer: str = "requests") -> TrialRecord | None:
+    """The front's point the preference picks (``requests``: fewest, ties by shorter load;
+    ``duration``: shortest load, ties by fewer requests); with no feasible trial, None."""
+    front = pareto_front(records)
+    if not front:
+        return None
+    if prefer == "duration":
+        return min(front, key=lambda r: (r.load_seconds, r.produce_requests, r.number))
+    return min(front, key=lambda r: (r.produce_requests, r.load_seconds, r.number))
+
+
+def closest_miss(records: list[TrialRecord]) -> TrialRecord | None:
+    """With no feasible trial: the one that missed its constraints by the least."""
+    return min(records, key=lambda r: (r.violation, r.produce_requests, r.number), default=None)
+
+
+def display_url(url: str) -> str:
+    """The storage URL without its password."""
+    try:
+        from sqlalchemy.engine import make_url
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url
+
+
+def open_storage(url: str) -> Any:
+    """An Optuna RDB storage, or one ``--storage`` error line saying why it cannot be opened."""
+    import optuna
+    shown = display_url(url)
+    if url.startswith("sqlite:///"):
+        folder = Path(url[len("sqlite:///"):]).parent
+        if not folder.is_dir():
+            raise ScenarioError("--storage", f"{shown}: directory {folder} does not exist")
+    try:
+        return optuna.storages.RDBStorage(url)
+    except ImportError as error:   # Optuna re-raises the driver's ModuleNotFoundError with its own words
+        missing = error if isinstance(error, ModuleNotFoundError) else error.__cause__ or error.__context__
+        name = getattr(missing, "name", None) or "for this URL"
+        raise ScenarioError("--storage", f"{shown}: needs the database driver {name!r}, which is not installed") from None
+    except Exception as error:  # SQLAlchemy's errors for bad URLs and unreachable servers vary by driver
+        reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        raise ScenarioError("--storage", f"cannot open {shown}: {reason}") from None
+
+
+def _sampler(settings: StudySettings) -> Any:
+    import optuna
+    if settings.sampler == "random":
+        return optuna.samplers.RandomSampler(seed=settings.seed)
+    return optuna.samplers.TPESampler(seed=settings.seed)
+
+
+def _identity(objective: Objective, settings: StudySettings) -> dict[str, Any]:
+    """What a resumed study must share with the one in storage, or its trials do not compare."""
+    return {"model_seed": settings.seed, "sampler": settings.sampler,
+            "space": {r.name: r.describe() for r in objective.space.ranges}}
+
+
+def _load_study(objective: Objective, settings: StudySettings) -> Any:
+    import optuna
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(storage=open_storage(settings.storage), study_name=settings.study_name,
+                                directions=["minimize"] * len(OBJECTIVES), sampler=_sampler(settings),
+                                load_if_exists=True)
+    identity = _identity(objective, settings)
+    stored = {key: study.user_attrs[key] for key in identity if key in study.user_attrs}
+    if not stored:
+        for key, value in identity.items():
+            study.set_user_attr(key, value)
+        return study
+    for key, value in identity.items():
+        if stored.get(key) != value:
+            raise ScenarioError("--study-name", f"study {settings.study_name!r} in {display_url(settings.storage)} was run "
+                                f"with another {key} ({stored.get(key)!r}); resume it with the same settings or name a new study")
+    return study
+
+
+_WORKER: Objective | None = None
+
+
+def _start_worker(base: dict, space: Any, seed: int) -> None:
+    global _WORKER
+    _WORKER = Objective(base, space, seed)
+
+
+def _evaluate_in_worker(params: dict[str, Any]) -> Outcome:
+    assert _WORKER is not None
+    return _WORKER.evaluate(params)
+
+
+class _Inline:
+    """An executor that runs each call at once: one worker, no process, same results."""
+
+    def __init__(self, objective: Objective) -> None:
+        self.objective = objective
+
+    def submit(self, params: dict[str, Any]) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(self.objective.evaluate(params))
+        except BaseException as error:  # handed to the caller through the future, as a pool would
+            future.set_exception(error)
+        return future
+
+    def __enter__(self) -> "_Inline":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        pass
+
+
+class _Pool:
+    def __init__(self, objective: Objective, workers: int) -> None:
+        self.pool = ProcessPoolExecutor(workers, initializer=_start_worker,
+                                        initargs=(objective.base, objective.space, objective.seed))
+
+    def submit(self, params: dict[str, Any]) -> Future:
+        return self.pool.submit(_evaluate_in_worker, params)
+
+    def __enter__(self) -> "_Pool":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _records(study: Any) -> list[TrialRecord]:
+    from optuna.trial import TrialState
+    return [TrialRecord(number=t.number, params=dict(t.params), produce_requests=int(t.values[0]),
+                        load_seconds=float(t.values[1]), constraints=dict(t.constraints),
+                        figures=t.user_attrs.get("figures", {}), overrides=t.user_attrs.get("overrides", []))
+            for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
+
+
+def _best_requests(records: list[TrialRecord]) -> int | None:
+    return min((r.produce_requests for r in records if r.feasible), default=None)
+
+
+def run_study(objective: Objective, settings: StudySettings, progress: Progress | None = None) -> StudySummary:
+    """Run (or resume) the study until ``settings.trials`` trials have completed; return its summary."""
+    from optuna.trial import TrialState
+    study = _load_study(objective, settings)
+    done = _records(study)
+    best = _best_requests(done)
+    pending: dict[Future, Any] = {}
+    runner = _Inline(objective) if settings.workers == 1 else _Pool(objective, settings.workers)
+    with runner:
+        try:
+            while True:
+                while len(pending) < settings.workers and len(done) + len(pending) < settings.trials:
+                    trial = study.ask()
+                    pending[runner.submit(objective.space.suggest(trial))] = trial
+                if not pending:
+                    break
+                finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                for future in sorted(finished, key=lambda fu: pending[fu].number):
+                    trial = pending.pop(future)
+                    error = future.exception()
+                    if isinstance(error, ScenarioError):   # a combination the producer refuses
+                        trial.set_user_attr("error", str(error))
+                        study.tell(trial, state=TrialState.FAIL)
+                        continue
+                    if error is not None:
+                        raise error
+                    outcome = future.result()
+                    record(trial, outcome)
+                    study.tell(trial, list(outcome.values))
+                    done = _records(study)
+                    best = _best_requests(done)
+                    if progress:
+                        progress(len(done), settings.trials, best)
+        finally:
+            for trial in pending.values():
+                study.tell(trial, state=TrialState.FAIL)
+    return _summary(study, objective, settings, _records(study))
+
+
+def _importances(study: Any, records: list[TrialRecord]) -> dict[str, float] | None:
+    if len(records) < IMPORTANCE_MIN_TRIALS:
+        return None
+    import optuna
+    try:
+        found = optuna.importance.get_param_importances(study, target=lambda t: t.values[0])
+    except (RuntimeError, ValueError):   # e.g. every trial had the same value of every knob
+        return None
+    return {name: round(float(value), 4) for name, value in found.items()}
+
+
+def _summary(study: Any, objective: Objective, settings: StudySettings, records: list[TrialRecord]) -> StudySummary:
+    from optuna.trial import TrialState
+    failed = len(study.get_trials(deepcopy=False, states=(TrialState.FAIL,)))
+    return StudySummary(name=settings.study_name, storage=display_url(settings.storage), settings=settings,
+                        space={r.name: r.describe() for r in objective.space.ranges}, trials=records,
+                        front=pareto_front(records), pick=pick(records, settings.prefer),
+                        importances=_importances(study, records), failed=failed)
