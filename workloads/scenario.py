@@ -254,6 +254,37 @@ class Gate:
     deadline: float | None = f.prop(parse=f.positive(_seconds), default=None)
 
 
+def _values(parse: f.Parser) -> f.Parser:
+    """One value or a non-empty list of them, each parsed, as a tuple."""
+    def parse_all(value: Any, path: str) -> tuple:
+        items = value if isinstance(value, list) else [value]
+        if not items:
+            raise ScenarioError(path, "expected at least one value")
+        return tuple(parse(item, f"{path}[{i}]" if isinstance(value, list) else path) for i, item in enumerate(items))
+    return parse_all
+
+
+def _number(value: Any, path: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ScenarioError(path, f"expected a number greater than zero, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What ``quietload plan`` sweeps, kept with the job's scenario: the batch-load grid (empty:
+    around the job's own load) and the cluster what-ifs, each tried alone on the scenario's cluster."""
+
+    load_gb: tuple[float, ...] = f.prop(parse=_values(_number), default=())
+    loads: tuple[int, ...] = f.prop(parse=_values(f.positive_int), default=())
+    spacing: tuple[float, ...] = f.prop(parse=_values(_seconds), default=())
+    brokers: tuple[int, ...] = f.prop(parse=_values(f.positive_int), default=())
+    profiles: tuple[str, ...] = f.prop(parse=_values(f.text), default=())
+    replication_factor: tuple[int, ...] = f.prop("replication.factor", _values(f.positive_int), default=())
+    broker_down: bool = f.prop(parse=f.boolean, default=False)
+    quota: tuple[float, ...] = f.prop(parse=_values(f.positive(parse_byte_rate)), default=())  # producer_byte_rate
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str = f.prop(parse=f.text)
@@ -267,6 +298,7 @@ class Scenario:
     jitter: Jitter = f.prop(parse=lambda v, p: f.build(Jitter, v, p), default_factory=Jitter)
     check: Gate = f.prop(parse=lambda v, p: f.build(Gate, v, p), default_factory=Gate)
     tune: Tuning = f.prop(parse=lambda v, p: f.build(Tuning, v, p), default_factory=Tuning)
+    plan: Plan = f.prop(parse=lambda v, p: f.build(Plan, v, p), default_factory=Plan)
     description: str = f.prop(default="")
     assumptions: tuple[str, ...] = f.prop(parse=lambda v, p: tuple(str(x) for x in v) if isinstance(v, list)
                                           else _bad_assumptions(v, p), default=())

@@ -1,0 +1,44 @@
+"""`quietload plan`: capacity planning over a grid of batch loads and cluster what-ifs."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from quietload.points_progress import PointsProgress
+from reports.plan_report import render_plan_csv, render_plan_table
+from tuner.capacity import plan_path, run_plan, write_plan
+
+def plan(
+    scenario_file: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario YAML file (its `plan:` section gives defaults).")],
+    overrides: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE", help="Override a scenario key, e.g. batch.producer.linger.ms=10.")] = None,
+    load_gb: Annotated[str | None, typer.Option(metavar="GB,...", help="GB of input files per load (the dataset's files scaled) [default: 0.5, 1 and 2 x the job's].")] = None,
+    loads: Annotated[str | None, typer.Option(metavar="N,...", help="Concurrent loads, each its own Spark job [default: the job's batch.loads and twice it].")] = None,
+    spacing: Annotated[str | None, typer.Option(metavar="DURATION,...", help="Time between load starts, e.g. 0,60s [default: the job's batch.spacing].")] = None,
+    brokers: Annotated[str | None, typer.Option(metavar="N,...", help="What-if: broker counts, e.g. 4,6.")] = None,
+    profiles: Annotated[str | None, typer.Option("--profile", metavar="NAME,...", help="What-if: broker types m5.large, m5.xlarge, m5.2xlarge.")] = None,
+    replication_factor: Annotated[str | None, typer.Option(metavar="N,...", help="What-if: replication factor of every topic.")] = None,
+    broker_down: Annotated[bool | None, typer.Option("--broker-down/--no-broker-down", help="What-if: one broker down for the whole run.")] = None,
+    quota: Annotated[str | None, typer.Option(metavar="RATE,...", help="What-if: producer_byte_rate quota on the batch client, per broker, e.g. 20MB/s.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of every point's run: same seed, same plan.")] = 1,
+    engine: Annotated[str, typer.Option(help="local (processes on this machine) or spark.")] = "local",
+    workers: Annotated[int | None, typer.Option(help="Processes of the local engine [default: the CPU count].")] = None,
+    master: Annotated[str, typer.Option(help="Spark master URL of the spark engine.")] = "local[*]",
+    json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Where to write the plan (default: results/<scenario>-plan.json); the points' CSV goes next to it.")] = None,
+    keep_results: Annotated[Path | None, typer.Option(metavar="DIR", help="Also write every point's full RunResult into DIR.")] = None,
+) -> None:
+    """Capacity planning: the largest batch ingest (GB/hour) each cluster option absorbs with every
+    neighbour within its SLA, and the headroom of the job's current load.
+
+    Example: quietload plan workloads/catalog/paypay-glue-2gb-fixed.yaml --brokers 4,6 --broker-down --quota 20MB/s
+    """
+    given = {"load_gb": load_gb, "loads": loads, "spacing": spacing, "brokers": brokers, "profiles": profiles,
+             "replication_factor": replication_factor, "broker_down": broker_down, "quota": quota}
+    with PointsProgress(scenario_file.stem) as progress:
+        result = run_plan(scenario_file, overrides, given, seed, engine, workers, master, keep_results, progress)
+        progress.finish()
+    path = write_plan(result, json_file or plan_path(result["scenario"]))
+    csv_path = path.with_suffix(".csv")
+    csv_path.write_text(render_plan_csv([result]))
+    typer.echo(render_plan_table(result) + f"\n\nwrote {path}, {csv_path}")

@@ -1,0 +1,175 @@
+"""Plan files (``quietload plan``) -> a console table, a Markdown section, CSV rows of the
+points and the capacity-curves plot. Figures are taken as the plan file holds them."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from html import escape
+from pathlib import Path
+
+from simulator.result import ResultError
+
+PLAN_KIND, PLAN_SCHEMA_VERSION = "quietload-plan", 1
+DEFINITIONS = (
+    "Ingest (GB/h) = load_gb x loads over load_seconds (first load's start to last load's end) x 3600. "
+    "Within SLA: every neighbour's p99 during the load at most its SLA. Max / current: the largest ingest "
+    "within SLA over the ingest of the scenario's own load on the current cluster.")
+
+
+def is_plan_file(path: str | Path) -> bool:
+    """Whether ``path`` holds a plan (its ``kind``); anything else is left to the RunResult reader."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError):  # the RunResult reader names what is wrong with it
+        return False
+    return isinstance(data, dict) and data.get("kind") == PLAN_KIND
+
+
+def read_plan(path: str | Path) -> dict:
+    path = Path(path)
+    try:
+        plan = json.loads(path.read_text())
+    except ValueError as error:
+        raise ResultError(f"{path}: not JSON ({error})") from None
+    if not isinstance(plan, dict) or plan.get("kind") != PLAN_KIND or plan.get("schema_version") != PLAN_SCHEMA_VERSION:
+        raise ResultError(f"{path}: not a quietload plan of schema_version {PLAN_SCHEMA_VERSION}")
+    missing = [key for key in ("scenario", "options", "points", "current_plan") if key not in plan]
+    if missing:
+        raise ResultError(f"{path}: plan lacks {', '.join(missing)}")
+    return plan
+
+
+def _gbh(value: float | None) -> str:
+    return "none" if value is None else f"{value:,.0f} GB/h"
+
+
+def _where(point: dict | None) -> str:
+    if not point:
+        return "-"
+    return f"{point['load_gb']:,.3g} GB x {point['loads']}, spacing {point['spacing_s']:g} s"
+
+
+def _ms(value: float) -> str:
+    """Two decimals near an SLA (10.04 > 10 shows as such), whole ms far above it."""
+    return f"{value:,.2f}" if value < 100 else f"{value:,.0f}"
+
+
+def _breach(option: dict) -> str:
+    b = option["first_breach"]
+    if not b:
+        return "none in the grid"
+    return (f"{b['tenant']} {_ms(b['p99_ms_during'])} ms > {b['sla_p99_ms']:g} ms at {_gbh(b['ingest_gb_per_hour'])} "
+            f"({_where(b)})")
+
+
+def _headroom(option: dict) -> str:
+    return "n/a" if option["headroom"] is None else f"{option['headroom']:.2f}x"
+
+
+OPTION_HEADER = ["cluster option", "max ingest within SLA", "reached at", "max / current", "current plan", "first breach"]
+
+
+def option_rows(plan: dict) -> list[list[str]]:
+    return [[o["name"], _gbh(o["max_ingest_gb_per_hour"]), _where(o["max_point"]), _headroom(o),
+             {True: "within SLA", False: "over SLA", None: "-"}[o["current_plan_feasible"]], _breach(o)]
+            for o in plan["options"]]
+
+
+def _headline(plan: dict) -> list[str]:
+    cur = plan["current_plan"]
+    runs = len(plan["points"])
+    return [f"{plan['scenario']} plan ({plan['evaluator']}, seed {plan['seed']}): {len(plan['options'])} cluster option(s), {runs} runs",
+            f"current plan: {_where(cur)}: {_gbh(cur['ingest_gb_per_hour'])} on the current cluster, "
+            f"{'within SLA' if cur['feasible'] else 'over SLA'}"]
+
+
+def render_plan_table(plan: dict) -> str:
+    """The plan for a terminal: the headline, then one aligned row per cluster option."""
+    rows = [OPTION_HEADER, *option_rows(plan)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(OPTION_HEADER) - 1)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in rows]
+    return "\n".join([*_headline(plan), "", *lines])
+
+
+def render_plan_markdown(plan: dict) -> str:
+    def row(cells: list[str]) -> str:
+        return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+    lines = [f"## Capacity plan: {plan['scenario']}", "", *(f"{line}." for line in _headline(plan)), "", DEFINITIONS, "",
+             row(OPTION_HEADER), "| --- | ---: | --- | ---: | --- | --- |", *(row(r) for r in option_rows(plan)), ""]
+    return "\n".join(lines)
+
+
+def tenant_names(plans: list[dict]) -> list[str]:
+    names: list[str] = []
+    for plan in plans:
+        for point in plan["points"]:
+            names += [t["name"] for t in point["tenants"] if t["name"] not in names]
+    return names
+
+
+POINT_COLUMNS = ("option", "load_gb", "loads", "spacing_s", "current_plan", "ingest_gb_per_hour",
+                 "produce_requests", "load_seconds", "feasible")
+
+
+def render_plan_csv(plans: list[dict]) -> str:
+    """One row per point of every plan: the exact figures, then each neighbour's p99 during and SLA."""
+    names = tenant_names(plans)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["scenario", "seed", *POINT_COLUMNS, *(f"{k}.{n}" for n in names for k in ("p99_ms_during", "sla_p99_ms"))])
+    for plan in plans:
+        for point in plan["points"]:
+            tenants = {t["name"]: t for t in point["tenants"]}
+            cells = [("" if tenants.get(n, {}).get(k) is None else tenants[n][k]) for n in names for k in ("p99_ms_during", "sla_p99_ms")]
+            writer.writerow([plan["scenario"], plan["seed"], *(point[c] for c in POINT_COLUMNS), *cells])
+    return out.getvalue()
+
+
+def worst_p99(point: dict) -> float | None:
+    values = [t["p99_ms_during"] for t in point["tenants"] if t["p99_ms_during"] is not None]
+    return max(values) if values else None
+
+
+def capacity_plot(plan: dict):
+    """x: ingest (GB/h); y: worst neighbour p99 during the load (ms); one line per cluster option,
+    filled markers within SLA, crosses over it; each SLA a dashed line."""
+    from reports.report_html import Plot, _png, _pyplot
+
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(10, 4.2))
+    values = []
+    for option in plan["options"]:
+        points = sorted((p for p in plan["points"] if p["option"] == option["name"] and worst_p99(p) is not None),
+                        key=lambda p: (p["ingest_gb_per_hour"], worst_p99(p)))
+        if not points:
+            continue
+        xs, ys = [p["ingest_gb_per_hour"] for p in points], [worst_p99(p) for p in points]
+        values += ys
+        line, = axes.plot(xs, ys, linewidth=1, alpha=0.7, label=option["name"])
+        within = [(x, y) for x, y, p in zip(xs, ys, points) if p["feasible"]]
+        over = [(x, y) for x, y, p in zip(xs, ys, points) if not p["feasible"]]
+        axes.plot([x for x, _ in within], [y for _, y in within], "o", color=line.get_color())
+        axes.plot([x for x, _ in over], [y for _, y in over], "x", color=line.get_color())
+    for sla in sorted({t["sla_p99_ms"] for p in plan["points"] for t in p["tenants"]}):
+        axes.axhline(sla, color="#b00020", linestyle="--", linewidth=1, label=f"SLA p99 {sla:g} ms")
+    if values and min(values) > 0 and max(values) > 20 * min(values):
+        axes.set_yscale("log")
+        axes.yaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,g}"))
+        axes.set_ylabel("worst neighbour p99 during the load (ms, log scale)")
+    else:
+        axes.set_ylabel("worst neighbour p99 during the load (ms)")
+    axes.set_xlabel("batch ingest (GB/hour)")
+    axes.set_title(f"Capacity curves: {plan['scenario']}")
+    axes.grid(alpha=0.3)
+    axes.legend(loc="upper left", fontsize="small")
+    return Plot(_png(figure), f"capacity curves, {plan['scenario']}",
+                "Each cluster option's worst neighbour p99 against the batch ingest of each grid point (dots within "
+                "every neighbour's SLA, crosses over it): an option's capacity is its rightmost dot.")
+
+
+def render_plan_html(plan: dict) -> str:
+    from reports.report_html import _html_table
+    return "\n".join([f"<h2>Capacity plan: {escape(plan['scenario'])}</h2>",
+                      *(f"<p>{escape(line)}.</p>" for line in _headline(plan)), f"<p>{escape(DEFINITIONS)}</p>",
+                      _html_table(OPTION_HEADER, option_rows(plan)), capacity_plot(plan).html()])

@@ -1,0 +1,86 @@
+import csv
+import io
+import json
+
+import pytest
+
+from reports.plan_report import (capacity_plot, is_plan_file, read_plan, render_plan_csv, render_plan_markdown,
+                                 render_plan_table)
+from reports.report import write_report
+from simulator.result import ResultError
+
+
+def _point(option, load_gb, loads, ingest, p99s, current=False):
+    tenants = [{"name": "api", "p99_ms_during": p99s[0], "sla_p99_ms": 10.0},
+               {"name": "scoring", "p99_ms_during": p99s[1], "sla_p99_ms": 20.0}]
+    return {"option": option, "load_gb": load_gb, "loads": loads, "spacing_s": 0.0, "current_plan": current,
+            "ingest_gb_per_hour": ingest, "produce_requests": 1000 * loads, "load_seconds": 3600.0 * load_gb * loads / ingest,
+            "tenants": tenants, "feasible": p99s[0] <= 10.0 and p99s[1] <= 20.0}
+
+
+PLAN = {
+    "kind": "quietload-plan", "schema_version": 1, "scenario": "nightly", "source": "nightly.yaml",
+    "evaluator": "model", "seed": 1, "grid": {"load_gb": [1.0, 2.0], "loads": [1], "spacing_s": [0.0]},
+    "current_plan": {"load_gb": 1.0, "loads": 1, "spacing_s": 0.0, "ingest_gb_per_hour": 400.0, "feasible": True},
+    "options": [
+        {"name": "current", "changes": {}, "max_ingest_gb_per_hour": 400.0,
+         "max_point": {"load_gb": 1.0, "loads": 1, "spacing_s": 0.0},
+         "first_breach": {"tenant": "api", "p99_ms_during": 10.04, "sla_p99_ms": 10.0, "ingest_gb_per_hour": 410.0,
+                          "load_gb": 2.0, "loads": 1, "spacing_s": 0.0}, "headroom": 1.0, "current_plan_feasible": True},
+        {"name": "brokers=6", "changes": {"cluster.brokers": 6}, "max_ingest_gb_per_hour": 800.0,
+         "max_point": {"load_gb": 2.0, "loads": 1, "spacing_s": 0.0}, "first_breach": None, "headroom": 2.0,
+         "current_plan_feasible": True}],
+    "points": [_point("current", 1.0, 1, 400.0, [8.0, 9.0], current=True), _point("current", 2.0, 1, 410.0, [10.04, 9.0]),
+               _point("brokers=6", 1.0, 1, 790.0, [6.0, 7.0], current=True), _point("brokers=6", 2.0, 1, 800.0, [6.5, 7.5])],
+}
+
+
+def test_the_table_shows_each_options_capacity_headroom_and_first_breach():
+    assert render_plan_table(PLAN).splitlines() == [
+        "nightly plan (model, seed 1): 2 cluster option(s), 4 runs",
+        "current plan: 1 GB x 1, spacing 0 s: 400 GB/h on the current cluster, within SLA",
+        "",
+        "cluster option  max ingest within SLA  reached at             max / current  current plan  first breach",
+        "current         400 GB/h               1 GB x 1, spacing 0 s  1.00x          within SLA    api 10.04 ms > 10 ms at 410 GB/h (2 GB x 1, spacing 0 s)",
+        "brokers=6       800 GB/h               2 GB x 1, spacing 0 s  2.00x          within SLA    none in the grid",
+    ]
+
+
+def test_markdown_section_has_the_definitions_and_one_row_per_option():
+    lines = render_plan_markdown(PLAN).splitlines()
+    assert lines[0] == "## Capacity plan: nightly"
+    assert any(line.startswith("Ingest (GB/h) = load_gb x loads over load_seconds") for line in lines)
+    assert "| brokers=6 | 800 GB/h | 2 GB x 1, spacing 0 s | 2.00x | within SLA | none in the grid |" in lines
+
+
+def test_csv_has_every_point_with_each_neighbours_p99_and_sla():
+    rows = list(csv.DictReader(io.StringIO(render_plan_csv([PLAN]))))
+    assert [(r["option"], r["load_gb"], r["feasible"]) for r in rows] == [
+        ("current", "1.0", "True"), ("current", "2.0", "False"), ("brokers=6", "1.0", "True"), ("brokers=6", "2.0", "True")]
+    assert (rows[1]["p99_ms_during.api"], rows[1]["sla_p99_ms.api"], rows[1]["sla_p99_ms.scoring"]) == ("10.04", "10.0", "20.0")
+
+
+def test_capacity_plot_is_a_png_with_a_caption():
+    plot = capacity_plot(PLAN)
+    assert plot.png.startswith(b"\x89PNG")
+    assert plot.caption.startswith("Each cluster option's worst neighbour p99 against the batch ingest")
+
+
+def test_plan_files_are_told_from_other_json(tmp_path):
+    plan_file, other = tmp_path / "plan.json", tmp_path / "other.json"
+    plan_file.write_text(json.dumps(PLAN))
+    other.write_text(json.dumps({"kind": "something-else"}))
+    assert is_plan_file(plan_file) and not is_plan_file(other)
+    assert read_plan(plan_file) == PLAN
+    with pytest.raises(ResultError, match=r"other.json: not a quietload plan of schema_version 1$"):
+        read_plan(other)
+
+
+def test_report_with_a_plan_adds_its_section_plot_and_points(tmp_path):
+    paths = write_report([], tmp_path, [PLAN])
+    assert [p.name for p in paths] == ["report.md", "runs.csv", "report.json", "report.html", "plans.csv"]
+    assert "## Capacity plan: nightly" in (tmp_path / "report.md").read_text()
+    html = (tmp_path / "report.html").read_text()
+    assert "<h2>Capacity plan: nightly</h2>" in html and 'alt="capacity curves, nightly"' in html
+    assert html.rstrip().endswith("</body></html>")
+    assert (tmp_path / "plans.csv").read_text() == render_plan_csv([PLAN])

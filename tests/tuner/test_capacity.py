@@ -1,0 +1,144 @@
+import pytest
+
+from tuner.capacity import GIB, Grid, LoadPoint, current_load, ingest_gb_per_hour, option_verdict, run_plan, sized
+from tuner.whatif import ClusterOption, cluster_options
+from workloads import CATALOG, Scenario, ScenarioError
+from workloads.loader import load_mapping
+from workloads.scenario import Plan
+
+FIXED = CATALOG / "paypay-glue-2gb-fixed.yaml"
+BASELINE = CATALOG / "paypay-glue-2gb.yaml"
+# the published fix at a quarter of its size, with short quiet windows: about 0.2 s a run
+SMALL = ["windows.before=2s", "windows.after=2s", "dataset.files.0.size=512MB"]
+TINY_GRID = {"load_gb": "0.25,0.5", "loads": "1,2", "brokers": "6"}
+
+
+def test_grid_expands_load_sizes_then_loads_then_spacings():
+    grid = Grid((1.0, 2.0), (1, 3), (0.0, 60.0))
+    assert grid.points() == [LoadPoint(1.0, 1, 0.0), LoadPoint(1.0, 1, 60.0), LoadPoint(1.0, 3, 0.0),
+                             LoadPoint(1.0, 3, 60.0), LoadPoint(2.0, 1, 0.0), LoadPoint(2.0, 1, 60.0),
+                             LoadPoint(2.0, 3, 0.0), LoadPoint(2.0, 3, 60.0)]
+
+
+def test_default_grid_goes_around_the_jobs_own_load():
+    scenario = Scenario.from_yaml(BASELINE)
+    assert current_load(scenario) == LoadPoint(2.0, 1, 0.0)
+    assert Grid.of(scenario.plan, current_load(scenario)) == Grid((1.0, 2.0, 4.0), (1, 2), (0.0,))
+    given = Plan(load_gb=(3.0,), spacing=(30.0,))
+    assert Grid.of(given, current_load(scenario)) == Grid((3.0,), (1, 2), (30.0,))
+
+
+def test_ingest_is_the_loaded_gb_over_the_load_time_per_hour():
+    assert ingest_gb_per_hour(LoadPoint(2.0, 2, 0.0), 9.0) == 1600.0
+    assert ingest_gb_per_hour(LoadPoint(0.5, 1, 60.0), 1800.0) == 1.0
+
+
+def test_a_load_point_scales_every_file_group_by_one_factor():
+    mapping = load_mapping(CATALOG / "gzip-input.yaml", [])
+    scenario = Scenario.from_mapping(mapping)
+    point = Scenario.from_mapping(sized(mapping, scenario, LoadPoint(1.0, 3, 90.0)))
+    assert [(g.size, g.count) for g in point.dataset.files] == [(round(150 * 1024**2 * GIB / (24 * 150 * 1024**2)), 24)]
+    assert abs(sum(point.dataset.file_sizes) - GIB) <= 24
+    assert (point.batch.loads, point.batch.spacing) == (3, 90.0)
+
+
+def _options(path, overrides=(), **plan):
+    mapping = load_mapping(path, list(overrides))
+    return {o.name: o for o in cluster_options(mapping, Plan(**plan))}
+
+
+def test_broker_down_moves_its_leaders_to_the_next_replica():
+    options = _options(BASELINE, broker_down=True)
+    assert list(options) == ["current", "broker_down"]
+    cluster = Scenario.from_mapping(options["broker_down"].mapping).cluster
+    assert cluster.brokers == 2 and cluster.min_insync_replicas == 2
+    bulk = cluster.topic("card-transactions")
+    # leaders were p % 3; broker 2's partitions (replicas [2, 0, 1]) fail over to broker 0
+    assert bulk.leaders[:6] == (0, 1, 0, 0, 1, 0) and bulk.replication_factor == 2
+    assert cluster.replicas(bulk)[2] == [0, 1]
+
+
+def test_broker_down_is_refused_when_partitions_would_fall_below_min_insync():
+    with pytest.raises(ScenarioError) as error:
+        _options(BASELINE, ["cluster.replication.factor=2"], broker_down=True)
+    assert str(error.value) == ("what-if broker_down: topic 'card-transactions' would keep 1 in-sync replica(s), "
+                                "below min.insync.replicas 2")
+
+
+def test_what_ifs_change_only_their_part_of_the_cluster():
+    options = _options(CATALOG / "rf3-acks-all.yaml", brokers=(4,), profiles=("m5.2xlarge",),
+                       replication_factor=(2,), quota=(20 * 1024**2,))
+    assert list(options) == ["current", "brokers=4", "profile=m5.2xlarge", "replication.factor=2", "quota=20MB/s"]
+    built = {name: Scenario.from_mapping(o.mapping) for name, o in options.items()}
+    assert built["brokers=4"].cluster.brokers == 4
+    assert (built["profile=m5.2xlarge"].cluster.broker.vcpus, built["profile=m5.2xlarge"].cluster.broker.disk_bandwidth) == (8, 250 * 1024**2)
+    # topics that state their own replication factor follow the what-if too
+    assert {t.replication_factor for t in built["replication.factor=2"].cluster.topics} == {2}
+    assert built["quota=20MB/s"].batch.quota.producer_byte_rate == 20 * 1024**2
+    assert built["current"].cluster == Scenario.from_yaml(CATALOG / "rf3-acks-all.yaml").cluster
+
+
+def test_a_broker_count_the_topics_cannot_use_names_the_what_if():
+    with pytest.raises(ScenarioError) as error:
+        _options(BASELINE, brokers=(2,))
+    assert str(error.value) == "what-if brokers=2: cluster.topics[0].replication.factor: 3 is more than the 2 brokers"
+    with pytest.raises(ScenarioError, match=r"^plan.profiles: unknown broker profile 'm5.huge' \(known: m5.large, "):
+        _options(BASELINE, profiles=("m5.huge",))
+
+
+def _point(ingest, p99s, current=False):
+    tenants = [{"name": name, "p99_ms_during": p99, "sla_p99_ms": 10.0} for name, p99 in zip(("api", "scoring"), p99s)]
+    return {"option": "x", "load_gb": ingest / 1000, "loads": 1, "spacing_s": 0.0, "current_plan": current,
+            "ingest_gb_per_hour": ingest, "feasible": all(p <= 10.0 for p in p99s), "tenants": tenants}
+
+
+def test_capacity_is_the_largest_ingest_within_sla_and_the_first_breach_the_least_over_it():
+    points = [_point(400.0, [5.0, 6.0], current=True), _point(900.0, [9.0, 10.0]), _point(1200.0, [9.0, 40.0]),
+              _point(800.0, [12.0, 11.0]), _point(1500.0, [80.0, 90.0])]
+    verdict = option_verdict(ClusterOption("x"), points, current_ingest=600.0)
+    assert verdict["max_ingest_gb_per_hour"] == 900.0 and verdict["max_point"] == {"load_gb": 0.9, "loads": 1, "spacing_s": 0.0}
+    assert verdict["first_breach"] == {"tenant": "api", "p99_ms_during": 12.0, "sla_p99_ms": 10.0,
+                                       "ingest_gb_per_hour": 800.0, "load_gb": 0.8, "loads": 1, "spacing_s": 0.0}
+    assert verdict["headroom"] == 1.5 and verdict["current_plan_feasible"] is True
+    nothing = option_verdict(ClusterOption("y"), [_point(800.0, [12.0, 11.0], current=True)], current_ingest=800.0)
+    assert (nothing["max_ingest_gb_per_hour"], nothing["headroom"], nothing["current_plan_feasible"]) == (None, 0.0, False)
+
+
+@pytest.fixture(scope="module")
+def tiny_plan():
+    """The published fix (a quarter of its size) on its cluster and with 6 brokers, 2 x 2 load points (~2 s)."""
+    return run_plan(FIXED, SMALL, TINY_GRID, seed=1, workers=1)
+
+
+def test_six_brokers_absorb_the_light_loads_that_three_cannot(tiny_plan):
+    options = {o["name"]: o for o in tiny_plan["options"]}
+    assert [(p["option"], p["load_gb"], p["loads"]) for p in tiny_plan["points"]] == [
+        (o, gb, n) for o in ("current", "brokers=6") for gb in (0.25, 0.5) for n in (1, 2)]
+    six = [p for p in tiny_plan["points"] if p["option"] == "brokers=6"]
+    assert six[0]["feasible"] and not six[-1]["feasible"]        # lightest within SLA, heaviest over it
+    assert options["current"]["max_ingest_gb_per_hour"] is None
+    assert options["brokers=6"]["max_ingest_gb_per_hour"] == max(p["ingest_gb_per_hour"] for p in six if p["feasible"])
+    # the job's own load (0.5 GB x 1) is a grid point: its figure is the current plan's
+    assert tiny_plan["current_plan"]["load_gb"] == 0.5 and not tiny_plan["current_plan"]["feasible"]
+    assert options["brokers=6"]["headroom"] == pytest.approx(options["brokers=6"]["max_ingest_gb_per_hour"]
+                                                             / tiny_plan["current_plan"]["ingest_gb_per_hour"], rel=1e-5)
+    assert options["brokers=6"]["current_plan_feasible"] is True
+
+
+def test_the_plan_does_not_depend_on_the_worker_count(tiny_plan):
+    assert run_plan(FIXED, SMALL, TINY_GRID, seed=1, workers=2) == tiny_plan
+
+
+def test_the_spark_engine_gives_the_same_plan(tiny_plan):
+    from pyspark import SparkContext
+    seen = []
+    assert run_plan(FIXED, SMALL, TINY_GRID, seed=1, engine="spark", progress=lambda d, n: seen.append((d, n))) == tiny_plan
+    assert seen[-1] == (8, 8)
+    assert SparkContext._gateway is None and SparkContext._active_spark_context is None  # session and JVM stopped
+
+
+def test_bad_engine_and_empty_axis_are_one_line_errors():
+    with pytest.raises(ScenarioError, match=r"^--engine: expected one of local, spark, got 'flink'$"):
+        run_plan(FIXED, SMALL, TINY_GRID, engine="flink")
+    with pytest.raises(ScenarioError, match=r"^--loads: expected at least one value$"):
+        run_plan(FIXED, SMALL, {"loads": ""})

@@ -1,0 +1,241 @@
+"""Capacity planning: how much batch ingest each cluster option absorbs with every neighbour within SLA.
+
+The grid sweeps the batch load: ``load_gb`` (GB of input files per load: the dataset's file
+sizes scaled in proportion), ``loads`` (``batch.loads``: loads of that size, each its own Spark
+job with its own executors) and ``spacing`` (``batch.spacing``: seconds between their starts).
+Every grid point runs on every cluster option (``tuner.whatif``) with the same seed.
+
+A point's ingest (GB/hour) is the GB it loads, ``load_gb x loads``, over the time the cluster
+takes them in, ``load_seconds`` (first load's start to last load's end), times 3600: the rate
+of batch data the cluster absorbs while the loads run. A point is within SLA when every
+neighbour's p99 during the load is at most its ``sla_p99``. An option's capacity is the largest
+ingest among its points within SLA; its headroom is that capacity over the ingest of the
+scenario's own load (its files, ``batch.loads`` and ``batch.spacing``) on the current cluster.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import itertools
+import json
+import os
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from reports.plan_report import PLAN_KIND, PLAN_SCHEMA_VERSION
+from tuner.whatif import ClusterOption, cluster_options
+from workloads import Scenario, ScenarioError
+from workloads.loader import load_mapping
+from workloads.scenario import Plan
+
+GIB = 1024**3
+ENGINES = ("local", "spark")
+DEFAULT_LOAD_SCALES = (0.5, 1.0, 2.0)     # x the job's own load: a grid that finishes in a minute or two
+
+Progress = Callable[[int, int], None]     # (points done, points in all)
+
+
+@dataclass(frozen=True)
+class LoadPoint:
+    load_gb: float
+    loads: int
+    spacing_s: float
+
+
+@dataclass(frozen=True)
+class Grid:
+    load_gb: tuple[float, ...]
+    loads: tuple[int, ...]
+    spacing_s: tuple[float, ...]
+
+    @classmethod
+    def of(cls, plan: Plan, current: LoadPoint) -> "Grid":
+        """The plan's axes; an axis it leaves empty goes around the job's own load."""
+        return cls(plan.load_gb or tuple(current.load_gb * s for s in DEFAULT_LOAD_SCALES),
+                   plan.loads or (current.loads, 2 * current.loads), plan.spacing or (current.spacing_s,))
+
+    def points(self) -> list[LoadPoint]:
+        return [LoadPoint(*values) for values in itertools.product(self.load_gb, self.loads, self.spacing_s)]
+
+    def to_dict(self) -> dict:
+        return {"load_gb": list(self.load_gb), "loads": list(self.loads), "spacing_s": list(self.spacing_s)}
+
+
+def current_load(scenario: Scenario) -> LoadPoint:
+    return LoadPoint(sum(scenario.dataset.file_sizes) / GIB, scenario.batch.loads, scenario.batch.spacing)
+
+
+def ingest_gb_per_hour(point: LoadPoint, load_seconds: float) -> float:
+    return point.load_gb * point.loads * 3600.0 / load_seconds if load_seconds > 0 else 0.0
+
+
+def sized(mapping: dict, scenario: Scenario, point: LoadPoint) -> dict:
+    """``mapping`` loading ``point``: every file group's size scaled by one factor, so the dataset
+    keeps its shape (file count, relative sizes) and totals ``load_gb``."""
+    factor = point.load_gb * GIB / sum(scenario.dataset.file_sizes)
+    changed = copy.deepcopy(mapping)
+    changed["dataset"]["files"] = [{"size": max(1, round(g.size * factor)), "count": g.count} for g in scenario.dataset.files]
+    changed["batch"]["loads"] = point.loads
+    changed["batch"]["spacing"] = f"{point.spacing_s!r}s"
+    return changed
+
+
+def parse_plan_options(given: dict[str, Any]) -> dict[str, Any]:
+    """Command-line what-ifs and axes (``{"brokers": "4,6"}``) parsed like the ``plan:`` section's
+    lists; an error names the option (``--brokers``)."""
+    import yaml
+
+    fields = {f.name: f for f in dataclasses.fields(Plan)}
+    parsed = {}
+    for name, text in given.items():
+        flag = "--" + name.replace("_", "-")
+        if text is None:
+            continue
+        if isinstance(text, bool):
+            parsed[name] = text
+            continue
+        try:
+            values = yaml.safe_load(f"[{text}]")
+        except yaml.YAMLError:
+            raise ScenarioError(flag, f"expected a comma-separated list, got {text!r}") from None
+        parsed[name] = fields[name].metadata["parse"](values, flag)
+    return parsed
+
+
+def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str, Any], seed: int,
+                keep_dir: str | Path | None = None) -> tuple[Scenario, Grid, list[ClusterOption], list[dict]]:
+    """The scenario, the grid, the cluster options and one task per (option, point); every task's
+    scenario is built here once, so bad input stops the plan before any run."""
+    mapping = load_mapping(scenario_file, overrides)
+    scenario = Scenario.from_mapping(mapping, source=str(scenario_file))
+    plan = dataclasses.replace(scenario.plan, **parse_plan_options(given))
+    current = current_load(scenario)
+    grid = Grid.of(plan, current)
+    points = grid.points() + ([] if current in grid.points() else [current])
+    options = cluster_options(mapping, plan)
+    tasks = []
+    for option, point in itertools.product(options, points):
+        task_mapping = sized(option.mapping, scenario, point)
+        Scenario.from_mapping(task_mapping)
+        tasks.append({"option": option.name, **dataclasses.asdict(point), "current_plan": point == current,
+                      "seed": seed, "scenario": task_mapping, "keep_dir": str(keep_dir) if keep_dir else None})
+    return scenario, grid, options, tasks
+
+
+@functools.lru_cache(maxsize=1)
+def _evaluator() -> Any:
+    """One model evaluator per process: it keeps the rows' measured compression curves."""
+    from simulator.model.model import ModelEvaluator
+    return ModelEvaluator()
+
+
+def _round(value: Any) -> Any:
+    return float(f"{value:.6g}") if isinstance(value, float) else value
+
+
+def evaluate_point(task: dict) -> dict:
+    """Run one task on the model; the figures the plan keeps of it (a module-level function, so
+    process pools and Spark's Python workers can run it)."""
+    scenario = Scenario.from_mapping(task["scenario"])
+    result = _evaluator().evaluate(scenario, task["seed"])
+    point = LoadPoint(task["load_gb"], task["loads"], task["spacing_s"])
+    if task.get("keep_dir"):
+        result.write(Path(task["keep_dir"]) / f"{task['option']}-{point.load_gb:g}gb-x{point.loads}-"
+                     f"{point.spacing_s:g}s-seed{task['seed']}.json")
+    summary = result.summary
+    tenants = [{"name": t["name"], "p99_ms_during": _round(t["p99_ms_during"]), "sla_p99_ms": _round(t["sla_p99_ms"])}
+               for t in summary.get("tenants", [])]
+    return {"option": task["option"], **{k: _round(v) for k, v in dataclasses.asdict(point).items()},
+            "current_plan": task["current_plan"],
+            "ingest_gb_per_hour": _round(ingest_gb_per_hour(point, summary["load_seconds"])),
+            "produce_requests": summary["produce_requests"], "load_seconds": _round(summary["load_seconds"]),
+            "tenants": tenants, "feasible": all(within_sla(t) for t in tenants)}
+
+
+def within_sla(tenant: dict) -> bool:
+    """A neighbour that sent nothing during the load (no p99) did not breach."""
+    return tenant["p99_ms_during"] is None or tenant["p99_ms_during"] <= tenant["sla_p99_ms"]
+
+
+def _worst(tenants: list[dict]) -> dict | None:
+    over = [t for t in tenants if not within_sla(t)]
+    return max(over, key=lambda t: t["p99_ms_during"] / t["sla_p99_ms"]) if over else None
+
+
+def option_verdict(option: ClusterOption, points: list[dict], current_ingest: float) -> dict:
+    """An option's capacity (largest ingest within SLA), the point it is reached at, the first
+    breach (the point of least ingest over SLA and its worst neighbour) and the headroom."""
+    within = [p for p in points if p["feasible"]]
+    best = max(within, key=lambda p: p["ingest_gb_per_hour"]) if within else None
+    over = [p for p in points if not p["feasible"]]
+    first = min(over, key=lambda p: p["ingest_gb_per_hour"]) if over else None
+    capacity = best["ingest_gb_per_hour"] if best else None
+    where = ("load_gb", "loads", "spacing_s")
+    breach = None
+    if first:
+        tenant = _worst(first["tenants"])
+        breach = {"tenant": tenant["name"], "p99_ms_during": tenant["p99_ms_during"], "sla_p99_ms": tenant["sla_p99_ms"],
+                  "ingest_gb_per_hour": first["ingest_gb_per_hour"], **{k: first[k] for k in where}}
+    mine = next((p for p in points if p["current_plan"]), None)
+    return {"name": option.name, "changes": option.changes, "max_ingest_gb_per_hour": capacity,
+            "max_point": {k: best[k] for k in where} if best else None, "first_breach": breach,
+            "headroom": _round((capacity or 0.0) / current_ingest) if current_ingest else None,
+            "current_plan_feasible": mine["feasible"] if mine else None}
+
+
+def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, given: dict[str, Any] | None = None,
+             seed: int = 1, engine: str = "local", workers: int | None = None, master: str = "local[*]",
+             keep_dir: str | Path | None = None, progress: Progress | None = None) -> dict:
+    """The plan of ``scenario_file``: every (cluster option, load point) on the model, and each
+    option's verdict. The same plan whatever the engine and the worker count."""
+    if engine not in ENGINES:
+        raise ScenarioError("--engine", f"expected one of {', '.join(ENGINES)}, got {engine!r}")
+    workers = workers or os.cpu_count() or 1
+    if workers < 1:
+        raise ScenarioError("--workers", f"expected at least 1, got {workers}")
+    scenario, grid, options, tasks = build_tasks(scenario_file, overrides or [], given or {}, seed, keep_dir)
+    report = progress or (lambda done, total: None)
+    if engine == "spark":
+        from tuner.capacity_spark import evaluate_on_spark
+        points = evaluate_on_spark(tasks, master, report)
+    else:
+        points = evaluate_locally(tasks, workers, report)
+    current = next(p for p in points if p["option"] == "current" and p["current_plan"])
+    by_option = {o.name: [p for p in points if p["option"] == o.name] for o in options}
+    return {"kind": PLAN_KIND, "schema_version": PLAN_SCHEMA_VERSION, "scenario": scenario.name,
+            "source": str(scenario_file), "evaluator": "model", "seed": seed, "grid": grid.to_dict(),
+            "current_plan": {k: current[k] for k in ("load_gb", "loads", "spacing_s", "ingest_gb_per_hour", "feasible")},
+            "options": [option_verdict(o, by_option[o.name], current["ingest_gb_per_hour"]) for o in options],
+            "points": points}
+
+
+def evaluate_locally(tasks: list[dict], workers: int, progress: Progress) -> list[dict]:
+    """Every task, in task order, on ``workers`` processes (the model is CPU-bound Python)."""
+    points: list[dict | None] = [None] * len(tasks)
+    if workers == 1:
+        for i, task in enumerate(tasks):
+            points[i] = evaluate_point(task)
+            progress(i + 1, len(tasks))
+        return points  # type: ignore[return-value]
+    with ProcessPoolExecutor(min(workers, len(tasks))) as pool:
+        index = {pool.submit(evaluate_point, task): i for i, task in enumerate(tasks)}
+        for done, future in enumerate(as_completed(index), 1):
+            points[index[future]] = future.result()
+            progress(done, len(tasks))
+    return points  # type: ignore[return-value]
+
+
+def plan_path(scenario_name: str) -> Path:
+    """``results/<scenario>-plan.json``, named like the run results."""
+    import re
+    return Path("results") / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', scenario_name)}-plan.json"
+
+
+def write_plan(plan: dict, path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(plan, indent=1) + "\n")
+    return path

@@ -1,0 +1,115 @@
+"""Cluster what-ifs for capacity planning: each one a change to the scenario's raw mapping.
+
+A what-if is tried alone on the scenario's cluster (``brokers=6``, ``profile=m5.xlarge``,
+``replication.factor=2``, ``broker_down``, ``quota=20MB/s``), next to the cluster as it is
+(``current``). Each becomes the mapping a grid point then sizes its load on.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from workloads import Scenario, ScenarioError
+from workloads.loader import apply_overrides
+from workloads.scenario import Plan
+
+# Amazon MSK broker types as `cluster.broker.*` values. vCPUs: the EC2 m5 family (m5.large 2,
+# m5.xlarge 4, m5.2xlarge 8). Network: all three are "up to 10 Gbit/s" (baselines 0.75, 1.25,
+# 2.5 Gbit/s); a batch load of minutes runs on the burst, as the catalog's m5.large assumes.
+# Disk: MSK's gp2 EBS volume tops out at 250 MiB/s, below each instance's EBS burst (4,750
+# Mbit/s); provisioned storage throughput needs kafka.m5.4xlarge or larger. Thread pools are
+# MSK's defaults for these sizes (num.io.threads 8, num.network.threads 5).
+BROKER_PROFILES: dict[str, dict[str, object]] = {
+    "m5.large": {"vcpus": 2, "nic_bandwidth": "1250MB/s", "disk_bandwidth": "250MB/s",
+                 "num.io.threads": 8, "num.network.threads": 5},
+    "m5.xlarge": {"vcpus": 4, "nic_bandwidth": "1250MB/s", "disk_bandwidth": "250MB/s",
+                  "num.io.threads": 8, "num.network.threads": 5},
+    "m5.2xlarge": {"vcpus": 8, "nic_bandwidth": "1250MB/s", "disk_bandwidth": "250MB/s",
+                   "num.io.threads": 8, "num.network.threads": 5},
+}
+
+
+@dataclass(frozen=True)
+class ClusterOption:
+    """One cluster to plan on: its name, the changes it makes (path -> value) and the mapping."""
+
+    name: str
+    changes: dict = field(default_factory=dict)
+    mapping: dict = field(default_factory=dict, repr=False, compare=False)
+
+
+def cluster_options(mapping: dict, plan: Plan) -> list[ClusterOption]:
+    """``current`` and one option per what-if value in ``plan``, each checked to build a scenario."""
+    options = [ClusterOption("current", {}, mapping)]
+    for brokers in plan.brokers:
+        options.append(_set(mapping, f"brokers={brokers}", {"cluster.brokers": brokers}))
+    for name in plan.profiles:
+        if name not in BROKER_PROFILES:
+            raise ScenarioError("plan.profiles", f"unknown broker profile {name!r} (known: {', '.join(BROKER_PROFILES)})")
+        options.append(_set(mapping, f"profile={name}", {f"cluster.broker.{k}": v for k, v in BROKER_PROFILES[name].items()}))
+    for rf in plan.replication_factor:
+        options.append(_replication(mapping, rf))
+    if plan.broker_down:
+        options.append(_broker_down(mapping))
+    for rate in plan.quota:
+        options.append(_set(mapping, f"quota={rate / 1024**2:g}MB/s",
+                            {"batch.quota.producer_byte_rate": f"{int(rate)}B/s"}))
+    names = [o.name for o in options]
+    for name in names:
+        if names.count(name) > 1:
+            raise ScenarioError("plan", f"what-if {name} is listed twice")
+    return options
+
+
+def _checked(name: str, mapping: dict) -> dict:
+    """The what-if's mapping if it makes a valid scenario; else one line naming the what-if."""
+    try:
+        Scenario.from_mapping(mapping)
+    except ScenarioError as error:
+        raise ScenarioError(f"what-if {name}", str(error)) from None
+    return mapping
+
+
+def _set(mapping: dict, name: str, changes: dict) -> ClusterOption:
+    return ClusterOption(name, changes, _checked(name, apply_overrides(mapping, [f"{k}={v}" for k, v in changes.items()])))
+
+
+def _replication(mapping: dict, rf: int) -> ClusterOption:
+    """Every topic at replication factor ``rf`` (topics that set their own too); min.insync.replicas
+    is kept, so an ``rf`` below it is refused, as Kafka would refuse acks=all produces."""
+    name = f"replication.factor={rf}"
+    changed = copy.deepcopy(mapping)
+    changed["cluster"]["replication.factor"] = rf
+    for topic in changed["cluster"]["topics"]:
+        if "replication.factor" in topic:
+            topic["replication.factor"] = rf
+    return ClusterOption(name, {"cluster.replication.factor": rf}, _checked(name, changed))
+
+
+def _broker_down(mapping: dict) -> ClusterOption:
+    """The highest-numbered broker down for the whole run. Its partitions' leadership moves to the
+    next replica in each replica list (Kafka elects the first live in-sync replica), so the
+    survivors lead everything; the cluster is modelled as brokers-1 brokers with those leaders,
+    each topic at min(replication factor, brokers-1). Partitions that really keep every replica on
+    the survivors are placed round-robin over them, so no partition is modelled with more
+    replicas than it has; a partition left with fewer in-sync replicas than min.insync.replicas
+    is refused (acks=all produces would fail with NOT_ENOUGH_REPLICAS)."""
+    name = "broker_down"
+    cluster = Scenario.from_mapping(mapping).cluster
+    down, survivors = cluster.brokers - 1, cluster.brokers - 1
+    if survivors < 1:
+        raise ScenarioError(f"what-if {name}", "the cluster has one broker: none would be left")
+    changed = copy.deepcopy(mapping)
+    changed["cluster"]["brokers"] = survivors
+    for raw, topic in zip(changed["cluster"]["topics"], cluster.topics):
+        rf = topic.replication_factor or cluster.replication_factor
+        live = [[b for b in replicas if b != down] for replicas in cluster.replicas(topic)]
+        if any(not replicas for replicas in live):
+            raise ScenarioError(f"what-if {name}", f"topic {topic.name!r} has replication.factor {rf}: "
+                                f"its partitions on broker {down} would be offline")
+        if min(map(len, live)) < cluster.min_insync_replicas:
+            raise ScenarioError(f"what-if {name}", f"topic {topic.name!r} would keep {min(map(len, live))} in-sync "
+                                f"replica(s), below min.insync.replicas {cluster.min_insync_replicas}")
+        raw["leaders"] = [replicas[0] for replicas in live]
+        raw["replication.factor"] = min(rf, survivors)
+    return ClusterOption(name, {"cluster.brokers": survivors, "down_broker": down}, _checked(name, changed))
