@@ -19,6 +19,7 @@ from reports.report import DEFAULT_OUT_DIR, write_report
 from reports.spread import render_spread
 from reports.summary import render_summary
 from simulator.live import DEFAULT_RUN_DIR, KafkaCluster, render_status, render_stopped
+from simulator.live.s3 import LocalStackS3, render_s3_status, render_s3_stopped
 from simulator.result import ResultError, RunResult
 from workloads import Scenario, ScenarioError
 from workloads.units import parse_seconds
@@ -177,17 +178,29 @@ def stack_up(
     scenario_file: Annotated[Path | None, typer.Option("--scenario", metavar="FILE",
                                                        help="Take broker settings, replication factor and min.insync.replicas from this scenario's cluster.")] = None,
     port: Annotated[int | None, typer.Option(help="First broker's listener port; the next brokers take the ports after it (default: free ports).")] = None,
+    s3: Annotated[bool, typer.Option("--s3/--no-s3", help="Also run S3 (LocalStack) for the job's input.")] = True,
+    s3_port: Annotated[int | None, typer.Option(help="LocalStack's S3 port (default: a free port).")] = None,
     run_dir: _RunDir = DEFAULT_RUN_DIR,
 ) -> None:
-    """Start the Kafka brokers (and their KRaft controller) unless they already run; wait until each serves.
+    """Start the Kafka brokers (and their KRaft controller) and S3 (LocalStack) unless they already run; wait until each serves.
 
     Example: quietload stack up --brokers 3 --scenario workloads/catalog/paypay-glue-2gb.yaml
     """
     options: dict[str, Any] = {"run_dir": run_dir, "port": port, "progress": _stack_progress}
     cluster = (KafkaCluster.for_scenario(Scenario.from_yaml(scenario_file), brokers, **options) if scenario_file
                else KafkaCluster(brokers=brokers or 1, **options))
+    storage = LocalStackS3(run_dir, s3_port, progress=_stack_progress) if s3 else None
+    if storage:
+        storage.check_port()   # before the brokers start
     started = cluster.up()
-    typer.echo(("" if started else "already up\n") + render_status(cluster, cluster.status()))
+    try:
+        started = (storage.up() if storage else False) or started
+    except BaseException:
+        if started:
+            cluster.down()
+        raise
+    typer.echo(("" if started else "already up\n") + render_status(cluster, cluster.status())
+               + (f"\n{render_s3_status(storage, storage.status())}" if storage else ""))
 
 
 @stack_app.command("status")
@@ -196,10 +209,11 @@ def stack_status(run_dir: _RunDir = DEFAULT_RUN_DIR) -> None:
 
     Example: quietload stack status
     """
-    cluster = KafkaCluster(run_dir)
-    statuses = cluster.status()
-    typer.echo(render_status(cluster, statuses))
-    raise typer.Exit(3 if not statuses else 0 if all(s.running for s in statuses) else 1)
+    cluster, storage = KafkaCluster(run_dir), LocalStackS3(run_dir)
+    statuses, s3_status = cluster.status(), storage.status()
+    typer.echo(render_status(cluster, statuses) + (f"\n{render_s3_status(storage, s3_status)}" if s3_status else ""))
+    running = [s.running for s in statuses] + ([s3_status.running] if s3_status else [])
+    raise typer.Exit(3 if not running else 0 if all(running) else 1)
 
 
 @stack_app.command("down")
@@ -208,8 +222,9 @@ def stack_down(run_dir: _RunDir = DEFAULT_RUN_DIR) -> None:
 
     Example: quietload stack down
     """
-    cluster = KafkaCluster(run_dir)
-    typer.echo(render_stopped(cluster, cluster.down()))
+    cluster, storage = KafkaCluster(run_dir), LocalStackS3(run_dir)
+    s3_status = storage.down()
+    typer.echo(render_stopped(cluster, cluster.down()) + (f"\n{render_s3_stopped(storage, s3_status)}" if s3_status else ""))
 
 
 def main() -> None:

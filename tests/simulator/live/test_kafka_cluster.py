@@ -149,10 +149,10 @@ def test_stack_up_and_down_twice_with_a_scenarios_three_brokers(tmp_path):
     run_dir = tmp_path / "stack"
     scenario = str(CATALOG / "paypay-glue-2gb.yaml")   # 3 brokers, RF 3, MSK's thread counts
     try:
-        first = _stack("up", "--scenario", scenario, "--run-dir", str(run_dir))
+        first = _stack("up", "--scenario", scenario, "--no-s3", "--run-dir", str(run_dir))
         assert first.exit_code == 0, first.output
         assert "waiting for the brokers to serve" in first.stderr and "3 broker(s) up in " in first.stderr
-        second = _stack("up", "--scenario", scenario, "--run-dir", str(run_dir))
+        second = _stack("up", "--scenario", scenario, "--no-s3", "--run-dir", str(run_dir))
         assert second.exit_code == 0, second.output
         assert second.stdout.startswith("already up\n") and second.stdout.splitlines()[1:] == first.stdout.splitlines()
         properties = (run_dir / "broker-2" / "server.properties").read_text().splitlines()
