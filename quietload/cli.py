@@ -10,11 +10,14 @@ import typer
 from typer.core import TyperGroup
 
 from quietload import __version__
+from quietload.cli_live import live
+from quietload.cli_plan import plan
 from quietload.cli_tune import tune
 from quietload.progress import SimulationProgress
 from reports.gate import CPU_MAX_PCT, HANDLER_IDLE_MIN_PCT, REQUESTS_PER_BROKER_MAX, Thresholds
 from reports.gate import check as check_result
 from reports.junit import write_junit
+from reports.plan_report import is_plan_file, read_plan
 from reports.report import DEFAULT_OUT_DIR, write_report
 from reports.spread import render_spread
 from reports.summary import render_summary
@@ -145,7 +148,7 @@ def check(
 
 @app.command()
 def report(
-    result_files: Annotated[list[Path], typer.Argument(metavar="RESULT.json...", help="RunResult files (any evaluator's).")],
+    result_files: Annotated[list[Path], typer.Argument(metavar="RESULT.json...", help="RunResult files (any evaluator's) and plan files (quietload plan).")],
     out_dir: Annotated[Path, typer.Option("--out", metavar="DIR", help="Directory the report files go to.")] = DEFAULT_OUT_DIR,
 ) -> None:
     """Turn RunResult files into report.md, runs.csv, report.json and a self-contained report.html
@@ -153,12 +156,15 @@ def report(
 
     Example: quietload report results/paypay-glue-2gb-seed1.json results/paypay-glue-2gb-fixed-seed1.json --out report
     """
-    results = [RunResult.read(path) for path in result_files]
-    for path in write_report(results, out_dir):
+    plans = [read_plan(path) for path in result_files if is_plan_file(path)]
+    results = [RunResult.read(path) for path in result_files if not is_plan_file(path)]
+    for path in write_report(results, out_dir, plans):
         typer.echo(f"wrote {path}")
 
 
 app.command()(tune)
+app.command()(plan)
+app.command()(live)
 
 stack_app = typer.Typer(no_args_is_help=True, help=(
     "A real Kafka cluster on this machine for live runs: KRaft brokers from the Maven Central jars "

@@ -1,0 +1,77 @@
+import csv
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from quietload.cli import app
+from workloads import CATALOG
+
+FIXED = str(CATALOG / "paypay-glue-2gb-fixed.yaml")
+SMALL = ["--set", "windows.before=2s", "--set", "windows.after=2s", "--set", "dataset.files.0.size=512MB"]
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.fixture(scope="module")
+def planned(tmp_path_factory):
+    """The published fix (512 MB) on its cluster, with 6 brokers and with one broker down: 3 x 3 runs (~3 s)."""
+    out = tmp_path_factory.mktemp("plan")
+    result = _invoke("plan", FIXED, *SMALL, "--load-gb", "0.25", "--loads", "1,2", "--brokers", "6", "--broker-down",
+                     "--workers", "2", "--json", str(out / "plan.json"))
+    return result, out
+
+
+def test_plan_prints_each_cluster_options_capacity_and_writes_the_plan(planned):
+    result, out = planned
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "paypay-glue-2gb-fixed plan (model, seed 1): 3 cluster option(s), 9 runs"
+    assert lines[1].startswith("current plan: 0.5 GB x 1, spacing 0 s: ") and lines[1].endswith(" over SLA")
+    assert [line.split()[0] for line in lines[3:7]] == ["cluster", "current", "brokers=6", "broker_down"]
+    assert lines[-1] == f"wrote {out / 'plan.json'}, {out / 'plan.csv'}"
+    plan = json.loads((out / "plan.json").read_text())
+    assert (plan["kind"], plan["schema_version"], plan["grid"]) == (
+        "quietload-plan", 1, {"load_gb": [0.25], "loads": [1, 2], "spacing_s": [0.0]})
+    options = {o["name"]: o for o in plan["options"]}
+    six = options["brokers=6"]
+    assert six["max_ingest_gb_per_hour"] is not None and six["headroom"] > 0
+    assert f"{six['max_ingest_gb_per_hour']:,.0f} GB/h" in lines[5]
+    assert options["broker_down"]["changes"] == {"cluster.brokers": 2, "down_broker": 2}
+    rows = list(csv.DictReader((out / "plan.csv").open()))
+    assert len(rows) == 9 and {r["option"] for r in rows} == {"current", "brokers=6", "broker_down"}
+    # stderr is not a terminal here: only the closing progress line
+    assert result.stderr.startswith("planned paypay-glue-2gb-fixed: 9 points in ") and len(result.stderr.splitlines()) == 1
+
+
+def test_report_reads_a_plan_file_next_to_nothing_else(planned, tmp_path):
+    _, out = planned
+    outcome = _invoke("report", str(out / "plan.json"), "--out", str(tmp_path / "report"))
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.stdout.splitlines()[-1] == f"wrote {tmp_path / 'report' / 'plans.csv'}"
+    assert "## Capacity plan: paypay-glue-2gb-fixed" in (tmp_path / "report" / "report.md").read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--profile", "m5.huge"], "error: plan.profiles: unknown broker profile 'm5.huge' (known: m5.large, m5.xlarge, m5.2xlarge)"),
+    (["--set", "plan.cpus=[4]"], "error: plan.cpus: unknown key (known keys: broker_down, brokers, load_gb, loads, profiles, quota, replication.factor, spacing)"),
+    (["--load-gb", ""], "error: --load-gb: expected at least one value"),
+    (["--engine", "flink"], "error: --engine: expected one of local, spark, got 'flink'"),
+    (["--brokers", "2"], "error: what-if brokers=2: cluster.topics[0].replication.factor: 3 is more than the 2 brokers"),
+    (["--spacing", "60"], "error: --spacing[0]: expected a duration with a unit like 10ms or 5min, got 60"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
+    result = _invoke("plan", FIXED, *SMALL, "--json", str(tmp_path / "plan.json"), *args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines()[-1] == message and "Traceback" not in result.output
+    assert not (tmp_path / "plan.json").exists()
+
+
+def test_a_json_file_that_is_neither_a_result_nor_a_plan_is_refused(tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text('{"kind": "something-else"}')
+    result = _invoke("report", str(other), "--out", str(tmp_path / "report"))
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"error: {other}: not a quietload RunResult of schema_version 1 (found None)"
