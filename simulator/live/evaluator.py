@@ -25,6 +25,7 @@ from simulator.live.sampler import MetricsSampler
 from simulator.result import RunResult
 from workloads import Scenario, ScenarioError
 
+WARM_UP_S = 5.0
 SECURITY_PREFIX = "QUIETLOAD_KAFKA_"     # QUIETLOAD_KAFKA_SASL_USERNAME=... -> sasl.username
 
 
@@ -83,7 +84,8 @@ class FaultInjector:
 
     def _run(self) -> None:
         from confluent_kafka import Consumer, KafkaException
-        consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": "quietload-fault", "enable.auto.commit": False})
+        consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": "quietload-fault",
+                             "enable.auto.commit": False, "log_level": 3})
         try:
             while not self._halt.wait(0.2):
                 try:
@@ -150,12 +152,14 @@ class LiveEvaluator:
             neighbours = Neighbours(scenario.tenants, bootstrap, self.security, seed, cores["neighbours"] if self.pin else None)
             fault = (FaultInjector(cluster, self.kill_broker, bootstrap, scenario.batch.topic, expected.rows)
                      if cluster is not None and self.kill_broker is not None else None)
-            neighbours.start()
-            started = time.time()
-            stack.callback(neighbours.stop)
-            if sampler:
+            if sampler:    # scraped from before the neighbours' first request to after their last
                 sampler.start()
                 stack.callback(sampler.stop)
+            neighbours.start()
+            stack.callback(neighbours.stop)
+            # the clients' first seconds (metadata, producer ids, connections) are not the cluster's latency
+            _sleep(WARM_UP_S, "neighbours warming up", self.say)
+            started = time.time()
             _sleep(scenario.windows.before, "before window (neighbours alone)", self.say)
             if fault:
                 fault.start()
@@ -203,7 +207,7 @@ def check_reachable(bootstrap: str, security: dict[str, str], timeout: float = 1
     from confluent_kafka import KafkaException
     from confluent_kafka.admin import AdminClient
     try:
-        AdminClient({"bootstrap.servers": bootstrap, **security}).list_topics(timeout=timeout)
+        AdminClient({"bootstrap.servers": bootstrap, "log_level": 3, **security}).list_topics(timeout=timeout)
     except KafkaException:
         raise ScenarioError("--bootstrap-servers", f"no Kafka broker answers at {bootstrap} within {timeout:.0f} s") from None
 
@@ -211,7 +215,7 @@ def check_reachable(bootstrap: str, security: dict[str, str], timeout: float = 1
 def create_topics(scenario: Scenario, bootstrap: str, security: dict[str, str], brokers: int | None) -> None:
     """The scenario's topics with their partitions and replication; topics that exist are used as they are."""
     from confluent_kafka.admin import AdminClient, NewTopic
-    admin = AdminClient({"bootstrap.servers": bootstrap, **security})
+    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 3, **security})
     existing = set(admin.list_topics(timeout=10).topics)
     cluster = scenario.cluster
     wanted = [NewTopic(t.name, t.partitions, min(t.replication_factor or cluster.replication_factor, brokers or 1_000),

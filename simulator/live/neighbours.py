@@ -60,6 +60,7 @@ def librdkafka_config(tenant: Tenant, bootstrap_servers: str, security: dict[str
         "queue.buffering.max.kbytes": min(max(producer.buffer_memory // 1024, 1), 2_097_151),
         "message.max.bytes": max(producer.max_request_size, 1000),
         "statistics.interval.ms": STATISTICS_INTERVAL_MS,
+        "log_level": 3,        # errors only: retries show up as latency and failed deliveries
     }
     if producer.batch_num_messages:
         config["batch.num.messages"] = producer.batch_num_messages

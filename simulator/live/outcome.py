@@ -156,6 +156,7 @@ def build(run: LiveRun) -> RunResult:
         "drain_interval_ms": None,
         "batch_fill": wire_batch / run.scenario.batch.producer.batch_size,
         "integrity_ok": bool(run.integrity.get("ok")),
+        "faults": run.faults,
         "tenants": [{"name": t["name"], "sla_p99_ms": t["sla_p99_ms"],
                      "p99_ms_before": t["latency_ms"]["before"]["p99"],
                      "p99_ms_during": t["latency_ms"]["during"]["p99"],
