@@ -9,6 +9,7 @@ are added until ``trials`` have completed.
 from __future__ import annotations
 
 import json
+import warnings
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,7 +84,8 @@ class StudySummary:
                 "constraints": "sla:<tenant> = p99 during / SLA - 1; deadline = load / check.deadline - 1; feasible <= 0",
                 "space": self.space, "baseline": baseline, "trials": [t.to_dict() for t in self.trials],
                 "failed_trials": self.failed, "pareto_front": [t.number for t in self.front],
-                "pick": self.pick.number if self.pick else None, "importances": self.importances}
+                "pick": self.pick.number if self.pick else None,
+                "importances_target": "produce_requests", "importances": self.importances}
 
     def write_json(self, path: str | Path, scenario: dict[str, Any], baseline: dict[str, Any] | None = None) -> Path:
         path = Path(path)
@@ -284,7 +286,9 @@ def _importances(study: Any, records: list[TrialRecord]) -> dict[str, float] | N
         return None
     import optuna
     try:
-        found = optuna.importance.get_param_importances(study, target=lambda t: t.values[0])
+        with warnings.catch_warnings():   # its reminder that low target values are the goal: they are
+            warnings.simplefilter("ignore", UserWarning)
+            found = optuna.importance.get_param_importances(study, target=lambda t: t.values[0])
     except (RuntimeError, ValueError):   # e.g. every trial had the same value of every knob
         return None
     return {name: round(float(value), 4) for name, value in found.items()}
