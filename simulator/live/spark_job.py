@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 from simulator.live._jars import LOCALSTACK, ROOT
 from simulator.live._process import StackError
+from simulator.live.s3 import check_inputs
 from workloads import Scenario, ScenarioError
 
 SPARK_JARS = ROOT / ".build" / "spark-jars"
@@ -43,7 +44,7 @@ _S3A = {"fs.s3a.path.style.access": "true", "fs.s3a.connection.ssl.enabled": "fa
 @dataclass(frozen=True)
 class GlueJobReport:
     """What one run of the job did: Spark's own task metrics of the write (rows and bytes its
-    scan read, tasks of its stages), wall-clock start and end (``time.time()``), and the batch
+    scan read, tasks of the stages it ran, tasks of the last one: those that produce), wall-clock start and end (``time.time()``), and the batch
     producer's metrics by their Kafka names (totals summed over client ids, averages weighted
     by request-total; the averages are kafka-clients' windowed ones, the last ~60 s)."""
 
@@ -51,6 +52,7 @@ class GlueJobReport:
     rows: int
     input_bytes: int
     tasks: int
+    write_tasks: int
     stages: int
     cores: int
     started: float
@@ -95,6 +97,9 @@ def run_glue_job(scenario: Scenario, bootstrap_servers: str, input_uris: list[st
     temporary file kept only if the job fails); a failure is one StackError line."""
     if not input_uris:
         raise ScenarioError("input", "the job needs at least one input file")
+    if s3_endpoint:
+        check_inputs(s3_endpoint, input_uris)
+    _check_topic(bootstrap_servers, topic or scenario.batch.topic)
     allowed = sorted(os.sched_getaffinity(0))
     cores = max(1, min(cores or scenario.batch.spark.executor_cores, len(allowed)))
     request = {"topic": topic or scenario.batch.topic, "uris": input_uris, "bootstrap_servers": bootstrap_servers,
@@ -157,6 +162,20 @@ def resolve_spark_jars(progress: Callable[[str], None] = lambda line: None) -> l
     return sorted(cache.glob("*.jar"))
 
 
+def _check_topic(bootstrap_servers: str, topic: str) -> None:
+    """The topic must exist: a missing one stalls the sink for max.block.ms (60 s), then fails."""
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    try:
+        found = admin.list_topics(topic, timeout=15).topics.get(topic)
+    except KafkaException as error:
+        raise StackError(f"the Kafka cluster at {bootstrap_servers} did not answer: {error}") from None
+    if found is None or found.error is not None:
+        raise StackError(f"topic {topic!r} does not exist on {bootstrap_servers}: create it first")
+
+
 def _property_text(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
@@ -201,9 +220,13 @@ def _drive(request: dict) -> dict:
         writer.mode("append").save()
         ended = time.time()
         done.set()
-        stages = [stage for stage in _stages(spark, store) if stage.stageId() not in earlier]
+        # The write's stages, less those adaptive execution skipped (a shuffle's map side planned twice).
+        stages = sorted((stage for stage in _stages(spark, store) if stage.stageId() not in earlier
+                         and str(stage.status().toString()) != "SKIPPED"), key=lambda stage: stage.stageId())
         return {"topic": request["topic"], "rows": sum(stage.inputRecords() for stage in stages),
-                "input_bytes": sum(stage.inputBytes() for stage in stages), "tasks": sum(stage.numTasks() for stage in stages),
+                "input_bytes": sum(stage.inputBytes() for stage in stages),
+                "tasks": sum(stage.numCompleteTasks() for stage in stages),
+                "write_tasks": stages[-1].numCompleteTasks() if stages else 0,
                 "stages": len(stages), "cores": len(request["cpus"]), "started": started, "ended": ended,
                 "wall_seconds": ended - started, "producer": _producer_metrics(spark)}
     finally:
