@@ -20,6 +20,7 @@ from reports.junit import write_junit
 from reports.plan_report import is_plan_file, read_plan
 from reports.report import DEFAULT_OUT_DIR, write_report
 from reports.spread import render_spread
+from reports.study_report import is_study_file, read_study
 from reports.summary import render_summary
 from simulator.live import DEFAULT_RUN_DIR, KafkaCluster, render_status, render_stopped
 from simulator.live.s3 import LocalStackS3, render_s3_status, render_s3_stopped
@@ -148,17 +149,19 @@ def check(
 
 @app.command()
 def report(
-    result_files: Annotated[list[Path], typer.Argument(metavar="RESULT.json...", help="RunResult files (any evaluator's) and plan files (quietload plan).")],
+    result_files: Annotated[list[Path], typer.Argument(metavar="RESULT.json...", help="RunResult files (any evaluator's), plan files (quietload plan) and study files (quietload tune).")],
     out_dir: Annotated[Path, typer.Option("--out", metavar="DIR", help="Directory the report files go to.")] = DEFAULT_OUT_DIR,
 ) -> None:
-    """Turn RunResult files into report.md, runs.csv, report.json and a self-contained report.html
-    with plots; reads the files only, never runs the simulator.
+    """Turn RunResult, plan and study files into report.md, runs.csv, report.json and a self-contained
+    report.html with plots (plans.csv and trials.csv with plan and study files); reads the files only,
+    never runs the simulator.
 
     Example: quietload report results/paypay-glue-2gb-seed1.json results/paypay-glue-2gb-fixed-seed1.json --out report
     """
     plans = [read_plan(path) for path in result_files if is_plan_file(path)]
-    results = [RunResult.read(path) for path in result_files if not is_plan_file(path)]
-    for path in write_report(results, out_dir, plans):
+    studies = [read_study(path) for path in result_files if is_study_file(path)]
+    results = [RunResult.read(path) for path in result_files if not is_plan_file(path) and not is_study_file(path)]
+    for path in write_report(results, out_dir, plans, studies):
         typer.echo(f"wrote {path}")
 
 

@@ -154,18 +154,24 @@ def render_json(runs: list[RunFigures]) -> str:
     return json.dumps({"schema": REPORT_SCHEMA, "runs": [run.to_dict() for run in runs]}, indent=1) + "\n"
 
 
-def write_report(results: list[RunResult], out_dir: str | Path = DEFAULT_OUT_DIR, plans: list[dict] | None = None) -> list[Path]:
+def write_report(results: list[RunResult], out_dir: str | Path = DEFAULT_OUT_DIR, plans: list[dict] | None = None,
+                 studies: list[dict] | None = None) -> list[Path]:
     """Render everything first, then write the four files into ``out_dir`` (and ``plans.csv`` with
-    plan files: their sections follow the runs'); returns their paths."""
+    plan files, ``trials.csv`` with study files: their sections follow the runs'); returns their paths."""
     from reports.plan_report import render_plan_csv, render_plan_html, render_plan_markdown
     from reports.report_html import render_html  # matplotlib loads only when a report is written
+    from reports.study_report import render_study_csv, render_study_html, render_study_markdown
 
-    runs, plans = run_figures(results), plans or []
-    contents = {"report.md": "\n".join([render_markdown(runs), *map(render_plan_markdown, plans)]),
+    runs, plans, studies = run_figures(results), plans or [], studies or []
+    contents = {"report.md": "\n".join([render_markdown(runs), *map(render_plan_markdown, plans),
+                                        *map(render_study_markdown, studies)]),
                 "runs.csv": render_csv(runs), "report.json": render_json(runs),
-                "report.html": render_html(runs).replace("</body></html>", "\n".join([*map(render_plan_html, plans), "</body></html>"]))}
+                "report.html": render_html(runs).replace("</body></html>", "\n".join(
+                    [*map(render_plan_html, plans), *map(render_study_html, studies), "</body></html>"]))}
     if plans:
         contents["plans.csv"] = render_plan_csv(plans)
+    if studies:
+        contents["trials.csv"] = render_study_csv(studies)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []

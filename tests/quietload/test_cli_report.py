@@ -83,3 +83,27 @@ def test_out_dir_that_is_a_file_is_one_error_line(catalog_results, tmp_path):
     outcome = _invoke("report", str(catalog_results[0]), "--out", str(blocker))
     assert outcome.exit_code == 2
     assert len(outcome.stderr.splitlines()) == 1 and outcome.stderr.startswith("error: ")
+
+
+def test_report_of_a_study_with_a_run_adds_the_pareto_table_and_two_plots(catalog_results, tmp_path):
+    tuned = tmp_path / "tuned"
+    relaxed = ["--set", "tenants.0.sla_p99=100ms", "--set", "tenants.1.sla_p99=100ms"]   # so trials are feasible
+    outcome = _invoke("tune", str(CATALOG / "paypay-glue-2gb.yaml"), *SHRINK, *relaxed, "--trials", "10",
+                      "--out", str(tuned))   # 10 trials: enough for importances
+    assert outcome.exit_code == 0, outcome.output
+    study_file = tuned / "paypay-glue-2gb-study.json"
+    study = json.loads(study_file.read_text())
+    out = tmp_path / "report"
+    outcome = _invoke("report", str(study_file), str(catalog_results[0]), "--out", str(out))
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.stdout.splitlines()[-1] == f"wrote {out / 'trials.csv'}"
+    markdown = (out / "report.md").read_text().splitlines()
+    front = markdown.index("### Pareto front")
+    assert markdown[front + 2].startswith("| trial | produce requests | load (s) | repartition | compression.type |")
+    picked = next(t for t in study["trials"] if t["number"] == study["pick"])
+    assert markdown[front + 4].startswith(f"| {study['pick']} (pick) | {picked['values']['produce_requests']:,} | ")
+    rows = markdown[front + 4:front + 4 + len(study["pareto_front"]) + 1]
+    assert [row.split(" | ")[0] for row in rows[1:-1]] == [f"| {n}" for n in study["pareto_front"][1:]] and rows[-1] == ""
+    html = (out / "report.html").read_text()
+    assert html.count("<img") == html.count("<figcaption>") == 3 + 2   # the run's three plots, the study's two
+    assert [row["trial"] for row in csv.DictReader((out / "trials.csv").open())] == [str(t["number"]) for t in study["trials"]]

@@ -1,0 +1,249 @@
+"""Study files (``quietload tune``) -> a Markdown section, CSV rows of the trials, the Pareto-front
+and parameter-importance plots. Figures are taken as the study file holds them: only formatted."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from html import escape
+from pathlib import Path
+
+from simulator.result import ResultError
+from tuner.space import render_value
+from tuner.study import STUDY_KIND, STUDY_SCHEMA_VERSION
+
+REQUIRED = ("scenario", "trials", "pareto_front", "pick", "importances")
+
+
+def is_study_file(path: str | Path) -> bool:
+    """Whether ``path`` holds a study (its ``kind``); anything else is left to the other readers."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError):  # the RunResult reader names what is wrong with it
+        return False
+    return isinstance(data, dict) and data.get("kind") == STUDY_KIND
+
+
+def read_study(path: str | Path) -> dict:
+    path = Path(path)
+    try:
+        study = json.loads(path.read_text())
+    except ValueError as error:
+        raise ResultError(f"{path}: not JSON ({error})") from None
+    if not isinstance(study, dict) or study.get("kind") != STUDY_KIND or study.get("schema_version") != STUDY_SCHEMA_VERSION:
+        found = study.get("schema_version") if isinstance(study, dict) else type(study).__name__
+        raise ResultError(f"{path}: not a quietload study of schema_version {STUDY_SCHEMA_VERSION} (found {found!r})")
+    missing = [key for key in REQUIRED if key not in study]
+    if missing:
+        raise ResultError(f"{path}: study lacks {', '.join(missing)}")
+    return study
+
+
+def _trials(study: dict) -> dict[int, dict]:
+    return {t["number"]: t for t in study["trials"]}
+
+
+def knob_names(study: dict) -> list[str]:
+    """The searched knobs in the study's order (its ``space``), then any only a trial names."""
+    names = list(study.get("space") or {})
+    for trial in study["trials"]:
+        names += [name for name in trial["params"] if name not in names]
+    return names
+
+
+def _requests(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.2f}"
+
+
+def headline(study: dict) -> list[str]:
+    scenario, trials = study["scenario"], study["trials"]
+    feasible = sum(1 for t in trials if t["feasible"])
+    overrides = scenario.get("overrides") or []
+    lines = [f"Study {study.get('study_name', scenario['name'])} ({study.get('sampler', '?')} sampler, seed {study.get('seed', '?')}, "
+             f"prefer {study.get('prefer', 'requests')}): {len(trials)} trials, {feasible} feasible, "
+             f"{study.get('failed_trials', 0)} failed; Pareto front of {len(study['pareto_front'])} trial(s)",
+             f"Scenario {scenario['name']} from {scenario.get('source') or '-'}"
+             + (f" with --set {' '.join(overrides)}" if overrides else ""),
+             "Objectives: produce requests and load seconds, both minimized; constraints: "
+             + study.get("constraints", "each neighbour's p99 during the load within its SLA")]
+    return lines
+
+
+def pick_knob_rows(study: dict) -> list[list[str]]:
+    trial = _trials(study).get(study["pick"])
+    return [] if trial is None else [[name, render_value(name, trial["params"][name])]
+                                     for name in knob_names(study) if name in trial["params"]]
+
+
+def _neighbours(study: dict, figures: dict) -> list[str]:
+    names = list((study.get("baseline") or {}).get("p99_ms_during") or {})
+    return names + [name for name in figures.get("tenants", {}) if name not in names]
+
+
+def pick_figure_rows(study: dict) -> list[list[str]]:
+    """The job as it is (the study's ``baseline``) -> the pick (its trial's ``figures``)."""
+    trial = _trials(study).get(study["pick"])
+    if trial is None:
+        return []
+    before, after = study.get("baseline") or {}, trial.get("figures") or {}
+
+    def cell(value: float | None, fmt: str) -> str:
+        return "-" if value is None else fmt.format(value)
+    after_kb = after["mean_batch_bytes"] / 1024 if after.get("mean_batch_bytes") is not None else None
+    rows = [["produce requests", _requests(before.get("produce_requests")), _requests(trial["values"]["produce_requests"])],
+            ["mean batch (KB)", cell(before.get("mean_batch_kb"), "{:,.1f}"), cell(after_kb, "{:,.1f}")],
+            ["compression ratio", cell(before.get("compression_ratio"), "{:.3f}"), cell(after.get("compression_ratio"), "{:.3f}")],
+            ["load (s)", _seconds(before.get("load_seconds")), _seconds(trial["values"]["load_seconds"])]]
+    tenants = after.get("tenants", {})
+    for name in _neighbours(study, after):
+        sla = tenants.get(name, {}).get("sla_p99_ms")
+        rows.append([f"{name} p99 during (ms)" + (f", SLA {sla:g}" if sla is not None else ""),
+                     cell((before.get("p99_ms_during") or {}).get(name), "{:,.1f}"),
+                     cell(tenants.get(name, {}).get("p99_ms_during"), "{:,.1f}")])
+    return rows
+
+
+FIGURE_HEADER = ["figure", "before (the job as it is)", "after (the pick)"]
+IMPORTANCE_HEADER = ["knob", "importance"]
+
+
+def front_table(study: dict) -> tuple[list[str], list[list[str]]]:
+    """One row per front trial, in the file's order (fewest requests first)."""
+    names, trials = knob_names(study), _trials(study)
+    header = ["trial", "produce requests", "load (s)", *names]
+    rows = []
+    for number in study["pareto_front"]:
+        trial = trials[number]
+        rows.append([f"{number} (pick)" if number == study["pick"] else str(number),
+                     _requests(trial["values"]["produce_requests"]), _seconds(trial["values"]["load_seconds"]),
+                     *(render_value(name, trial["params"][name]) if name in trial["params"] else "-" for name in names)])
+    return header, rows
+
+
+def importance_rows(study: dict) -> list[list[str]]:
+    return [[name, f"{value:.4f}"] for name, value in (study["importances"] or {}).items()]
+
+
+def _pick_line(study: dict) -> str:
+    if study["pick"] is None:
+        return "No trial met the constraints: no pick."
+    return f"The pick: trial {study['pick']} (the front's point the preference '{study.get('prefer', 'requests')}' picks)."
+
+
+def _importance_line(study: dict) -> str:
+    if not study["importances"]:
+        return "No importances in the study (too few completed trials to say what mattered)."
+    return (f"Each knob's share of the variation in {study.get('importances_target', 'produce_requests').replace('_', ' ')} "
+            "across the trials (the shares sum to 1).")
+
+
+def render_study_markdown(study: dict) -> str:
+    from reports.report import _table
+    lines = [f"## Tuning study: {study['scenario']['name']}", "", *(f"{line}." for line in headline(study)), "",
+             _pick_line(study), ""]
+    if study["pick"] is not None:
+        lines += [*_table(["knob", "value"], pick_knob_rows(study)), "", *_table(FIGURE_HEADER, pick_figure_rows(study)), ""]
+    lines += ["### Pareto front", ""]
+    header, rows = front_table(study)
+    lines += [*_table(header, rows), ""] if rows else ["No feasible trial: the front is empty.", ""]
+    lines += ["### Parameter importance", "", _importance_line(study), ""]
+    if study["importances"]:
+        lines += [*_table(IMPORTANCE_HEADER, importance_rows(study)), ""]
+    return "\n".join(lines)
+
+
+def render_study_csv(studies: list[dict]) -> str:
+    """One row per trial of every study: the exact values, knob values (``none`` for an unset
+    one, empty when the study did not search it) and constraints."""
+    knobs = list(dict.fromkeys(name for study in studies for name in knob_names(study)))
+    constraints = list(dict.fromkeys(key for study in studies for t in study["trials"] for key in t["constraints"]))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["scenario", "study", "trial", "produce_requests", "load_seconds", "feasible", "pareto_front", "pick",
+                     *(f"knob.{name}" for name in knobs), *(f"constraint.{key}" for key in constraints)])
+    for study in studies:
+        for t in study["trials"]:
+            params = t["params"]
+            writer.writerow([study["scenario"]["name"], study.get("study_name", ""), t["number"],
+                             t["values"]["produce_requests"], t["values"]["load_seconds"], t["feasible"],
+                             t["number"] in study["pareto_front"], t["number"] == study["pick"],
+                             *(("none" if params[n] is None else params[n]) if n in params else "" for n in knobs),
+                             *(t["constraints"].get(key, "") for key in constraints)])
+    return out.getvalue()
+
+
+PARETO_CAPTION = ("Every trial's produce requests against its load time (dots met every constraint, faint crosses missed "
+                  "one): the line is the feasible Pareto front, the star the pick, the diamond the job as it is; lower left is better.")
+IMPORTANCE_CAPTION = ("How much of the variation in produce requests across the trials each knob accounts for: "
+                      "the long bars are the knobs to set with care, the short ones barely moved the count.")
+
+
+def pareto_plot(study: dict):
+    """x: produce requests; y: load (s); all trials faint, the front as a line, the pick and the job as it is marked."""
+    from reports.report_html import Plot, _png, _pyplot
+
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(10, 4.2))
+    trials, name = _trials(study), study["scenario"]["name"]
+
+    def xy(group: list[dict]) -> tuple[list[int], list[float]]:
+        return [t["values"]["produce_requests"] for t in group], [t["values"]["load_seconds"] for t in group]
+    axes.plot(*xy([t for t in study["trials"] if not t["feasible"]]), "x", color="#777777", alpha=0.45, label="trial, missed a constraint")
+    axes.plot(*xy([t for t in study["trials"] if t["feasible"]]), "o", color="#1f77b4", alpha=0.45, label="trial, feasible")
+    if study["pareto_front"]:
+        axes.plot(*xy([trials[n] for n in study["pareto_front"]]), "-o", color="#1f77b4", linewidth=1.5, label="Pareto front")
+    if study["pick"] is not None:
+        axes.plot(*xy([trials[study["pick"]]]), "*", color="#d62728", markersize=16, label=f"pick (trial {study['pick']})")
+    baseline = study.get("baseline") or {}
+    if baseline.get("produce_requests") is not None and baseline.get("load_seconds") is not None:
+        axes.plot([baseline["produce_requests"]], [baseline["load_seconds"]], "D", color="black", label="the job as it is")
+    requests = [t["values"]["produce_requests"] for t in study["trials"]] + [baseline.get("produce_requests") or 0]
+    requests = [r for r in requests if r > 0]
+    if requests and max(requests) > 20 * min(requests):  # a 10x cut in requests needs a log axis to show both ends
+        axes.set_xscale("log")
+        axes.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,g}"))
+        axes.set_xlabel("produce requests during the load (log scale)")
+    else:
+        axes.set_xlabel("produce requests during the load")
+    axes.set_ylabel("load duration (s)")
+    axes.set_title(f"Tuning study, Pareto front: {name}")
+    axes.grid(alpha=0.3)
+    axes.legend(loc="best", fontsize="small")
+    return Plot(_png(figure), f"Pareto front, {name}", PARETO_CAPTION)
+
+
+def importance_plot(study: dict):
+    """Horizontal bars of the study's importances, most important on top; None without any."""
+    if not study["importances"]:
+        return None
+    from reports.report_html import Plot, _png, _pyplot
+
+    names, values = list(study["importances"]), list(study["importances"].values())
+    figure, axes = _pyplot().subplots(figsize=(10, 0.8 + 0.45 * len(names)))
+    bars = axes.barh(names, values, color="#1f77b4")
+    axes.bar_label(bars, labels=[f"{value:.4f}" for value in values], padding=3)
+    axes.invert_yaxis()
+    axes.set_xlabel("importance for produce requests (share of the variation, sums to 1)")
+    axes.set_ylabel("knob")
+    axes.set_title(f"Parameter importance: {study['scenario']['name']}")
+    axes.margins(x=0.15)
+    return Plot(_png(figure), f"parameter importance, {study['scenario']['name']}", IMPORTANCE_CAPTION)
+
+
+def render_study_html(study: dict) -> str:
+    from reports.report_html import _html_table
+    parts = [f"<h2>Tuning study: {escape(study['scenario']['name'])}</h2>",
+             *(f"<p>{escape(line)}.</p>" for line in headline(study)), f"<p>{escape(_pick_line(study))}</p>"]
+    if study["pick"] is not None:
+        parts += [_html_table(["knob", "value"], pick_knob_rows(study)), _html_table(FIGURE_HEADER, pick_figure_rows(study))]
+    header, rows = front_table(study)
+    parts += ["<h3>Pareto front</h3>", _html_table(header, rows) if rows else "<p>No feasible trial: the front is empty.</p>",
+              pareto_plot(study).html(), "<h3>Parameter importance</h3>", f"<p>{escape(_importance_line(study))}</p>"]
+    plot = importance_plot(study)
+    if plot is not None:
+        parts += [_html_table(IMPORTANCE_HEADER, importance_rows(study)), plot.html()]
+    return "\n".join(parts)
