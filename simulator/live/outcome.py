@@ -180,7 +180,8 @@ def build(run: LiveRun) -> RunResult:
         "request_queue_size_max": combined("queue", max),
         **tenant_lines,
     }
-    spark = {"write_tasks": run.job.get("tasks"), "rows": run.job.get("rows"), "input_bytes": run.job.get("input_bytes"),
+    spark = {"write_tasks": run.job.get("write_tasks"), "tasks": run.job.get("tasks"), "rows": run.job.get("rows"),
+             "input_bytes": run.job.get("input_bytes"),
              "job_seconds": run.job.get("wall_seconds")}
     result = RunResult(evaluator="live", scenario=run.scenario.as_mapping(), seed=run.seed, summary=summary,
                        spark=spark, producers=[{"name": "spark-job", **producer}], brokers=brokers, tenants=tenants,
