@@ -8,7 +8,6 @@ import os
 import signal
 import socket
 import time
-from pathlib import Path
 
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
@@ -19,6 +18,7 @@ from quietload.cli import app
 from simulator.live import KafkaCluster, StackError, metric_sum, parse_metrics
 from simulator.live import kafka
 from workloads import CATALOG, Scenario
+from stack_probes import eventually, listening, processes_using
 
 RECORDS = 20
 PRODUCE_TIME_PARTS = ["TotalTimeMs", "RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs",
@@ -27,34 +27,6 @@ PRODUCE_TIME_PARTS = ["TotalTimeMs", "RequestQueueTimeMs", "LocalTimeMs", "Remot
 
 def _stack(*args: str):
     return CliRunner().invoke(app, ["stack", *args])
-
-
-def _listening(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
-
-
-def _processes_using(run_dir: Path) -> list[int]:
-    """Pids whose command line names a file in ``run_dir`` (the JVMs name their properties there)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and str(run_dir).encode() in (entry / "cmdline").read_bytes():
-                pids.append(int(entry.name))
-        except OSError:
-            pass
-    return pids
-
-
-def _eventually(probe, done, timeout: float = 10.0):
-    """``probe()`` until ``done(value)``; the last value either way."""
-    deadline = time.monotonic() + timeout
-    while not done(value := probe()) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    return value
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +56,7 @@ def produced(cluster):
 
 @pytest.mark.live
 def test_the_broker_counts_the_produce_requests_the_client_sent(cluster, produced):
-    metrics = _eventually(cluster.scrape, lambda m: metric_sum(m, "kafka_network_RequestsPerSec_total", request="Produce") >= produced)
+    metrics = eventually(cluster.scrape, lambda m: metric_sum(m, "kafka_network_RequestsPerSec_total", request="Produce") >= produced)
     assert produced >= RECORDS
     assert metric_sum(metrics, "kafka_network_RequestsPerSec_total", request="Produce") == produced
     assert metrics['kafka_network_TotalTimeMs_Count{request="Produce"}'] == produced
@@ -136,11 +108,11 @@ def test_stop_leaves_no_process_port_or_run_dir(cluster):
     # The module's last test: the fixture's own stop then finds nothing to do.
     nodes = cluster.nodes()
     ports = [port for node in nodes for port in (node.port, node.metrics_port) if port]
-    assert _processes_using(cluster.run_dir) and all(_listening(port) for port in ports)
+    assert processes_using(cluster.run_dir) and all(listening(port) for port in ports)
     cluster.stop()
     cluster.clean()
-    assert _processes_using(cluster.run_dir) == []
-    assert [port for port in ports if _listening(port)] == []
+    assert processes_using(cluster.run_dir) == []
+    assert [port for port in ports if listening(port)] == []
     assert not cluster.run_dir.exists()
 
 
@@ -162,7 +134,7 @@ def test_stack_up_and_down_twice_with_a_scenarios_three_brokers(tmp_path):
 
         crashed = next(n for n in KafkaCluster(run_dir).nodes() if n.name == "broker-1")
         os.kill(crashed.pid, signal.SIGKILL)
-        status = _eventually(lambda: _stack("status", "--run-dir", str(run_dir)), lambda r: r.exit_code == 1)
+        status = eventually(lambda: _stack("status", "--run-dir", str(run_dir)), lambda r: r.exit_code == 1)
         assert status.exit_code == 1, status.output
         assert status.stdout.startswith(f"stack in {run_dir}: crashed (broker-1 exited)")
         assert f"exited (log: {run_dir / 'broker-1.log'})" in status.stdout
@@ -172,7 +144,7 @@ def test_stack_up_and_down_twice_with_a_scenarios_three_brokers(tmp_path):
         again = _stack("down", "--run-dir", str(run_dir))
         assert (again.exit_code, again.stdout) == (0, f"nothing was running in {run_dir}\n")
         assert _stack("status", "--run-dir", str(run_dir)).exit_code == 3
-        assert _processes_using(run_dir) == [] and not run_dir.exists()
+        assert processes_using(run_dir) == [] and not run_dir.exists()
     finally:
         KafkaCluster(run_dir).stop()
         KafkaCluster(run_dir).clean()
@@ -188,7 +160,7 @@ def test_a_taken_port_is_one_error_line_and_starts_nothing(tmp_path):
         result = _stack("up", "--port", str(port), "--run-dir", str(run_dir))
     assert result.exit_code == 2
     assert result.stderr == f"error: 127.0.0.1:{port} (broker 0's listener) is taken: Address already in use\n"
-    assert _processes_using(run_dir) == [] and not run_dir.exists()
+    assert processes_using(run_dir) == [] and not run_dir.exists()
 
 
 @pytest.mark.live
@@ -204,7 +176,7 @@ def test_a_broker_that_exits_while_starting_is_one_error_naming_its_log(tmp_path
             cluster.start()
     log = cluster.run_dir / "broker-0.log"
     assert str(failure.value) == f"broker-0 exited while starting: java.net.BindException: Address already in use (log: {log})"
-    assert _processes_using(cluster.run_dir) == []
+    assert processes_using(cluster.run_dir) == []
     assert sorted(path.name for path in cluster.run_dir.iterdir()) == ["broker-0.log", "controller.log"]  # kept for the reader
     cluster.clean()
     assert not cluster.run_dir.exists()

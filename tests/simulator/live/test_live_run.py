@@ -4,31 +4,19 @@ A small load (20 MB of CSV) runs once for the module; the tests read its RunResu
 run's stack lives in the test's directory and must be gone when the command returns.
 """
 import json
-import os
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from quietload.cli import app
 from workloads import CATALOG
+from stack_probes import processes_using
 
 SMALL = ["--set", "cluster.brokers=1", "--set", "cluster.replication.factor=1", "--set", "cluster.min.insync.replicas=1",
          "--set", "dataset.files.0.size=20MB", "--set", "windows.before=2s", "--set", "windows.after=2s",
          # requests of at most 32 KB: about a thousand of them, so that the producer's few Metadata and
          # ApiVersions requests (which its request-total counts too) weigh well under 1 %
          "--set", "batch.producer.batch.size=16KB", "--set", "batch.producer.max.request.size=32KB"]
-
-
-def _processes_naming(path: Path) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and int(entry.name) != os.getpid() and str(path).encode() in (entry / "cmdline").read_bytes():
-                pids.append(int(entry.name))
-        except OSError:
-            pass
-    return pids
 
 
 @pytest.fixture(scope="module")
@@ -76,5 +64,5 @@ def test_the_result_has_the_models_schema_with_windows_and_timelines(live_run):
 @pytest.mark.live
 def test_nothing_is_left_running_or_on_disk(live_run):
     _, _, run_dir = live_run
-    assert _processes_naming(run_dir) == []
+    assert processes_using(run_dir) == []
     assert not run_dir.exists() or not any(run_dir.rglob("*.properties"))

@@ -6,8 +6,6 @@ installs its pinned environment); the CLI test starts its own with one broker.
 import os
 import signal
 import socket
-import time
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -16,36 +14,11 @@ from quietload.cli import app
 from simulator.live import StackError
 from simulator.live.s3 import CREDENTIALS, LocalStackS3, check_inputs, dataset_files, upload_dataset, write_dataset_csv
 from workloads import CATALOG, Scenario, ScenarioError
+from stack_probes import eventually, listening, processes_using
 
 
 def _stack(*args: str):
     return CliRunner().invoke(app, ["stack", *args])
-
-
-def _listening(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
-
-
-def _processes_using(run_dir: Path) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and str(run_dir).encode() in (entry / "cmdline").read_bytes():
-                pids.append(int(entry.name))
-        except OSError:
-            pass
-    return pids
-
-
-def _eventually(probe, done, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while not done(value := probe()) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    return value
 
 
 @pytest.fixture(scope="module")
@@ -99,9 +72,9 @@ def test_up_twice_starts_once_and_status_shows_it_running(s3):
 def test_down_leaves_no_process_port_or_data_dir(s3):
     # The module's last test on the shared instance: the fixture's own down then finds nothing.
     port = s3.status().port
-    assert _processes_using(s3.run_dir) and _listening(port)
+    assert processes_using(s3.run_dir) and listening(port)
     assert s3.down().running
-    assert _processes_using(s3.run_dir) == [] and not _listening(port)
+    assert processes_using(s3.run_dir) == [] and not listening(port)
     assert not s3.run_dir.exists()
     assert s3.down() is None
 
@@ -122,7 +95,7 @@ def test_stack_up_status_down_with_s3(tmp_path):
         assert again.stdout.splitlines() == ["already up"] + lines
 
         os.kill(storage.status().pid, signal.SIGKILL)
-        status = _eventually(lambda: _stack("status", "--run-dir", str(run_dir)), lambda r: r.exit_code == 1)
+        status = eventually(lambda: _stack("status", "--run-dir", str(run_dir)), lambda r: r.exit_code == 1)
         assert status.exit_code == 1
         assert status.stdout.splitlines()[-1].endswith(f"exited (log: {run_dir / 'localstack.log'})")
 
@@ -131,7 +104,7 @@ def test_stack_up_status_down_with_s3(tmp_path):
         assert down.stdout.splitlines() == [f"stopped controller, broker-0 in {run_dir}",
                                             f"localstack in {run_dir} had already exited"]
         assert _stack("status", "--run-dir", str(run_dir)).exit_code == 3
-        assert _processes_using(run_dir) == [] and not _listening(port) and not run_dir.exists()
+        assert processes_using(run_dir) == [] and not listening(port) and not run_dir.exists()
     finally:
         LocalStackS3(run_dir).down()
         _stack("down", "--run-dir", str(run_dir))
@@ -146,7 +119,7 @@ def test_a_taken_s3_port_is_one_error_line_and_starts_nothing(tmp_path):
         port = taken.getsockname()[1]
         result = _stack("up", "--s3-port", str(port), "--run-dir", str(run_dir))
     assert (result.exit_code, result.stderr) == (2, f"error: 127.0.0.1:{port} (LocalStack S3) is taken: Address already in use\n")
-    assert _processes_using(run_dir) == [] and not run_dir.exists()
+    assert processes_using(run_dir) == [] and not run_dir.exists()
 
 
 def test_the_dataset_is_written_as_files_of_the_scenarios_sizes(tmp_path):
