@@ -9,6 +9,7 @@ are added until ``trials`` have completed.
 from __future__ import annotations
 
 import json
+import time
 import warnings
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ STUDY_KIND, STUDY_SCHEMA_VERSION = "quietload-study", 1
 SAMPLERS = ("tpe", "random")
 PREFERENCES = ("requests", "duration")
 IMPORTANCE_MIN_TRIALS = 10   # fewer completed trials say little about what mattered
+CONNECT_TIMEOUT_S = 10   # a PostgreSQL host that drops packets fails in seconds, not after minutes of TCP retries
+TABLE_CREATION_ATTEMPTS = 3   # tuners starting at once on a new database race to create its tables: the losers retry
 
 Progress = Callable[[int, int, "int | None"], None]   # trials done, trials wanted, best feasible requests
 
@@ -132,14 +135,13 @@ def display_url(url: str) -> str:
 
 def open_storage(url: str) -> Any:
     """An Optuna RDB storage, or one ``--storage`` error line saying why it cannot be opened."""
-    import optuna
     shown = display_url(url)
     if url.startswith("sqlite:///"):
         folder = Path(url[len("sqlite:///"):]).parent
         if not folder.is_dir():
             raise ScenarioError("--storage", f"{shown}: directory {folder} does not exist")
     try:
-        return optuna.storages.RDBStorage(url)
+        return _rdb_storage(url)
     except ImportError as error:   # Optuna re-raises the driver's ModuleNotFoundError with its own words
         missing = error if isinstance(error, ModuleNotFoundError) else error.__cause__ or error.__context__
         name = getattr(missing, "name", None) or "for this URL"
@@ -147,6 +149,25 @@ def open_storage(url: str) -> Any:
     except Exception as error:  # SQLAlchemy's errors for bad URLs and unreachable servers vary by driver
         reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
         raise ScenarioError("--storage", f"cannot open {shown}: {reason}") from None
+
+
+def _rdb_storage(url: str) -> Any:
+    """Optuna's storage for ``url``: a PostgreSQL connection attempt gives up after
+    ``CONNECT_TIMEOUT_S`` unless the URL sets ``connect_timeout``."""
+    import optuna
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import IntegrityError, ProgrammingError
+    parsed = make_url(url)
+    engine_kwargs: dict[str, Any] = {}
+    if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+        engine_kwargs["connect_args"] = {"connect_timeout": CONNECT_TIMEOUT_S}
+    for attempt in range(1, TABLE_CREATION_ATTEMPTS + 1):
+        try:
+            return optuna.storages.RDBStorage(url, engine_kwargs=engine_kwargs)
+        except (IntegrityError, ProgrammingError):   # another tuner created the same table first
+            if attempt == TABLE_CREATION_ATTEMPTS:
+                raise
+            time.sleep(0.2 * attempt)
 
 
 def _sampler(settings: StudySettings) -> Any:

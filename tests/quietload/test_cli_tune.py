@@ -68,7 +68,7 @@ BAD = {
     "empty range": (["--set", "tune.knobs={linger.ms: [50, 0]}"], "tune.knobs.linger.ms: empty search range: low 50 is above high 0"),
     "empty choices": (["--set", "tune.knobs={repartition: []}"], "tune.knobs.repartition: empty search range"),
     "missing directory": (["--storage", "sqlite:////nonexistent/dir/x.db"], "--storage: sqlite:////nonexistent/dir/x.db: directory /nonexistent/dir does not exist"),
-    "no driver": (["--storage", "postgresql://nohost:1/x"], "--storage: postgresql://nohost:1/x: needs the database driver"),
+    "no driver": (["--storage", "postgresql+psycopg2://nohost:1/x"], "--storage: postgresql+psycopg2://nohost:1/x: needs the database driver 'psycopg2'"),
     "unknown sampler": (["--sampler", "grid"], "--sampler: expected tpe or random"),
 }
 

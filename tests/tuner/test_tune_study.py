@@ -84,7 +84,7 @@ def test_workers_run_trials_in_processes(tiny, tmp_path):
 
 BAD_STORAGE = {
     "missing directory": ("sqlite:////nonexistent/dir/x.db", "--storage: sqlite:////nonexistent/dir/x.db: directory /nonexistent/dir does not exist"),
-    "driver not installed": ("postgresql://tuner:secret@nohost:1/x", "--storage: postgresql://tuner:***@nohost:1/x: needs the database driver 'psycopg"),
+    "driver not installed": ("postgresql+psycopg2://tuner:secret@nohost:1/x", "--storage: postgresql+psycopg2://tuner:***@nohost:1/x: needs the database driver 'psycopg2'"),
     "not a URL": ("results/study.db", "--storage: cannot open results/study.db: "),
 }
 

@@ -1,0 +1,230 @@
+"""``quietload tune`` on a real PostgreSQL server: tuners on several machines (here, several
+processes) share one study, resume it, and never show the storage URL's password."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import pwd
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import optuna
+import psycopg
+import pytest
+
+from tuner import open_storage
+from workloads import CATALOG, ScenarioError
+
+pytestmark = pytest.mark.live
+
+QUIETLOAD = Path(sys.executable).parent / "quietload"
+SCENARIO = str(CATALOG / "paypay-glue-2gb.yaml")
+# a 64 MB file and SLAs every trial can meet: a trial takes about half a second
+QUICK_TRIALS = ["--set", "dataset.files.0.size=64MB", "--set", "windows.before=1s", "--set", "windows.after=1s",
+                "--set", "tenants.0.sla_p99=100ms", "--set", "tenants.1.sla_p99=100ms"]
+TUNER_PASSWORD = "quiet7Tuner9pw"
+OUTPUTS = ["study.json", "recommendation.yaml", "tuned.yaml", "snippets.txt"]
+READY_WITHIN_S = 60
+
+
+@dataclass(frozen=True)
+class PostgresServer:
+    """A PostgreSQL server on 127.0.0.1 whose role ``tuner`` logs in with a password."""
+
+    port: int
+    socket_dir: Path
+
+    def url(self, database: str, password: str = TUNER_PASSWORD, port: int | None = None) -> str:
+        return f"postgresql+psycopg://tuner:{password}@127.0.0.1:{port or self.port}/{database}"
+
+    def create_database(self, name: str) -> str:
+        with psycopg.connect(host=str(self.socket_dir), port=self.port, user="postgres", dbname="postgres",
+                             autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}" OWNER tuner')
+        return self.url(name)
+
+
+def _postgres_programs() -> Path:
+    """initdb and postgres as the pgserver wheel ships them (found without importing pgserver,
+    which sets up a lock file of its own on import)."""
+    spec = importlib.util.find_spec("pgserver")
+    assert spec is not None and spec.submodule_search_locations, "pgserver (a dev dependency) is not installed"
+    return Path(spec.submodule_search_locations[0]) / "pginstall" / "bin"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _server_user() -> dict:
+    """PostgreSQL refuses to run as root: as root, its programs run as ``nobody``."""
+    if os.geteuid() != 0:
+        return {}
+    nobody = pwd.getpwnam("nobody")
+    return {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
+
+
+def _wait_until_ready(server: subprocess.Popen, socket_dir: Path, port: int, log: Path) -> None:
+    deadline = time.monotonic() + READY_WITHIN_S
+    while True:
+        try:
+            psycopg.connect(host=str(socket_dir), port=port, user="postgres", dbname="postgres").close()
+            return
+        except psycopg.OperationalError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"PostgreSQL did not start (exit {server.poll()}): {log.read_text()}") from None
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    """initdb and postgres from the pgserver wheel in a temporary directory; stopped and removed after."""
+    programs, base = _postgres_programs(), Path(tempfile.mkdtemp(prefix="quietload-postgres-"))
+    as_user = _server_user()
+    if as_user:
+        os.chown(base, as_user["user"], as_user["group"])
+    (base / "superuser-password").write_text(secrets.token_hex(16))
+    server = None
+    try:
+        initdb = subprocess.run([programs / "initdb", "-D", base / "data", "-U", "postgres", "--no-locale",
+                                 "-E", "UTF8", "--auth-local=trust", "--auth-host=scram-sha-256",
+                                 "--pwfile", base / "superuser-password"], capture_output=True, text=True, **as_user)
+        assert initdb.returncode == 0, initdb.stderr
+        port, log = _free_port(), base / "postgres.log"
+        with log.open("w") as log_file:
+            server = subprocess.Popen([programs / "postgres", "-D", base / "data", "-h", "127.0.0.1",
+                                       "-p", str(port), "-k", base, "-c", "fsync=off"],
+                                      stdout=log_file, stderr=subprocess.STDOUT, **as_user)
+        _wait_until_ready(server, base, port, log)
+        with psycopg.connect(host=str(base), port=port, user="postgres", dbname="postgres", autocommit=True) as admin:
+            admin.execute(f"CREATE ROLE tuner LOGIN PASSWORD '{TUNER_PASSWORD}'")
+        yield PostgresServer(port, base)
+    finally:
+        if server is not None:
+            server.send_signal(signal.SIGINT)          # fast shutdown: disconnects clients, then exits
+            try:
+                server.wait(30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+        shutil.rmtree(base)
+
+
+def _tune(cwd: Path, url: str, *args: str) -> subprocess.Popen:
+    cwd.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen([QUIETLOAD, "tune", SCENARIO, *QUICK_TRIALS, "--storage", url, *args], cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _finished(run: subprocess.Popen) -> tuple[int, str, str]:
+    stdout, stderr = run.communicate(timeout=300)
+    return run.returncode, stdout, stderr
+
+
+def _stored_trials(url: str) -> list:
+    return optuna.load_study(study_name="glue-load", storage=url).get_trials(deepcopy=False)
+
+
+def _trials_done(stderr: str) -> int:
+    """The study's completed trials when this tuner's last trial completed (its progress line)."""
+    [line] = stderr.splitlines()
+    assert line.startswith("tuning paypay-glue-2gb: trial "), line
+    return int(line.split("trial ")[1].split("/")[0])
+
+
+def _assert_password_hidden(texts: list[str], machines: list[Path]) -> None:
+    written = [path.read_text() for machine in machines for path in (machine / "results").iterdir()]
+    assert written and texts
+    assert not [text for text in texts + written if TUNER_PASSWORD in text]
+
+
+def test_tuners_on_two_machines_share_one_study_and_a_third_run_resumes_it(postgres, tmp_path):
+    url = postgres.create_database("shared")
+    machines = [tmp_path / "machine-a", tmp_path / "machine-b"]
+    runs = [_tune(machine, url, "--study-name", "glue-load", "--trials", "6") for machine in machines]
+    finished = [_finished(run) for run in runs]
+    assert [code for code, _, _ in finished] == [0, 0], finished
+    stored = _stored_trials(url)
+    assert [t.number for t in stored] == list(range(len(stored)))
+    assert {t.state.name for t in stored} == {"COMPLETE"}
+    # each stops once the study holds 6 completed trials: the other's last trial may still be running
+    assert 6 <= len(stored) <= 7
+    # both ran trials, and the one whose trial completed last saw every trial in the study
+    done = [_trials_done(stderr) for _, _, stderr in finished]
+    assert min(done) >= 1 and max(done) == len(stored), done
+    values = {t.number: t.values for t in stored}
+    for machine, (_, stdout, _) in zip(machines, finished):
+        assert stdout.rstrip().splitlines()[-4:] == [f"wrote results/paypay-glue-2gb-{name}" for name in OUTPUTS]
+        study = json.loads((machine / "results" / "paypay-glue-2gb-study.json").read_text())
+        assert study["storage"] == url.replace(TUNER_PASSWORD, "***")
+        assert [values[t["number"]] for t in study["trials"]] == [
+            [t["values"]["produce_requests"], t["values"]["load_seconds"]] for t in study["trials"]]
+    texts = [text for _, stdout, stderr in finished for text in (stdout, stderr)]
+    # a third run, later, adds its trials to the same study
+    wanted = len(stored) + 3
+    code, stdout, stderr = _finished(_tune(machines[0], url, "--study-name", "glue-load", "--trials", str(wanted)))
+    assert code == 0, stderr
+    assert _trials_done(stderr) == wanted and len(_stored_trials(url)) == wanted
+    study = json.loads((machines[0] / "results" / "paypay-glue-2gb-study.json").read_text())
+    assert [t["number"] for t in study["trials"]] == list(range(wanted))
+    _assert_password_hidden(texts + [stdout, stderr], machines)
+
+
+def test_a_run_with_other_settings_is_refused(postgres, tmp_path):
+    url = postgres.create_database("guarded")
+    code, _, stderr = _finished(_tune(tmp_path / "machine-a", url, "--study-name", "glue-load", "--trials", "1"))
+    assert code == 0, stderr
+    shown = url.replace(TUNER_PASSWORD, "***")
+    refused = {"--seed": ("2", "model_seed (1)"), "--sampler": ("random", "sampler ('tpe')")}
+    for option, (value, stored_setting) in refused.items():
+        code, stdout, stderr = _finished(_tune(tmp_path / "machine-b", url, "--study-name", "glue-load",
+                                               "--trials", "3", option, value))
+        assert (code, stdout) == (2, ""), stderr
+        assert stderr.splitlines() == [f"error: --study-name: study 'glue-load' in {shown} was run with another "
+                                       f"{stored_setting}; resume it with the same settings or name a new study"]
+    assert len(_stored_trials(url)) == 1
+    assert not (tmp_path / "machine-b" / "results").exists()
+
+
+def test_a_server_nobody_listens_on_is_one_line_and_exit_2(tmp_path):
+    port = _free_port()
+    url = f"postgresql+psycopg://tuner:{TUNER_PASSWORD}@127.0.0.1:{port}/quietload"
+    started = time.monotonic()
+    code, stdout, stderr = _finished(_tune(tmp_path, url, "--trials", "2"))
+    assert (code, stdout) == (2, "")
+    assert stderr.splitlines() == [f"error: --storage: cannot open postgresql+psycopg://tuner:***@127.0.0.1:{port}/quietload: "
+                                   f'connection failed: connection to server at "127.0.0.1", port {port} failed: Connection refused']
+    assert time.monotonic() - started < 30
+
+
+def test_a_wrong_password_is_one_line_without_the_password(postgres, tmp_path):
+    url = postgres.create_database("locked").replace(TUNER_PASSWORD, "not-the-password")
+    code, stdout, stderr = _finished(_tune(tmp_path, url, "--trials", "2"))
+    assert (code, stdout) == (2, "")
+    [line] = stderr.splitlines()
+    assert line.startswith(f"error: --storage: cannot open postgresql+psycopg://tuner:***@127.0.0.1:{postgres.port}/locked: ")
+    assert line.endswith('password authentication failed for user "tuner"')
+    assert "not-the-password" not in line
+
+
+def test_a_server_that_never_answers_times_out(monkeypatch):
+    monkeypatch.setattr("tuner.study.CONNECT_TIMEOUT_S", 2)
+    with socket.socket() as silent:            # accepts the connection, never speaks
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        url = f"postgresql+psycopg://tuner:{TUNER_PASSWORD}@127.0.0.1:{silent.getsockname()[1]}/quietload"
+        started = time.monotonic()
+        with pytest.raises(ScenarioError, match=r"^--storage: cannot open postgresql\+psycopg://tuner:\*\*\*@127\.0\.0\.1:\d+/quietload: connection timeout expired$"):
+            open_storage(url)
+    assert time.monotonic() - started < 15
