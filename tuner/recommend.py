@@ -19,12 +19,12 @@ import yaml
 from simulator.result import RunResult
 from tuner.space import render_value
 from workloads import Scenario, ScenarioError
+from workloads.scenario import QUOTA_CLIENT_ID
 from workloads.loader import apply_overrides
 from workloads.tuning import KNOBS
 from workloads.units import format_bytes
 
 RECOMMENDATION_KIND = "quietload-recommendation"
-QUOTA_CLIENT_ID = "batch-load"   # the job's producers share it, so the brokers meter them as one client
 
 
 def current_value(scenario: Scenario, name: str) -> Any:

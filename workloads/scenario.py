@@ -165,10 +165,14 @@ def _request_percentage(value: Any, path: str) -> float:
     return number
 
 
+QUOTA_CLIENT_ID = "batch-load"   # the job's producers share it, so the brokers meter them as one client
+
+
 @dataclass(frozen=True)
 class Quota:
-    """A client quota on the batch job (all its executors share one client-id), per broker:
-    bytes per second, and percent of one request-handler thread's time (200 = two threads)."""
+    """A client quota on the batch job (all its executors share the client-id
+    ``QUOTA_CLIENT_ID``), per broker: bytes per second, and percent of one request-handler
+    thread's time (200 = two threads)."""
 
     producer_byte_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
     request_percentage: float | None = f.prop(parse=lambda v, p: _request_percentage(v, p), default=None)

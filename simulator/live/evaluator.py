@@ -24,6 +24,7 @@ from simulator.live.outcome import LiveRun, build
 from simulator.live.sampler import MetricsSampler
 from simulator.result import RunResult
 from workloads import Scenario, ScenarioError
+from workloads.scenario import QUOTA_CLIENT_ID
 
 WARM_UP_S = 5.0
 SECURITY_PREFIX = "QUIETLOAD_KAFKA_"     # QUIETLOAD_KAFKA_SASL_USERNAME=... -> sasl.username
@@ -122,9 +123,10 @@ class LiveEvaluator:
         self.kill_broker, self.say, self.pin = kill_broker, progress_line, pin
 
     def evaluate(self, scenario: Scenario, seed: int, progress: Progress | None = None) -> RunResult:
-        from simulator.live import integrity, s3, spark_job
+        from simulator.live import clients, integrity, s3, spark_job
         from simulator.live.dataset import write_dataset_csv
 
+        clients.java_security(self.security)    # a setting the Spark job could not use fails before anything starts
         cores = core_plan(sorted(os.sched_getaffinity(0)) if self.pin else [])
         notes: list[str] = []
         with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="quietload-live-") as work:
@@ -145,6 +147,12 @@ class LiveEvaluator:
             check_reachable(bootstrap, self.security)
             storage = stack.enter_context(s3.LocalStackS3(self.run_dir / "s3", progress=self.say))
             create_topics(scenario, bootstrap, self.security, cluster.brokers if cluster else None)
+            quota = clients.set_client_quota(bootstrap, scenario.batch.quota, self.security, self.say)
+            if cluster is None:    # the user's cluster keeps no quota of the run; the local one is removed
+                stack.callback(clients.clear_client_quota, bootstrap, quota, self.security)
+            if quota:
+                notes.append(f"Client quota for {QUOTA_CLIENT_ID} on every broker: "
+                             + ", ".join(f"{k}={v}" for k, v in quota.items()) + ".")
             files = write_dataset_csv(scenario, Path(work) / "dataset", self.say)
             uris = s3.upload_dataset(storage.endpoint_url, "quietload-live", scenario.name, files)
             expected = integrity.expected_digest(files, scenario.batch.key)
@@ -164,7 +172,8 @@ class LiveEvaluator:
             if fault:
                 fault.start()
             job = _run_pinned(lambda: spark_job.run_glue_job(scenario, bootstrap, uris, storage.endpoint_url,
-                                                             progress=self.say), cores["job"] if self.pin else None)
+                                                             progress=self.say, security=self.security),
+                              cores["job"] if self.pin else None)
             if fault:
                 fault.stop()
             _sleep(scenario.windows.after, "after window (neighbours alone)", self.say)
@@ -172,7 +181,7 @@ class LiveEvaluator:
             scrapes = sampler.stop() if sampler else {}
             ended = time.time()
             self.say("reading every row back ...")
-            actual = integrity.read_back(bootstrap, scenario.batch.topic, timeout_s=120.0)
+            actual = integrity.read_back(bootstrap, scenario.batch.topic, timeout_s=120.0, security=self.security)
             report = integrity.verify(expected, actual)
         faults = ([{"kind": "broker killed", "broker": self.kill_broker, "at_s": fault.killed_at - started}]
                   if fault and fault.killed_at else [])

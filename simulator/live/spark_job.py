@@ -24,8 +24,10 @@ from typing import Any, Callable
 
 from simulator.live._jars import LOCALSTACK, ROOT
 from simulator.live._process import StackError
+from simulator.live.clients import java_security
 from simulator.live.s3 import check_inputs
 from workloads import Scenario, ScenarioError
+from workloads.scenario import QUOTA_CLIENT_ID
 
 SPARK_JARS = ROOT / ".build" / "spark-jars"
 # kafka.producer:type=producer-metrics attributes (kafka-clients' Sender and Selector sensors).
@@ -67,11 +69,13 @@ class GlueJobReport:
 
 def producer_options(scenario: Scenario) -> dict[str, str]:
     """The batch producer's properties as the job's ``kafka.<property>`` options, sorted; the
-    scenario's client version decides the defaults it fills in (acks=1 for a 2.x client ...)."""
+    scenario's client version decides the defaults it fills in (acks=1 for a 2.x client ...).
+    Every executor's producer has the job's ``client.id``, the one its client quota meters."""
     batch = scenario.batch
     if batch.client.kind != "java":
         raise ScenarioError("batch.client.kind", f"Spark's Kafka sink runs the Java producer, not {batch.client.kind}")
-    return {f"kafka.{name}": _property_text(value) for name, value in batch.producer.as_properties().items()}
+    properties = batch.producer.as_properties() | {"client.id": QUOTA_CLIENT_ID}
+    return {f"kafka.{name}": _property_text(value) for name, value in sorted(properties.items())}
 
 
 def spark_settings(scenario: Scenario, s3_endpoint: str | None, cores: int) -> dict[str, str]:
@@ -90,21 +94,24 @@ def spark_settings(scenario: Scenario, s3_endpoint: str | None, cores: int) -> d
 
 def run_glue_job(scenario: Scenario, bootstrap_servers: str, input_uris: list[str], s3_endpoint: str | None,
                  topic: str | None = None, cores: int | None = None, progress: Callable[[str], None] = lambda line: None,
-                 log: Path | None = None, timeout_s: float = 3600.0) -> GlueJobReport:
+                 log: Path | None = None, timeout_s: float = 3600.0, security: dict[str, str] | None = None) -> GlueJobReport:
     """Run the job once in its own driver process and return its report. ``cores`` (default:
     the scenario's spark.executor.cores) is capped to the cores this process may use; the
-    driver is held to that many of them. The driver's log goes to ``log`` (default: a
-    temporary file kept only if the job fails); a failure is one StackError line."""
+    driver is held to that many of them. ``security`` holds the cluster's client settings in
+    librdkafka's names; the producer gets them as kafka-clients properties. The driver's log
+    goes to ``log`` (default: a temporary file kept only if the job fails); a failure is one
+    StackError line."""
     if not input_uris:
         raise ScenarioError("input", "the job needs at least one input file")
     if s3_endpoint:
         check_inputs(s3_endpoint, input_uris)
-    _check_topic(bootstrap_servers, topic or scenario.batch.topic)
+    _check_topic(bootstrap_servers, topic or scenario.batch.topic, security or {})
     allowed = sorted(os.sched_getaffinity(0))
     cores = max(1, min(cores or scenario.batch.spark.executor_cores, len(allowed)))
     request = {"topic": topic or scenario.batch.topic, "uris": input_uris, "bootstrap_servers": bootstrap_servers,
                "key": scenario.batch.key, "repartition": scenario.batch.spark.repartition,
-               "options": producer_options(scenario), "settings": spark_settings(scenario, s3_endpoint, cores),
+               "options": producer_options(scenario) | {f"kafka.{key}": value for key, value in java_security(security or {}).items()},
+               "settings": spark_settings(scenario, s3_endpoint, cores),
                "cpus": allowed[-cores:], "jars": [str(jar) for jar in resolve_spark_jars(progress)]}
     with tempfile.TemporaryDirectory(prefix="quietload-spark-") as work:
         request["settings"]["spark.local.dir"] = work
@@ -162,12 +169,12 @@ def resolve_spark_jars(progress: Callable[[str], None] = lambda line: None) -> l
     return sorted(cache.glob("*.jar"))
 
 
-def _check_topic(bootstrap_servers: str, topic: str) -> None:
+def _check_topic(bootstrap_servers: str, topic: str, security: dict[str, str]) -> None:
     """The topic must exist: a missing one stalls the sink for max.block.ms (60 s), then fails."""
     from confluent_kafka import KafkaException
     from confluent_kafka.admin import AdminClient
 
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    admin = AdminClient({"bootstrap.servers": bootstrap_servers, "log_level": 3, **security})
     try:
         found = admin.list_topics(topic, timeout=15).topics.get(topic)
     except KafkaException as error:

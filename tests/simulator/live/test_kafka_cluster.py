@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 
 from quietload.cli import app
 from simulator.live import KafkaCluster, StackError, metric_sum, parse_metrics
-from simulator.live import kafka
-from workloads import CATALOG, Scenario
+from simulator.live import clients, kafka
+from workloads import CATALOG, Quota, Scenario
+from workloads.scenario import QUOTA_CLIENT_ID
 from stack_probes import eventually, listening, processes_using
 
 RECORDS = 20
@@ -101,6 +102,34 @@ def test_stack_status_shows_the_running_cluster(cluster):
     assert lines[1] == f"bootstrap servers: {cluster.bootstrap_servers}"
     assert [line.split()[0] for line in lines[2:]] == ["controller", "broker-0"]
     assert all(line.endswith("running") for line in lines[2:])
+
+
+def _throttled_ms(cluster, client_id: str, records: int) -> float:
+    """Produce ``records`` records of 64 KB as ``client_id`` and return the longest throttle (ms)
+    the broker's responses asked for (librdkafka's throttle callback)."""
+    throttles: list[float] = []
+    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "client.id": client_id, "linger.ms": 5,
+                         "throttle_cb": lambda event: throttles.append(event.throttle_time * 1000)})
+    for _ in range(records):
+        producer.produce("payments", b"x" * 65_536)
+        producer.poll(0)
+    assert producer.flush(60) == 0
+    return max(throttles, default=0.0)
+
+
+@pytest.mark.live
+def test_the_jobs_client_quota_is_set_metered_and_cleared_on_the_brokers(cluster, produced):
+    bootstrap = cluster.bootstrap_servers
+    configs = clients.set_client_quota(bootstrap, Quota(producer_byte_rate=32 * 1024, request_percentage=50), {})
+    assert configs == {"producer_byte_rate": "32768", "request_percentage": "50"}
+    assert clients.describe_client_quota(bootstrap, {}) == {"producer_byte_rate": 32768.0, "request_percentage": 50.0}
+    # 384 KB is over 32 KB/s even spread over the at least 10 s a young quota window spans, so
+    # the broker throttles the job's client-id, and only it, for at most (rate - bound) / bound
+    # x window: (39.3 KB/s with the batches' own bytes - 32) / 32 x 10 s = 2.3 s
+    assert 0 < _throttled_ms(cluster, QUOTA_CLIENT_ID, 6) <= 2_300
+    assert _throttled_ms(cluster, "payment-api", 6) == 0
+    clients.clear_client_quota(bootstrap, configs, {})
+    assert clients.describe_client_quota(bootstrap, {}) == {}
 
 
 @pytest.mark.live

@@ -151,7 +151,8 @@ def test_a_failing_job_is_one_line_with_its_log_and_leaves_no_driver(stack, scen
 def test_the_producers_properties_become_kafka_options():
     glue4 = Scenario.from_yaml(CATALOG / "paypay-glue-2gb.yaml")   # kafka-clients 2.8.1: acks=1, no idempotence
     assert producer_options(glue4) == {
-        "kafka.acks": "1", "kafka.batch.size": "131072", "kafka.buffer.memory": "33554432", "kafka.compression.type": "none",
+        "kafka.acks": "1", "kafka.batch.size": "131072", "kafka.buffer.memory": "33554432", "kafka.client.id": "batch-load",
+        "kafka.compression.type": "none",
         "kafka.enable.idempotence": "false", "kafka.linger.ms": "0", "kafka.max.in.flight.requests.per.connection": "5",
         "kafka.max.request.size": "1048576"}
     tuned = Scenario.from_yaml(CATALOG / "paypay-glue-2gb-fixed.yaml")

@@ -1,0 +1,109 @@
+"""What the live run's Java clients need beside the Python ones: the cluster's security settings
+in kafka-clients' names, and the batch job's client quota set on the brokers as an operator
+sets it (Kafka's own ``kafka-configs``, i.e. ``kafka.admin.ConfigCommand``).
+
+Security settings arrive in librdkafka's names (``QUIETLOAD_KAFKA_*`` variables, used as they
+are by the neighbours and the read-back consumer); the Spark job's producer and the quota
+command are Java clients, so the same settings are rewritten for them. Secrets go only into
+the clients' configuration and a command-config file readable by this user alone, deleted
+after use; they are never printed or written to a result.
+"""
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from simulator.live._jars import java_command, resolve_jars
+from simulator.live._process import StackError
+from workloads import ScenarioError
+from workloads.scenario import QUOTA_CLIENT_ID, Quota
+
+SECURITY_VARIABLE = "QUIETLOAD_KAFKA_"
+# librdkafka property -> kafka-clients property, where both clients spell it differently or alike
+_SAME = ("security.protocol", "sasl.mechanism", "ssl.endpoint.identification.algorithm")
+_LOGIN_MODULES = {"PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
+                  "SCRAM-SHA-256": "org.apache.kafka.common.security.scram.ScramLoginModule",
+                  "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule"}
+
+
+def java_security(security: dict[str, str]) -> dict[str, str]:
+    """librdkafka security settings as kafka-clients properties: SASL PLAIN/SCRAM credentials
+    become ``sasl.jaas.config``, a CA file a PEM trust store. A setting without a mapping is
+    one error line naming its variable, never silently dropped."""
+    settings = dict(security)
+    if "sasl.mechanisms" in settings:      # librdkafka's older spelling
+        settings.setdefault("sasl.mechanism", settings.pop("sasl.mechanisms"))
+    java = {key: settings.pop(key) for key in _SAME if key in settings}
+    username, password = settings.pop("sasl.username", None), settings.pop("sasl.password", None)
+    if username is not None or password is not None:
+        mechanism = java.get("sasl.mechanism", "GSSAPI").upper()
+        if mechanism not in _LOGIN_MODULES or username is None or password is None:
+            raise ScenarioError(f"{SECURITY_VARIABLE}SASL_USERNAME", "SASL credentials need QUIETLOAD_KAFKA_SASL_USERNAME, "
+                                "QUIETLOAD_KAFKA_SASL_PASSWORD and QUIETLOAD_KAFKA_SASL_MECHANISM (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
+        java["sasl.jaas.config"] = (f'{_LOGIN_MODULES[mechanism]} required username="{_jaas(username)}" '
+                                    f'password="{_jaas(password)}";')
+    if "ssl.ca.location" in settings:
+        java |= {"ssl.truststore.type": "PEM", "ssl.truststore.location": settings.pop("ssl.ca.location")}
+    if settings:
+        names = ", ".join(SECURITY_VARIABLE + key.upper().replace(".", "_") for key in sorted(settings))
+        raise ScenarioError(names, "no kafka-clients equivalent is known for this setting, so the Spark job could not use it")
+    return java
+
+
+def _jaas(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def quota_configs(quota: Quota) -> dict[str, str]:
+    """The quota as ``kafka-configs --add-config`` entries (per broker, as Kafka meters it)."""
+    configs = {}
+    if quota.producer_byte_rate:
+        configs["producer_byte_rate"] = str(int(round(quota.producer_byte_rate)))
+    if quota.request_percentage:
+        configs["request_percentage"] = f"{quota.request_percentage:g}"
+    return configs
+
+
+def set_client_quota(bootstrap: str, quota: Quota, security: dict[str, str],
+                     progress: Callable[[str], None] = lambda line: None) -> dict[str, str]:
+    """Set the batch job's quota on the cluster for ``QUOTA_CLIENT_ID``; returns what was set."""
+    configs = quota_configs(quota)
+    if configs:
+        progress(f"client quota for {QUOTA_CLIENT_ID}: " + ", ".join(f"{k}={v}" for k, v in configs.items()))
+        _config_command(bootstrap, security, ["--alter", "--add-config", ",".join(f"{k}={v}" for k, v in configs.items())])
+    return configs
+
+
+def clear_client_quota(bootstrap: str, configs: dict[str, str], security: dict[str, str]) -> None:
+    """Remove what ``set_client_quota`` set, so a user's cluster keeps no trace of the run."""
+    if configs:
+        _config_command(bootstrap, security, ["--alter", "--delete-config", ",".join(configs)])
+
+
+def describe_client_quota(bootstrap: str, security: dict[str, str]) -> dict[str, float]:
+    """The quota the cluster holds for ``QUOTA_CLIENT_ID`` (``kafka-configs --describe``)."""
+    output = _config_command(bootstrap, security, ["--describe"])
+    # "Quota configs for client-id 'batch-load' are producer_byte_rate=1048576.0, request_percentage=50.0"
+    _, _, listed = output.strip().rpartition(" are ")
+    return {key: float(value) for key, _, value in (item.strip().partition("=") for item in listed.split(",")) if value}
+
+
+def _config_command(bootstrap: str, security: dict[str, str], action: list[str]) -> str:
+    java, jars = java_command(), resolve_jars()
+    with tempfile.TemporaryDirectory(prefix="quietload-configs-") as work:
+        command_config = Path(work) / "client.properties"
+        command_config.touch(mode=0o600)
+        command_config.write_text("".join(f"{key}={value}\n" for key, value in java_security(security).items()))
+        command = [java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", jars.classpath, "kafka.admin.ConfigCommand",
+                   "--bootstrap-server", bootstrap, "--command-config", str(command_config),
+                   "--entity-type", "clients", "--entity-name", QUOTA_CLIENT_ID, *action]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise StackError(f"kafka-configs on {bootstrap} gave no answer within 90 s") from None
+    if done.returncode != 0:
+        lines = [line for line in (done.stderr + done.stdout).splitlines() if line.strip() and not line.startswith(("\t", " "))]
+        raise StackError(f"kafka-configs on {bootstrap} failed: {lines[-1] if lines else f'exit {done.returncode}'}")
+    return done.stdout
