@@ -22,7 +22,10 @@ from simulator.live.evaluator import LiveEvaluator
 from workloads import CATALOG, Scenario
 
 ONE_BROKER = ["cluster.brokers=1", "cluster.replication.factor=1", "cluster.min.insync.replicas=1",
-              "dataset.files.0.size=6MB", "windows.before=3s", "windows.after=3s"]
+              "dataset.files.0.size=6MB", "windows.before=3s", "windows.after=3s",
+              # about the rate one request per record reaches: the quota holds the 512 KB
+              # batches to it once the load outlasts the quota's 11 s window
+              "batch.quota.producer_byte_rate=512KB/s"]
 # Short rows (a JSON value of ~70 bytes): one core of Spark turns out records fast enough for
 # one request per record to reach the broker as thousands of requests a second.
 CONFIGURATIONS = {
