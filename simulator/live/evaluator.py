@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from simulator.evaluator import Progress
 from simulator.live._process import StackError
-from simulator.live.kafka import DEFAULT_RUN_DIR, KafkaCluster
+from simulator.live.kafka import DEFAULT_RUN_DIR, KafkaCluster, answers_kafka
 from simulator.live.neighbours import Neighbours
 from simulator.live.outcome import LiveRun, build
 from simulator.live.sampler import MetricsSampler
@@ -218,6 +218,10 @@ def check_reachable(bootstrap: str, security: dict[str, str], timeout: float = 1
     try:
         AdminClient({"bootstrap.servers": bootstrap, "log_level": 3, **security}).list_topics(timeout=timeout)
     except KafkaException:
+        if answers_kafka(bootstrap):
+            protocol = security.get("security.protocol", "PLAINTEXT")
+            raise ScenarioError("--bootstrap-servers", f"a Kafka broker answers at {bootstrap} but not to clients with "
+                                f"security.protocol={protocol}: set QUIETLOAD_KAFKA_SECURITY_PROTOCOL and its credentials") from None
         raise ScenarioError("--bootstrap-servers", f"no Kafka broker answers at {bootstrap} within {timeout:.0f} s") from None
 
 

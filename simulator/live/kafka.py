@@ -64,7 +64,7 @@ class KafkaCluster:
 
     def __init__(self, run_dir: Path | str = DEFAULT_RUN_DIR, brokers: int = 1, broker: Broker = Broker(),
                  replication_factor: int = 1, min_insync_replicas: int = 1, port: int | None = None,
-                 start_timeout: float = 90.0, stop_timeout: float = 30.0,
+                 start_timeout: float = 90.0, stop_timeout: float = 30.0, sasl_plain: tuple[str, str] | None = None,
                  progress: Callable[[str], None] = lambda line: None) -> None:
         if not 1 <= brokers <= MAX_BROKERS:
             raise ScenarioError("brokers", f"the local stack runs 1 to {MAX_BROKERS} brokers, not {brokers}")
@@ -81,7 +81,9 @@ class KafkaCluster:
                          "replica_fetch_wait_max_ms": round(broker.replica_fetch_wait_max_ms),
                          "replica_fetch_max_bytes": broker.replica_fetch_max_bytes,
                          "default_replication_factor": replication_factor, "min_insync_replicas": min_insync_replicas,
-                         "internal_replication_factor": brokers, "internal_min_isr": min(2, brokers)}
+                         "internal_replication_factor": brokers, "internal_min_isr": min(2, brokers),
+                         "sasl_plain_user": sasl_plain[0] if sasl_plain else None}
+        self._sasl = _sasl_properties(*sasl_plain) if sasl_plain else ""
         self._children: dict[int, subprocess.Popen] = {}
 
     @classmethod
@@ -216,7 +218,7 @@ class KafkaCluster:
             template = "server.properties.template" if node.role == "broker" else "controller.properties.template"
             (self.run_dir / node.name).mkdir(parents=True)
             self._properties(node).write_text(string.Template((LOCALSTACK / "kafka" / template).read_text()).substitute(
-                self.settings, node_id=node.node_id, port=node.port, log_dirs=self.run_dir / node.name / "data",
+                self.settings, protocol="SASL_PLAINTEXT" if self._sasl else "PLAINTEXT", sasl=self._sasl, node_id=node.node_id, port=node.port, log_dirs=self.run_dir / node.name / "data",
                 controller_quorum_voters=f"{CONTROLLER_ID}@127.0.0.1:{controller_port}"))
             with self.log(node).open("ab") as log:
                 formats.append(subprocess.Popen([java, "-XX:TieredStopAtLevel=1", "-Xmx256m", "-cp", jars.classpath,
@@ -283,6 +285,14 @@ class KafkaCluster:
         temporary.replace(self.run_dir / "state.json")
 
 
+def _sasl_properties(username: str, password: str) -> str:
+    """SASL/PLAIN on the listener: ``username`` is the one user clients and brokers log in as."""
+    quoted = {key: value.replace("\\", "\\\\").replace('"', '\\"') for key, value in (("u", username), ("p", password))}
+    return ("sasl.enabled.mechanisms=PLAIN\nsasl.mechanism.inter.broker.protocol=PLAIN\n"
+            "listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule "
+            f'required username="{quoted["u"]}" password="{quoted["p"]}" user_{username}="{quoted["p"]}";\n')
+
+
 def render_status(cluster: KafkaCluster, statuses: list[NodeStatus]) -> str:
     """What ``quietload stack status`` prints."""
     if not statuses:
@@ -306,13 +316,26 @@ def render_stopped(cluster: KafkaCluster, statuses: list[NodeStatus]) -> str:
     return f"stopped {stopped} in {cluster.run_dir}" + (f" ({exited} had already exited)" if exited else "")
 
 
-def _answers_api_versions(port: int) -> bool:
-    """Whether a Kafka broker on ``port`` answers ApiVersions v0 with no error."""
+def _answers_api_versions(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether a Kafka broker on ``host:port`` answers ApiVersions v0 with no error (a broker
+    answers it before any authentication)."""
     request = struct.pack(">hhih", 18, 0, 7, 9) + b"quietload"   # api key, version, correlation id, client id
-    with socket.create_connection(("127.0.0.1", port), timeout=2) as connection:
+    with socket.create_connection((host, port), timeout=2) as connection:
         connection.sendall(struct.pack(">i", len(request)) + request)
         response = connection.makefile("rb").read(10)   # size, correlation id, error code
     return len(response) == 10 and struct.unpack(">iih", response)[1:] == (7, 0)
+
+
+def answers_kafka(bootstrap_servers: str) -> bool:
+    """Whether any of the bootstrap servers is a Kafka broker at all, whatever it asks of clients."""
+    for server in bootstrap_servers.split(","):
+        host, _, port = server.strip().rpartition(":")
+        try:
+            if _answers_api_versions(int(port), host.strip("[]") or "127.0.0.1"):
+                return True
+        except (OSError, ValueError, struct.error):
+            continue
+    return False
 
 
 def _cluster_id() -> str:
