@@ -1,5 +1,5 @@
 """Plan files (``quietload plan``) -> a console table, a Markdown section, CSV rows of the
-points and the capacity-curves plot. Figures are taken as the plan file holds them."""
+points and the capacity plot. Figures are taken as the plan file holds them."""
 from __future__ import annotations
 
 import csv
@@ -132,25 +132,25 @@ def worst_p99(point: dict) -> float | None:
 
 
 def capacity_plot(plan: dict):
-    """x: ingest (GB/h); y: worst neighbour p99 during the load (ms); one line per cluster option,
-    filled markers within SLA, crosses over it; each SLA a dashed line."""
+    """x: ingest (GB/h); y: worst neighbour p99 during the load (ms); one color per cluster option,
+    dots within SLA, crosses over it; each SLA a dashed line. Points are not joined: grid points
+    differ in load size, load count and spacing, so two of them next to each other in ingest are
+    not steps along one curve."""
     from reports.report_html import Plot, _png, _pyplot
 
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(10, 4.2))
     values = []
     for option in plan["options"]:
-        points = sorted((p for p in plan["points"] if p["option"] == option["name"] and worst_p99(p) is not None),
-                        key=lambda p: (p["ingest_gb_per_hour"], worst_p99(p)))
+        points = [p for p in plan["points"] if p["option"] == option["name"] and worst_p99(p) is not None]
         if not points:
             continue
-        xs, ys = [p["ingest_gb_per_hour"] for p in points], [worst_p99(p) for p in points]
-        values += ys
-        line, = axes.plot(xs, ys, linewidth=1, alpha=0.7, label=option["name"])
-        within = [(x, y) for x, y, p in zip(xs, ys, points) if p["feasible"]]
-        over = [(x, y) for x, y, p in zip(xs, ys, points) if not p["feasible"]]
-        axes.plot([x for x, _ in within], [y for _, y in within], "o", color=line.get_color())
-        axes.plot([x for x, _ in over], [y for _, y in over], "x", color=line.get_color())
+        values += [worst_p99(p) for p in points]
+        color = axes.plot([], [], "o", label=option["name"])[0].get_color()
+        for feasible, marker in ((True, "o"), (False, "x")):
+            chosen = [p for p in points if p["feasible"] == feasible]
+            axes.plot([p["ingest_gb_per_hour"] for p in chosen], [worst_p99(p) for p in chosen], marker,
+                      linestyle="none", color=color)
     for sla in sorted({t["sla_p99_ms"] for p in plan["points"] for t in p["tenants"]}):
         axes.axhline(sla, color="#b00020", linestyle="--", linewidth=1, label=f"SLA p99 {sla:g} ms")
     if values and min(values) > 0 and max(values) > 20 * min(values):
@@ -160,12 +160,13 @@ def capacity_plot(plan: dict):
     else:
         axes.set_ylabel("worst neighbour p99 during the load (ms)")
     axes.set_xlabel("batch ingest (GB/hour)")
-    axes.set_title(f"Capacity curves: {plan['scenario']}")
+    axes.set_title(f"Capacity: worst neighbour p99 against batch ingest, {plan['scenario']}")
     axes.grid(alpha=0.3)
     axes.legend(loc="upper left", fontsize="small")
-    return Plot(_png(figure), f"capacity curves, {plan['scenario']}",
+    return Plot(_png(figure), f"capacity plot, {plan['scenario']}",
                 "Each cluster option's worst neighbour p99 against the batch ingest of each grid point (dots within "
-                "every neighbour's SLA, crosses over it): an option's capacity is its rightmost dot.")
+                "every neighbour's SLA, crosses over it; points are not joined, as they differ in load size, count "
+                "and spacing): an option's capacity is its rightmost dot.")
 
 
 def render_plan_html(plan: dict) -> str:

@@ -1,4 +1,5 @@
-"""RunResult files -> a report directory: report.md, runs.csv, report.json and report.html.
+"""RunResult files -> a report directory: report.md, runs.csv, report.json, report.html and
+batch_sizes.csv (each run's batch-size distribution, ``reports.batch_sizes``).
 
 Every figure is taken as it is from the RunResult's ``summary`` (and the HTML's plots from its
 ``timelines``): the report formats numbers, it never recomputes them. The Markdown rounds for
@@ -12,6 +13,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from reports.batch_sizes import (BATCH_SIZE_HEADER, MISSING_LINE, batch_size_intro, batch_size_rows, distribution,
+                                  render_batch_size_csv)
 from simulator.result import WINDOWS, RunResult
 
 DEFAULT_OUT_DIR = Path("reports-out")
@@ -67,7 +70,7 @@ class RunFigures:
     def to_dict(self) -> dict:
         return {"label": self.label, "scenario": self.scenario_name, "evaluator": self.result.evaluator,
                 "seed": self.result.seed, "summary": self.summary, "neighbours": self.neighbours,
-                "mechanism": list(self.result.mechanism)}
+                "batch_sizes": self.result.batch_sizes, "mechanism": list(self.result.mechanism)}
 
 
 def run_figures(results: list[RunResult]) -> list[RunFigures]:
@@ -122,15 +125,20 @@ def comparison_table(runs: list[RunFigures]) -> tuple[list[str], list[list[str]]
 
 
 def render_markdown(runs: list[RunFigures]) -> str:
+    from reports.versus import pair_runs, render_versus_markdown
     lines = ["# quietload report", ""]
     if len(runs) > 1:
         lines += ["## Comparison", "", *_table(*comparison_table(runs)), ""]
+    lines += render_versus_markdown(pair_runs(runs))
     for run in runs:
         lines += [f"## {run.scenario_name}", "",
                   f"Evaluator: {run.result.evaluator}; seed: {run.result.seed}.", "",
                   *_table(["figure", "value"], summary_rows(run)), ""]
         lines += (_table(NEIGHBOUR_HEADER, neighbour_rows(run)) if run.neighbours
                   else ["No neighbours in this scenario."]) + [""]
+        sizes = distribution(run)
+        lines += ([batch_size_intro(sizes), "", *_table(BATCH_SIZE_HEADER, batch_size_rows(sizes))] if sizes
+                  else [MISSING_LINE.format(what="this result")]) + [""]
         lines += ["Mechanism:", "", *(f"- {sentence}" for sentence in run.result.mechanism), ""]
     return "\n".join(lines)
 
@@ -156,11 +164,14 @@ def render_json(runs: list[RunFigures]) -> str:
 
 def write_report(results: list[RunResult], out_dir: str | Path = DEFAULT_OUT_DIR, plans: list[dict] | None = None,
                  studies: list[dict] | None = None) -> list[Path]:
-    """Render everything first, then write the four files into ``out_dir`` (and ``plans.csv`` with
-    plan files, ``trials.csv`` with study files: their sections follow the runs'); returns their paths."""
+    """Render everything first, then write the four files into ``out_dir`` (and ``batch_sizes.csv``
+    when a run has a batch-size distribution, ``plans.csv`` with plan files, ``trials.csv`` with study
+    files: their sections follow the runs'); returns their paths."""
     from reports.plan_report import render_plan_csv, render_plan_html, render_plan_markdown
     from reports.report_html import render_html  # matplotlib loads only when a report is written
     from reports.study_report import render_study_csv, render_study_html, render_study_markdown
+
+    from reports.versus import pair_runs, render_versus_csv
 
     runs, plans, studies = run_figures(results), plans or [], studies or []
     contents = {"report.md": "\n".join([render_markdown(runs), *map(render_plan_markdown, plans),
@@ -168,6 +179,10 @@ def write_report(results: list[RunResult], out_dir: str | Path = DEFAULT_OUT_DIR
                 "runs.csv": render_csv(runs), "report.json": render_json(runs),
                 "report.html": render_html(runs).replace("</body></html>", "\n".join(
                     [*map(render_plan_html, plans), *map(render_study_html, studies), "</body></html>"]))}
+    if any(distribution(run) for run in runs):
+        contents["batch_sizes.csv"] = render_batch_size_csv(runs)
+    if pairs := pair_runs(runs):
+        contents["versus.csv"] = render_versus_csv(pairs)
     if plans:
         contents["plans.csv"] = render_plan_csv(plans)
     if studies:

@@ -1,7 +1,8 @@
 """The report as one self-contained HTML page: tables plus plots embedded as base64 PNG.
 
 Plots come from the RunResult's 1-second ``timelines`` as they are; seconds a neighbour sent
-no record (``null`` p99) are left out, not filled. matplotlib is imported here, lazily, with Agg.
+no record (``null`` p99) are left out, not filled. The batch-size distribution comes from its
+``batch_sizes`` (``reports.batch_sizes``). matplotlib is imported here, lazily, with Agg.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from reports.batch_sizes import batch_size_html
 from reports.gate import HANDLER_IDLE_MIN_PCT
 from reports.report import (NEIGHBOUR_HEADER, RunFigures, comparison_table, neighbour_rows, summary_rows)
 
@@ -155,11 +157,14 @@ def _html_table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def render_html(runs: list[RunFigures]) -> str:
+    from reports.versus import pair_runs, render_versus_html
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              "<title>quietload report</title>", f"<style>{_STYLE}</style></head><body>",
              "<h1>quietload report</h1>"]
     if len(runs) > 1:
-        parts += ["<h2>Comparison</h2>", _html_table(*comparison_table(runs)), mean_batch_plot(runs).html()]
+        parts += ["<h2>Comparison</h2>", _html_table(*comparison_table(runs)), mean_batch_plot(runs).html(),
+                  *batch_size_html(runs)]
+    parts += render_versus_html(pair_runs(runs), _html_table)
     for run in runs:
         parts += [f"<h2>{escape(run.scenario_name)}</h2>",
                   f"<p>Evaluator: {escape(run.result.evaluator)}; seed: {run.result.seed}.</p>",
@@ -169,5 +174,7 @@ def render_html(runs: list[RunFigures]) -> str:
         parts += ["<h3>Mechanism</h3>", "<ul>", *(f"<li>{escape(s)}</li>" for s in run.result.mechanism), "</ul>"]
         plots = [neighbour_p99_plot(run), produce_requests_plot(run), handler_idle_plot(run)]
         parts += [plot.html() for plot in plots if plot is not None]
+        if len(runs) == 1:
+            parts += batch_size_html(runs)
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

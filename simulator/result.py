@@ -3,6 +3,14 @@
 A run's file is JSON with ``schema_version``; ``summary`` holds the figures scripts read,
 the other sections hold per-broker, per-producer and per-tenant detail and 1-second
 timelines. Floats are rounded to six significant digits so that equal runs give equal bytes.
+
+``batch_sizes`` is the batch load's produce batches as a distribution: ``bucket_upper_bytes``
+(1 KiB, 2 KiB, 4 KiB, ... up to the bucket of the largest batch), and per bucket the number of
+batches whose ``wire_bytes`` (bytes on the wire, batch header included) or ``record_bytes``
+(uncompressed records; None where the evaluator cannot see them) are at most that bound and
+more than the one before; ``batches``, ``records`` and ``source`` (``model`` or ``broker log``).
+It is None where a run has none (files written before it existed, a live run on a cluster
+whose logs quietload cannot read): fields added later are optional, so older files still read.
 """
 from __future__ import annotations
 
@@ -43,6 +51,7 @@ class RunResult:
     windows: dict = field(default_factory=dict)
     timelines: dict = field(default_factory=dict)
     mechanism: list = field(default_factory=list)
+    batch_sizes: dict | None = None
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict:
@@ -50,7 +59,8 @@ class RunResult:
             "schema_version": self.schema_version, "evaluator": self.evaluator, "seed": self.seed,
             "scenario": self.scenario, "summary": self.summary, "mechanism": self.mechanism,
             "windows": self.windows, "spark": self.spark, "producers": self.producers,
-            "brokers": self.brokers, "tenants": self.tenants, "timelines": self.timelines,
+            "brokers": self.brokers, "tenants": self.tenants, "batch_sizes": self.batch_sizes,
+            "timelines": self.timelines,
         })
 
     def to_json(self) -> str:

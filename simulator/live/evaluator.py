@@ -123,7 +123,7 @@ class LiveEvaluator:
         self.kill_broker, self.say, self.pin = kill_broker, progress_line, pin
 
     def evaluate(self, scenario: Scenario, seed: int, progress: Progress | None = None) -> RunResult:
-        from simulator.live import clients, integrity, s3, spark_job
+        from simulator.live import clients, integrity, logdump, s3, spark_job
         from simulator.live.dataset import write_dataset_csv
 
         clients.java_security(self.security)    # a setting the Spark job could not use fails before anything starts
@@ -183,13 +183,18 @@ class LiveEvaluator:
             self.say("reading every row back ...")
             actual = integrity.read_back(bootstrap, scenario.batch.topic, timeout_s=120.0, security=self.security)
             report = integrity.verify(expected, actual)
+            try:    # the brokers' own record of the job's batches, read while their logs exist
+                batch_sizes = logdump.batch_sizes(cluster, scenario.batch.topic)   # None with --bootstrap-servers
+            except StackError as error:
+                batch_sizes = None
+                notes.append(f"No batch-size distribution: {error}.")
         faults = ([{"kind": "broker killed", "broker": self.kill_broker, "at_s": fault.killed_at - started}]
                   if fault and fault.killed_at else [])
         job_figures = _as_dict(job)
         run = LiveRun(scenario=scenario, seed=seed, started=started, load_started=job_figures["started"],
                       load_ended=job_figures["ended"], ended=ended, traces=traces, scrapes=scrapes, job=job_figures,
                       integrity=_as_dict(report), broker_cores=len(cores["brokers"]) or os.cpu_count() or 1,
-                      notes=notes, faults=faults)
+                      notes=notes, faults=faults, batch_sizes=batch_sizes)
         if progress:
             progress(ended - started)
         return build(run)

@@ -4,6 +4,8 @@ Requests per broker come from the brokers' own counters; the batch job's produce
 the brokers' Produce count over the run less the neighbours' (librdkafka counts its own). Batch
 size, records per request and compression come from the job's Java producer metrics, which
 average over their last 30-60 s (Kafka's metrics.sample.window.ms x metrics.num.samples).
+The distribution of batch sizes is the brokers' own: every record batch of the bulk topic's
+logs (``simulator.live.logdump``), None against a cluster whose logs are not on this machine.
 Seconds count from the start of the run (the neighbours' first record); ``simulated_seconds``
 is the run's measured length. Figures that a live run cannot see are None.
 """
@@ -37,6 +39,7 @@ class LiveRun:
     broker_cores: int                    # cores each broker JVM may use (CPU % is of these)
     notes: list[str] = field(default_factory=list)
     faults: list[dict] = field(default_factory=list)   # [{"kind": "broker killed", "broker": 1, "at_s": 12.3}]
+    batch_sizes: dict | None = None      # RunResult.batch_sizes from the bulk topic's logs (logdump)
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -185,7 +188,8 @@ def build(run: LiveRun) -> RunResult:
              "job_seconds": run.job.get("wall_seconds")}
     result = RunResult(evaluator="live", scenario=run.scenario.as_mapping(), seed=run.seed, summary=summary,
                        spark=spark, producers=[{"name": "spark-job", **producer}], brokers=brokers, tenants=tenants,
-                       windows={k: list(v) for k, v in windows.items()}, timelines=timelines)
+                       windows={k: list(v) for k, v in windows.items()}, timelines=timelines,
+                       batch_sizes=run.batch_sizes)
     return RunResult(**{**result.__dict__, "mechanism": mechanism(result, run)})
 
 

@@ -103,3 +103,68 @@ class Mean:
     @property
     def value(self) -> float | None:
         return self.total / self.count if self.count else None
+
+
+BATCH_BUCKET_FIRST_BYTES = 1024      # the first batch-size bucket's upper bound; each next one doubles
+
+
+class SizeHistogram:
+    """Batch sizes counted in log2 buckets: bucket 0 holds sizes up to 1 KiB, bucket i those in
+    (2^(i-1), 2^i] KiB, so a batch of exactly ``batch.size`` (a power of two) counts in its bucket."""
+
+    __slots__ = ("counts",)
+
+    def __init__(self) -> None:
+        self.counts: list[int] = []
+
+    def record(self, size: float) -> None:
+        index = 0
+        bound = float(BATCH_BUCKET_FIRST_BYTES)
+        while size > bound:   # a few doublings: cheaper than a logarithm, and exact at the bounds
+            bound += bound
+            index += 1
+        counts = self.counts
+        if index >= len(counts):
+            counts.extend([0] * (index + 1 - len(counts)))
+        counts[index] += 1
+
+    def add(self, other: SizeHistogram) -> None:
+        counts = self.counts
+        if len(other.counts) > len(counts):
+            counts.extend([0] * (len(other.counts) - len(counts)))
+        for index, count in enumerate(other.counts):
+            counts[index] += count
+
+
+class BatchSizes:
+    """The batches a producer sent, by size on the wire and by uncompressed record bytes."""
+
+    __slots__ = ("wire", "records")
+
+    def __init__(self) -> None:
+        self.wire = SizeHistogram()
+        self.records = SizeHistogram()
+
+    def record(self, wire: float, records: float) -> None:
+        self.wire.record(wire)
+        self.records.record(records)
+
+    def add(self, other: BatchSizes) -> None:
+        self.wire.add(other.wire)
+        self.records.add(other.records)
+
+
+def batch_size_section(source: str, wire_bytes: SizeHistogram, record_bytes: SizeHistogram | None,
+                       records: float | None) -> dict:
+    """A RunResult's ``batch_sizes``: the batch load's produce batches per bucket, by bytes on the
+    wire (batch header included) and by uncompressed record bytes (None where unknown)."""
+    buckets = max(len(wire_bytes.counts), len(record_bytes.counts) if record_bytes is not None else 0)
+
+    def padded(histogram: SizeHistogram) -> list[int]:
+        return histogram.counts + [0] * (buckets - len(histogram.counts))
+
+    return {"source": source,
+            "bucket_upper_bytes": [BATCH_BUCKET_FIRST_BYTES << index for index in range(buckets)],
+            "wire_bytes": padded(wire_bytes),
+            "record_bytes": padded(record_bytes) if record_bytes is not None else None,
+            "batches": sum(wire_bytes.counts), "records": records}

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from simulator.model.broker import idle_percent
-from simulator.model.metrics import LatencyHistogram
+from simulator.model.metrics import BatchSizes, LatencyHistogram, batch_size_section
 from simulator.result import RunResult
 
 
@@ -51,6 +51,13 @@ def _producer_figures(producer, load) -> dict:
         "quota_throttled_s": producer.throttled_seconds,
         "compression_ratio_estimate": producer.ratio_estimate,
     }
+
+
+def _batch_sizes(bulk_producers: list) -> dict:
+    sizes = BatchSizes()
+    for producer in bulk_producers:
+        sizes.add(producer.batch_sizes)
+    return batch_size_section("model", sizes.wire, sizes.records, sum(p.records_sent for p in bulk_producers))
 
 
 def _broker_times(run, name: str, start: float, end: float) -> dict:
@@ -180,6 +187,7 @@ def build(run) -> RunResult:
              "write_task_seconds": _spread([t.finished - t.started for load in run.loads for t in load.tasks])}
     result = RunResult(evaluator="model", scenario=scenario.as_mapping(), seed=run.seed, summary=summary,
                        spark=spark, producers=figures, brokers=brokers, tenants=tenants,
-                       windows={k: list(v) for k, v in windows.items()}, timelines=timelines)
+                       windows={k: list(v) for k, v in windows.items()}, timelines=timelines,
+                       batch_sizes=_batch_sizes([p for p, _ in producers]))
     from simulator.model.explain import mechanism
     return RunResult(**{**result.__dict__, "mechanism": mechanism(result)})

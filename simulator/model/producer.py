@@ -20,7 +20,7 @@ from simulator.model.batch import (BATCH_HEADER, DETERIORATE_STEP, ESTIMATION_FA
                                    PARTITION_HEADER, REQUEST_HEADER, Batch, FlushToken)
 from simulator.model.broker import Broker, Connection, Partition, Request
 from simulator.model.engine import Engine
-from simulator.model.metrics import Mean
+from simulator.model.metrics import BatchSizes, Mean
 
 LIBRDKAFKA_STICKY_S = 0.010          # sticky.partitioning.linger.ms
 
@@ -98,6 +98,7 @@ class Producer:
         self.bytes_sent = 0.0
         self.wire_sent = 0.0
         self.records_sent = 0.0
+        self.batch_sizes = BatchSizes()   # the batch load's batches (neighbours' are not counted)
         self.drain_interval = Mean()
         self.last_drain: float | None = None
         self.blocked_since = 0.0
@@ -455,11 +456,14 @@ class Producer:
         connection = request.connection
         connection.inflight += 1
         self.requests += 1
+        sized = not self.neighbour
         for batch in request.batches:
             self.batches_sent += 1
             self.bytes_sent += batch.bytes
             self.wire_sent += batch.wire
             self.records_sent += batch.records
+            if sized:
+                self.batch_sizes.record(batch.wire, batch.bytes)
         # the send is complete once its last byte has left: InFlightRequests.canSendMore
         connection.send_done = node.receive(request, at + self.half_rtt) - self.half_rtt
         if self.acks == "0":  # no response: done once written

@@ -33,8 +33,8 @@ def test_report_of_two_catalog_results(catalog_results, tmp_path):
     outcome = _invoke("report", *map(str, catalog_results), "--out", str(out))
     assert outcome.exit_code == 0, outcome.output
     assert outcome.stdout.splitlines() == [f"wrote {out / name}" for name in
-                                           ("report.md", "runs.csv", "report.json", "report.html")]
-    assert sorted(p.name for p in out.iterdir()) == ["report.html", "report.json", "report.md", "runs.csv"]
+                                           ("report.md", "runs.csv", "report.json", "report.html", "batch_sizes.csv")]
+    assert sorted(p.name for p in out.iterdir()) == ["batch_sizes.csv", "report.html", "report.json", "report.md", "runs.csv"]
     baseline, fixed = (RunResult.read(path) for path in catalog_results)
     rows = list(csv.DictReader((out / "runs.csv").open()))
     assert [row["scenario"] for row in rows] == ["paypay-glue-2gb", "paypay-glue-2gb-fixed"]
@@ -47,7 +47,7 @@ def test_report_of_two_catalog_results(catalog_results, tmp_path):
     assert markdown.count("## Comparison") == 1
     html = (out / "report.html").read_text()
     assert 'src="http' not in html
-    assert html.count("<img") == html.count("<figcaption>") == 2 * 3 + 1
+    assert html.count("<img") == html.count("<figcaption>") == 2 * 3 + 2   # + mean batch bars, batch-size distribution
 
 
 def test_default_out_dir(catalog_results, tmp_path, monkeypatch):
@@ -105,5 +105,5 @@ def test_report_of_a_study_with_a_run_adds_the_pareto_table_and_two_plots(catalo
     rows = markdown[front + 4:front + 4 + len(study["pareto_front"]) + 1]
     assert [row.split(" | ")[0] for row in rows[1:-1]] == [f"| {n}" for n in study["pareto_front"][1:]] and rows[-1] == ""
     html = (out / "report.html").read_text()
-    assert html.count("<img") == html.count("<figcaption>") == 3 + 2   # the run's three plots, the study's two
+    assert html.count("<img") == html.count("<figcaption>") == 4 + 2   # the run's four plots, the study's two
     assert [row["trial"] for row in csv.DictReader((out / "trials.csv").open())] == [str(t["number"]) for t in study["trials"]]

@@ -81,6 +81,21 @@ def test_report_with_a_plan_adds_its_section_plot_and_points(tmp_path):
     assert [p.name for p in paths] == ["report.md", "runs.csv", "report.json", "report.html", "plans.csv"]
     assert "## Capacity plan: nightly" in (tmp_path / "report.md").read_text()
     html = (tmp_path / "report.html").read_text()
-    assert "<h2>Capacity plan: nightly</h2>" in html and 'alt="capacity curves, nightly"' in html
+    assert "<h2>Capacity plan: nightly</h2>" in html and 'alt="capacity plot, nightly"' in html
     assert html.rstrip().endswith("</body></html>")
     assert (tmp_path / "plans.csv").read_text() == render_plan_csv([PLAN])
+
+
+def test_capacity_plot_draws_each_point_as_a_marker_without_joining_them(monkeypatch):
+    import reports.report_html as report_html
+    drawn = []
+    monkeypatch.setattr(report_html, "_png", lambda figure: drawn.append(figure) or b"\x89PNG")
+    capacity_plot(PLAN)
+    (axes,) = drawn[0].axes
+    sla = [line for line in axes.lines if line.get_linestyle() == "--"]
+    points = [line for line in axes.lines if line not in sla]
+    assert sorted(line.get_ydata()[0] for line in sla) == [10.0, 20.0]
+    assert all(line.get_linestyle() == "None" for line in points)
+    # every point once, at its ingest and its worst neighbour p99; dots within SLA, crosses over it
+    drawn_points = sorted((x, y, line.get_marker()) for line in points for x, y in zip(line.get_xdata(), line.get_ydata()))
+    assert drawn_points == [(400.0, 9.0, "o"), (410.0, 10.04, "x"), (790.0, 7.0, "o"), (800.0, 7.5, "o")]

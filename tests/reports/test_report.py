@@ -3,12 +3,14 @@ import csv
 import io
 import json
 import re
+from html import unescape
 
 import pytest
 from typer.testing import CliRunner
 
 from quietload.cli import app
 from reports.report import (render_csv, render_json, render_markdown, run_figures, write_report)
+from reports.batch_sizes import batch_size_plot, render_batch_size_csv
 from reports.report_html import render_html, timeline_points
 from simulator.result import RunResult
 from workloads import CATALOG
@@ -18,10 +20,15 @@ SUMMARY = {"produce_requests": 32104, "batches": 40250, "batches_per_request": 1
            "load_seconds": 41.2638, "handler_idle_pct_during": 3.26471, "cpu_pct_during": 97.0412}
 
 
-def _result(name: str, seed: int, tenants: list[dict], **summary) -> RunResult:
+SIZES = {"source": "model", "bucket_upper_bytes": [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072],
+         "wire_bytes": [4, 0, 6, 10, 20, 40, 160, 160], "record_bytes": [0, 0, 0, 4, 6, 10, 60, 320],
+         "batches": 400, "records": 47375.0}
+
+
+def _result(name: str, seed: int, tenants: list[dict], batch_sizes: dict | None = None, **summary) -> RunResult:
     return RunResult.from_dict({
-        "schema_version": 1, "evaluator": "model", "seed": seed,
-        "scenario": {"name": name, "batch": {"producer": {"compression.type": "zstd"}}},
+        "schema_version": 1, "evaluator": "model", "seed": seed, "batch_sizes": batch_sizes,
+        "scenario": {"name": name, "batch": {"producer": {"compression.type": "zstd", "batch.size": 131072}}},
         "summary": {**SUMMARY, **summary, "tenants": tenants},
         "mechanism": ["Batches were small.", "Handlers were busy."],
         "windows": {"before": [0.0, 2.0], "during": [2.0, 4.5], "after": [4.5, 6.5]},
@@ -40,7 +47,7 @@ FRAUD = {"name": "fraud", "sla_p99_ms": 10.0, "p99_ms_before": 2.0, "p99_ms_duri
 
 @pytest.fixture
 def glue():
-    return _result("glue", 2, [PAYMENT, FRAUD])
+    return _result("glue", 2, [PAYMENT, FRAUD], SIZES)
 
 
 @pytest.fixture
@@ -69,6 +76,17 @@ def test_markdown_shows_one_runs_figures_formatted_from_the_inputs(glue):
         "| --- | ---: | ---: | ---: | ---: | ---: |",
         "| payment-api | 4.0 | 1,234.6 | 12.0 | 10.0 | over SLA (during, after) |",
         "| fraud | 2.0 | 9.5 | n/a | 10.0 | within SLA |", "",
+        "Batch sizes: 400 batches, the model's batches as sent; buckets end at the bound shown (1 KB = 1024 bytes).", "",
+        "| batch size (KB) | batches (on the wire) | share (%) | batches (uncompressed records) |",
+        "| --- | ---: | ---: | ---: |",
+        "| <= 1 | 4 | 1.0 | 0 |",
+        "| 1-2 | 0 | 0.0 | 0 |",
+        "| 2-4 | 6 | 1.5 | 0 |",
+        "| 4-8 | 10 | 2.5 | 4 |",
+        "| 8-16 | 20 | 5.0 | 6 |",
+        "| 16-32 | 40 | 10.0 | 10 |",
+        "| 32-64 | 160 | 40.0 | 60 |",
+        "| 64-128 | 160 | 40.0 | 320 |", "",
         "Mechanism:", "",
         "- Batches were small.",
         "- Handlers were busy.",
@@ -119,7 +137,9 @@ def test_json_holds_the_exact_input_figures(glue, glue_fixed):
     assert len(first["summary"]) == 8
     assert first["neighbours"] == [PAYMENT, FRAUD]
     assert first["mechanism"] == ["Batches were small.", "Handlers were busy."]
+    assert first["batch_sizes"] == SIZES
     assert report["runs"][1]["summary"]["handler_idle_pct_during"] is None
+    assert report["runs"][1]["batch_sizes"] is None
 
 
 def test_timelines_skip_seconds_without_records(glue):
@@ -137,17 +157,20 @@ def test_html_is_self_contained_with_a_captioned_image_per_plot(glue, glue_fixed
     html = render_html(run_figures([glue, glue_fixed]))
     assert 'src="http' not in html and "<link" not in html and "<script" not in html
     figures = _figures(html)
-    # Per run: neighbour p99, produce requests, handler idle; plus the mean batch size bars across runs.
-    assert len(figures) == html.count("<img") == 7
+    # Per run: neighbour p99, produce requests, handler idle; across runs: the mean batch size bars
+    # and the batch-size distribution.
+    assert len(figures) == html.count("<img") == 8
     assert all(base64.b64decode(png).startswith(b"\x89PNG") for png, _ in figures)
     assert all(caption.strip() and "\n" not in caption for _, caption in figures)
     assert figures[0][1].startswith("Mean records per produce batch")
+    assert unescape(figures[1][1]).startswith("The share of the batch load's produce batches in each size bucket")
+    assert "<p>No batch-size distribution in glue-fixed, seed 2 (" in html
     assert "1,234.6" in html and "32,104" in html and "Batches were small." in html
 
 
 def test_html_of_one_run_has_no_comparison(glue):
     html = render_html(run_figures([glue]))
-    assert len(_figures(html)) == html.count("<img") == 3
+    assert len(_figures(html)) == html.count("<img") == 4   # its three timelines and its batch-size distribution
     assert "Comparison" not in html
 
 
@@ -164,7 +187,7 @@ def real_result(tmp_path_factory):
 
 def test_report_of_a_real_result_carries_its_figures(real_result, tmp_path):
     paths = write_report([real_result], tmp_path / "out")
-    assert [p.name for p in paths] == ["report.md", "runs.csv", "report.json", "report.html"]
+    assert [p.name for p in paths] == ["report.md", "runs.csv", "report.json", "report.html", "batch_sizes.csv"]
     summary = real_result.summary
     run = json.loads(paths[2].read_text())["runs"][0]
     assert run["summary"] == {key: summary[key] for key in run["summary"]}
@@ -180,4 +203,51 @@ def test_report_of_a_real_result_carries_its_figures(real_result, tmp_path):
     assert f"| mean batch (KB) | {summary['mean_batch_bytes'] / 1024:,.1f} |" in markdown
     assert all(f"- {sentence}" in markdown for sentence in real_result.mechanism)
     html = paths[3].read_text()
-    assert len(_figures(html)) == html.count("<img") == 3 and 'src="http' not in html
+    assert len(_figures(html)) == html.count("<img") == 4 and 'src="http' not in html
+    sizes = real_result.batch_sizes
+    rows = list(csv.DictReader(io.StringIO(paths[4].read_text())))
+    assert [int(r["bucket_upper_bytes"]) for r in rows] == sizes["bucket_upper_bytes"]
+    assert [int(r["wire_batches"]) for r in rows] == sizes["wire_bytes"]
+    assert [int(r["record_batches"]) for r in rows] == sizes["record_bytes"]
+    assert sum(sizes["wire_bytes"]) == sizes["batches"] == summary["batches"]
+    assert f"Batch sizes: {summary['batches']:,} batches, the model's batches as sent;" in markdown
+
+
+def test_batch_sizes_csv_has_each_bucket_of_each_run_with_a_distribution(glue, glue_fixed):
+    rows = list(csv.DictReader(io.StringIO(render_batch_size_csv(run_figures([glue, glue_fixed, glue])))))
+    assert list(rows[0]) == ["run", "scenario", "evaluator", "seed", "source", "bucket_upper_bytes", "wire_batches",
+                             "record_batches"]
+    assert [r["run"] for r in rows] == ["glue, seed 2 (#1)"] * 8 + ["glue, seed 2 (#3)"] * 8   # glue-fixed has none
+    assert [(int(r["bucket_upper_bytes"]), int(r["wire_batches"]), int(r["record_batches"])) for r in rows[:8]] \
+        == list(zip(SIZES["bucket_upper_bytes"], SIZES["wire_bytes"], SIZES["record_bytes"]))
+
+
+def test_a_distribution_without_record_sizes_leaves_them_empty():
+    live = {**SIZES, "source": "broker log", "record_bytes": None}
+    run = run_figures([_result("live", 1, [], live)])
+    assert {r["record_batches"] for r in csv.DictReader(io.StringIO(render_batch_size_csv(run)))} == {""}
+    assert "| 64-128 | 160 | 40.0 | n/a |" in render_markdown(run).splitlines()
+
+
+def test_batch_size_plot_draws_each_runs_shares_and_the_batch_size_line(glue, glue_fixed, monkeypatch):
+    import reports.report_html as report_html
+    drawn = []
+    monkeypatch.setattr(report_html, "_png", lambda figure: drawn.append(figure) or b"\x89PNG")
+    batch_size_plot(run_figures([glue, glue_fixed, _result("small", 3, [], {**SIZES, "wire_bytes": [400], "bucket_upper_bytes": [1024], "record_bytes": [400]})]))
+    (axes,) = drawn[0].axes
+    steps = [patch.get_data() for patch in axes.patches]
+    assert [list(s.edges) for s in steps] == [[0.5, 1, 2, 4, 8, 16, 32, 64, 128], [0.5, 1]]
+    assert list(steps[0].values) == [1.0, 0.0, 1.5, 2.5, 5.0, 10.0, 40.0, 40.0]   # % of 400 batches
+    assert list(steps[1].values) == [100.0]
+    (limit,) = [line.get_xdata() for line in axes.lines]
+    assert list(limit) == [128, 128]                    # batch.size 131072 bytes, in KB
+    assert axes.get_xscale() == "log" and axes.get_xlabel().startswith("batch size (KB on the wire, log2 buckets")
+    assert axes.get_ylabel() == "share of batches (%)"
+    assert [t.get_text() for t in axes.get_legend().get_texts()] == [
+        "glue, seed 2 (model)", "small, seed 3 (model)", "batch.size 128 KB"]
+
+
+def test_no_plot_when_no_run_has_a_distribution(glue_fixed):
+    assert batch_size_plot(run_figures([glue_fixed])) is None
+    html = render_html(run_figures([glue_fixed]))
+    assert "<h3>Batch-size distribution</h3>" in html and "No batch-size distribution in glue-fixed, seed 2 (" in html

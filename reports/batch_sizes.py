@@ -1,0 +1,126 @@
+"""The batch load's batch-size distribution (``RunResult.batch_sizes``) in a report: a Markdown
+table per run, ``batch_sizes.csv`` and one plot overlaying the runs. Counts are taken as the
+result holds them; shares are a bucket's batches over all of the run's batches.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from html import escape
+from typing import Any, Iterator
+
+KB = 1024
+MISSING_LINE = ("No batch-size distribution in {what} (a result written before quietload recorded one, or a "
+                "live run on a cluster whose logs are not on this machine).")
+CAPTION = ("The share of the batch load's produce batches in each size bucket (bytes on the wire, header "
+           "included): full batches sit in the bucket that ends at the dashed batch.size line; weight far "
+           "left of it is small batches, each a produce request for little data.")
+SOURCES = {"model": "the model's batches as sent", "broker log": "every batch in the brokers' logs (DumpLogSegments)"}
+
+
+def distribution(run: Any) -> dict | None:
+    """The run's ``batch_sizes`` if it has any batches."""
+    sizes = run.result.batch_sizes
+    return sizes if sizes and sizes.get("batches") else None
+
+
+def batch_size_limit(run: Any) -> int | None:
+    """The batch load's ``batch.size`` in bytes, as the result's scenario states it."""
+    return (run.result.scenario.get("batch") or {}).get("producer", {}).get("batch.size")
+
+
+def bucket_label(index: int, upper: int) -> str:
+    """``<= 1`` for the first bucket, ``64-128`` for the others (KB)."""
+    return f"<= {upper / KB:,g}" if index == 0 else f"{upper / 2 / KB:,g}-{upper / KB:,g}"
+
+
+def share_pct(count: int, sizes: dict) -> float:
+    return 100.0 * count / sizes["batches"]
+
+
+BATCH_SIZE_HEADER = ["batch size (KB)", "batches (on the wire)", "share (%)", "batches (uncompressed records)"]
+
+
+def buckets(sizes: dict) -> Iterator[tuple[int, int, int | None]]:
+    """(upper bound in bytes, batches by wire size, batches by record size or None) of each bucket."""
+    by_records = sizes["record_bytes"] or [None] * len(sizes["wire_bytes"])
+    return zip(sizes["bucket_upper_bytes"], sizes["wire_bytes"], by_records)
+
+
+def batch_size_rows(sizes: dict) -> list[list[str]]:
+    return [[bucket_label(i, upper), f"{wire:,}", f"{share_pct(wire, sizes):,.1f}",
+             "n/a" if records is None else f"{records:,}"] for i, (upper, wire, records) in enumerate(buckets(sizes))]
+
+
+def batch_size_intro(sizes: dict) -> str:
+    return (f"Batch sizes: {sizes['batches']:,} batches, {SOURCES.get(sizes['source'], sizes['source'])}; "
+            "buckets end at the bound shown (1 KB = 1024 bytes).")
+
+
+def render_batch_size_csv(runs: list[Any]) -> str:
+    """One row per bucket of every run that has a distribution: the exact counts."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["run", "scenario", "evaluator", "seed", "source", "bucket_upper_bytes", "wire_batches",
+                     "record_batches"])
+    for run in runs:
+        if (sizes := distribution(run)) is None:
+            continue
+        for upper, wire, records in buckets(sizes):
+            writer.writerow([run.label, run.scenario_name, run.result.evaluator, run.result.seed, sizes["source"],
+                             upper, wire, "" if records is None else records])
+    return out.getvalue()
+
+
+def step_points(sizes: dict) -> tuple[list[float], list[float]]:
+    """Bucket edges in KB (the first bucket drawn from 0.5 KB: a log axis has no 0) and each bucket's
+    share (%), up to the largest batch on the wire."""
+    counts = sizes["wire_bytes"]
+    last = max(i for i, count in enumerate(counts) if count)
+    uppers = [upper / KB for upper in sizes["bucket_upper_bytes"][:last + 1]]
+    return [uppers[0] / 2, *uppers], [share_pct(count, sizes) for count in counts[:last + 1]]
+
+
+def batch_size_plot(runs: list[Any]):
+    """Step histograms of every run with a distribution, on one log2 axis; None if no run has one."""
+    from reports.report_html import Plot, _png, _pyplot
+
+    shown = [(run, sizes) for run in runs if (sizes := distribution(run)) is not None]
+    if not shown:
+        return None
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(10, 4.2))
+    colors: dict[int, Any] = {}   # batch.size -> the color of the first run with it
+    bounds: set[float] = set()
+    for run, sizes in shown:
+        edges, shares = step_points(sizes)
+        bounds.update(edges[1:])
+        steps = axes.stairs(shares, edges, linewidth=1.8, label=f"{run.label} ({sizes['source']})")
+        if (limit := batch_size_limit(run)) is not None:
+            colors.setdefault(limit, steps.get_edgecolor())
+    for limit, color in colors.items():
+        axes.axvline(limit / KB, linestyle="--", linewidth=1.2, color="#222" if len(colors) == 1 else color,
+                     label=f"batch.size {limit / KB:,g} KB")
+    axes.set_xscale("log", base=2)
+    ticks = sorted(bounds | {limit / KB for limit in colors})
+    axes.set_xticks(ticks)
+    axes.set_xlim(right=ticks[-1] * 1.5)   # the batch.size line clear of the frame
+    axes.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,g}"))
+    axes.xaxis.set_minor_locator(plt.NullLocator())
+    axes.set_xlabel("batch size (KB on the wire, log2 buckets; the first holds every batch up to 1 KB)")
+    axes.set_ylabel("share of batches (%)")
+    axes.set_ylim(bottom=0)
+    axes.set_title("Batch-size distribution")
+    axes.grid(alpha=0.3)
+    axes.legend(loc="upper left", fontsize="small")
+    return Plot(_png(figure), "batch-size distribution per run", CAPTION)
+
+
+def batch_size_html(runs: list[Any]) -> list[str]:
+    """The plot and a line naming the runs without a distribution."""
+    plot = batch_size_plot(runs)
+    missing = [run.label for run in runs if distribution(run) is None]
+    parts = ["<h3>Batch-size distribution</h3>"] + ([plot.html()] if plot else [])
+    if missing:
+        parts.append(f"<p>{escape(MISSING_LINE.format(what=', '.join(missing)))}</p>")
+    return parts

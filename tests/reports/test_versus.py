@@ -1,0 +1,60 @@
+"""Predicted against measured: model and live runs of one scenario paired, medians and ratios."""
+import csv
+import io
+
+from reports.report import run_figures, write_report
+from reports.versus import pair_runs, render_versus_csv, versus_header, versus_rows
+from simulator.result import RunResult
+
+SCENARIO = {"name": "small", "batch": {"producer": {"batch.size": 16384}}}
+
+
+def _run(evaluator: str, seed: int, requests: int, idle: float | None, p99_during: float, scenario=SCENARIO) -> RunResult:
+    return RunResult.from_dict({
+        "schema_version": 1, "evaluator": evaluator, "seed": seed, "scenario": scenario,
+        "summary": {"produce_requests": requests, "batches_per_request": 1.0, "mean_batch_bytes": 16384.0,
+                    "records_per_request": 20.0, "load_seconds": 4.0, "handler_idle_pct_during": idle,
+                    "cpu_pct_during": 50.0,
+                    "tenants": [{"name": "payment-api", "sla_p99_ms": 10.0, "p99_ms_before": 2.0,
+                                 "p99_ms_during": p99_during, "p99_ms_after": 2.0}]},
+        "windows": {"before": [0, 1], "during": [1, 5], "after": [5, 6]}, "timelines": {"second": []},
+    }, "hand-made")
+
+
+RUNS = [_run("model", 1, 1000, 90.0, 3.0), _run("live", 1, 1100, 80.0, 6.0), _run("live", 2, 1300, None, 9.0),
+        _run("live", 3, 1200, 70.0, 7.0), _run("model", 1, 50, 99.0, 2.0, scenario={"name": "other"})]
+
+
+def test_runs_of_one_scenario_pair_up_with_each_sides_median():
+    [pair] = pair_runs(run_figures(RUNS))   # "other" has no live run: no pair
+    assert (pair.scenario, pair.model_seeds, pair.live_seeds) == ("small", [1], [1, 2, 3])
+    rows = {row["figure"]: row for row in pair.rows}
+    assert rows["produce requests"] == {"figure": "produce requests", "model": 1000, "live": 1200, "live_over_model": 1.2}
+    # a run without the figure does not count towards the median
+    assert (rows["handler idle during (%)"]["live"], rows["handler idle during (%)"]["live_over_model"]) == (75.0, 75.0 / 90.0)
+    assert rows["payment-api p99 during (ms)"]["live_over_model"] == 7.0 / 3.0
+
+
+def test_the_table_and_csv_show_the_figures_and_ratios():
+    [pair] = pair_runs(run_figures(RUNS))
+    assert versus_header(pair) == ["figure", "model (seeds 1)", "live (seeds 1, 2, 3)", "live / model"]
+    table = {row[0]: row[1:] for row in versus_rows(pair)}
+    assert table["produce requests"] == ["1,000", "1,200", "1.20x"]
+    assert table["mean batch (KB)"] == ["16.0", "16.0", "1.00x"]
+    assert table["payment-api p99 during (ms)"] == ["3.0", "7.0", "2.33x"]
+    rows = list(csv.DictReader(io.StringIO(render_versus_csv([pair]))))
+    assert rows[0] == {"scenario": "small", "figure": "produce requests", "model": "1000", "live": "1200",
+                       "live_over_model": "1.2"}
+
+
+def test_runs_of_one_evaluator_only_make_no_pair():
+    assert pair_runs(run_figures([r for r in RUNS if r.evaluator == "live"])) == []
+
+
+def test_a_report_of_model_and_live_runs_has_the_comparison(tmp_path):
+    paths = write_report(RUNS, tmp_path)
+    assert tmp_path / "versus.csv" in paths
+    markdown = (tmp_path / "report.md").read_text()
+    assert "## Predicted against measured: small" in markdown and "| produce requests | 1,000 | 1,200 | 1.20x |" in markdown
+    assert "<h2>Predicted against measured: small</h2>" in (tmp_path / "report.html").read_text()
+    assert "versus.csv" not in [p.name for p in write_report(RUNS[:1], tmp_path / "model-only")]
