@@ -153,8 +153,9 @@ def report(
     out_dir: Annotated[Path, typer.Option("--out", metavar="DIR", help="Directory the report files go to.")] = DEFAULT_OUT_DIR,
 ) -> None:
     """Turn RunResult, plan and study files into report.md, runs.csv, report.json and a self-contained
-    report.html with plots (plans.csv and trials.csv with plan and study files); reads the files only,
-    never runs the simulator.
+    report.html with plots (batch_sizes.csv with batch-size distributions, versus.csv with model and
+    live runs of one scenario, plans.csv and trials.csv with plan and study files); reads the files
+    only, never runs the simulator.
 
     Example: quietload report results/paypay-glue-2gb-seed1.json results/paypay-glue-2gb-fixed-seed1.json --out report
     """
