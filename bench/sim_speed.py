@@ -6,9 +6,12 @@ nothing. Pass scenario files to time just those.
 
 Each scenario gets one evaluator for its 5 runs, as a tuner would use it: the first run also
 measures the codecs' compression curves on the scenario's rows, and the median leaves it out.
+Each run starts after a full garbage collection, so that no run pays for the garbage of the
+runs before it.
 """
 from __future__ import annotations
 
+import gc
 import math
 import sys
 import time
@@ -36,6 +39,7 @@ def time_scenario(path: Path) -> tuple[float, float]:
     evaluator = ModelEvaluator()
     runs = []
     for _ in range(RUNS):
+        gc.collect()
         started = time.perf_counter()
         result = evaluator.evaluate(scenario, SEED)
         runs.append((time.perf_counter() - started, result.summary["simulated_seconds"]))
