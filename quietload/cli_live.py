@@ -43,7 +43,8 @@ def live(
 
     Example: quietload live workloads/catalog/paypay-glue-2gb.yaml --set dataset.files.0.size=40MB --repeat 3
     """
-    from simulator.live.evaluator import LiveEvaluator, security_from_environment
+    from simulator.live.clients import security_from_environment
+    from simulator.live.evaluator import LiveEvaluator
 
     if json_file and repeat > 1:
         raise ScenarioError("--json", "names one result file; with --repeat each run's goes to results/")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Callable
 
-from reports.report import RunFigures, format_figure
+from reports.report import RunFigures, _table, format_figure
 
 # (key, title, Markdown format); tenant figures follow per neighbour
 FIGURES: tuple[tuple[str, str, str], ...] = (
@@ -123,7 +123,7 @@ def render_versus_markdown(pairs: list[Versus]) -> list[str]:
     lines: list[str] = []
     for pair in pairs:
         lines += [f"## Predicted against measured: {pair.scenario}", "", VERSUS_INTRO.format(scenario=pair.scenario), "",
-                  *_markdown_table(versus_header(pair), versus_rows(pair)), ""]
+                  *_table(versus_header(pair), versus_rows(pair)), ""]
     return lines
 
 
@@ -132,7 +132,3 @@ def render_versus_html(pairs: list[Versus], table: Callable[[list[str], list[lis
                                                  f"<p>{escape(VERSUS_INTRO.format(scenario=pair.scenario))}</p>",
                                                  table(versus_header(pair), versus_rows(pair)))]
 
-
-def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "| --- |" + " ---: |" * (len(header) - 1),
-            *("| " + " | ".join(row) + " |" for row in rows)]

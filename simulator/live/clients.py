@@ -10,6 +10,7 @@ after use; they are never printed or written to a result.
 """
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
 from pathlib import Path
@@ -20,12 +21,20 @@ from simulator.live._process import StackError
 from workloads import ScenarioError
 from workloads.scenario import QUOTA_CLIENT_ID, Quota
 
-SECURITY_VARIABLE = "QUIETLOAD_KAFKA_"
+SECURITY_PREFIX = "QUIETLOAD_KAFKA_"     # QUIETLOAD_KAFKA_SASL_USERNAME=... -> sasl.username
 # librdkafka property -> kafka-clients property, where both clients spell it differently or alike
 _SAME = ("security.protocol", "sasl.mechanism", "ssl.endpoint.identification.algorithm")
 _LOGIN_MODULES = {"PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
                   "SCRAM-SHA-256": "org.apache.kafka.common.security.scram.ScramLoginModule",
                   "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule"}
+
+
+def security_from_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """Client security settings (librdkafka names) from ``QUIETLOAD_KAFKA_*`` variables: read
+    at run time, handed to the clients only, never printed or written to a result."""
+    environ = dict(os.environ if environ is None else environ)
+    return {key[len(SECURITY_PREFIX):].lower().replace("_", "."): value
+            for key, value in sorted(environ.items()) if key.startswith(SECURITY_PREFIX)}
 
 
 def java_security(security: dict[str, str]) -> dict[str, str]:
@@ -40,14 +49,14 @@ def java_security(security: dict[str, str]) -> dict[str, str]:
     if username is not None or password is not None:
         mechanism = java.get("sasl.mechanism", "GSSAPI").upper()
         if mechanism not in _LOGIN_MODULES or username is None or password is None:
-            raise ScenarioError(f"{SECURITY_VARIABLE}SASL_USERNAME", "SASL credentials need QUIETLOAD_KAFKA_SASL_USERNAME, "
+            raise ScenarioError(f"{SECURITY_PREFIX}SASL_USERNAME", "SASL credentials need QUIETLOAD_KAFKA_SASL_USERNAME, "
                                 "QUIETLOAD_KAFKA_SASL_PASSWORD and QUIETLOAD_KAFKA_SASL_MECHANISM (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
         java["sasl.jaas.config"] = (f'{_LOGIN_MODULES[mechanism]} required username="{_jaas(username)}" '
                                     f'password="{_jaas(password)}";')
     if "ssl.ca.location" in settings:
         java |= {"ssl.truststore.type": "PEM", "ssl.truststore.location": settings.pop("ssl.ca.location")}
     if settings:
-        names = ", ".join(SECURITY_VARIABLE + key.upper().replace(".", "_") for key in sorted(settings))
+        names = ", ".join(SECURITY_PREFIX + key.upper().replace(".", "_") for key in sorted(settings))
         raise ScenarioError(names, "no kafka-clients equivalent is known for this setting, so the Spark job could not use it")
     return java
 

@@ -27,15 +27,6 @@ from workloads import Scenario, ScenarioError
 from workloads.scenario import QUOTA_CLIENT_ID
 
 WARM_UP_S = 5.0
-SECURITY_PREFIX = "QUIETLOAD_KAFKA_"     # QUIETLOAD_KAFKA_SASL_USERNAME=... -> sasl.username
-
-
-def security_from_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
-    """Client security settings (librdkafka names) from ``QUIETLOAD_KAFKA_*`` variables: read
-    at run time, handed to the clients only, never printed or written to a result."""
-    environ = dict(os.environ if environ is None else environ)
-    return {key[len(SECURITY_PREFIX):].lower().replace("_", "."): value
-            for key, value in sorted(environ.items()) if key.startswith(SECURITY_PREFIX)}
 
 
 def core_plan(cores: list[int]) -> dict[str, list[int]]:

@@ -121,6 +121,10 @@ class KafkaCluster:
     def bootstrap_servers(self) -> str:
         return ",".join(f"127.0.0.1:{node.port}" for node in self.nodes() if node.role == "broker")
 
+    def data_dir(self, node: Node) -> Path:
+        """The node's ``log.dirs``: its partitions' log segments."""
+        return self.run_dir / node.name / "data"
+
     def log(self, node: Node) -> Path:
         return self.run_dir / f"{node.name}.log"
 
@@ -218,7 +222,8 @@ class KafkaCluster:
             template = "server.properties.template" if node.role == "broker" else "controller.properties.template"
             (self.run_dir / node.name).mkdir(parents=True)
             self._properties(node).write_text(string.Template((LOCALSTACK / "kafka" / template).read_text()).substitute(
-                self.settings, protocol="SASL_PLAINTEXT" if self._sasl else "PLAINTEXT", sasl=self._sasl, node_id=node.node_id, port=node.port, log_dirs=self.run_dir / node.name / "data",
+                self.settings, protocol="SASL_PLAINTEXT" if self._sasl else "PLAINTEXT", sasl=self._sasl,
+                node_id=node.node_id, port=node.port, log_dirs=self.data_dir(node),
                 controller_quorum_voters=f"{CONTROLLER_ID}@127.0.0.1:{controller_port}"))
             with self.log(node).open("ab") as log:
                 formats.append(subprocess.Popen([java, "-XX:TieredStopAtLevel=1", "-Xmx256m", "-cp", jars.classpath,

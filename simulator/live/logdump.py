@@ -52,7 +52,7 @@ def parse_dump(text: str) -> dict[Path, list[DumpedBatch]]:
 
 def broker_log_dirs(cluster: Any) -> list[Path]:
     """Each broker's ``log.dirs`` in the local stack's run directory (as ``KafkaCluster`` renders it)."""
-    return [cluster.run_dir / node.name / "data" for node in cluster.nodes() if node.role == "broker"]
+    return [cluster.data_dir(node) for node in cluster.nodes() if node.role == "broker"]
 
 
 def dump_segments(segments: list[Path], jars: KafkaJars | None = None, timeout: float = 600.0) -> str:

@@ -1,7 +1,8 @@
 """A live run's RunResult from hand-made measurements: every figure follows from the inputs."""
 import pytest
 
-from simulator.live.evaluator import core_plan, security_from_environment
+from simulator.live.clients import security_from_environment
+from simulator.live.evaluator import core_plan
 from simulator.live.neighbours import TenantTrace
 from simulator.live.outcome import LiveRun, build
 from simulator.live.sampler import Scrape, handler_idle_pct, per_second, rate, read_scrape

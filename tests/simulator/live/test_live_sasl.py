@@ -42,7 +42,7 @@ def test_a_live_run_logs_in_everywhere_and_keeps_no_secret_or_quota(secured, tmp
     assert all(tenant["failed"] == 0 for tenant in result["tenants"])
     assert "client quota for batch-load: producer_byte_rate=67108864" in outcome.output
     assert PASSWORD not in outcome.output and PASSWORD not in result_file.read_text()
-    login = {key[len("QUIETLOAD_KAFKA_"):].lower().replace("_", "."): value for key, value in SECURITY.items()}
+    login = clients.security_from_environment(SECURITY)
     assert clients.describe_client_quota(secured.bootstrap_servers, login) == {}
 
 
