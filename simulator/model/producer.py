@@ -216,9 +216,11 @@ class Producer:
         room = self.capacity() - batch.bytes
         take = min(amount, room)
         if self.partitioner == "kip794":
-            # KAFKA-14156: switch once 2 x batch.size went to this partition, unless the
-            # last batch is full first (only the append that fills it can see that).
-            take = min(take, 2 * self.batch_size - self.sticky_bytes)
+            # KAFKA-14156: switch once 2 x batch.size went to this partition (after the record
+            # that crosses it), unless the last batch is full first (only the append that fills
+            # it can see that).
+            records_left = math.ceil((2 * self.batch_size - self.sticky_bytes) / self.record_bytes - 1e-9)
+            take = min(take, records_left * self.record_bytes)
         batch.bytes += take
         batch.records += take / self.record_bytes
         self.sticky_bytes += take
@@ -366,8 +368,10 @@ class Producer:
         return next_check
 
     def _sendable(self, dq: deque[Batch], now: float) -> bool:
-        """Full, lingered long enough, memory exhausted or a flush running."""
+        """Full, lingered long enough, memory exhausted or a flush running; and one whole record."""
         head = dq[0]
+        if len(dq) == 1 and self._part_record(head):
+            return False
         return (head.full or len(dq) > 1 or now - head.created >= self.linger - 1e-9
                 or self.flushes > 0 or self.blocked)
 
@@ -386,7 +390,7 @@ class Producer:
                     else:
                         next_check = min(next_check, connection.send_done)
                 continue
-            next_check = min(next_check, head.created + self.linger)
+            next_check = min(next_check, max(head.created + self.linger, self._whole_record_at(partition, head, now)))
             if self.rate > 0 and not self.blocked and not self.keyed and partition is self.sticky:
                 next_check = min(next_check, now + (self.capacity() - head.bytes) / self.rate)
         if self.rate > 0 and not self.blocked:
@@ -401,6 +405,20 @@ class Producer:
                 if target is None or not self.deques[target] and self.connection_of[target.index].inflight < self.max_in_flight:
                     next_check = min(next_check, now + self.record_bytes / self.rate)
         return [node for node in self.nodes if node in ready], next_check
+
+    def _part_record(self, batch: Batch) -> bool:
+        """The flow has appended less than one record to ``batch``: send() has not returned yet,
+        so there is nothing to drain (unless a flush or a full buffer.memory must take it)."""
+        return (not self.neighbour and not batch.full and batch.bytes < self.record_bytes - 1e-6
+                and not (self.flushes or self.blocked))
+
+    def _whole_record_at(self, partition: Partition, head: Batch, now: float) -> float:
+        """When the head batch holds one whole record: a drain never sends part of one."""
+        if not self._part_record(head):
+            return now
+        growth = 0.0 if self.rate <= 0 or self.blocked else (
+            self.rate / len(self.partitions) if self.keyed else self.rate if partition is self.sticky else 0.0)
+        return now + (self.record_bytes - head.bytes) / growth if growth > 0 else math.inf
 
     def _drain(self, node: Broker, now: float) -> list[Request]:
         partitions = self.by_node[node]
@@ -423,6 +441,8 @@ class Producer:
             if not dq:
                 continue
             head = dq[0]
+            if self._part_record(head):
+                continue
             if not head.full:
                 self._close(head, now)
             if taken and size + head.wire + PARTITION_HEADER > self.max_request_size:

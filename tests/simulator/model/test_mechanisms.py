@@ -107,6 +107,29 @@ def test_a_long_round_trip_makes_linger_zero_batches_bigger(make_scenario, evalu
     assert far["produce_requests"] < near["produce_requests"]
 
 
+# Records are appended whole: KafkaProducer.send() adds a record to the batch in one call, so a
+# drain finds whole records only. At 100 KB/s a ~1 KB record takes ~10 ms to make and the
+# sender answers in microseconds: each request carries exactly one record, never a part of one.
+def test_a_drain_sends_whole_records(make_scenario, traced_run, watch_requests):
+    run = traced_run(make_scenario({"dataset": {"files": [{"size": "100KB"}]},
+                                    "batch": {"spark": {"append_rate": "100KB/s"}}}))
+    log = watch_requests(run)
+    run.execute()
+    batches = log.batches(only_producer(run))
+    assert len(batches) > 50
+    assert all(batch.records == pytest.approx(1.0, abs=1e-6) for batch in batches[:-1])
+    assert 0 < batches[-1].records <= 1 + 1e-6      # the task's end flush takes what is left
+
+
+def test_fast_appends_never_send_part_of_a_record(make_scenario, traced_run, watch_requests):
+    run = traced_run(make_scenario())
+    log = watch_requests(run)
+    run.execute()
+    records = sorted(batch.records for batch in log.batches(only_producer(run)))
+    assert len(records) > 20
+    assert records[1] >= 1 - 1e-6                    # only one batch, a flushed tail, may hold less
+
+
 # ---- 3. flush() at a task's end sends partial batches --------------------------------------------
 # KafkaWriteTask.close() calls producer.flush(); flush() makes every incomplete batch sendable
 # (RecordAccumulator.beginFlush -> ready(): `flushInProgress()`), so linger.ms does not hold it.
