@@ -156,7 +156,7 @@ def _rdb_storage(url: str) -> Any:
     ``CONNECT_TIMEOUT_S`` unless the URL sets ``connect_timeout``."""
     import optuna
     from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import IntegrityError, ProgrammingError
+    from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
     parsed = make_url(url)
     engine_kwargs: dict[str, Any] = {}
     if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
@@ -164,8 +164,10 @@ def _rdb_storage(url: str) -> Any:
     for attempt in range(1, TABLE_CREATION_ATTEMPTS + 1):
         try:
             return optuna.storages.RDBStorage(url, engine_kwargs=engine_kwargs)
-        except (IntegrityError, ProgrammingError):   # another tuner created the same table first
-            if attempt == TABLE_CREATION_ATTEMPTS:
+        except (IntegrityError, ProgrammingError, OperationalError) as error:
+            # another tuner created the same table first (SQLite says so as an OperationalError)
+            lost_race = not isinstance(error, OperationalError) or "already exists" in str(error.orig)
+            if attempt == TABLE_CREATION_ATTEMPTS or not lost_race:
                 raise
             time.sleep(0.2 * attempt)
 

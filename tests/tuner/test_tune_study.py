@@ -1,3 +1,5 @@
+import multiprocessing
+
 import pytest
 
 from tuner import Objective, StudySettings, TrialRecord, closest_miss, open_storage, pareto_front, pick, run_study
@@ -80,6 +82,31 @@ def test_workers_run_trials_in_processes(tiny, tmp_path):
     # each trial's figures are what its knob values give on the model, whichever process ran it
     for trial in summary.trials[:2]:
         assert objective.evaluate(trial.params).produce_requests == trial.produce_requests
+
+
+def _open_after(barrier, url: str, outcomes) -> None:
+    import optuna.storages  # noqa: F401  (imported before the start line, so both reach it at once)
+    barrier.wait()
+    try:
+        open_storage(url)
+        outcomes.put("opened")
+    except ScenarioError as error:
+        outcomes.put(str(error))
+
+
+def test_tuners_starting_together_on_a_new_sqlite_file_both_open_it(tmp_path):
+    # Both create Optuna's tables; SQLite tells the later one "table studies already exists".
+    context = multiprocessing.get_context("spawn")
+    outcomes = context.Queue()
+    for attempt in range(6):
+        barrier = context.Barrier(2)
+        url = f"sqlite:///{tmp_path}/together-{attempt}.db"
+        tuners = [context.Process(target=_open_after, args=(barrier, url, outcomes)) for _ in range(2)]
+        for tuner in tuners:
+            tuner.start()
+        for tuner in tuners:
+            tuner.join(60)
+        assert [outcomes.get(timeout=5) for _ in tuners] == ["opened", "opened"]
 
 
 BAD_STORAGE = {
