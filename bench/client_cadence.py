@@ -5,9 +5,10 @@ thread that is busy between records as a Spark task is (bench/ProducerProbe.java
 acks 1, 16 KB batches, the catalog rows' mean value size); the model runs the same producer in
 the same set-up (the ``loopback`` profile, one executor core, no neighbours). Per append rate it
 prints produce requests per second and records per request for both, and, from the Linux
-scheduler's schedstat, the real sender thread's time on a core per request and its wait for a
-core per time it was put on one. The broker gets one core and the producer's threads (the
-appending one, the sender, the JVM's JIT compiler) the other, as a one-core Spark executor has it.
+scheduler's schedstat, the real sender thread's time on a core per request, how often it was
+put on a core per request, and its wait for the core each time. The broker gets one core and
+the producer's threads (the appending one, the sender, the JVM's JIT compiler) the other, as a
+one-core Spark executor has it.
 
     .venv/bin/python bench/client_cadence.py [SECONDS]
 """
@@ -69,7 +70,7 @@ def main(seconds: float) -> None:
     jars = resolve_jars()
     print(f"records of {size} bytes; broker on cores {broker_cores or 'any'}, producer on {job_cores or 'any'}")
     print(f"{'MB/s':>5} {'req/s real':>10} {'model':>6} {'rec/req real':>12} {'model':>6} "
-          f"{'sender on core us/req':>21} {'sender wait for core us/wake':>28}")
+          f"{'sender on core us/req':>21} {'sender wakes/req':>16} {'sender wait for core us/wake':>28}")
     with tempfile.TemporaryDirectory(prefix="quietload-cadence-") as tmp:
         work = Path(tmp)
         compile_probe(work, jars.classpath)
@@ -87,6 +88,7 @@ def main(seconds: float) -> None:
                       f"{model['produce_requests'] / model['load_seconds']:>6,.0f} "
                       f"{real['records'] / real['requests']:>12.2f} {model['records_per_request']:>6.2f} "
                       f"{real['sender_run_s'] / real['requests'] * 1e6:>21,.0f} "
+                      f"{real['sender_timeslices'] / real['requests']:>16.1f} "
                       f"{real['sender_runqueue_s'] / real['sender_timeslices'] * 1e6:>28,.0f}", flush=True)
 
 
