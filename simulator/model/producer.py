@@ -7,7 +7,8 @@ produce request per broker up to ``max.request.size``, with at most
 ``max.in.flight.requests.per.connection`` requests outstanding per connection and the next
 one only after the previous is fully written. librdkafka sends one partition per request.
 
-Bulk appends are a flow of bytes (rate x time) so cost grows with batches, not records;
+Bulk appends are a flow of bytes (rate x time) so cost grows with batches, not records, and
+a drain waits until the flow has added one whole record (send() adds a record in one call);
 neighbour records are appended one by one so their latency is known per record.
 """
 from __future__ import annotations
