@@ -1,4 +1,5 @@
-"""The producer: accumulator, partitioner and sender of the Java client (and librdkafka's).
+"""The producer: accumulator and sender of the Java client (and librdkafka's); records without
+a key go where ``partitioner.StickyPartitioner`` says.
 
 Follows ``RecordAccumulator`` and ``Sender``: per-partition deques of batches; a node is
 ready when one of its head batches is full, lingered, memory is exhausted or a flush runs;
@@ -22,8 +23,7 @@ from simulator.model.batch import (BATCH_HEADER, DETERIORATE_STEP, ESTIMATION_FA
 from simulator.model.broker import Broker, Connection, Partition, Request
 from simulator.model.engine import Engine
 from simulator.model.metrics import BatchSizes, Mean
-
-LIBRDKAFKA_STICKY_S = 0.010          # sticky.partitioning.linger.ms
+from simulator.model.partitioner import StickyPartitioner
 
 class Producer:
     """One producer instance (one per Spark executor JVM, one per neighbour application)."""
@@ -46,7 +46,6 @@ class Producer:
         self.codec = config.compression_type
         self.librdkafka = client.kind == "librdkafka"
         self.batch_records = config.batch_num_messages or math.inf
-        self.partitioner = client.partitioner
         self.sender_request_s = costs.sender_request_us * 1e-6
         self.sender_batch_s = costs.sender_batch_us * 1e-6
         self.sender_byte_s = costs.sender_byte_ns * 1e-9
@@ -67,9 +66,7 @@ class Producer:
         self.connections: dict[Broker, Connection] = {node: node.connect(self) for node in self.nodes}
         # each partition's leader connection, by partition index (the hot paths look it up)
         self.connection_of: list[Connection] = [self.connections[p.leader] for p in partitions]
-        self.sticky: Partition | None = None
-        self.sticky_bytes = 0.0
-        self.sticky_since = 0.0
+        self.sticky = StickyPartitioner(client.partitioner, partitions, self.deques, rng, config.batch_size)
         self.ratio_estimate = 1.0
         self.batch_capacity = 0.0
         self._update_capacity()
@@ -107,6 +104,11 @@ class Producer:
         self.append_seconds = 0.0
 
     @property
+    def partitioner(self) -> str:
+        """The client's partitioner for records without a key (kip480, kip794, librdkafka-sticky)."""
+        return self.sticky.kind
+
+    @property
     def inflight(self) -> dict[Broker, int]:
         """Requests in flight per broker."""
         return {node: connection.inflight for node, connection in self.connections.items()}
@@ -125,27 +127,6 @@ class Producer:
             room = (self.batch_size - BATCH_HEADER) / (self.ratio_estimate * ESTIMATION_FACTOR)
         self.batch_capacity = max(self.record_bytes, math.floor(room / self.record_bytes) * self.record_bytes)
 
-    def _next_sticky(self, now: float) -> Partition:
-        previous, candidates = self.sticky, self.partitions
-        if self.partitioner == "kip794":
-            queues = [len(self.deques[p]) for p in candidates]
-            if min(queues) != max(queues):  # adaptive: weight = max queue + 1 - queue
-                top = max(queues) + 1
-                pick = self.rng.random() * sum(top - q for q in queues)
-                for partition, queue in zip(candidates, queues):
-                    pick -= top - queue
-                    if pick < 0:
-                        return self._stick(partition, now)
-            return self._stick(candidates[self.rng.randrange(len(candidates))], now)
-        if self.partitioner == "kip480" and previous is not None and len(candidates) > 1:
-            choice = candidates[self.rng.randrange(len(candidates) - 1)]  # any other partition
-            return self._stick(candidates[-1] if choice is previous else choice, now)
-        return self._stick(candidates[self.rng.randrange(len(candidates))], now)
-
-    def _stick(self, partition: Partition, now: float) -> Partition:
-        self.sticky, self.sticky_bytes, self.sticky_since = partition, 0.0, now
-        return partition
-
     def _open_batch(self, partition: Partition, now: float) -> Batch | None:
         """The partition's batch taking appends, creating one if memory allows."""
         dq = self.deques[partition]
@@ -163,17 +144,6 @@ class Producer:
         self.nonempty[partition] = None
         self.incomplete[batch] = None
         return batch
-
-    def _sticky_partition(self, now: float) -> Partition:
-        """Where a record without a key goes: the sticky partition, switched as the client does
-        (KIP-480 when it needs a new batch; librdkafka after sticky.partitioning.linger.ms)."""
-        partition = self.sticky or self._next_sticky(now)
-        dq = self.deques[partition]
-        if self.partitioner == "kip480" and not (dq and not dq[-1].full) and self.sticky_bytes > 0:
-            return self._next_sticky(now)
-        if self.partitioner == "librdkafka-sticky" and now - self.sticky_since >= LIBRDKAFKA_STICKY_S:
-            return self._next_sticky(now)
-        return partition
 
     # ---- appending -------------------------------------------------------------------
     def set_rate(self, rate: float) -> None:
@@ -210,25 +180,17 @@ class Producer:
             self.appended += taken
 
     def _append_sticky(self, amount: float, now: float) -> float | None:
-        partition = self._sticky_partition(now)
+        partition = self.sticky.for_record(now)
         batch = self._open_batch(partition, now)
         if batch is None:
             return None
         room = self.capacity() - batch.bytes
-        take = min(amount, room)
-        if self.partitioner == "kip794":
-            # KAFKA-14156: switch once 2 x batch.size went to this partition (after the record
-            # that crosses it), unless the last batch is full first (only the append that fills
-            # it can see that).
-            records_left = math.ceil((2 * self.batch_size - self.sticky_bytes) / self.record_bytes - 1e-9)
-            take = min(take, records_left * self.record_bytes)
+        take = min(amount, room, self.sticky.room(self.record_bytes))
         batch.bytes += take
         batch.records += take / self.record_bytes
-        self.sticky_bytes += take
         if room - take < 0.5 * self.record_bytes:   # the next record would not fit
             self._close(batch, now + take / self.rate)
-        if self.partitioner == "kip794" and self.sticky_bytes >= 2 * self.batch_size - 1e-6:
-            self._next_sticky(now)
+        self.sticky.add(partition, take, now)
         return take
 
     def _append_keyed(self, amount: float, now: float) -> float | None:
@@ -251,7 +213,7 @@ class Producer:
     def append_record(self, now: float, size: float, partition: Partition | None, intended: float) -> None:
         """One neighbour record (key decides ``partition``; None means no key)."""
         if partition is None:
-            partition = self._sticky_partition(now)
+            partition = self.sticky.for_record(now)
         batch = self._open_batch(partition, now)
         if batch is not None and batch.records and (batch.bytes + size > self.capacity() or batch.records >= self.batch_records):
             self._close(batch, now)
@@ -263,10 +225,7 @@ class Producer:
         if batch.intended is None:
             batch.intended = []
         batch.intended.append(intended)
-        if partition is self.sticky:
-            self.sticky_bytes += size
-            if self.partitioner == "kip794" and self.sticky_bytes >= 2 * self.batch_size:
-                self._next_sticky(now)
+        self.sticky.add(partition, size, now)
 
 
     def _close(self, batch: Batch, now: float) -> None:
@@ -359,7 +318,7 @@ class Producer:
     def _next_send(self, next_check: float) -> float:
         """After a drain: the earliest time a connection with room could take more data."""
         flowing = self.rate > 0 and not self.blocked
-        target = None if self.keyed or self.sticky is None else self.sticky.leader
+        target = None if self.keyed or self.sticky.current is None else self.sticky.current.leader
         for node in self.nodes:
             connection = self.connections[node]
             if connection.inflight >= self.max_in_flight:
@@ -392,7 +351,7 @@ class Producer:
                         next_check = min(next_check, connection.send_done)
                 continue
             next_check = min(next_check, max(head.created + self.linger, self._whole_record_at(partition, head, now)))
-            if self.rate > 0 and not self.blocked and not self.keyed and partition is self.sticky:
+            if self.rate > 0 and not self.blocked and not self.keyed and partition is self.sticky.current:
                 next_check = min(next_check, now + (self.capacity() - head.bytes) / self.rate)
         if self.rate > 0 and not self.blocked:
             # the flow's next batch: append() wakes the sender when it creates a batch
@@ -402,15 +361,16 @@ class Producer:
                         next_check = min(next_check, now + len(self.partitions) * self.record_bytes / self.rate)
                         break
             else:
-                target = self.sticky
+                target = self.sticky.current
                 if target is None or not self.deques[target] and self.connection_of[target.index].inflight < self.max_in_flight:
                     next_check = min(next_check, now + self.record_bytes / self.rate)
         return [node for node in self.nodes if node in ready], next_check
 
     def _part_record(self, batch: Batch) -> bool:
         """The flow has appended less than one record to ``batch``: send() has not returned yet,
-        so there is nothing to drain (unless a flush or a full buffer.memory must take it)."""
-        return (not self.neighbour and not batch.full and batch.bytes < self.record_bytes - 1e-6
+        so there is nothing to drain (unless a flush or a full buffer.memory must take it).
+        Records appended one by one (neighbours') are always whole."""
+        return (not batch.full and batch.bytes < self.record_bytes - 1e-6
                 and not (self.flushes or self.blocked))
 
     def _whole_record_at(self, partition: Partition, head: Batch, now: float) -> float:
@@ -418,7 +378,7 @@ class Producer:
         if not self._part_record(head):
             return now
         growth = 0.0 if self.rate <= 0 or self.blocked else (
-            self.rate / len(self.partitions) if self.keyed else self.rate if partition is self.sticky else 0.0)
+            self.rate / len(self.partitions) if self.keyed else self.rate if partition is self.sticky.current else 0.0)
         return now + (self.record_bytes - head.bytes) / growth if growth > 0 else math.inf
 
     def _drain(self, node: Broker, now: float) -> list[Request]:
@@ -459,8 +419,8 @@ class Producer:
         self._close(batch, now)
         if not dq:
             del self.nonempty[partition]
-            if self.partitioner == "kip480" and partition is self.sticky and self.rate > 0:
-                self._next_sticky(now)  # the next record needs a new batch: onNewBatch switches
+            if self.rate > 0:
+                self.sticky.drained(partition, now)
         return batch
 
     def _request(self, node: Broker, batches: list[Batch]) -> Request:

@@ -1,0 +1,85 @@
+"""Where a producer's records without a key go: the clients' sticky partitioners.
+
+KIP-480 (kafka-clients 2.4-3.2, ``StickyPartitionCache``): a random partition other than the
+last each time a record needs a new batch. KIP-794 (3.3 on, ``BuiltInPartitioner``): a switch
+once 2 x ``batch.size`` went to the partition (KAFKA-14156), to a partition weighted against
+long queues (adaptive partitioning). librdkafka: a new random partition every
+``sticky.partitioning.linger.ms``.
+"""
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import Any
+
+from simulator.model.batch import Batch
+from simulator.model.broker import Partition
+
+LIBRDKAFKA_STICKY_S = 0.010          # sticky.partitioning.linger.ms
+
+
+class StickyPartitioner:
+    """The sticky partition of one producer, switched as its client does; reads the
+    accumulator's queues (``deques``) as the client's partitioner does."""
+
+    __slots__ = ("kind", "partitions", "deques", "rng", "switch_bytes", "current", "produced", "since")
+
+    def __init__(self, kind: str, partitions: list[Partition], deques: dict[Partition, deque[Batch]], rng: Any,
+                 batch_size: int):
+        self.kind, self.partitions, self.deques, self.rng = kind, partitions, deques, rng
+        self.switch_bytes = 2 * batch_size if kind == "kip794" else math.inf
+        self.current: Partition | None = None
+        self.produced = 0.0                # bytes sent to the current partition since the switch
+        self.since = 0.0
+
+    def switch(self, now: float) -> Partition:
+        previous, candidates = self.current, self.partitions
+        if self.kind == "kip794":
+            queues = [len(self.deques[p]) for p in candidates]
+            if min(queues) != max(queues):  # adaptive: weight = max queue + 1 - queue
+                top = max(queues) + 1
+                pick = self.rng.random() * sum(top - q for q in queues)
+                for partition, queue in zip(candidates, queues):
+                    pick -= top - queue
+                    if pick < 0:
+                        return self._stick(partition, now)
+            return self._stick(candidates[self.rng.randrange(len(candidates))], now)
+        if self.kind == "kip480" and previous is not None and len(candidates) > 1:
+            choice = candidates[self.rng.randrange(len(candidates) - 1)]  # any other partition
+            return self._stick(candidates[-1] if choice is previous else choice, now)
+        return self._stick(candidates[self.rng.randrange(len(candidates))], now)
+
+    def _stick(self, partition: Partition, now: float) -> Partition:
+        self.current, self.produced, self.since = partition, 0.0, now
+        return partition
+
+    def for_record(self, now: float) -> Partition:
+        """The partition of the next record: KIP-480 switches when it needs a new batch,
+        librdkafka after sticky.partitioning.linger.ms."""
+        partition = self.current or self.switch(now)
+        dq = self.deques[partition]
+        if self.kind == "kip480" and not (dq and not dq[-1].full) and self.produced > 0:
+            return self.switch(now)
+        if self.kind == "librdkafka-sticky" and now - self.since >= LIBRDKAFKA_STICKY_S:
+            return self.switch(now)
+        return partition
+
+    def room(self, record_bytes: float) -> float:
+        """Bytes the current partition takes before KIP-794 switches: up to and including the
+        record that crosses 2 x batch.size."""
+        if self.switch_bytes == math.inf:
+            return math.inf
+        return math.ceil((self.switch_bytes - self.produced) / record_bytes - 1e-9) * record_bytes
+
+    def add(self, partition: Partition, amount: float, now: float) -> None:
+        """``amount`` bytes went to ``partition``; KIP-794 switches once they reach its bound."""
+        if partition is self.current:
+            self.produced += amount
+            if self.produced >= self.switch_bytes - 1e-6:
+                self.switch(now)
+
+    def drained(self, partition: Partition, now: float) -> None:
+        """The current partition's last batch left: with KIP-480 the next record needs a new
+        batch, and onNewBatch switches."""
+        if self.kind == "kip480" and partition is self.current:
+            self.switch(now)
