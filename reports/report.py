@@ -22,7 +22,7 @@ REPORT_SCHEMA = "quietload-report/1"
 
 # (summary key, column title, Markdown format): the figures of one run, in table order.
 SUMMARY_FIGURES: tuple[tuple[str, str, str], ...] = (
-    ("produce_requests", "produce requests", "{:,}"),
+    ("produce_requests", "produce requests", "{:,.0f}"),
     ("batches_per_request", "batches / request", "{:,.2f}"),
     ("mean_batch_bytes", "mean batch (KB)", "kb"),
     ("records_per_request", "records / request", "{:,.1f}"),

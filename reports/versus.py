@@ -16,18 +16,11 @@ from dataclasses import dataclass
 from html import escape
 from typing import Callable
 
-from reports.report import RunFigures, _table, format_figure
+from reports.report import SUMMARY_FIGURES, RunFigures, _table, format_figure
 
-# (key, title, Markdown format); tenant figures follow per neighbour
-FIGURES: tuple[tuple[str, str, str], ...] = (
-    ("produce_requests", "produce requests", "{:,.0f}"),
-    ("batches_per_request", "batches / request", "{:,.2f}"),
-    ("mean_batch_bytes", "mean batch (KB)", "kb"),
-    ("records_per_request", "records / request", "{:,.1f}"),
-    ("load_seconds", "load (s)", "{:,.1f}"),
-    ("handler_idle_pct_during", "handler idle during (%)", "{:,.1f}"),
-    ("cpu_pct_during", "CPU during (%)", "{:,.1f}"),
-)
+# the run table's figures but the compression ratio (medians of each side); tenant figures
+# follow per neighbour
+FIGURES = tuple(figure for figure in SUMMARY_FIGURES if figure[0] != "compression_ratio")
 TENANT_FIGURES = (("p99_ms_before", "p99 before (ms)"), ("p99_ms_during", "p99 during (ms)"))
 
 
