@@ -51,8 +51,7 @@ def java_security(security: dict[str, str]) -> dict[str, str]:
         if mechanism not in _LOGIN_MODULES or username is None or password is None:
             raise ScenarioError(f"{SECURITY_PREFIX}SASL_USERNAME", "SASL credentials need QUIETLOAD_KAFKA_SASL_USERNAME, "
                                 "QUIETLOAD_KAFKA_SASL_PASSWORD and QUIETLOAD_KAFKA_SASL_MECHANISM (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
-        java["sasl.jaas.config"] = (f'{_LOGIN_MODULES[mechanism]} required username="{_jaas(username)}" '
-                                    f'password="{_jaas(password)}";')
+        java["sasl.jaas.config"] = jaas_config(mechanism, username, password)
     if "ssl.ca.location" in settings:
         java |= {"ssl.truststore.type": "PEM", "ssl.truststore.location": settings.pop("ssl.ca.location")}
     if settings:
@@ -61,8 +60,21 @@ def java_security(security: dict[str, str]) -> dict[str, str]:
     return java
 
 
-def _jaas(text: str) -> str:
+def jaas_config(mechanism: str, username: str, password: str, **options: str) -> str:
+    """A ``sasl.jaas.config`` value: the mechanism's login module with the username, the password
+    and further ``options``, each quoted."""
+    fields = {"username": username, "password": password, **options}
+    quoted = " ".join(f'{key}="{_jaas_quoted(value)}"' for key, value in fields.items())
+    return f"{_LOGIN_MODULES[mechanism]} required {quoted};"
+
+
+def _jaas_quoted(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def render_configs(configs: dict[str, str], separator: str = ", ") -> str:
+    """Quota configs as ``kafka-configs`` takes them (separator ",") or for reading."""
+    return separator.join(f"{key}={value}" for key, value in configs.items())
 
 
 def quota_configs(quota: Quota) -> dict[str, str]:
@@ -80,8 +92,8 @@ def set_client_quota(bootstrap: str, quota: Quota, security: dict[str, str],
     """Set the batch job's quota on the cluster for ``QUOTA_CLIENT_ID``; returns what was set."""
     configs = quota_configs(quota)
     if configs:
-        progress(f"client quota for {QUOTA_CLIENT_ID}: " + ", ".join(f"{k}={v}" for k, v in configs.items()))
-        _config_command(bootstrap, security, ["--alter", "--add-config", ",".join(f"{k}={v}" for k, v in configs.items())])
+        progress(f"client quota for {QUOTA_CLIENT_ID}: {render_configs(configs)}")
+        _config_command(bootstrap, security, ["--alter", "--add-config", render_configs(configs, ",")])
     return configs
 
 

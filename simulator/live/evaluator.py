@@ -142,8 +142,7 @@ class LiveEvaluator:
             if cluster is None:    # the user's cluster keeps no quota of the run; the local one is removed
                 stack.callback(clients.clear_client_quota, bootstrap, quota, self.security)
             if quota:
-                notes.append(f"Client quota for {QUOTA_CLIENT_ID} on every broker: "
-                             + ", ".join(f"{k}={v}" for k, v in quota.items()) + ".")
+                notes.append(f"Client quota for {QUOTA_CLIENT_ID} on every broker: {clients.render_configs(quota)}.")
             files = write_dataset_csv(scenario, Path(work) / "dataset", self.say)
             uris = s3.upload_dataset(storage.endpoint_url, "quietload-live", scenario.name, files)
             expected = integrity.expected_digest(files, scenario.batch.key)

@@ -23,6 +23,7 @@ from typing import Any, Callable
 from simulator.live._jars import LOCALSTACK, KafkaJars, java_command, resolve_jars
 from simulator.live._process import StackError, http_get, last_error, process_runs, reserve_ports
 from simulator.live._prometheus import parse_metrics
+from simulator.live.clients import jaas_config
 from workloads import Broker, Scenario, ScenarioError
 
 DEFAULT_RUN_DIR = Path(".quietload") / "stack"
@@ -292,10 +293,9 @@ class KafkaCluster:
 
 def _sasl_properties(username: str, password: str) -> str:
     """SASL/PLAIN on the listener: ``username`` is the one user clients and brokers log in as."""
-    quoted = {key: value.replace("\\", "\\\\").replace('"', '\\"') for key, value in (("u", username), ("p", password))}
+    jaas = jaas_config("PLAIN", username, password, **{f"user_{username}": password})
     return ("sasl.enabled.mechanisms=PLAIN\nsasl.mechanism.inter.broker.protocol=PLAIN\n"
-            "listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule "
-            f'required username="{quoted["u"]}" password="{quoted["p"]}" user_{username}="{quoted["p"]}";\n')
+            f"listener.name.sasl_plaintext.plain.sasl.jaas.config={jaas}\n")
 
 
 def render_status(cluster: KafkaCluster, statuses: list[NodeStatus]) -> str:
