@@ -170,7 +170,6 @@ def write_report(results: list[RunResult], out_dir: str | Path = DEFAULT_OUT_DIR
     from reports.plan_report import render_plan_csv, render_plan_html, render_plan_markdown
     from reports.report_html import render_html  # matplotlib loads only when a report is written
     from reports.study_report import render_study_csv, render_study_html, render_study_markdown
-
     from reports.versus import pair_runs, render_versus_csv
 
     runs, plans, studies = run_figures(results), plans or [], studies or []
