@@ -44,7 +44,8 @@ def tune(
                                                         help="Override a scenario key before tuning, e.g. windows.after=2s.")] = None,
     trials: Annotated[int | None, typer.Option(min=1, help="Completed trials the study should reach [default: the scenario's tune.trials, else 100].")] = None,
     workers: Annotated[int, typer.Option(min=1, help="Trials run at once, each in its own process.")] = 1,
-    seed: Annotated[int, typer.Option(help="Seed of the sampler and of every trial's model run.")] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of the sampler and of every trial's (first) model run.")] = 1,
+    repeat: Annotated[int | None, typer.Option(min=1, help="Run each trial on N model seeds (--seed onwards) and count its worst, so the pick holds whatever the timing [default: the scenario's tune.repeat, else 1].")] = None,
     storage: Annotated[str | None, typer.Option(metavar="URL", help="Optuna storage: an RDB URL (sqlite:///FILE, postgresql://...) [default: sqlite:///results/<scenario>-study.db].")] = None,
     study_name: Annotated[str | None, typer.Option(help="Study to create or resume [default: the scenario name].")] = None,
     quotas: Annotated[bool, typer.Option("--quotas", help="Also search a client quota for the batch job (producer_byte_rate, request_percentage).")] = False,
@@ -57,14 +58,14 @@ def tune(
     Writes the study JSON, a recommendation YAML, a tuned scenario and snippets. Exit 0 with a
     recommendation, 1 if no trial met the constraints (the closest is written), 2 for unusable input.
 
-    Example: quietload tune workloads/catalog/paypay-glue-2gb.yaml --trials 100 --workers 2
+    Example: quietload tune workloads/catalog/paypay-glue-2gb.yaml --trials 100 --repeat 3 --workers 2
     """
     from tuner import TuneRequest, run_tune
     from workloads import ScenarioError
     if sampler not in ("tpe", "random"):
         raise ScenarioError("--sampler", f"expected tpe or random, got {sampler!r}")
     request = TuneRequest(scenario_file, tuple(overrides or ()), trials, workers, seed, storage, study_name,
-                          quotas, sampler, out_dir)
+                          quotas, sampler, out_dir, repeat)
     progress = StudyProgress(f"tuning {scenario_file.stem}")
     try:
         outcome = run_tune(request, progress)

@@ -63,7 +63,9 @@ def headline(study: dict) -> list[str]:
     scenario, trials = study["scenario"], study["trials"]
     feasible = sum(1 for t in trials if t["feasible"])
     overrides = scenario.get("overrides") or []
-    lines = [f"Study {study.get('study_name', scenario['name'])} ({study.get('sampler', '?')} sampler, seed {study.get('seed', '?')}, "
+    seeds = study.get("model_seeds") or []
+    repeat = f", each trial the worst of model seeds {seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else ""
+    lines = [f"Study {study.get('study_name', scenario['name'])} ({study.get('sampler', '?')} sampler, seed {study.get('seed', '?')}{repeat}, "
              f"prefer {study.get('prefer', 'requests')}): {len(trials)} trials, {feasible} feasible, "
              f"{study.get('failed_trials', 0)} failed; Pareto front of {len(study['pareto_front'])} trial(s)",
              f"Scenario {scenario['name']} from {scenario.get('source') or '-'}"

@@ -136,6 +136,11 @@ class Recommendation:
     explanation: list[str]
     snippets: dict[str, Any] = field(default_factory=dict)
     missed: list[str] = field(default_factory=list)
+    model_seeds: list[int] = field(default_factory=list)   # each trial's runs (none given: seed); before/after are the first's
+
+    @property
+    def seeds(self) -> list[int]:
+        return self.model_seeds or [self.seed]
 
     def scenario_fragment(self, out_dir: Path, base: dict[str, Any]) -> dict[str, Any]:
         """A scenario file that ``extends:`` the tuned one and states only the changed keys
@@ -150,6 +155,7 @@ class Recommendation:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": RECOMMENDATION_KIND, "scenario": self.scenario_name, "source": self.source, "seed": self.seed,
+                "model_seeds": self.seeds,
                 "trial": self.trial, "meets_constraints": self.feasible, "missed": self.missed,
                 "params": self.params, "overrides": self.overrides, "predicted": {"before": self.before, "after": self.after},
                 "explanation": self.explanation, "snippets": self.snippets}
@@ -164,7 +170,7 @@ class Recommendation:
         return paths
 
     def render(self) -> str:
-        head = (f"recommendation (trial {self.trial}, model seed {self.seed})" if self.feasible else
+        head = (f"recommendation (trial {self.trial}, {seeds_label(self.seeds)})" if self.feasible else
                 f"no trial met the constraints; closest (trial {self.trial}) missed: {', '.join(self.missed)}")
         return "\n".join([head] + [f"  {name} = {render_value(name, value)}" for name, value in self.params.items()]
                          + ["", "why"] + [f"  - {line}" for line in self.explanation])
@@ -178,14 +184,30 @@ def summary_figures(result: RunResult) -> dict[str, Any]:
             "p99_ms_before": {t["name"]: round(t["p99_ms_before"], 1) for t in s["tenants"]}}
 
 
-def missed_constraints(constraints: dict[str, float], result: RunResult) -> list[str]:
-    summary, missed = result.summary, []
+def missed_constraints(constraints: dict[str, float], figures: dict[str, Any]) -> list[str]:
+    """The constraints a trial missed, in words, from its figures (over several seeds: the worst)."""
+    missed = []
     for key, value in sorted(constraints.items()):
         if value <= 0:
             continue
         if key.startswith("sla:"):
-            tenant = next(t for t in summary["tenants"] if t["name"] == key[4:])
-            missed.append(f"{tenant['name']} p99 {tenant['p99_ms_during']:,.1f} ms > SLA {tenant['sla_p99_ms']:g} ms")
+            tenant = figures["tenants"][key[4:]]
+            missed.append(f"{key[4:]} p99 {tenant['p99_ms_during']:,.1f} ms > SLA {tenant['sla_p99_ms']:g} ms")
         else:
-            missed.append(f"load {summary['load_seconds']:.1f} s > deadline ({value:+.0%})")
+            missed.append(f"load {figures['load_seconds']:.1f} s > deadline ({value:+.0%})")
     return missed
+
+
+def seeds_label(seeds: list[int]) -> str:
+    return f"model seed {seeds[0]}" if len(seeds) == 1 else f"model seeds {seeds[0]}-{seeds[-1]}"
+
+
+def spread_lines(figures: dict[str, Any]) -> list[str]:
+    """A trial run on several seeds: how far its figures moved between them."""
+    spread = figures.get("spread")
+    if not spread:
+        return []
+    p99 = ", ".join(f"{name} p99 during {low:,.1f}-{high:,.1f} ms" for name, (low, high) in spread["p99_ms_during"].items())
+    return [f"over {seeds_label(figures['model_seeds'])}, each counted at its worst: produce requests "
+            f"{spread['produce_requests'][0]:,}-{spread['produce_requests'][1]:,}, load "
+            f"{spread['load_seconds'][0]:.1f}-{spread['load_seconds'][1]:.1f} s, {p99}"]

@@ -78,10 +78,12 @@ class StudySummary:
     pick: TrialRecord | None
     importances: dict[str, float] | None
     failed: int = 0
+    model_seeds: tuple[int, ...] = (1,)   # each trial's model runs; the worst counts
 
     def to_dict(self, scenario: dict[str, Any], baseline: dict[str, Any] | None = None) -> dict[str, Any]:
         return {"kind": STUDY_KIND, "schema_version": STUDY_SCHEMA_VERSION, "scenario": scenario,
                 "study_name": self.name, "storage": self.storage, "seed": self.settings.seed,
+                "model_seeds": list(self.model_seeds),
                 "sampler": self.settings.sampler, "prefer": self.settings.prefer,
                 "objectives": {name: "minimize" for name in OBJECTIVES},
                 "constraints": "sla:<tenant> = p99 during / SLA - 1; deadline = load / check.deadline - 1; feasible <= 0",
@@ -181,8 +183,11 @@ def _sampler(settings: StudySettings) -> Any:
 
 def _identity(objective: Objective, settings: StudySettings) -> dict[str, Any]:
     """What a resumed study must share with the one in storage, or its trials do not compare."""
-    return {"model_seed": settings.seed, "sampler": settings.sampler,
+    return {"model_seed": settings.seed, "model_repeat": objective.repeat, "sampler": settings.sampler,
             "space": {r.name: r.describe() for r in objective.space.ranges}}
+
+
+_IDENTITY_BEFORE_STORED = {"model_repeat": 1}   # studies stored before a key existed ran with this value
 
 
 def _load_study(objective: Objective, settings: StudySettings) -> Any:
@@ -198,18 +203,19 @@ def _load_study(objective: Objective, settings: StudySettings) -> Any:
             study.set_user_attr(key, value)
         return study
     for key, value in identity.items():
-        if stored.get(key) != value:
+        if stored.get(key, _IDENTITY_BEFORE_STORED.get(key)) != value:
             raise ScenarioError("--study-name", f"study {settings.study_name!r} in {display_url(settings.storage)} was run "
-                                f"with another {key} ({stored.get(key)!r}); resume it with the same settings or name a new study")
+                                f"with another {key} ({stored.get(key, _IDENTITY_BEFORE_STORED.get(key))!r}); "
+                                "resume it with the same settings or name a new study")
     return study
 
 
 _WORKER: Objective | None = None
 
 
-def _start_worker(base: dict, space: Any, seed: int) -> None:
+def _start_worker(base: dict, space: Any, seed: int, repeat: int) -> None:
     global _WORKER
-    _WORKER = Objective(base, space, seed)
+    _WORKER = Objective(base, space, seed, repeat=repeat)
 
 
 def _evaluate_in_worker(params: dict[str, Any]) -> Outcome:
@@ -241,7 +247,7 @@ class _Inline:
 class _Pool:
     def __init__(self, objective: Objective, workers: int) -> None:
         self.pool = ProcessPoolExecutor(workers, initializer=_start_worker,
-                                        initargs=(objective.base, objective.space, objective.seed))
+                                        initargs=(objective.base, objective.space, objective.seed, objective.repeat))
 
     def submit(self, params: dict[str, Any]) -> Future:
         return self.pool.submit(_evaluate_in_worker, params)
@@ -323,4 +329,4 @@ def _summary(study: Any, objective: Objective, settings: StudySettings, records:
     return StudySummary(name=settings.study_name, storage=display_url(settings.storage), settings=settings,
                         space={r.name: r.describe() for r in objective.space.ranges}, trials=records,
                         front=pareto_front(records), pick=pick(records, settings.prefer),
-                        importances=_importances(study, records), failed=failed)
+                        importances=_importances(study, records), failed=failed, model_seeds=objective.seeds)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from simulator.result import RunResult
 from tuner.objective import Objective
-from tuner.recommend import Recommendation, explain, missed_constraints, snippets, summary_figures
+from tuner.recommend import Recommendation, explain, missed_constraints, snippets, spread_lines, summary_figures
 from tuner.space import search_space
 from tuner.study import Progress, StudySettings, StudySummary, closest_miss, run_study
 from workloads import Scenario, ScenarioError
@@ -28,6 +28,7 @@ class TuneRequest:
     quotas: bool = False
     sampler: str = "tpe"
     out_dir: Path = Path("results")
+    repeat: int | None = None      # model seeds per trial [default: the scenario's tune.repeat]
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ def tune(request: TuneRequest, progress: Progress | None = None) -> TuneOutcome:
     the snippets under ``out_dir``."""
     base = load_mapping(request.scenario_file, list(request.overrides))
     scenario = Scenario.from_mapping(base, source=str(request.scenario_file))
-    objective = Objective(base, search_space(scenario, request.quotas), request.seed)
+    objective = Objective(base, search_space(scenario, request.quotas), request.seed,
+                          repeat=request.repeat or scenario.tune.repeat)
     summary = run_study(objective, settings_for(request, scenario), progress)
     chosen = summary.pick or closest_miss(summary.trials)
     if chosen is None:
@@ -69,8 +71,10 @@ def tune(request: TuneRequest, progress: Progress | None = None) -> TuneOutcome:
         scenario_name=_file_name(scenario.name), source=str(request.scenario_file), seed=request.seed,
         trial=chosen.number, feasible=chosen.feasible, params=chosen.params,
         overrides=list(request.overrides) + chosen.overrides, before=summary_figures(baseline),
-        after=summary_figures(picked), explanation=explain(baseline, picked, scenario, chosen.params),
-        snippets=snippets(chosen.params), missed=missed_constraints(chosen.constraints, picked))
+        after=summary_figures(picked),
+        explanation=explain(baseline, picked, scenario, chosen.params) + spread_lines(chosen.figures),
+        snippets=snippets(chosen.params), missed=missed_constraints(chosen.constraints, chosen.figures),
+        model_seeds=list(objective.seeds))
     study_file = request.out_dir / f"{recommendation.scenario_name}-study.json"
     paths = [summary.write_json(study_file, {"name": scenario.name, "source": str(request.scenario_file),
                                              "overrides": list(request.overrides)}, summary_figures(baseline))]

@@ -103,8 +103,10 @@ def _knobs(value: Any, path: str) -> dict[str, tuple]:
 
 @dataclass(frozen=True)
 class Tuning:
-    """Search ranges laid over the tuner's defaults, the preferred objective, the trial budget."""
+    """Search ranges laid over the tuner's defaults, the preferred objective, the trial budget,
+    the model seeds each trial runs."""
 
     knobs: dict[str, tuple] = f.prop(parse=_knobs, default_factory=dict)   # knob name -> choices or (low, high)
     prefer: str = f.prop(parse=f.one_of("requests", "duration"), default="requests")
     trials: int = f.prop(parse=f.positive_int, default=100)
+    repeat: int = f.prop(parse=f.positive_int, default=1)   # model seeds per trial; the worst counts

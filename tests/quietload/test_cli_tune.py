@@ -54,6 +54,23 @@ def test_without_a_feasible_trial_the_closest_is_written_and_the_exit_is_1(tmp_p
     assert recommendation["missed"][-1].startswith("payment-api p99 ") and recommendation["missed"][-1].endswith("> SLA 1 ms")
 
 
+def test_repeat_runs_each_trial_on_several_model_seeds_and_counts_the_worst(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = _tune(BASE, *SMALL, *RELAXED_SLA, "--trials", "3", "--set", "tune.repeat=2")
+    assert result.exit_code == 0, result.output
+    study = json.loads((tmp_path / "results" / "paypay-glue-2gb-study.json").read_text())
+    assert study["model_seeds"] == [1, 2]
+    picked = next(t for t in study["trials"] if t["number"] == study["pick"])
+    low, high = picked["figures"]["spread"]["produce_requests"]
+    assert picked["values"]["produce_requests"] == high >= low
+    assert result.stdout.startswith(f"recommendation (trial {study['pick']}, model seeds 1-2)\n")
+    assert f"  - over model seeds 1-2, each counted at its worst: produce requests {low:,}-{high:,}, load " in result.stdout
+    assert yaml.safe_load((tmp_path / "results" / "paypay-glue-2gb-recommendation.yaml").read_text())["model_seeds"] == [1, 2]
+    # resuming it with one seed per trial would mix trials that do not compare
+    _assert_one_line_error(_tune(BASE, *SMALL, *RELAXED_SLA, "--trials", "4", "--repeat", "1"),
+                           "--study-name: study 'paypay-glue-2gb' in sqlite:///results/paypay-glue-2gb-study.db was run with another model_repeat (2)")
+
+
 def _assert_one_line_error(result, starts: str) -> None:
     assert result.exit_code == 2, result.output
     assert isinstance(result.exception, SystemExit)
@@ -70,6 +87,7 @@ BAD = {
     "missing directory": (["--storage", "sqlite:////nonexistent/dir/x.db"], "--storage: sqlite:////nonexistent/dir/x.db: directory /nonexistent/dir does not exist"),
     "no driver": (["--storage", "postgresql+psycopg2://nohost:1/x"], "--storage: postgresql+psycopg2://nohost:1/x: needs the database driver 'psycopg2'"),
     "unknown sampler": (["--sampler", "grid"], "--sampler: expected tpe or random"),
+    "no seeds per trial": (["--set", "tune.repeat=0"], "tune.repeat: "),
 }
 
 

@@ -59,6 +59,11 @@ def test_markdown_section_shows_the_pick_the_front_and_the_importances():
     assert lines[-2:] == ["| linger.ms | 0.7500 |", "| compression.type | 0.2500 |"]
 
 
+def test_a_study_of_several_model_seeds_per_trial_says_so():
+    line = render_study_markdown({**STUDY, "model_seeds": [1, 2, 3]}).splitlines()[2]
+    assert line.startswith("Study nightly (tpe sampler, seed 1, each trial the worst of model seeds 1-3, prefer requests): ")
+
+
 def test_without_a_pick_or_importances_the_section_says_so():
     study = {**STUDY, "pareto_front": [], "pick": None, "importances": None}
     lines = render_study_markdown(study).splitlines()

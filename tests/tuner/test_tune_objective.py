@@ -48,3 +48,37 @@ def test_a_deadline_is_a_constraint(tiny_with):
 def test_same_knob_values_same_figures(tiny):
     first, second = _objective(tiny).evaluate(TUNED), _objective(tiny).evaluate(TUNED)
     assert first == second
+
+
+JITTERED = {"jitter": {"append_rate": 0.2, "service_time": 0.2}}
+
+
+def test_a_trial_on_several_seeds_counts_the_worst_of_them(tiny_with):
+    raw = tiny_with(JITTERED)
+    space = search_space(Scenario.from_mapping(raw))
+    alone = [Objective(raw, space, seed=seed).evaluate(BASELINE) for seed in (1, 2, 3)]
+    repeated = Objective(raw, space, seed=1, repeat=3).evaluate(BASELINE)
+    requests = [outcome.produce_requests for outcome in alone]
+    assert len(set(requests)) == 3                    # each seed's timing gives its own count
+    assert repeated.produce_requests == max(requests)
+    assert repeated.load_seconds == max(outcome.load_seconds for outcome in alone)
+    assert repeated.constraints == {"sla:api": max(outcome.constraints["sla:api"] for outcome in alone)}
+    figures = repeated.figures
+    assert figures["model_seeds"] == [1, 2, 3]
+    assert figures["spread"]["produce_requests"] == [min(requests), max(requests)]
+    p99s = [outcome.figures["tenants"]["api"]["p99_ms_during"] for outcome in alone]
+    assert figures["tenants"]["api"]["p99_ms_during"] == max(p99s)
+    assert figures["spread"]["p99_ms_during"] == {"api": [min(p99s), max(p99s)]}
+    assert figures["mean_batch_bytes"] == min(outcome.figures["mean_batch_bytes"] for outcome in alone)
+
+
+def test_a_setting_within_sla_on_one_seed_but_not_on_another_is_infeasible_over_both(tiny_with):
+    raw = tiny_with(JITTERED)
+    space = search_space(Scenario.from_mapping(raw))
+    first, second = [Objective(raw, space, seed=seed).evaluate(BASELINE).figures["tenants"]["api"]["p99_ms_during"]
+                     for seed in (5, 6)]
+    assert first < second                             # seed 6's timing is the worse one for the neighbour
+    between = tiny_with(JITTERED, {"tenants": [{**raw["tenants"][0], "sla_p99": f"{(first + second) / 2}ms"}]})
+    space = search_space(Scenario.from_mapping(between))
+    assert Objective(between, space, seed=5).evaluate(BASELINE).feasible
+    assert not Objective(between, space, seed=5, repeat=2).evaluate(BASELINE).feasible

@@ -75,6 +75,23 @@ def test_a_study_resumed_with_another_seed_is_refused(tiny, tmp_path):
         run_study(Objective(tiny, search_space(Scenario.from_mapping(tiny)), seed=2), _settings(tmp_path, trials=2, seed=2))
 
 
+def test_a_study_resumed_with_another_repeat_is_refused(tiny, tmp_path):
+    run_study(_objective(tiny), _settings(tmp_path, trials=1))
+    with pytest.raises(ScenarioError, match=r"^--study-name: study 'tiny' in sqlite:///.* was run with another model_repeat \(1\)"):
+        run_study(Objective(tiny, search_space(Scenario.from_mapping(tiny)), seed=1, repeat=2), _settings(tmp_path, trials=2))
+
+
+def test_workers_run_trials_on_every_seed_asked(tiny_with, tmp_path):
+    raw = tiny_with({"jitter": {"append_rate": 0.2, "service_time": 0.2}})
+    objective = Objective(raw, search_space(Scenario.from_mapping(raw)), seed=1, repeat=2)
+    summary = run_study(objective, _settings(tmp_path, trials=2, workers=2))
+    assert summary.model_seeds == (1, 2)
+    assert summary.to_dict({})["model_seeds"] == [1, 2]
+    for trial in summary.trials:
+        assert trial.figures["model_seeds"] == [1, 2]
+        assert objective.evaluate(trial.params).produce_requests == trial.produce_requests
+
+
 def test_workers_run_trials_in_processes(tiny, tmp_path):
     objective = _objective(tiny)
     summary = run_study(objective, _settings(tmp_path, trials=4, workers=2))
