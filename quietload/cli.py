@@ -15,7 +15,7 @@ from quietload.cli_plan import plan
 from quietload.cli_tune import tune
 from quietload.progress import SimulationProgress
 from reports.gate import CPU_MAX_PCT, HANDLER_IDLE_MIN_PCT, REQUESTS_PER_BROKER_MAX, Thresholds
-from reports.gate import check as check_result
+from reports.gate import check_runs
 from reports.junit import write_junit
 from reports.plan_report import is_plan_file, read_plan
 from reports.report import DEFAULT_OUT_DIR, write_report
@@ -109,6 +109,7 @@ def check(
     overrides: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE",
                                                         help="Override a scenario key, e.g. batch.producer.linger.ms=10.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the run's jitter (default 1).")] = None,
+    repeat: Annotated[int | None, typer.Option(min=1, help="Run N seeds (--seed onwards): a rule fails if it fails on any of them.")] = None,
     result_file: Annotated[Path | None, typer.Option("--result", metavar="RUNRESULT.json",
                                                      help="Check this RunResult file (any evaluator's) instead of running SCENARIO.")] = None,
     junit_file: Annotated[Path | None, typer.Option("--junit", metavar="FILE", help="Also write the verdicts as JUnit XML.")] = None,
@@ -128,17 +129,18 @@ def check(
              "requests_per_broker_max": requests_per_broker_max,
              "deadline_s": parse_seconds(deadline, "--deadline") if deadline is not None else None}
     if scenario_file is not None and result_file is None:
-        result = _run_model(scenario_file, overrides, [seed or 1])[0]
+        first = seed or 1
+        results = _run_model(scenario_file, overrides, list(range(first, first + (repeat or 1))))
     elif result_file is not None and scenario_file is None:
-        if overrides or seed is not None:
-            raise ScenarioError("--result", "--set and --seed change a scenario run; a result file is checked as it is")
-        result = RunResult.read(result_file)
+        if overrides or seed is not None or repeat is not None:
+            raise ScenarioError("--result", "--set, --seed and --repeat change a scenario run; a result file is checked as it is")
+        results = [RunResult.read(result_file)]
     else:
         raise ScenarioError("SCENARIO", "give either a scenario file or --result RUNRESULT.json")
     # the scenario's own `check:` section, with the options given here laid over it
-    thresholds = dataclasses.replace(Thresholds.of_scenario(result.scenario.get("check")),
+    thresholds = dataclasses.replace(Thresholds.of_scenario(results[0].scenario.get("check")),
                                      **{k: v for k, v in given.items() if v is not None})
-    report = check_result(result, thresholds)
+    report = check_runs(results, thresholds)
     if junit_file:
         write_junit(report, junit_file)
     if json_file:

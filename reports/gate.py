@@ -3,6 +3,7 @@
 A rule reads only the result and the thresholds, so the gate works on any evaluator's file
 (model or live). A figure the result lacks is unusable input (ResultError); a figure the run
 could not measure (a load shorter than the 1-second metrics) makes its rule ``skipped``.
+Over several seeds' runs of one scenario a rule fails when it fails on any of them.
 """
 from __future__ import annotations
 
@@ -185,6 +186,12 @@ class GateReport:
     thresholds: Thresholds
     verdicts: tuple[Verdict, ...]
     recommendations: tuple[str, ...]
+    seeds: tuple[int, ...] = ()   # the runs judged, when more than one
+
+    @property
+    def runs(self) -> str:
+        seeds = self.seeds or (self.seed,)
+        return f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}"
 
     @property
     def passed(self) -> bool:
@@ -195,7 +202,8 @@ class GateReport:
 
     def to_dict(self) -> dict:
         return {"gate": "quietload.check", "passed": self.passed, "scenario": self.scenario,
-                "evaluator": self.evaluator, "seed": self.seed, "thresholds": asdict(self.thresholds),
+                "evaluator": self.evaluator, "seed": self.seed, "seeds": list(self.seeds or (self.seed,)),
+                "thresholds": asdict(self.thresholds),
                 "verdicts": [asdict(v) for v in self.verdicts], "recommendations": list(self.recommendations)}
 
     def write_json(self, path: str | Path) -> Path:
@@ -207,7 +215,7 @@ class GateReport:
         """A headline, one line per violated rule, then the recommended change."""
         skipped = self.count(SKIPPED)
         tail = f", {skipped} skipped" if skipped else ""
-        title = f"{self.scenario} ({self.evaluator}, seed {self.seed})"
+        title = f"{self.scenario} ({self.evaluator}, {self.runs})"
         if self.passed:
             return f"PASS {title}: {self.count(PASS)} of {len(self.verdicts)} rules passed{tail}"
         lines = [f"FAIL {title}: {self.count(FAIL)} of {len(self.verdicts)} rules failed{tail}",
@@ -234,3 +242,30 @@ def check(result: RunResult, thresholds: Thresholds = Thresholds()) -> GateRepor
     advice = tuple(recommend(result, failed)) if failed else ()
     return GateReport(scenario=str(result.scenario.get("name", "scenario")), evaluator=result.evaluator,
                       seed=result.seed, thresholds=thresholds, verdicts=verdicts, recommendations=advice)
+
+
+def _across(per_seed: list[tuple[int, Verdict]]) -> Verdict:
+    """One rule's verdict over several runs: failed if it failed on any, with the first such run's numbers."""
+    failing = [(seed, verdict) for seed, verdict in per_seed if verdict.failed]
+    measured = [(seed, verdict) for seed, verdict in per_seed if verdict.status == PASS]
+    if failing:
+        seed, verdict = failing[0]
+        listed = ", ".join(str(s) for s, _ in failing)
+        return Verdict(verdict.rule, FAIL, f"on {len(failing)} of {len(per_seed)} seeds ({listed}); seed {seed}: {verdict.reason}")
+    if not measured:
+        return per_seed[0][1]
+    seed, verdict = measured[0]
+    return Verdict(verdict.rule, PASS, f"on every seed; seed {seed}: {verdict.reason}")
+
+
+def check_runs(results: list[RunResult], thresholds: Thresholds = Thresholds()) -> GateReport:
+    """The gate over several seeds' runs of one scenario: a rule fails if it fails on any seed;
+    the recommended change is the first failing run's."""
+    reports = [check(result, thresholds) for result in results]
+    if len(reports) == 1:
+        return reports[0]
+    verdicts = tuple(_across([(report.seed, report.verdicts[i]) for report in reports]) for i in range(len(RULES)))
+    advice = next((report.recommendations for report in reports if not report.passed), ())
+    first = reports[0]
+    return GateReport(scenario=first.scenario, evaluator=first.evaluator, seed=first.seed, thresholds=thresholds,
+                      verdicts=verdicts, recommendations=advice, seeds=tuple(report.seed for report in reports))

@@ -20,7 +20,8 @@ def junit_xml(report: GateReport) -> str:
     root = ET.Element("testsuites", {"name": "quietload", **counts})
     suite = ET.SubElement(root, "testsuite", {"name": SUITE, **counts})
     properties = ET.SubElement(suite, "properties")
-    for name, value in (("scenario", report.scenario), ("evaluator", report.evaluator), ("seed", str(report.seed))):
+    several = [("seeds", ",".join(str(seed) for seed in report.seeds))] if report.seeds else []
+    for name, value in (("scenario", report.scenario), ("evaluator", report.evaluator), ("seed", str(report.seed)), *several):
         ET.SubElement(properties, "property", {"name": name, "value": value})
     for verdict in report.verdicts:
         case = ET.SubElement(suite, "testcase", {"classname": report.scenario, "name": verdict.rule})

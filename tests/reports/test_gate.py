@@ -4,8 +4,8 @@ import json
 import pytest
 
 from reports.advice import recommend
-from reports.gate import (FAIL, PASS, SKIPPED, Thresholds, broker_cpu, check, handler_idle, load_deadline,
-                          neighbour_sla, produce_request_rate)
+from reports.gate import (FAIL, PASS, SKIPPED, Thresholds, broker_cpu, check, check_runs, handler_idle, load_deadline,
+                          neighbour_sla, produce_request_rate, Verdict)
 from simulator.result import ResultError, RunResult
 
 # A small run shaped like the published baseline: linger.ms=0, no compression, acks=1,
@@ -217,6 +217,34 @@ def test_passing_gate_has_no_recommendation_and_one_line():
     report = check(_run(calm), Thresholds(deadline_s=600))
     assert report.passed and report.recommendations == ()
     assert report.render() == "PASS glue (model, seed 7): 4 of 5 rules passed, 1 skipped"
+
+
+CALM = {"summary": {"tenants": [{"name": "payment-api", "sla_p99_ms": 10.0, "p99_ms_before": 8.6, "p99_ms_during": 9.9}]},
+        "brokers": [{"id": 0, "RequestHandlerAvgIdlePercent": {"during": 94.3}, "cpu_percent": {"during": 41.0}}],
+        "timelines": {"produce_requests_per_s": [450, 450, 2000, 2000, 2000, 2000, 450, 450, 450]}}
+
+
+def _seed(seed: int, p99_ms: float) -> RunResult:
+    tenant = {**CALM["summary"]["tenants"][0], "p99_ms_during": p99_ms}
+    return _run({**CALM, "seed": seed, "summary": {"tenants": [tenant]}})
+
+
+def test_over_several_seeds_a_rule_fails_when_it_fails_on_any_of_them():
+    report = check_runs([_seed(1, 9.9), _seed(2, 10.1), _seed(3, 9.8), _seed(4, 10.2)], Thresholds(deadline_s=600))
+    assert not report.passed and report.seeds == (1, 2, 3, 4)
+    assert report.render().splitlines()[:2] == [
+        "FAIL glue (model, seeds 1-4): 1 of 5 rules failed",
+        "  neighbour_sla: on 2 of 4 seeds (2, 4); seed 2: neighbour p99 during the load over SLA: payment-api 10.1 ms > SLA 10.0 ms"]
+    assert report.verdicts[1] == Verdict("handler_idle", PASS, "on every seed; seed 1: " + check(_seed(1, 9.9)).verdicts[1].reason)
+    assert report.recommendations == check(_seed(2, 10.1)).recommendations
+    assert report.to_dict()["seeds"] == [1, 2, 3, 4]
+
+
+def test_over_several_seeds_within_sla_on_each_passes():
+    report = check_runs([_seed(1, 9.9), _seed(2, 9.8)], Thresholds(deadline_s=600))
+    assert report.render() == "PASS glue (model, seeds 1-2): 5 of 5 rules passed"
+    assert report.verdicts[0].reason == "on every seed; seed 1: neighbour p99 during the load within SLA: payment-api 9.9 ms <= SLA 10.0 ms"
+    assert check_runs([_seed(1, 9.9)]) == check(_seed(1, 9.9))     # one run: the gate as it was
 
 
 def test_json_holds_every_verdict_and_the_thresholds(tmp_path):
