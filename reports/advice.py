@@ -82,7 +82,9 @@ def _fetchers(result: RunResult) -> str | None:
 
 
 def _headroom(summary: dict) -> str | None:
-    tight = [(t["name"], t.get("p99_ms_before"), t.get("sla_p99_ms")) for t in summary.get("tenants", [])]
+    """A neighbour over its SLA during the load that had little of it left before the load."""
+    tight = [(t["name"], t.get("p99_ms_before"), t.get("sla_p99_ms")) for t in summary.get("tenants", [])
+             if (t.get("p99_ms_during") or 0.0) > (t.get("sla_p99_ms") or float("inf"))]
     tight = [(name, before, sla) for name, before, sla in tight
              if before is not None and sla and before > BUSY_BEFORE_SHARE_OF_SLA * sla]
     if not tight:

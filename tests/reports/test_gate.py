@@ -195,6 +195,14 @@ def test_fixed_settings_leave_only_the_neighbour_s_headroom_to_say():
                      "the load 1.4 ms: isolate the load (a producer_byte_rate quota on the batch client) or revisit the SLA"]
 
 
+def test_the_headroom_hint_names_a_neighbour_over_its_sla_not_a_tighter_one_within_it():
+    tenants = copy.deepcopy(RUN["summary"]["tenants"])
+    tenants[0]["broker_time_ms_p99_during"] = {"LocalTimeMs": 14.7, "RemoteTimeMs": 60.0, "TotalTimeMs": 91.2}
+    tenants[1]["p99_ms_before"] = 9.5      # fraud-scoring: 95 % of its SLA alone, but 9.96 ms during: within it
+    hints = recommend(_run({"scenario": FIXED_PRODUCER, "summary": {"tenants": tenants}}), {"neighbour_sla"})
+    assert hints[0].startswith("payment-api already had a p99 of 8.6 ms before the load (86 % of its 10.0 ms SLA)")
+
+
 def test_hints_need_their_mechanism_in_the_figures():
     # Batches already over half full, acks=1 but followers not what the neighbours waited for.
     quiet = {"summary": {"batch_fill": 0.8, "tenants": [{"name": "api", "sla_p99_ms": 10.0, "p99_ms_before": 2.0,
