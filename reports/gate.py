@@ -70,8 +70,14 @@ def _figure(result: RunResult, section: str, *path: str | int) -> Any:
     return data
 
 
-def _ms(value: float) -> str:
-    return f"{value:,.1f} ms"
+def _ms(value: float, digits: int = 1) -> str:
+    return f"{value:,.{digits}f} ms"
+
+
+def _ms_against(value: float, limit: float) -> tuple[str, str]:
+    """Both figures, with a second decimal where one would show a value just over its limit as equal."""
+    digits = 2 if value != limit and _ms(value) == _ms(limit) else 1
+    return _ms(value, digits), _ms(limit, digits)
 
 
 def _pct(value: float) -> str:
@@ -104,7 +110,7 @@ def neighbour_sla(result: RunResult, thresholds: Thresholds) -> Verdict:
     over = [m for m in measured if m[1] > m[2]]
     note = f" ({', '.join(unmeasured)}: no records during the load)" if unmeasured else ""
     if over:
-        figures = ", ".join(f"{name} {_ms(p99)} > SLA {_ms(sla)}" for name, p99, sla in over)
+        figures = ", ".join("{} {} > SLA {}".format(name, *_ms_against(p99, sla)) for name, p99, sla in over)
         return Verdict("neighbour_sla", FAIL, f"neighbour p99 during the load over SLA: {figures}{note}")
     figures = ", ".join(f"{name} {_ms(p99)} <= SLA {_ms(sla)}" for name, p99, sla in measured)
     return Verdict("neighbour_sla", PASS, f"neighbour p99 during the load within SLA: {figures}{note}")

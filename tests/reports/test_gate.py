@@ -62,6 +62,11 @@ def test_neighbour_over_its_sla_fails_naming_only_the_breaching_neighbour():
     assert verdict.reason == "neighbour p99 during the load over SLA: payment-api 581.7 ms > SLA 10.0 ms"
 
 
+def test_a_p99_just_over_its_sla_is_shown_with_the_decimal_that_tells_them_apart():
+    verdict = neighbour_sla(_run(_tenants(10.04, 9.96)), DEFAULTS)
+    assert verdict.reason == "neighbour p99 during the load over SLA: payment-api 10.04 ms > SLA 10.00 ms"
+
+
 def test_neighbours_within_sla_pass_with_every_figure():
     verdict = neighbour_sla(_run(_tenants(10.0, 1234.5 / 1000)), DEFAULTS)
     assert verdict.status == PASS
