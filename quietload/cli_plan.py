@@ -22,6 +22,7 @@ def plan(
     broker_down: Annotated[bool | None, typer.Option("--broker-down/--no-broker-down", help="What-if: one broker down for the whole run.")] = None,
     quota: Annotated[str | None, typer.Option(metavar="RATE,...", help="What-if: producer_byte_rate quota on the batch client, per broker, e.g. 20MB/s.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of every point's run: same seed, same plan.")] = 1,
+    repeat: Annotated[int, typer.Option(min=1, help="Run every point on N seeds (--seed onwards) and count it at its worst: its longest load, each neighbour's highest p99.")] = 1,
     engine: Annotated[str, typer.Option(help="local (processes on this machine) or spark.")] = "local",
     workers: Annotated[int | None, typer.Option(help="Processes of the local engine [default: the CPU count].")] = None,
     master: Annotated[str, typer.Option(help="Spark master URL of the spark engine.")] = "local[*]",
@@ -36,7 +37,7 @@ def plan(
     given = {"load_gb": load_gb, "loads": loads, "spacing": spacing, "brokers": brokers, "profiles": profiles,
              "replication_factor": replication_factor, "broker_down": broker_down, "quota": quota}
     with PointsProgress(scenario_file.stem) as progress:
-        result = run_plan(scenario_file, overrides, given, seed, engine, workers, master, keep_results, progress)
+        result = run_plan(scenario_file, overrides, given, seed, engine, workers, master, keep_results, progress, repeat)
         progress.finish()
     path = write_plan(result, json_file or plan_path(result["scenario"]))
     csv_path = path.with_suffix(".csv")

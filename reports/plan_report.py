@@ -79,7 +79,10 @@ def option_rows(plan: dict) -> list[list[str]]:
 def _headline(plan: dict) -> list[str]:
     cur = plan["current_plan"]
     runs = len(plan["points"])
-    return [f"{plan['scenario']} plan ({plan['evaluator']}, seed {plan['seed']}): {len(plan['options'])} cluster option(s), {runs} runs",
+    seeds = plan.get("seeds") or [plan["seed"]]
+    runs_of = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}, each point at its worst"
+    return [f"{plan['scenario']} plan ({plan['evaluator']}, {runs_of}): {len(plan['options'])} cluster option(s), "
+            f"{runs * len(seeds)} runs",
             f"current plan: {_where(cur)}: {_gbh(cur['ingest_gb_per_hour'])} on the current cluster, "
             f"{'within SLA' if cur['feasible'] else 'over SLA'}"]
 

@@ -8,7 +8,8 @@ Every grid point runs on every cluster option (``tuner.whatif``) with the same s
 A point's ingest (GB/hour) is the GB it loads, ``load_gb x loads``, over the time the cluster
 takes them in, ``load_seconds`` (first load's start to last load's end), times 3600: the rate
 of batch data the cluster absorbs while the loads run. A point is within SLA when every
-neighbour's p99 during the load is at most its ``sla_p99``. An option's capacity is the largest
+neighbour's p99 during the load is at most its ``sla_p99``; run on several seeds, a point
+counts at its worst: its longest load, each neighbour's highest p99. An option's capacity is the largest
 ingest among its points within SLA; its headroom is that capacity over the ingest of the
 scenario's own load (its files, ``batch.loads`` and ``batch.spacing``) on the current cluster.
 """
@@ -106,7 +107,7 @@ def parse_plan_options(given: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str, Any], seed: int,
-                keep_dir: str | Path | None = None) -> tuple[Scenario, Grid, list[ClusterOption], list[dict]]:
+                keep_dir: str | Path | None = None, repeat: int = 1) -> tuple[Scenario, Grid, list[ClusterOption], list[dict]]:
     """The scenario, the grid, the cluster options and one task per (option, point); every task's
     scenario is built here once, so bad input stops the plan before any run."""
     mapping = load_mapping(scenario_file, overrides)
@@ -121,7 +122,8 @@ def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str
         task_mapping = sized(option.mapping, scenario, point)
         Scenario.from_mapping(task_mapping)
         tasks.append({"option": option.name, **dataclasses.asdict(point), "current_plan": point == current,
-                      "seed": seed, "scenario": task_mapping, "keep_dir": str(keep_dir) if keep_dir else None})
+                      "seeds": list(range(seed, seed + repeat)), "scenario": task_mapping,
+                      "keep_dir": str(keep_dir) if keep_dir else None})
     return scenario, grid, options, tasks
 
 
@@ -136,22 +138,32 @@ def _round(value: Any) -> Any:
     return float(f"{value:.6g}") if isinstance(value, float) else value
 
 
+def _highest(values: list[float | None]) -> float | None:
+    """A neighbour's p99 over several runs: the highest of those it sent records in."""
+    sent = [v for v in values if v is not None]
+    return max(sent) if sent else None
+
+
 def evaluate_point(task: dict) -> dict:
-    """Run one task on the model; the figures the plan keeps of it (a module-level function, so
-    process pools and Spark's Python workers can run it)."""
+    """Run one task on the model, once per seed; the figures the plan keeps of it, each at its
+    worst over the seeds (a module-level function, so process pools and Spark's Python workers
+    can run it)."""
     scenario = Scenario.from_mapping(task["scenario"])
-    result = _evaluator().evaluate(scenario, task["seed"])
     point = LoadPoint(task["load_gb"], task["loads"], task["spacing_s"])
-    if task.get("keep_dir"):
-        result.write(Path(task["keep_dir"]) / f"{task['option']}-{point.load_gb:g}gb-x{point.loads}-"
-                     f"{point.spacing_s:g}s-seed{task['seed']}.json")
-    summary = result.summary
-    tenants = [{"name": t["name"], "p99_ms_during": _round(t["p99_ms_during"]), "sla_p99_ms": _round(t["sla_p99_ms"])}
-               for t in summary.get("tenants", [])]
+    summaries = []
+    for seed in task["seeds"]:
+        result = _evaluator().evaluate(scenario, seed)
+        if task.get("keep_dir"):
+            result.write(Path(task["keep_dir"]) / f"{task['option']}-{point.load_gb:g}gb-x{point.loads}-"
+                         f"{point.spacing_s:g}s-seed{seed}.json")
+        summaries.append(result.summary)
+    load_seconds = max(summary["load_seconds"] for summary in summaries)
+    tenants = [{"name": t["name"], "p99_ms_during": _round(_highest([s["tenants"][i]["p99_ms_during"] for s in summaries])),
+                "sla_p99_ms": _round(t["sla_p99_ms"])} for i, t in enumerate(summaries[0].get("tenants", []))]
     return {"option": task["option"], **{k: _round(v) for k, v in dataclasses.asdict(point).items()},
             "current_plan": task["current_plan"],
-            "ingest_gb_per_hour": _round(ingest_gb_per_hour(point, summary["load_seconds"])),
-            "produce_requests": summary["produce_requests"], "load_seconds": _round(summary["load_seconds"]),
+            "ingest_gb_per_hour": _round(ingest_gb_per_hour(point, load_seconds)),
+            "produce_requests": max(summary["produce_requests"] for summary in summaries), "load_seconds": _round(load_seconds),
             "tenants": tenants, "feasible": all(within_sla(t) for t in tenants)}
 
 
@@ -188,15 +200,18 @@ def option_verdict(option: ClusterOption, points: list[dict], current_ingest: fl
 
 def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, given: dict[str, Any] | None = None,
              seed: int = 1, engine: str = "local", workers: int | None = None, master: str = "local[*]",
-             keep_dir: str | Path | None = None, progress: Progress | None = None) -> dict:
-    """The plan of ``scenario_file``: every (cluster option, load point) on the model, and each
-    option's verdict. The same plan whatever the engine and the worker count."""
+             keep_dir: str | Path | None = None, progress: Progress | None = None, repeat: int = 1) -> dict:
+    """The plan of ``scenario_file``: every (cluster option, load point) on the model (on
+    ``repeat`` seeds from ``seed``), and each option's verdict. The same plan whatever the engine
+    and the worker count."""
     if engine not in ENGINES:
         raise ScenarioError("--engine", f"expected one of {', '.join(ENGINES)}, got {engine!r}")
     workers = workers or os.cpu_count() or 1
     if workers < 1:
         raise ScenarioError("--workers", f"expected at least 1, got {workers}")
-    scenario, grid, options, tasks = build_tasks(scenario_file, overrides or [], given or {}, seed, keep_dir)
+    if repeat < 1:
+        raise ScenarioError("--repeat", f"expected at least 1, got {repeat}")
+    scenario, grid, options, tasks = build_tasks(scenario_file, overrides or [], given or {}, seed, keep_dir, repeat)
     report = progress or (lambda done, total: None)
     if engine == "spark":
         from tuner.capacity_spark import evaluate_on_spark
@@ -206,7 +221,8 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
     current = next(p for p in points if p["option"] == "current" and p["current_plan"])
     by_option = {o.name: [p for p in points if p["option"] == o.name] for o in options}
     return {"kind": PLAN_KIND, "schema_version": PLAN_SCHEMA_VERSION, "scenario": scenario.name,
-            "source": str(scenario_file), "evaluator": "model", "seed": seed, "grid": grid.to_dict(),
+            "source": str(scenario_file), "evaluator": "model", "seed": seed, "seeds": tasks[0]["seeds"],
+            "grid": grid.to_dict(),
             "current_plan": {k: current[k] for k in ("load_gb", "loads", "spacing_s", "ingest_gb_per_hour", "feasible")},
             "options": [option_verdict(o, by_option[o.name], current["ingest_gb_per_hour"]) for o in options],
             "points": points}

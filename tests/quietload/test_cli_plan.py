@@ -24,6 +24,14 @@ def planned(tmp_path_factory):
     return result, out
 
 
+def test_plan_on_several_seeds_says_so_and_counts_every_run(tmp_path):
+    result = _invoke("plan", FIXED, *SMALL, "--load-gb", "0.25", "--loads", "1", "--repeat", "2", "--workers", "2",
+                     "--json", str(tmp_path / "plan.json"))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "paypay-glue-2gb-fixed plan (model, seeds 1-2, each point at its worst): 1 cluster option(s), 4 runs"
+    assert json.loads((tmp_path / "plan.json").read_text())["seeds"] == [1, 2]
+
+
 def test_plan_prints_each_cluster_options_capacity_and_writes_the_plan(planned):
     result, out = planned
     assert result.exit_code == 0, result.output

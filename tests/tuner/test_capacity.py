@@ -129,6 +129,19 @@ def test_the_plan_does_not_depend_on_the_worker_count(tiny_plan):
     assert run_plan(FIXED, SMALL, TINY_GRID, seed=1, workers=2) == tiny_plan
 
 
+def test_a_point_on_several_seeds_counts_at_its_worst(tiny_plan):
+    second = run_plan(FIXED, SMALL, TINY_GRID, seed=2, workers=2)
+    both = run_plan(FIXED, SMALL, TINY_GRID, seed=1, workers=2, repeat=2)
+    assert (both["seed"], both["seeds"], tiny_plan["seeds"]) == (1, [1, 2], [1])
+    for one, two, worst in zip(tiny_plan["points"], second["points"], both["points"]):
+        assert worst["load_seconds"] == max(one["load_seconds"], two["load_seconds"])
+        assert worst["ingest_gb_per_hour"] == min(one["ingest_gb_per_hour"], two["ingest_gb_per_hour"])
+        assert worst["produce_requests"] == max(one["produce_requests"], two["produce_requests"])
+        assert [t["p99_ms_during"] for t in worst["tenants"]] == [
+            max(a["p99_ms_during"], b["p99_ms_during"]) for a, b in zip(one["tenants"], two["tenants"])]
+        assert worst["feasible"] == (one["feasible"] and two["feasible"])
+
+
 def test_the_spark_engine_gives_the_same_plan(tiny_plan):
     from pyspark import SparkContext
     seen = []
