@@ -110,8 +110,8 @@ def check(
                                                         help="Override a scenario key, e.g. batch.producer.linger.ms=10.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the run's jitter (default 1).")] = None,
     repeat: Annotated[int | None, typer.Option(min=1, help="Run N seeds (--seed onwards): a rule fails if it fails on any of them.")] = None,
-    result_file: Annotated[Path | None, typer.Option("--result", metavar="RUNRESULT.json",
-                                                     help="Check this RunResult file (any evaluator's) instead of running SCENARIO.")] = None,
+    result_files: Annotated[list[Path] | None, typer.Option("--result", metavar="RUNRESULT.json",
+                                                           help="Check this RunResult file (any evaluator's) instead of running SCENARIO; repeat it for several runs of one scenario, judged like --repeat.")] = None,
     junit_file: Annotated[Path | None, typer.Option("--junit", metavar="FILE", help="Also write the verdicts as JUnit XML.")] = None,
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Also write the verdicts as JSON.")] = None,
     handler_idle_min: Annotated[float | None, typer.Option(min=0, max=100, help=f"Least RequestHandlerAvgIdlePercent of each broker during the load (%) [default: the scenario's check.handler_idle_min, else {HANDLER_IDLE_MIN_PCT:g}].")] = None,
@@ -128,13 +128,16 @@ def check(
     given = {"handler_idle_min_pct": handler_idle_min, "cpu_max_pct": cpu_max,
              "requests_per_broker_max": requests_per_broker_max,
              "deadline_s": parse_seconds(deadline, "--deadline") if deadline is not None else None}
-    if scenario_file is not None and result_file is None:
+    if scenario_file is not None and not result_files:
         first = seed or 1
         results = _run_model(scenario_file, overrides, list(range(first, first + (repeat or 1))))
-    elif result_file is not None and scenario_file is None:
+    elif result_files and scenario_file is None:
         if overrides or seed is not None or repeat is not None:
             raise ScenarioError("--result", "--set, --seed and --repeat change a scenario run; a result file is checked as it is")
-        results = [RunResult.read(result_file)]
+        results = [RunResult.read(path) for path in result_files]
+        for what, of in (("scenarios", lambda r: str(r.scenario.get("name"))), ("evaluators", lambda r: r.evaluator)):
+            if len(found := sorted({of(r) for r in results})) > 1:
+                raise ScenarioError("--result", f"the results are runs of different {what} ({', '.join(found)}); check one at a time")
     else:
         raise ScenarioError("SCENARIO", "give either a scenario file or --result RUNRESULT.json")
     # the scenario's own `check:` section, with the options given here laid over it

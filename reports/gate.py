@@ -197,7 +197,11 @@ class GateReport:
     @property
     def runs(self) -> str:
         seeds = self.seeds or (self.seed,)
-        return f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}"
+        if len(seeds) == 1:
+            return f"seed {seeds[0]}"
+        if list(seeds) == list(range(seeds[0], seeds[0] + len(seeds))):
+            return f"seeds {seeds[0]}-{seeds[-1]}"
+        return "seeds " + ", ".join(str(seed) for seed in seeds)
 
     @property
     def passed(self) -> bool:

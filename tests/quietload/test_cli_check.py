@@ -1,3 +1,4 @@
+import copy
 import json
 import xml.etree.ElementTree as ET
 
@@ -112,6 +113,34 @@ def test_a_result_file_of_any_evaluator_is_checked_without_running(tmp_path):
     assert result.exit_code == 0, result.output
     assert result.stdout == "PASS calm (live, seed 3): 5 of 5 rules passed\n"
     assert result.stderr == ""
+
+
+def _run_file(tmp_path, name: str, data: dict) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_several_result_files_of_one_scenario_are_judged_together(tmp_path):
+    noisy = copy.deepcopy(CALM_RUN)
+    noisy["seed"] = 7
+    noisy["summary"]["tenants"][0]["p99_ms_during"] = 12.5
+    files = ["--result", _run_file(tmp_path, "a.json", CALM_RUN), "--result", _run_file(tmp_path, "b.json", noisy)]
+    result = _check(*files, "--deadline", "1min")
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines()[:2] == [
+        "FAIL calm (live, seeds 3, 7): 1 of 5 rules failed",
+        "  neighbour_sla: on 1 of 2 seeds (7); seed 7: neighbour p99 during the load over SLA: api 12.5 ms > SLA 10.0 ms"]
+
+
+@pytest.mark.parametrize("change, text", [
+    ({"scenario": {"name": "other"}}, "--result: the results are runs of different scenarios (calm, other); check one at a time"),
+    ({"evaluator": "model"}, "--result: the results are runs of different evaluators (live, model); check one at a time"),
+])
+def test_result_files_of_different_runs_are_refused(tmp_path, change, text):
+    other = {**CALM_RUN, **change}
+    _assert_one_line_error(_check("--result", _run_file(tmp_path, "a.json", CALM_RUN),
+                                  "--result", _run_file(tmp_path, "b.json", other)), text)
 
 
 def test_thresholds_and_deadline_come_from_options(tmp_path):
