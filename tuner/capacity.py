@@ -9,9 +9,10 @@ A point's ingest (GB/hour) is the GB it loads, ``load_gb x loads``, over the tim
 takes them in, ``load_seconds`` (first load's start to last load's end), times 3600: the rate
 of batch data the cluster absorbs while the loads run. A point is within SLA when every
 neighbour's p99 during the load is at most its ``sla_p99``; run on several seeds, a point
-counts at its worst: its longest load, each neighbour's highest p99. An option's capacity is the largest
-ingest among its points within SLA; its headroom is that capacity over the ingest of the
-scenario's own load (its files, ``batch.loads`` and ``batch.spacing``) on the current cluster.
+counts at its worst: its longest load, each neighbour's highest p99. An option's capacity is
+the largest ingest among its points within SLA; its headroom is that capacity over the ingest
+of the scenario's own load (its files, ``batch.loads`` and ``batch.spacing``) on the current
+cluster.
 """
 from __future__ import annotations
 
