@@ -76,11 +76,17 @@ def option_rows(plan: dict) -> list[list[str]]:
             for o in plan["options"]]
 
 
+def _seeds(plan: dict) -> str:
+    """The plan's seed, or ``first-last`` when each point ran on several."""
+    seeds = plan.get("seeds") or [plan["seed"]]
+    return str(seeds[0]) if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
+
+
 def _headline(plan: dict) -> list[str]:
     cur = plan["current_plan"]
     runs = len(plan["points"])
     seeds = plan.get("seeds") or [plan["seed"]]
-    runs_of = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}, each point at its worst"
+    runs_of = f"seed {_seeds(plan)}" if len(seeds) == 1 else f"seeds {_seeds(plan)}, each point at its worst"
     return [f"{plan['scenario']} plan ({plan['evaluator']}, {runs_of}): {len(plan['options'])} cluster option(s), "
             f"{runs * len(seeds)} runs",
             f"current plan: {_where(cur)}: {_gbh(cur['ingest_gb_per_hour'])} on the current cluster, "
@@ -116,7 +122,8 @@ POINT_COLUMNS = ("option", "load_gb", "loads", "spacing_s", "current_plan", "ing
 
 
 def render_plan_csv(plans: list[dict]) -> str:
-    """One row per point of every plan: the exact figures, then each neighbour's p99 during and SLA."""
+    """One row per point of every plan: its seed (``first-last`` when each point ran on several, at
+    its worst), the exact figures, then each neighbour's p99 during and SLA."""
     names = tenant_names(plans)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -125,7 +132,7 @@ def render_plan_csv(plans: list[dict]) -> str:
         for point in plan["points"]:
             tenants = {t["name"]: t for t in point["tenants"]}
             cells = [("" if tenants.get(n, {}).get(k) is None else tenants[n][k]) for n in names for k in ("p99_ms_during", "sla_p99_ms")]
-            writer.writerow([plan["scenario"], plan["seed"], *(point[c] for c in POINT_COLUMNS), *cells])
+            writer.writerow([plan["scenario"], _seeds(plan), *(point[c] for c in POINT_COLUMNS), *cells])
     return out.getvalue()
 
 

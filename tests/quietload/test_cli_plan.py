@@ -30,6 +30,8 @@ def test_plan_on_several_seeds_says_so_and_counts_every_run(tmp_path):
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0] == "paypay-glue-2gb-fixed plan (model, seeds 1-2, each point at its worst): 1 cluster option(s), 4 runs"
     assert json.loads((tmp_path / "plan.json").read_text())["seeds"] == [1, 2]
+    rows = list(csv.DictReader((tmp_path / "plan.csv").open()))
+    assert [row["seed"] for row in rows] == ["1-2", "1-2"]
 
 
 def test_plan_prints_each_cluster_options_capacity_and_writes_the_plan(planned):
