@@ -31,10 +31,18 @@ class StudyProgress:
             self.stream.flush()
 
     def finish(self) -> None:
+        """The study's closing line, once."""
         if self.live and self.last_drawn:
             self.stream.write("\r\x1b[K")
         if self.line:
             self.stream.write(f"{self.line}, {self.clock() - self.started:,.1f} s\n")
+        self.line, self.last_drawn = "", 0.0
+        self.stream.flush()
+
+    def note(self, text: str) -> None:
+        """A line of what follows the study (the front on held-out seeds), after its closing line."""
+        self.finish()
+        self.stream.write(f"{self.label}: {text}\n")
         self.stream.flush()
 
 
@@ -45,7 +53,8 @@ def tune(
     trials: Annotated[int | None, typer.Option(min=1, help="Completed trials the study should reach [default: the scenario's tune.trials, else 100].")] = None,
     workers: Annotated[int, typer.Option(min=1, help="Trials run at once, each in its own process.")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the sampler and of every trial's (first) model run.")] = 1,
-    repeat: Annotated[int | None, typer.Option(min=1, help="Run each trial on N model seeds (--seed onwards) and count its worst, so the pick holds whatever the timing [default: the scenario's tune.repeat, else 1].")] = None,
+    repeat: Annotated[int | None, typer.Option(min=1, help="Run each trial on N model seeds (--seed onwards) and count its worst [default: the scenario's tune.repeat, else 1].")] = None,
+    validate: Annotated[int | None, typer.Option(min=0, help="Before picking, run the Pareto front's points on N further seeds, in the preference's order, and pick the first that holds on all; 0 skips it [default: the scenario's tune.validate, else 8].")] = None,
     storage: Annotated[str | None, typer.Option(metavar="URL", help="Optuna storage: an RDB URL (sqlite:///FILE, postgresql://...) [default: sqlite:///results/<scenario>-study.db].")] = None,
     study_name: Annotated[str | None, typer.Option(help="Study to create or resume [default: the scenario name].")] = None,
     quotas: Annotated[bool, typer.Option("--quotas", help="Also search a client quota for the batch job (producer_byte_rate, request_percentage).")] = False,
@@ -65,10 +74,10 @@ def tune(
     if sampler not in ("tpe", "random"):
         raise ScenarioError("--sampler", f"expected tpe or random, got {sampler!r}")
     request = TuneRequest(scenario_file, tuple(overrides or ()), trials, workers, seed, storage, study_name,
-                          quotas, sampler, out_dir, repeat)
+                          quotas, sampler, out_dir, repeat, validate)
     progress = StudyProgress(f"tuning {scenario_file.stem}")
     try:
-        outcome = run_tune(request, progress)
+        outcome = run_tune(request, progress, progress.note)
     finally:
         progress.finish()
     typer.echo(outcome.recommendation.render())

@@ -131,6 +131,16 @@ def importance_rows(study: dict) -> list[list[str]]:
 
 
 def _pick_line(study: dict) -> str:
+    validation = study.get("validation")
+    if validation:
+        seeds = validation["seeds"]
+        held_out = f"held-out seeds {seeds[0]}-{seeds[-1]}"
+        missed = [f"trial {t['trial']} on {', '.join(map(str, t['over_on']))}" for t in validation["tried"] if t["over_on"]]
+        missed_text = f"; missed: {'; '.join(missed)}" if missed else ""
+        if validation["held"]:
+            return (f"The pick: trial {study['pick']} (the first point of the front, in the order of the "
+                    f"preference '{study.get('prefer', 'requests')}', that met the constraints on {held_out}{missed_text}).")
+        return f"No point of the front met the constraints on {held_out}{missed_text}: no pick."
     if study["pick"] is None:
         return "No trial met the constraints: no pick."
     return f"The pick: trial {study['pick']} (the front's point the preference '{study.get('prefer', 'requests')}' picks)."

@@ -109,8 +109,12 @@ class Objective:
         return self.evaluator.evaluate(self.scenario(params), self.seed)
 
     def evaluate(self, params: dict[str, Any]) -> Outcome:
+        return self.evaluate_on(params, self.seeds)
+
+    def evaluate_on(self, params: dict[str, Any], seeds: tuple[int, ...]) -> Outcome:
+        """The outcome on ``seeds``, counted at the worst of them."""
         scenario = self.scenario(params)
-        results = [self.evaluator.evaluate(scenario, seed) for seed in self.seeds]
+        results = [self.evaluator.evaluate(scenario, seed) for seed in seeds]
         each = [constraints_of(result, self.deadline_s) for result in results]
         return Outcome(params=dict(params), overrides=self.space.overrides(params),
                        produce_requests=max(int(r.summary["produce_requests"]) for r in results),

@@ -137,6 +137,7 @@ class Recommendation:
     snippets: dict[str, Any] = field(default_factory=dict)
     missed: list[str] = field(default_factory=list)
     model_seeds: list[int] = field(default_factory=list)   # each trial's runs (none given: seed); before/after are the first's
+    validation: dict[str, Any] | None = None   # the front's points on held-out seeds, when run
 
     @property
     def seeds(self) -> list[int]:
@@ -155,7 +156,7 @@ class Recommendation:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": RECOMMENDATION_KIND, "scenario": self.scenario_name, "source": self.source, "seed": self.seed,
-                "model_seeds": self.seeds,
+                "model_seeds": self.seeds, "validation": self.validation,
                 "trial": self.trial, "meets_constraints": self.feasible, "missed": self.missed,
                 "params": self.params, "overrides": self.overrides, "predicted": {"before": self.before, "after": self.after},
                 "explanation": self.explanation, "snippets": self.snippets}

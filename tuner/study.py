@@ -79,6 +79,7 @@ class StudySummary:
     importances: dict[str, float] | None
     failed: int = 0
     model_seeds: tuple[int, ...] = (1,)   # each trial's model runs; the worst counts
+    validation: dict[str, Any] | None = None   # the front on held-out seeds (tuner.validate), when run
 
     def to_dict(self, scenario: dict[str, Any], baseline: dict[str, Any] | None = None) -> dict[str, Any]:
         return {"kind": STUDY_KIND, "schema_version": STUDY_SCHEMA_VERSION, "scenario": scenario,
@@ -89,7 +90,7 @@ class StudySummary:
                 "constraints": "sla:<tenant> = p99 during / SLA - 1; deadline = load / check.deadline - 1; feasible <= 0",
                 "space": self.space, "baseline": baseline, "trials": [t.to_dict() for t in self.trials],
                 "failed_trials": self.failed, "pareto_front": [t.number for t in self.front],
-                "pick": self.pick.number if self.pick else None,
+                "pick": self.pick.number if self.pick else None, "validation": self.validation,
                 "importances_target": "produce_requests", "importances": self.importances}
 
     def write_json(self, path: str | Path, scenario: dict[str, Any], baseline: dict[str, Any] | None = None) -> Path:
@@ -110,15 +111,18 @@ def pareto_front(records: list[TrialRecord]) -> list[TrialRecord]:
                   key=lambda r: (r.produce_requests, r.load_seconds, r.number))
 
 
-def pick(records: list[TrialRecord], prefer: str = "requests") -> TrialRecord | None:
-    """The front's point the preference picks (``requests``: fewest, ties by shorter load;
-    ``duration``: shortest load, ties by fewer requests); with no feasible trial, None."""
-    front = pareto_front(records)
-    if not front:
-        return None
+def ranked(front: list[TrialRecord], prefer: str = "requests") -> list[TrialRecord]:
+    """Trials in the order the preference ranks them (``requests``: fewest, ties by shorter load;
+    ``duration``: shortest load, ties by fewer requests)."""
     if prefer == "duration":
-        return min(front, key=lambda r: (r.load_seconds, r.produce_requests, r.number))
-    return min(front, key=lambda r: (r.produce_requests, r.load_seconds, r.number))
+        return sorted(front, key=lambda r: (r.load_seconds, r.produce_requests, r.number))
+    return sorted(front, key=lambda r: (r.produce_requests, r.load_seconds, r.number))
+
+
+def pick(records: list[TrialRecord], prefer: str = "requests") -> TrialRecord | None:
+    """The front's point the preference ranks first; with no feasible trial, None."""
+    front = ranked(pareto_front(records), prefer)
+    return front[0] if front else None
 
 
 def closest_miss(records: list[TrialRecord]) -> TrialRecord | None:

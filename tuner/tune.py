@@ -1,15 +1,18 @@
 """``quietload tune`` as one library call: scenario -> study -> recommendation and files."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from simulator.result import RunResult
 from tuner.objective import Objective
 from tuner.recommend import Recommendation, explain, missed_constraints, snippets, spread_lines, summary_figures
 from tuner.space import search_space
 from tuner.study import Progress, StudySettings, StudySummary, closest_miss, run_study
+from tuner.validate import Validation, validate_front
 from workloads import Scenario, ScenarioError
 from workloads.loader import load_mapping
 
@@ -29,6 +32,7 @@ class TuneRequest:
     sampler: str = "tpe"
     out_dir: Path = Path("results")
     repeat: int | None = None      # model seeds per trial [default: the scenario's tune.repeat]
+    validate: int | None = None    # held-out seeds the pick must hold on [default: tune.validate]
 
 
 @dataclass(frozen=True)
@@ -54,27 +58,45 @@ def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
                          study_name=study, sampler=request.sampler, prefer=scenario.tune.prefer)
 
 
-def tune(request: TuneRequest, progress: Progress | None = None) -> TuneOutcome:
-    """Run (or resume) the study, pick from its feasible Pareto front, explain the pick against
-    the scenario as it is, and write the study JSON, the recommendation, the tuned scenario and
-    the snippets under ``out_dir``."""
+def _validated(objective: Objective, summary: StudySummary, count: int,
+               progress_line: Callable[[str], None] | None) -> tuple[StudySummary, Validation | None]:
+    """The study with its pick replaced by the first front point that holds on ``count`` seeds
+    after the study's own (no pick when none holds)."""
+    if not count or not summary.front:
+        return summary, None
+    first = objective.seeds[-1] + 1
+    validation = validate_front(objective, summary.front, summary.settings.prefer,
+                                tuple(range(first, first + count)), progress_line)
+    return dataclasses.replace(summary, pick=validation.pick, validation=validation.to_dict()), validation
+
+
+def tune(request: TuneRequest, progress: Progress | None = None,
+         progress_line: Callable[[str], None] | None = None) -> TuneOutcome:
+    """Run (or resume) the study, pick from its feasible Pareto front the first point that holds
+    on held-out seeds, explain the pick against the scenario as it is, and write the study JSON,
+    the recommendation, the tuned scenario and the snippets under ``out_dir``."""
     base = load_mapping(request.scenario_file, list(request.overrides))
     scenario = Scenario.from_mapping(base, source=str(request.scenario_file))
     objective = Objective(base, search_space(scenario, request.quotas), request.seed,
                           repeat=request.repeat or scenario.tune.repeat)
     summary = run_study(objective, settings_for(request, scenario), progress)
-    chosen = summary.pick or closest_miss(summary.trials)
+    count = scenario.tune.validate if request.validate is None else request.validate
+    summary, validation = _validated(objective, summary, count, progress_line)
+    chosen = summary.pick or (validation.closest if validation else None) or closest_miss(summary.trials)
     if chosen is None:
         raise ScenarioError("tune", f"no trial of study {summary.name!r} completed ({summary.failed} failed)")
+    held = validation is None or validation.pick is not None
     baseline, picked = objective.run({}), objective.run(chosen.params)
     recommendation = Recommendation(
         scenario_name=_file_name(scenario.name), source=str(request.scenario_file), seed=request.seed,
-        trial=chosen.number, feasible=chosen.feasible, params=chosen.params,
+        trial=chosen.number, feasible=chosen.feasible and held, params=chosen.params,
         overrides=list(request.overrides) + chosen.overrides, before=summary_figures(baseline),
         after=summary_figures(picked),
-        explanation=explain(baseline, picked, scenario, chosen.params) + spread_lines(chosen.figures),
-        snippets=snippets(chosen.params), missed=missed_constraints(chosen.constraints, chosen.figures),
-        model_seeds=list(objective.seeds))
+        explanation=(explain(baseline, picked, scenario, chosen.params) + spread_lines(chosen.figures)
+                     + (validation.lines() if validation else [])),
+        snippets=snippets(chosen.params),
+        missed=missed_constraints(chosen.constraints, chosen.figures) + ([] if held else validation.missed(chosen.number)),
+        model_seeds=list(objective.seeds), validation=validation.to_dict() if validation else None)
     study_file = request.out_dir / f"{recommendation.scenario_name}-study.json"
     paths = [summary.write_json(study_file, {"name": scenario.name, "source": str(request.scenario_file),
                                              "overrides": list(request.overrides)}, summary_figures(baseline))]

@@ -104,9 +104,12 @@ def _knobs(value: Any, path: str) -> dict[str, tuple]:
 @dataclass(frozen=True)
 class Tuning:
     """Search ranges laid over the tuner's defaults, the preferred objective, the trial budget,
-    the model seeds each trial runs."""
+    the model seeds each trial runs and the held-out seeds the pick must hold on."""
 
     knobs: dict[str, tuple] = f.prop(parse=_knobs, default_factory=dict)   # knob name -> choices or (low, high)
     prefer: str = f.prop(parse=f.one_of("requests", "duration"), default="requests")
     trials: int = f.prop(parse=f.positive_int, default=100)
-    repeat: int = f.prop(parse=f.positive_int, default=1)   # model seeds per trial; the worst counts
+    repeat: int = f.prop(parse=f.positive_int, default=1)        # model seeds per trial; the worst counts
+    # further seeds the front's points must hold on before one is picked (0: none): the best of
+    # many trials on the study's seeds is also the luckiest timing
+    validate: int = f.prop(parse=f.non_negative_int, default=8)

@@ -137,9 +137,11 @@ def _stored_trials(url: str) -> list:
 
 
 def _trials_done(stderr: str) -> int:
-    """The study's completed trials when this tuner's last trial completed (its progress line)."""
-    [line] = stderr.splitlines()
+    """The study's completed trials when this tuner's last trial completed (its progress line,
+    before the lines of the front's points on held-out seeds)."""
+    line, *validated = stderr.splitlines()
     assert line.startswith("tuning paypay-glue-2gb: trial "), line
+    assert validated and all(" held-out seeds: " in v for v in validated), validated
     return int(line.split("trial ")[1].split("/")[0])
 
 
@@ -186,7 +188,8 @@ def test_a_run_with_other_settings_is_refused(postgres, tmp_path):
     code, _, stderr = _finished(_tune(tmp_path / "machine-a", url, "--study-name", "glue-load", "--trials", "1"))
     assert code == 0, stderr
     shown = url.replace(TUNER_PASSWORD, "***")
-    refused = {"--seed": ("2", "model_seed (1)"), "--sampler": ("random", "sampler ('tpe')")}
+    refused = {"--seed": ("2", "model_seed (1)"), "--sampler": ("random", "sampler ('tpe')"),
+               "--repeat": ("2", "model_repeat (1)")}
     for option, (value, stored_setting) in refused.items():
         code, stdout, stderr = _finished(_tune(tmp_path / "machine-b", url, "--study-name", "glue-load",
                                                "--trials", "3", option, value))

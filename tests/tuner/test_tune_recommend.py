@@ -57,3 +57,23 @@ def test_the_recommendation_reproduces_the_picked_figures(tiny, tmp_path):
     for result in (again, evaluator.evaluate(tuned_file, 1)):
         assert result.summary["produce_requests"] == picked["produce_requests"]
         assert round(result.summary["load_seconds"], 2) == picked["load_seconds"]
+
+
+def test_a_pick_that_misses_on_held_out_seeds_is_not_recommended(tiny_with, tmp_path):
+    # every knob pinned to the job as it is: within its 5.765 ms SLA on seed 1 (5.761 ms),
+    # over it on held-out seeds 6 and 9 (5.769, 5.773 ms)
+    pinned = {"repartition": ["none"], "compression.type": ["none"], "linger.ms": [0], "batch.size": ["16KB"],
+              "buffer.memory": ["32MB"], "max.in.flight.requests.per.connection": [5]}
+    raw = tiny_with({"jitter": {"append_rate": 0.2, "service_time": 0.2}, "tune": {"knobs": pinned}})
+    raw = tiny_with(raw, {"tenants": [{**raw["tenants"][0], "sla_p99": "5.765ms"}]})
+    scenario_file = tmp_path / "tiny.yaml"
+    scenario_file.write_text(yaml.safe_dump(raw))
+    outcome = run_tune(TuneRequest(scenario_file, trials=1, out_dir=tmp_path / "out"))
+    assert outcome.summary.trials[0].feasible and outcome.summary.pick is None
+    recommendation = outcome.recommendation
+    assert not recommendation.feasible
+    assert recommendation.missed == ["over its constraints on 2 of 8 held-out model seeds 2-9 (6, 9)"]
+    assert recommendation.render().startswith("no trial met the constraints; closest (trial 0) missed: over its "
+                                              "constraints on 2 of 8 held-out model seeds 2-9 (6, 9)\n")
+    assert recommendation.validation == {"seeds": list(range(2, 10)), "held": False, "pick": 0,
+                                         "tried": [{"trial": 0, "over_on": [6, 9], "produce_requests": 2218}]}
