@@ -51,8 +51,8 @@ class Validation:
 
     def lines(self) -> list[str]:
         """The validation in words, for the recommendation."""
-        missed = [f"trial {t.trial} ({t.produce_requests:,} requests) missed on seeds {', '.join(map(str, t.over_on))}"
-                  for t in self.tried if t.over_on]
+        missed = [f"trial {t.trial} ({t.produce_requests:,} requests) missed on seed{'s' if len(t.over_on) > 1 else ''} "
+                  f"{', '.join(map(str, t.over_on))}" for t in self.tried if t.over_on]
         if self.pick is None:
             return [f"no point of the front held on {self.label}: " + "; ".join(missed)]
         before = f", after {'; '.join(missed)}" if missed else ""

@@ -39,7 +39,7 @@ def test_with_no_point_holding_the_one_that_missed_on_fewest_seeds_is_the_closes
     assert validation.pick is None and validation.closest is FRONT[0]
     assert validation.missed(1) == ["over its constraints on 1 of 4 held-out model seeds 6-9 (6)"]
     assert validation.lines() == ["no point of the front held on held-out model seeds 6-9: trial 0 (2,127 requests) "
-                                  "missed on seeds 6, 7, 9; trial 1 (29 requests) missed on seeds 6"]
+                                  "missed on seeds 6, 7, 9; trial 1 (29 requests) missed on seed 6"]
     assert seen == ["trial 0 on 4 held-out seeds: missed on 3", "trial 1 on 4 held-out seeds: missed on 1"]
 
 
