@@ -54,7 +54,7 @@ def tune(
     workers: Annotated[int, typer.Option(min=1, help="Trials run at once, each in its own process.")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the sampler and of every trial's (first) model run.")] = 1,
     repeat: Annotated[int | None, typer.Option(min=1, help="Run each trial on N model seeds (--seed onwards) and count its worst [default: the scenario's tune.repeat, else 1].")] = None,
-    validate: Annotated[int | None, typer.Option(min=0, help="Before picking, run the Pareto front's points on N further seeds, in the preference's order, and pick the first that holds on all; 0 skips it [default: the scenario's tune.validate, else 8].")] = None,
+    validate: Annotated[int | None, typer.Option(min=0, help="Before picking, run the Pareto front's points, in the preference's order, on N seeds the study never ran, and pick the first that meets the constraints on all of them; 0 skips it [default: the scenario's tune.validate, else 20].")] = None,
     storage: Annotated[str | None, typer.Option(metavar="URL", help="Optuna storage: an RDB URL (sqlite:///FILE, postgresql://...) [default: sqlite:///results/<scenario>-study.db].")] = None,
     study_name: Annotated[str | None, typer.Option(help="Study to create or resume [default: the scenario name].")] = None,
     quotas: Annotated[bool, typer.Option("--quotas", help="Also search a client quota for the batch job (producer_byte_rate, request_percentage).")] = False,

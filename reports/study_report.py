@@ -135,7 +135,7 @@ def _pick_line(study: dict) -> str:
     if validation:
         seeds = validation["seeds"]
         held_out = f"held-out seeds {seeds[0]}-{seeds[-1]}"
-        missed = [f"trial {t['trial']} on {', '.join(map(str, t['over_on']))}" for t in validation["tried"] if t["over_on"]]
+        missed = [f"trial {t['trial']} on seed {t['missed_on']}" for t in validation["tried"] if t["missed_on"] is not None]
         missed_text = f"; missed: {'; '.join(missed)}" if missed else ""
         if validation["held"]:
             return (f"The pick: trial {study['pick']} (the first point of the front, in the order of the "

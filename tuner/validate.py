@@ -18,14 +18,19 @@ Progress = Callable[[str], None]   # one line per front point tried
 
 @dataclass(frozen=True)
 class Tried:
-    """One front point on the held-out seeds: the seeds it missed its constraints on."""
+    """One front point on the held-out seeds, run in order until the first it misses on."""
 
     trial: int
-    over_on: tuple[int, ...]
-    produce_requests: int          # its worst seed's
+    held_on: int                   # seeds it met its constraints on before missing (all: it held)
+    missed_on: int | None          # the seed it first missed on
+    produce_requests: int          # the most of the seeds it ran
 
     def to_dict(self) -> dict[str, Any]:
-        return {"trial": self.trial, "over_on": list(self.over_on), "produce_requests": self.produce_requests}
+        return {"trial": self.trial, "held_on": self.held_on, "missed_on": self.missed_on,
+                "produce_requests": self.produce_requests}
+
+    def __str__(self) -> str:
+        return f"trial {self.trial} ({self.produce_requests:,} requests) missed on seed {self.missed_on}"
 
 
 @dataclass(frozen=True)
@@ -33,11 +38,12 @@ class Validation:
     seeds: tuple[int, ...]
     tried: list[Tried] = field(default_factory=list)
     pick: TrialRecord | None = None        # the first that held on every seed
-    closest: TrialRecord | None = None     # with none: the one that missed on the fewest seeds
+    closest: TrialRecord | None = None     # with none: the one that held on the most seeds before missing
 
     @property
     def label(self) -> str:
-        return f"held-out model seeds {self.seeds[0]}-{self.seeds[-1]}" if len(self.seeds) > 1 else f"held-out model seed {self.seeds[0]}"
+        first, last = self.seeds[0], self.seeds[-1]
+        return f"held-out model seeds {first}-{last}" if len(self.seeds) > 1 else f"held-out model seed {first}"
 
     def to_dict(self) -> dict[str, Any]:
         chosen = self.pick or self.closest
@@ -46,31 +52,38 @@ class Validation:
 
     def missed(self, trial: int) -> list[str]:
         """What ``trial`` missed on the held-out seeds, as the recommendation lists misses."""
-        over = next((t.over_on for t in self.tried if t.trial == trial), ())
-        return [f"over its constraints on {len(over)} of {len(self.seeds)} {self.label} ({', '.join(map(str, over))})"] if over else []
+        tried = next((t for t in self.tried if t.trial == trial and t.missed_on is not None), None)
+        return [] if tried is None else [f"over its constraints on held-out model seed {tried.missed_on}, "
+                                         f"after holding on {tried.held_on} of {len(self.seeds)}"]
 
     def lines(self) -> list[str]:
         """The validation in words, for the recommendation."""
-        missed = [f"trial {t.trial} ({t.produce_requests:,} requests) missed on seed{'s' if len(t.over_on) > 1 else ''} "
-                  f"{', '.join(map(str, t.over_on))}" for t in self.tried if t.over_on]
+        missed = ", ".join(str(t) for t in self.tried if t.missed_on is not None)
         if self.pick is None:
-            return [f"no point of the front held on {self.label}: " + "; ".join(missed)]
-        before = f", after {'; '.join(missed)}" if missed else ""
-        return [f"held its constraints on {self.label}{before}"]
+            return [f"no point of the front held on {self.label}: {missed}"]
+        return [f"held its constraints on {self.label}" + (f"; before it, {missed}" if missed else "")]
 
 
 def validate_front(objective: Objective, front: list[TrialRecord], prefer: str, seeds: tuple[int, ...],
                    progress: Progress | None = None) -> Validation:
-    """Each front point in the preference's order on ``seeds``, until one holds on all of them."""
+    """Each front point in the preference's order on ``seeds``, one seed after another until
+    it misses on one, until a point holds on all of them."""
     tried: list[Tried] = []
-    for trial in ranked(front, prefer):
-        outcomes = [objective.evaluate_on(trial.params, (seed,)) for seed in seeds]
-        over = tuple(seed for seed, outcome in zip(seeds, outcomes) if not outcome.feasible)
-        tried.append(Tried(trial.number, over, max(outcome.produce_requests for outcome in outcomes)))
+    points = ranked(front, prefer)
+    for trial in points:
+        held, missed_on, requests = 0, None, 0
+        for seed in seeds:
+            outcome = objective.evaluate_on(trial.params, (seed,))
+            requests = max(requests, outcome.produce_requests)
+            if not outcome.feasible:
+                missed_on = seed
+                break
+            held += 1
+        tried.append(Tried(trial.number, held, missed_on, requests))
         if progress:
             progress(f"trial {trial.number} on {len(seeds)} held-out seeds: " +
-                     (f"missed on {len(over)}" if over else "held"))
-        if not over:
+                     ("held" if missed_on is None else f"missed on seed {missed_on}"))
+        if missed_on is None:
             return Validation(seeds, tried, pick=trial)
-    fewest = min(range(len(tried)), key=lambda i: (len(tried[i].over_on), i), default=None)
-    return Validation(seeds, tried, closest=ranked(front, prefer)[fewest] if fewest is not None else None)
+    best = max(range(len(tried)), key=lambda i: (tried[i].held_on, -i), default=None)
+    return Validation(seeds, tried, closest=points[best] if best is not None else None)

@@ -112,4 +112,4 @@ class Tuning:
     repeat: int = f.prop(parse=f.positive_int, default=1)        # model seeds per trial; the worst counts
     # further seeds the front's points must hold on before one is picked (0: none): the best of
     # many trials on the study's seeds is also the luckiest timing
-    validate: int = f.prop(parse=f.non_negative_int, default=8)
+    validate: int = f.prop(parse=f.non_negative_int, default=20)

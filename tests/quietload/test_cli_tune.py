@@ -34,14 +34,15 @@ def test_tune_writes_the_study_the_recommendation_and_the_snippets(tmp_path, mon
     assert result.stdout.startswith(f"recommendation (trial {study['pick']}, model seed 1)\n")
     assert "\nwhy\n  - produce requests " in result.stdout
     assert (tmp_path / written[3]).read_text().startswith("# Spark DataFrame writer options")
-    # stderr is not a terminal here: only the closing progress line, then the pick on 8 held-out seeds
+    # stderr is not a terminal here: only the closing progress line, then the pick on 20 held-out seeds
     lines = result.stderr.splitlines()
     assert lines[0].startswith("tuning paypay-glue-2gb: trial 4/4, best feasible "), result.stderr
-    assert lines[1:] == [f"tuning paypay-glue-2gb: trial {study['pick']} on 8 held-out seeds: held"]
-    assert "  - held its constraints on held-out model seeds 2-9\n" in result.stdout
-    assert study["validation"] == {"seeds": list(range(2, 10)), "held": True, "pick": study["pick"],
-                                   "tried": [{"trial": study["pick"], "over_on": [],
-                                              "produce_requests": study["validation"]["tried"][0]["produce_requests"]}]}
+    assert lines[1:] == [f"tuning paypay-glue-2gb: trial {study['pick']} on 20 held-out seeds: held"]
+    assert "  - held its constraints on held-out model seeds 2-21\n" in result.stdout
+    [tried] = study["validation"]["tried"]
+    assert study["validation"] == {"seeds": list(range(2, 22)), "held": True, "pick": study["pick"],
+                                   "tried": [{"trial": study["pick"], "held_on": 20, "missed_on": None,
+                                              "produce_requests": tried["produce_requests"]}]}
     # run again with more trials: the study resumes
     again = _tune(BASE, *SMALL, *RELAXED_SLA, "--trials", "5")
     assert again.exit_code == 0, again.output

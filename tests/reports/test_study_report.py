@@ -65,12 +65,13 @@ def test_a_study_of_several_model_seeds_per_trial_says_so():
 
 
 def test_a_pick_held_on_held_out_seeds_says_which_front_points_missed():
-    tried = [{"trial": 2, "over_on": [4, 7], "produce_requests": 4100}, {"trial": 1, "over_on": [], "produce_requests": 2050}]
+    tried = [{"trial": 2, "held_on": 2, "missed_on": 4, "produce_requests": 4100},
+             {"trial": 1, "held_on": 8, "missed_on": None, "produce_requests": 2050}]
     held = {**STUDY, "validation": {"seeds": [2, 3, 4, 5, 6, 7, 8, 9], "held": True, "pick": 1, "tried": tried}}
     assert ("The pick: trial 1 (the first point of the front, in the order of the preference 'requests', that met the "
-            "constraints on held-out seeds 2-9; missed: trial 2 on 4, 7).") in render_study_markdown(held).splitlines()
+            "constraints on held-out seeds 2-9; missed: trial 2 on seed 4).") in render_study_markdown(held).splitlines()
     none = {**STUDY, "pick": None, "validation": {"seeds": [2, 3], "held": False, "pick": 2, "tried": tried[:1]}}
-    assert "No point of the front met the constraints on held-out seeds 2-3; missed: trial 2 on 4, 7: no pick." in (
+    assert "No point of the front met the constraints on held-out seeds 2-3; missed: trial 2 on seed 4: no pick." in (
         render_study_markdown(none).splitlines())
 
 

@@ -43,7 +43,7 @@ def test_scenario_ranges_lay_over_the_defaults(tiny_with):
         "knobs": {"linger.ms": [5, "50ms"], "compression.type": ["none", "zstd"], "repartition": ["none", 30, 120],
                   "batch.size": ["64KB", "512KB"], "acks": ["1", "all"]},
         "prefer": "duration", "trials": 40}}))
-    assert (scenario.tune.prefer, scenario.tune.trials, scenario.tune.repeat, scenario.tune.validate) == ("duration", 40, 1, 8)
+    assert (scenario.tune.prefer, scenario.tune.trials, scenario.tune.repeat, scenario.tune.validate) == ("duration", 40, 1, 20)
     assert Scenario.from_mapping(tiny_with({"tune": {"repeat": 3, "validate": 0}})).tune == Tuning(repeat=3, validate=0)
     described = {r.name: r.describe() for r in search_space(scenario).ranges}
     assert described["linger.ms"] == "5 ms .. 50 ms"
