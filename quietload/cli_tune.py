@@ -67,7 +67,7 @@ def tune(
     Writes the study JSON, a recommendation YAML, a tuned scenario and snippets. Exit 0 with a
     recommendation, 1 if no trial met the constraints (the closest is written), 2 for unusable input.
 
-    Example: quietload tune workloads/catalog/paypay-glue-2gb.yaml --trials 100 --repeat 3 --workers 2
+    Example: quietload tune workloads/catalog/paypay-glue-2gb.yaml --trials 100 --workers 2
     """
     from tuner import TuneRequest, run_tune
     from workloads import ScenarioError
