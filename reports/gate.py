@@ -15,6 +15,7 @@ from typing import Any, Callable
 from reports.advice import recommend
 from simulator.result import ResultError, RunResult
 from workloads import Gate
+from workloads.units import format_seeds
 
 PASS, FAIL, SKIPPED = "pass", "fail", "skipped"
 
@@ -196,12 +197,7 @@ class GateReport:
 
     @property
     def runs(self) -> str:
-        seeds = self.seeds or (self.seed,)
-        if len(seeds) == 1:
-            return f"seed {seeds[0]}"
-        if list(seeds) == list(range(seeds[0], seeds[0] + len(seeds))):
-            return f"seeds {seeds[0]}-{seeds[-1]}"
-        return "seeds " + ", ".join(str(seed) for seed in seeds)
+        return format_seeds(self.seeds or (self.seed,))
 
     @property
     def passed(self) -> bool:

@@ -9,6 +9,7 @@ from html import escape
 from pathlib import Path
 
 from simulator.result import ResultError
+from workloads.units import format_seeds
 
 PLAN_KIND, PLAN_SCHEMA_VERSION = "quietload-plan", 1
 DEFINITIONS = (
@@ -86,7 +87,7 @@ def _headline(plan: dict) -> list[str]:
     cur = plan["current_plan"]
     runs = len(plan["points"])
     seeds = plan.get("seeds") or [plan["seed"]]
-    runs_of = f"seed {_seeds(plan)}" if len(seeds) == 1 else f"seeds {_seeds(plan)}, each point at its worst"
+    runs_of = format_seeds(seeds) + (", each point at its worst" if len(seeds) > 1 else "")
     return [f"{plan['scenario']} plan ({plan['evaluator']}, {runs_of}): {len(plan['options'])} cluster option(s), "
             f"{runs * len(seeds)} runs",
             f"current plan: {_where(cur)}: {_gbh(cur['ingest_gb_per_hour'])} on the current cluster, "

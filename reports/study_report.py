@@ -11,6 +11,7 @@ from pathlib import Path
 from simulator.result import ResultError
 from tuner.space import render_value
 from tuner.study import STUDY_KIND, STUDY_SCHEMA_VERSION
+from workloads.units import format_seeds
 
 REQUIRED = ("scenario", "trials", "pareto_front", "pick", "importances")
 
@@ -64,7 +65,7 @@ def headline(study: dict) -> list[str]:
     feasible = sum(1 for t in trials if t["feasible"])
     overrides = scenario.get("overrides") or []
     seeds = study.get("model_seeds") or []
-    repeat = f", each trial the worst of model seeds {seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else ""
+    repeat = f", each trial the worst of model {format_seeds(seeds)}" if len(seeds) > 1 else ""
     lines = [f"Study {study.get('study_name', scenario['name'])} ({study.get('sampler', '?')} sampler, seed {study.get('seed', '?')}{repeat}, "
              f"prefer {study.get('prefer', 'requests')}): {len(trials)} trials, {feasible} feasible, "
              f"{study.get('failed_trials', 0)} failed; Pareto front of {len(study['pareto_front'])} trial(s)",
@@ -134,7 +135,7 @@ def _pick_line(study: dict) -> str:
     validation = study.get("validation")
     if validation:
         seeds = validation["seeds"]
-        held_out = f"held-out seeds {seeds[0]}-{seeds[-1]}"
+        held_out = f"held-out {format_seeds(seeds)}"
         missed = [f"trial {t['trial']} on seed {t['missed_on']}" for t in validation["tried"] if t["missed_on"] is not None]
         missed_text = f"; missed: {'; '.join(missed)}" if missed else ""
         if validation["held"]:

@@ -22,7 +22,7 @@ from workloads import Scenario, ScenarioError
 from workloads.scenario import QUOTA_CLIENT_ID
 from workloads.loader import apply_overrides
 from workloads.tuning import KNOBS
-from workloads.units import format_bytes
+from workloads.units import format_bytes, format_seeds
 
 RECOMMENDATION_KIND = "quietload-recommendation"
 
@@ -200,7 +200,7 @@ def missed_constraints(constraints: dict[str, float], figures: dict[str, Any]) -
 
 
 def seeds_label(seeds: list[int]) -> str:
-    return f"model seed {seeds[0]}" if len(seeds) == 1 else f"model seeds {seeds[0]}-{seeds[-1]}"
+    return f"model {format_seeds(seeds)}"
 
 
 def spread_lines(figures: dict[str, Any]) -> list[str]:

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from tuner.objective import Objective
 from tuner.study import TrialRecord, ranked
+from workloads.units import format_seeds
 
 Progress = Callable[[str], None]   # one line per front point tried
 
@@ -42,8 +43,7 @@ class Validation:
 
     @property
     def label(self) -> str:
-        first, last = self.seeds[0], self.seeds[-1]
-        return f"held-out model seeds {first}-{last}" if len(self.seeds) > 1 else f"held-out model seed {first}"
+        return f"held-out model {format_seeds(self.seeds)}"
 
     def to_dict(self) -> dict[str, Any]:
         chosen = self.pick or self.closest

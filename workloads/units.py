@@ -1,10 +1,12 @@
-"""Parsing of sizes, durations and rates as people write them in scenario files.
+"""Parsing of sizes, durations and rates as people write them in scenario files, and their
+rendering back (sizes, seed lists).
 
 Sizes are binary (``128KB`` = 131072 bytes), as Kafka's own documentation means them.
 """
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 from workloads.errors import ScenarioError
 
@@ -80,3 +82,13 @@ def format_bytes(size: float) -> str:
         if abs(size) >= scale:
             return f"{size / scale:.1f} {unit}"
     return f"{size:.0f} B"
+
+
+def format_seeds(seeds: Sequence[int]) -> str:
+    """``seed 1``; ``seeds 1-3`` for consecutive seeds; else ``seeds 3, 7``."""
+    seeds = list(seeds)
+    if len(seeds) == 1:
+        return f"seed {seeds[0]}"
+    if seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"seeds {seeds[0]}-{seeds[-1]}"
+    return "seeds " + ", ".join(str(seed) for seed in seeds)
