@@ -77,16 +77,15 @@ def option_rows(plan: dict) -> list[list[str]]:
             for o in plan["options"]]
 
 
-def _seeds(plan: dict) -> str:
-    """The plan's seed, or ``first-last`` when each point ran on several."""
-    seeds = plan.get("seeds") or [plan["seed"]]
-    return str(seeds[0]) if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
+def _seeds(plan: dict) -> list[int]:
+    """The seeds each point ran on (plans written before ``seeds`` existed: their one seed)."""
+    return plan.get("seeds") or [plan["seed"]]
 
 
 def _headline(plan: dict) -> list[str]:
     cur = plan["current_plan"]
     runs = len(plan["points"])
-    seeds = plan.get("seeds") or [plan["seed"]]
+    seeds = _seeds(plan)
     runs_of = format_seeds(seeds) + (", each point at its worst" if len(seeds) > 1 else "")
     return [f"{plan['scenario']} plan ({plan['evaluator']}, {runs_of}): {len(plan['options'])} cluster option(s), "
             f"{runs * len(seeds)} runs",
@@ -130,10 +129,12 @@ def render_plan_csv(plans: list[dict]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["scenario", "seed", *POINT_COLUMNS, *(f"{k}.{n}" for n in names for k in ("p99_ms_during", "sla_p99_ms"))])
     for plan in plans:
+        seeds = _seeds(plan)
+        seed = seeds[0] if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
         for point in plan["points"]:
             tenants = {t["name"]: t for t in point["tenants"]}
             cells = [("" if tenants.get(n, {}).get(k) is None else tenants[n][k]) for n in names for k in ("p99_ms_during", "sla_p99_ms")]
-            writer.writerow([plan["scenario"], _seeds(plan), *(point[c] for c in POINT_COLUMNS), *cells])
+            writer.writerow([plan["scenario"], seed, *(point[c] for c in POINT_COLUMNS), *cells])
     return out.getvalue()
 
 

@@ -107,8 +107,8 @@ def parse_plan_options(given: dict[str, Any]) -> dict[str, Any]:
     return parsed
 
 
-def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str, Any], seed: int,
-                keep_dir: str | Path | None = None, repeat: int = 1) -> tuple[Scenario, Grid, list[ClusterOption], list[dict]]:
+def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str, Any], seeds: list[int],
+                keep_dir: str | Path | None = None) -> tuple[Scenario, Grid, list[ClusterOption], list[dict]]:
     """The scenario, the grid, the cluster options and one task per (option, point); every task's
     scenario is built here once, so bad input stops the plan before any run."""
     mapping = load_mapping(scenario_file, overrides)
@@ -123,7 +123,7 @@ def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str
         task_mapping = sized(option.mapping, scenario, point)
         Scenario.from_mapping(task_mapping)
         tasks.append({"option": option.name, **dataclasses.asdict(point), "current_plan": point == current,
-                      "seeds": list(range(seed, seed + repeat)), "scenario": task_mapping,
+                      "seeds": seeds, "scenario": task_mapping,
                       "keep_dir": str(keep_dir) if keep_dir else None})
     return scenario, grid, options, tasks
 
@@ -212,7 +212,8 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
         raise ScenarioError("--workers", f"expected at least 1, got {workers}")
     if repeat < 1:
         raise ScenarioError("--repeat", f"expected at least 1, got {repeat}")
-    scenario, grid, options, tasks = build_tasks(scenario_file, overrides or [], given or {}, seed, keep_dir, repeat)
+    seeds = list(range(seed, seed + repeat))
+    scenario, grid, options, tasks = build_tasks(scenario_file, overrides or [], given or {}, seeds, keep_dir)
     report = progress or (lambda done, total: None)
     if engine == "spark":
         from tuner.capacity_spark import evaluate_on_spark
@@ -222,7 +223,7 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
     current = next(p for p in points if p["option"] == "current" and p["current_plan"])
     by_option = {o.name: [p for p in points if p["option"] == o.name] for o in options}
     return {"kind": PLAN_KIND, "schema_version": PLAN_SCHEMA_VERSION, "scenario": scenario.name,
-            "source": str(scenario_file), "evaluator": "model", "seed": seed, "seeds": tasks[0]["seeds"],
+            "source": str(scenario_file), "evaluator": "model", "seed": seed, "seeds": seeds,
             "grid": grid.to_dict(),
             "current_plan": {k: current[k] for k in ("load_gb", "loads", "spacing_s", "ingest_gb_per_hour", "feasible")},
             "options": [option_verdict(o, by_option[o.name], current["ingest_gb_per_hour"]) for o in options],

@@ -92,10 +92,14 @@ class Objective:
     """
 
     def __init__(self, base: dict, space: SearchSpace, seed: int, evaluator: Any = None, repeat: int = 1) -> None:
-        self.base, self.space, self.seed, self.repeat = base, space, seed, repeat
+        self.base, self.space, self.seed = base, space, seed
         self.seeds = tuple(range(seed, seed + repeat))
         self.deadline_s = Scenario.from_mapping(base).check.deadline
         self._evaluator = evaluator
+
+    @property
+    def repeat(self) -> int:
+        return len(self.seeds)
 
     @property
     def evaluator(self) -> Any:
