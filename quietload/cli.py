@@ -11,6 +11,7 @@ from typer.core import TyperGroup
 
 from quietload import __version__
 from quietload.cli_live import live
+from quietload.cli_calibrate import calibrate, validate
 from quietload.cli_plan import plan
 from quietload.cli_tune import tune
 from quietload.progress import SimulationProgress
@@ -174,6 +175,8 @@ def report(
 app.command()(tune)
 app.command()(plan)
 app.command()(live)
+app.command()(calibrate)
+app.command()(validate)
 
 stack_app = typer.Typer(no_args_is_help=True, help=(
     "A real Kafka cluster on this machine for live runs: KRaft brokers from the Maven Central jars "

@@ -3,8 +3,15 @@
 Runs pair up when their resolved scenarios are equal (the same file with the same ``--set``
 overrides); each side's figure is the median over its seeds. The ratio measured / predicted
 says how far the model is from the real parts for that figure, which is what a calibration
-of the cost profile starts from. Figures a side lacks (e.g. handler idle of a live run on
-``--bootstrap-servers``) show as n/a and get no ratio.
+of the cost profile starts from. Beside the medians: the model's interval (min-max over its
+seeds: the spread its jitter predicts), the live runs' spread (min-max over repeats) and
+whether the live median falls inside the model's interval. Figures a side lacks (e.g. handler
+idle of a live run on ``--bootstrap-servers``) show as n/a and get no ratio.
+
+Across scenarios (``fidelity_summary``): per figure the median and worst error of the model
+against the live median, |live / model - 1|, and the rank correlation (Spearman) of the
+configurations' produce requests and worst neighbour p99 during the load: does the model put
+the configurations in the live stack's order.
 """
 from __future__ import annotations
 
@@ -21,7 +28,26 @@ from reports.report import SUMMARY_FIGURES, RunFigures, _table, format_figure
 # the run table's figures but the compression ratio (medians of each side); tenant figures
 # follow per neighbour
 FIGURES = tuple(figure for figure in SUMMARY_FIGURES if figure[0] != "compression_ratio")
-TENANT_FIGURES = (("p99_ms_before", "p99 before (ms)"), ("p99_ms_during", "p99 during (ms)"))
+TENANT_FIGURES = (("p99_ms_before", "p99 before (ms)"), ("p50_ms_during", "p50 during (ms)"),
+                  ("p99_ms_during", "p99 during (ms)"))
+# figures summarised across scenarios: (key in a pair's figures, title)
+SUMMARY_ERRORS = (("produce requests", "produce requests"), ("mean batch (KB)", "mean batch"),
+                  ("records / request", "records per request"), ("handler idle during (%)", "handler idle during"),
+                  ("p50 during (ms)", "neighbour p50 during"), ("p99 during (ms)", "neighbour p99 during"),
+                  ("load (s)", "load duration"))
+
+
+@dataclass(frozen=True)
+class Spread:
+    """A side's figure over its runs: (min, max); None where no run has it."""
+
+    low: float | None
+    high: float | None
+
+    def holds(self, value: float | None) -> bool | None:
+        if value is None or self.low is None or self.high is None:
+            return None
+        return self.low <= value <= self.high
 
 
 @dataclass(frozen=True)
@@ -32,11 +58,22 @@ class Versus:
     model_seeds: list[int]
     live_seeds: list[int]
     figures: list[tuple[str, float | None, float | None, str]]
+    spreads: list[tuple[Spread, Spread]]     # per figure: the model's interval, the live runs' spread
+    scenario_settings: dict                  # the resolved scenario both sides ran
 
     @property
     def rows(self) -> list[dict]:
-        return [{"figure": title, "model": model, "live": live, "live_over_model": ratio(model, live)}
-                for title, model, live, _ in self.figures]
+        return [{"figure": title, "model": model, "live": live, "live_over_model": ratio(model, live),
+                 "model_min": m.low, "model_max": m.high, "live_min": l.low, "live_max": l.high,
+                 "live_in_model_interval": m.holds(live)}
+                for (title, model, live, _), (m, l) in zip(self.figures, self.spreads)]
+
+    def figure(self, title: str) -> tuple[float | None, float | None, Spread, Spread]:
+        """(model median, live median, model interval, live spread) of a figure by its title."""
+        for (name, model, live, _), (m, l) in zip(self.figures, self.spreads):
+            if name == title:
+                return model, live, m, l
+        raise KeyError(title)
 
 
 def ratio(model: float | None, live: float | None) -> float | None:
@@ -48,14 +85,21 @@ def _median(values: list[float | None]) -> float | None:
     return statistics.median(present) if present else None
 
 
+def _spread(values: list[float | None]) -> Spread:
+    present = [value for value in values if value is not None]
+    return Spread(min(present), max(present)) if present else Spread(None, None)
+
+
 def _figures(runs: list[RunFigures]) -> dict[str, list[float | None]]:
     out: dict[str, list[float | None]] = {}
     for run in runs:
         for key, _, _ in FIGURES:
             out.setdefault(key, []).append(run.summary.get(key))
+        p50 = {t["name"]: ((t.get("latency_ms") or {}).get("during") or {}).get("p50") for t in run.result.tenants}
         for tenant in run.neighbours:
             for key, _ in TENANT_FIGURES:
-                out.setdefault(f"{tenant['name']}.{key}", []).append(tenant.get(key))
+                value = p50.get(tenant["name"]) if key == "p50_ms_during" else tenant.get(key)
+                out.setdefault(f"{tenant['name']}.{key}", []).append(value)
     return out
 
 
@@ -70,23 +114,83 @@ def pair_runs(runs: list[RunFigures]) -> list[Versus]:
         if "model" not in group or "live" not in group:
             continue
         model, live = _figures(group["model"]), _figures(group["live"])
-        rows = [(title, _median(model[key]), _median(live[key]), fmt) for key, title, fmt in FIGURES]
+        keys = [(key, title, fmt) for key, title, fmt in FIGURES]
         for name in [t["name"] for t in group["model"][0].neighbours]:
-            rows += [(f"{name} {title}", _median(model.get(f"{name}.{key}", [])), _median(live.get(f"{name}.{key}", [])),
-                      "{:,.1f}") for key, title in TENANT_FIGURES]
+            keys += [(f"{name}.{key}", f"{name} {title}", "{:,.1f}") for key, title in TENANT_FIGURES]
+        rows = [(title, _median(model.get(key, [])), _median(live.get(key, [])), fmt) for key, title, fmt in keys]
+        spreads = [(_spread(model.get(key, [])), _spread(live.get(key, []))) for key, _, _ in keys]
         pairs.append(Versus(group["model"][0].scenario_name, [r.result.seed for r in group["model"]],
-                            [r.result.seed for r in group["live"]], rows))
+                            [r.result.seed for r in group["live"]], rows, spreads, group["model"][0].result.scenario))
     return pairs
 
 
 def versus_header(pair: Versus) -> list[str]:
-    return ["figure", f"model (seeds {_seeds(pair.model_seeds)})", f"live (seeds {_seeds(pair.live_seeds)})", "live / model"]
+    return ["figure", f"model (seeds {_seeds(pair.model_seeds)})", f"live (seeds {_seeds(pair.live_seeds)})", "live / model",
+            "model min-max", "live min-max", "live in model's interval"]
+
+
+def _range(spread: Spread, fmt: str) -> str:
+    return "n/a" if spread.low is None else f"{format_figure(spread.low, fmt)}-{format_figure(spread.high, fmt)}"
 
 
 def versus_rows(pair: Versus) -> list[list[str]]:
     return [[title, format_figure(model, fmt), format_figure(live, fmt),
-             "n/a" if ratio(model, live) is None else f"{ratio(model, live):.2f}x"]
-            for title, model, live, fmt in pair.figures]
+             "n/a" if ratio(model, live) is None else f"{ratio(model, live):.2f}x",
+             _range(m, fmt), _range(l, fmt), {None: "n/a", True: "yes", False: "no"}[m.holds(live)]]
+            for (title, model, live, fmt), (m, l) in zip(pair.figures, pair.spreads)]
+
+
+def error(model: float | None, live: float | None) -> float | None:
+    """|live / model - 1|: how far the measured figure is from the predicted one."""
+    r = ratio(model, live)
+    return None if r is None else abs(r - 1.0)
+
+
+def _worst_neighbour(pair: Versus, title: str) -> tuple[float | None, float | None]:
+    """The largest of the neighbours' medians of a tenant figure, each side's own."""
+    rows = [(model, live) for name, model, live, _ in pair.figures if name.endswith(" " + title)]
+    models = [m for m, _ in rows if m is not None]
+    lives = [l for _, l in rows if l is not None]
+    return (max(models) if models else None), (max(lives) if lives else None)
+
+
+def spearman(pairs: list[Versus], title: str) -> float | None:
+    """Rank correlation of the model's and the live medians of a figure across the pairs."""
+    from scipy.stats import spearmanr
+
+    points = []
+    for pair in pairs:
+        model, live = (_worst_neighbour(pair, title) if title in ("p50 during (ms)", "p99 during (ms)")
+                       else pair.figure(title)[:2])
+        if model is not None and live is not None:
+            points.append((model, live))
+    if len(points) < 3 or len({m for m, _ in points}) < 2 or len({l for _, l in points}) < 2:
+        return None
+    rho = spearmanr([m for m, _ in points], [l for _, l in points]).statistic
+    return float(rho)
+
+
+def fidelity_summary(pairs: list[Versus]) -> list[dict]:
+    """Per summarised figure: the median and worst error over the pairs (neighbour figures: every
+    neighbour of every pair), how many pairs had it, and the figure's Spearman rank correlation."""
+    out = []
+    for title, label in SUMMARY_ERRORS:
+        errors = [e for pair in pairs for name, model, live, _ in pair.figures
+                  if (name == title or name.endswith(" " + title)) and (e := error(model, live)) is not None]
+        rho = spearman(pairs, title) if title in ("produce requests", "p99 during (ms)") else None
+        out.append({"figure": label, "median_error": statistics.median(errors) if errors else None,
+                    "worst_error": max(errors) if errors else None, "count": len(errors), "spearman": rho})
+    return out
+
+
+def fidelity_summary_rows(summary: list[dict]) -> list[list[str]]:
+    def pct(value: float | None) -> str:
+        return "n/a" if value is None else f"{100 * value:,.0f} %"
+    return [[row["figure"], pct(row["median_error"]), pct(row["worst_error"]), str(row["count"]),
+             "" if row["spearman"] is None else f"{row['spearman']:.2f}"] for row in summary]
+
+
+FIDELITY_SUMMARY_HEADER = ["figure", "median error", "worst error", "comparisons", "Spearman (across scenarios)"]
 
 
 def _exact(value: float | None) -> str:
@@ -101,10 +205,13 @@ def _seeds(seeds: list[int]) -> str:
 def render_versus_csv(pairs: list[Versus]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["scenario", "figure", "model", "live", "live_over_model"])
+    columns = ("model", "live", "live_over_model", "model_min", "model_max", "live_min", "live_max")
+    writer.writerow(["scenario", "figure", *columns, "live_in_model_interval"])
     for pair in pairs:
         for row in pair.rows:
-            writer.writerow([pair.scenario, row["figure"], *(_exact(row[key]) for key in ("model", "live", "live_over_model"))])
+            inside = row["live_in_model_interval"]
+            writer.writerow([pair.scenario, row["figure"], *(_exact(row[key]) for key in columns),
+                             "" if inside is None else str(inside).lower()])
     return buffer.getvalue()
 
 
@@ -117,11 +224,22 @@ def render_versus_markdown(pairs: list[Versus]) -> list[str]:
     for pair in pairs:
         lines += [f"## Predicted against measured: {pair.scenario}", "", VERSUS_INTRO.format(scenario=pair.scenario), "",
                   *_table(versus_header(pair), versus_rows(pair)), ""]
+    if len(pairs) > 1:
+        lines += ["## The model's error across scenarios", "", FIDELITY_INTRO, "",
+                  *_table(FIDELITY_SUMMARY_HEADER, fidelity_summary_rows(fidelity_summary(pairs))), ""]
     return lines
 
 
+FIDELITY_INTRO = ("Error: |live median / model median - 1|, per scenario (neighbour figures: per neighbour); Spearman: "
+                  "the rank correlation of the scenarios' model and live medians (worst neighbour for p99).")
+
+
 def render_versus_html(pairs: list[Versus], table: Callable[[list[str], list[list[str]]], str]) -> list[str]:
-    return [part for pair in pairs for part in (f"<h2>Predicted against measured: {escape(pair.scenario)}</h2>",
-                                                 f"<p>{escape(VERSUS_INTRO.format(scenario=pair.scenario))}</p>",
-                                                 table(versus_header(pair), versus_rows(pair)))]
+    parts = [part for pair in pairs for part in (f"<h2>Predicted against measured: {escape(pair.scenario)}</h2>",
+                                                  f"<p>{escape(VERSUS_INTRO.format(scenario=pair.scenario))}</p>",
+                                                  table(versus_header(pair), versus_rows(pair)))]
+    if len(pairs) > 1:
+        parts += ["<h2>The model's error across scenarios</h2>", f"<p>{escape(FIDELITY_INTRO)}</p>",
+                  table(FIDELITY_SUMMARY_HEADER, fidelity_summary_rows(fidelity_summary(pairs)))]
+    return parts
 

@@ -74,10 +74,91 @@ class SparkRates:
     csv_scan_rate: float = f.prop(parse=f.positive(parse_byte_rate))
 
 
+def _number_or_none(value: Any, path: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ScenarioError(path, f"expected a number, got {value!r}")
+    return float(value)
+
+
+def _figures(value: Any, path: str) -> dict[str, float | None]:
+    return {str(k): _number_or_none(v, f.join(path, str(k))) for k, v in f.require_mapping(value, path).items()}
+
+
+def _texts(value: Any, path: str) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise ScenarioError(path, f"expected a list, got {type(value).__name__}")
+    return tuple(str(item) for item in value)
+
+
+def _items(cls: type) -> Any:
+    def parse(value: Any, path: str) -> tuple:
+        if not isinstance(value, list):
+            raise ScenarioError(path, f"expected a list, got {type(value).__name__}")
+        return tuple(f.build(cls, item, f"{path}[{i}]") for i, item in enumerate(value))
+    return parse
+
+
+@dataclass(frozen=True)
+class Machine:
+    cores: int = f.prop(parse=f.positive_int)
+    cpu_model: str = f.prop(parse=f.text)
+    kernel: str = f.prop(default="")
+
+
+@dataclass(frozen=True)
+class CalibrationRun:
+    """One live run a fit used: its design point, seed, settings and the figures read from it."""
+
+    point: str = f.prop(parse=f.text)
+    seed: int = f.prop(parse=f.non_negative_int)
+    overrides: tuple[str, ...] = f.prop(parse=_texts, default=())
+    figures: dict = f.prop(parse=_figures, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A figure of the profile: its value, its standard error (fitted) or spread (measured), and
+    where it came from."""
+
+    name: str = f.prop(parse=f.text)       # as in the profile, e.g. broker.produce_request_us
+    value: float = f.prop(parse=_cost)
+    source: str = f.prop(parse=f.one_of("measured", "fitted", "assumed"))
+    uncertainty: float | None = f.prop(parse=_number_or_none, default=None)
+
+
+@dataclass(frozen=True)
+class Residual:
+    run: str = f.prop(parse=f.text)
+    figure: str = f.prop(parse=f.text)
+    measured: float = f.prop(parse=_number_or_none)
+    fitted: float = f.prop(parse=_number_or_none)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a calibrated profile's figures come from; read and checked, never used by the model."""
+
+    summary: str = f.prop(parse=f.text)
+    calibrated_at: str = f.prop(parse=f.text)
+    kafka_version: str = f.prop(parse=f.text)
+    machine: Machine = f.prop(parse=lambda v, p: f.build(Machine, v, p))
+    base_profile: str = f.prop(parse=f.text)
+    runs: tuple[CalibrationRun, ...] = f.prop(parse=_items(CalibrationRun), default=())
+    parameters: tuple[Parameter, ...] = f.prop(parse=_items(Parameter), default=())
+    residuals: tuple[Residual, ...] = f.prop(parse=_items(Residual), default=())
+
+
+def _provenance(value: Any, path: str) -> str | Provenance:
+    """Hand-written profiles say in prose where their figures come from; calibrated ones in a mapping."""
+    return f.build(Provenance, value, path) if isinstance(value, dict) else f.text(value, path)
+
+
 @dataclass(frozen=True)
 class CostProfile:
     name: str = f.prop(parse=f.text)
-    provenance: str = f.prop(parse=f.text)
+    provenance: str | Provenance = f.prop(parse=_provenance)
     broker: BrokerCosts = f.prop(parse=lambda v, p: f.build(BrokerCosts, v, p))
     client: ClientCosts = f.prop(parse=lambda v, p: f.build(ClientCosts, v, p))
     spark: SparkRates = f.prop(parse=lambda v, p: f.build(SparkRates, v, p))

@@ -1,0 +1,79 @@
+"""`quietload calibrate` and `quietload validate`: a cost profile fitted to live runs, and the model's
+error on configurations the fit did not use."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+_Repeat = Annotated[int, typer.Option(min=1, help="Live runs of each configuration (seeds 1..N); figures are their medians.")]
+_Bootstrap = Annotated[str | None, typer.Option("--bootstrap-servers", metavar="HOST:PORT,...",
+                                                help="A staging cluster instead of the local stack (client security from QUIETLOAD_KAFKA_* variables).")]
+_Metrics = Annotated[list[str] | None, typer.Option("--metrics", metavar="URL",
+                                                    help="With --bootstrap-servers: a broker's Prometheus endpoint, once per broker (the brokers' own idle and CPU figures).")]
+_Overrides = Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE", help="Override a scenario key in every configuration.")]
+_RunDir = Annotated[Path, typer.Option("--run-dir", metavar="DIR", help="Where each run's local stack keeps state, data and logs.")]
+
+
+def _say(line: str) -> None:
+    typer.echo(f"[{time.strftime('%H:%M:%S')}] {line}", err=True)
+
+
+def calibrate(
+    name: Annotated[str, typer.Option("--name", metavar="NAME|PATH", help="The profile to write: a name (workloads/profiles/NAME.yaml) or a .yaml path.")] = "calibrated",
+    base: Annotated[str, typer.Option("--base", metavar="PROFILE", help="The profile whose figures the design does not fit (kept, marked assumed).")] = "loopback",
+    points: Annotated[list[str] | None, typer.Option("--point", metavar="NAME", help="Run only these design points (repeatable; default: all).")] = None,
+    repeat: _Repeat = 3,
+    force: Annotated[bool, typer.Option("--force", help="Replace a profile of that name.")] = False,
+    overrides: _Overrides = None,
+    bootstrap_servers: _Bootstrap = None,
+    metrics: _Metrics = None,
+    results: Annotated[Path, typer.Option("--results", metavar="DIR", help="Where every run's RunResult goes.")] = Path("results/calibration"),
+    run_dir: _RunDir = Path(".quietload") / "calibrate",
+) -> None:
+    """Fit a cost profile to live runs: a small design of loads (one-record and full requests, one-record
+    batches, wide rows, each codec) on the local stack or a staging cluster, each repeated; the brokers'
+    handler-busy and CPU seconds against their requests, batches, records and bytes, by bounded least squares.
+
+    Example: quietload calibrate --name this-machine --repeat 3
+    """
+    from tuner.calibration import CALIBRATION, calibrate as run, pick, profile_target, render_calibration
+    from tuner.calibration.runs import live_evaluator, preflight
+
+    target = profile_target(name, force)
+    chosen = preflight(pick(CALIBRATION, points, "--point"), base, overrides, bootstrap_servers, metrics, True)
+    evaluator, version = live_evaluator(run_dir, bootstrap_servers, metrics, _say)
+    typer.echo(render_calibration(run(evaluator, chosen, base, target, repeat, version, _say, results)))
+
+
+def validate(
+    profile: Annotated[str, typer.Option("--profile", metavar="PROFILE", help="The profile the model runs with (e.g. a calibrated one).")] = "calibrated",
+    configurations: Annotated[list[str] | None, typer.Option("--configuration", metavar="NAME", help="Run only these held-out configurations (repeatable; default: all).")] = None,
+    repeat: _Repeat = 3,
+    seeds: Annotated[int, typer.Option(min=1, help="Model seeds per configuration: the model's interval.")] = 5,
+    overrides: _Overrides = None,
+    bootstrap_servers: _Bootstrap = None,
+    metrics: _Metrics = None,
+    out: Annotated[Path, typer.Option("--out", metavar="DIR", help="Where fidelity.json/.md/.csv and every RunResult go.")] = Path("results/fidelity"),
+    run_dir: _RunDir = Path(".quietload") / "validate",
+) -> None:
+    """Run held-out configurations (partitions, record size, codec, linger.ms 0/5/25, batch.size, repartition,
+    keys, 3 brokers with acks=all, a 0.5-vCPU broker) live and on the model; print per configuration and
+    figure the model's interval, the live median and spread, the error, the summary errors, Spearman's
+    rank correlations and the verdict of each target.
+
+    Example: quietload validate --profile this-machine --repeat 3 --seeds 5
+    """
+    from simulator.model.model import ModelEvaluator
+    from tuner.calibration import HELD_OUT, pick
+    from tuner.calibration.runs import live_evaluator, preflight
+    from tuner.fidelity import render_validation, validate as run, write_validation
+
+    chosen = preflight(pick(HELD_OUT, configurations, "--configuration"), profile, overrides, bootstrap_servers, metrics)
+    evaluator, _ = live_evaluator(run_dir, bootstrap_servers, metrics, _say)
+    validation = run(evaluator, ModelEvaluator(), chosen, profile, repeat, seeds, _say, out)
+    typer.echo(render_validation(validation))
+    for path in write_validation(validation, out):
+        typer.echo(f"wrote {path}")

@@ -1,0 +1,164 @@
+"""`quietload validate`: the model's error on configurations the calibration never used.
+
+Each held-out configuration runs live (repeated) and on the model (several seeds) with one
+profile; ``reports.versus`` pairs them: per figure the model's interval over its seeds, the live
+median and spread, and the error. Across the configurations: the median and worst error per
+figure and the rank correlation (Spearman) of requests and of neighbour p99. The targets the
+model is judged by are printed with a verdict each; nothing here adjusts the model to meet them.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from reports.report import format_figure, run_figures
+from reports.versus import FIDELITY_SUMMARY_HEADER, Versus, fidelity_summary, fidelity_summary_rows, pair_runs, ratio
+from tuner.calibration.design import Point
+from tuner.calibration.runs import run_points
+
+# (title in a pair's figures, short name, format) shown per configuration
+TABLE_FIGURES = (("produce requests", "requests", "{:,.0f}"), ("mean batch (KB)", "mean batch (KB)", "kb"),
+                 ("records / request", "records/request", "{:,.1f}"), ("handler idle during (%)", "handler idle (%)", "{:,.1f}"),
+                 ("load (s)", "load (s)", "{:,.1f}"), ("p50 during (ms)", "p50 (ms)", "{:,.1f}"),
+                 ("p99 during (ms)", "p99 (ms)", "{:,.1f}"))
+REQUESTS_ERROR, BATCH_ERROR, P50_FACTOR, P99_FACTOR, SPEARMAN_MIN = 0.15, 0.20, 1.3, 1.5, 0.9
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    passed: bool | None        # None: nothing to judge (no configuration had the figure)
+    detail: str
+
+
+@dataclass(frozen=True)
+class Validation:
+    pairs: list[Versus]
+    summary: list[dict]
+    targets: list[Target]
+    failed_runs: list[str]
+
+
+def _rows_of(pair: Versus, title: str) -> list[tuple[str, Any]]:
+    """(label, (model, live, model interval, live spread)) of a figure; tenant figures per neighbour."""
+    return [(name, pair.figure(name)) for name, *_ in pair.figures if name == title or name.endswith(" " + title)]
+
+
+def _factor(model: float | None, live: float | None) -> float | None:
+    r = ratio(model, live)
+    return None if r is None or r <= 0 else max(r, 1 / r)
+
+
+def judge(pairs: list[Versus], summary: list[dict]) -> list[Target]:
+    """The issue's targets: requests within 15 % where linger.ms >= 5 and inside the model's interval
+    where linger.ms = 0; mean batch within 20 %; neighbour p50 within x1.3, p99 within x1.5; Spearman >= 0.9."""
+    def verdict(name: str, checks: list[tuple[str, bool]]) -> Target:
+        misses = [label for label, ok in checks if not ok]
+        if not checks:
+            return Target(name, None, "no configuration had the figure")
+        return Target(name, not misses, f"{len(checks) - len(misses)} of {len(checks)} hold"
+                      + (f"; misses: {', '.join(misses)}" if misses else ""))
+
+    requests_lingering, requests_interval, batch, p50, p99 = [], [], [], [], []
+    for pair in pairs:
+        linger = pair.scenario_settings["batch"]["producer"]["linger.ms"]
+        model, live, interval, _ = pair.figure("produce requests")
+        if model is not None and live is not None:
+            if linger >= 5:
+                requests_lingering.append((pair.scenario, abs(live / model - 1) <= REQUESTS_ERROR))
+            else:
+                requests_interval.append((pair.scenario, bool(interval.holds(live))))
+        model, live, _, _ = pair.figure("mean batch (KB)")
+        if model and live is not None:
+            batch.append((pair.scenario, abs(live / model - 1) <= BATCH_ERROR))
+        for title, bound, out in (("p50 during (ms)", P50_FACTOR, p50), ("p99 during (ms)", P99_FACTOR, p99)):
+            for name, (model, live, _, _) in _rows_of(pair, title):
+                if (factor := _factor(model, live)) is not None:
+                    out.append((f"{pair.scenario} {name.split(' ')[0]}", factor <= bound))
+    targets = [verdict("requests within 15 % (linger.ms >= 5)", requests_lingering),
+               verdict("requests inside the model's interval (linger.ms = 0)", requests_interval),
+               verdict("mean batch within 20 %", batch),
+               verdict("neighbour p50 within x1.3", p50), verdict("neighbour p99 within x1.5", p99)]
+    for row in summary:
+        if row["figure"] in ("produce requests", "neighbour p99 during"):
+            rho = row["spearman"]
+            targets.append(Target(f"Spearman of {row['figure'].replace(' during', '')} >= 0.9",
+                                  None if rho is None else rho >= SPEARMAN_MIN,
+                                  "too few configurations" if rho is None else f"{rho:.2f}"))
+    return targets
+
+
+def _range(low: float | None, high: float | None, fmt: str) -> str:
+    return "n/a" if low is None else f"{format_figure(low, fmt)}-{format_figure(high, fmt)}"
+
+
+def table_rows(pairs: list[Versus]) -> list[list[str]]:
+    """Per configuration and figure: the model's interval, the live median (spread) and live / model."""
+    rows = []
+    for pair in pairs:
+        for title, short, fmt in TABLE_FIGURES:
+            for name, (model, live, interval, spread) in _rows_of(pair, title):
+                label = short if name == title else f"{name.split(' ')[0]} {short}"
+                r = ratio(model, live)
+                rows.append([pair.scenario, label, _range(interval.low, interval.high, fmt),
+                             format_figure(live, fmt) + ("" if spread.low is None else f" ({_range(spread.low, spread.high, fmt)})"),
+                             "n/a" if r is None else f"{r:.2f}x"])
+    return rows
+
+
+TABLE_HEADER = ["configuration", "figure", "model (min-max over seeds)", "live median (min-max)", "live / model"]
+
+
+def validate(live: Any, model: Any, points: tuple[Point, ...], profile: str, repeat: int, seeds: int,
+             say: Callable[[str], None], results_dir: Path | None = None) -> Validation:
+    """Run every point live ``repeat`` times and on the model with ``seeds`` seeds; pair and judge."""
+    say(f"the model: {len(points)} configurations x {seeds} seeds")
+    model_runs = run_points(points, profile, model, seeds, lambda line: None)
+    live_runs = run_points(points, profile, live, repeat, say)
+    results = [r for runs in (*model_runs, *live_runs) for r in runs.results]
+    if results_dir:
+        for result in results:
+            result.write(results_dir / f"{result.scenario['name']}-{result.evaluator}-seed{result.seed}.json")
+    pairs = pair_runs(run_figures(results))
+    summary = fidelity_summary(pairs)
+    failed = [f"{r.point.name} seed {seed}: {why}" for r in (*model_runs, *live_runs) for seed, why in r.failed]
+    return Validation(pairs, summary, judge(pairs, summary), failed)
+
+
+def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(row) + " |" for row in rows)]
+
+
+def render_validation(validation: Validation) -> str:
+    """The table, the summary errors and the targets' verdicts, as Markdown (readable as text)."""
+    lines = [*_markdown_table(TABLE_HEADER, table_rows(validation.pairs)), "",
+             *_markdown_table(FIDELITY_SUMMARY_HEADER, fidelity_summary_rows(validation.summary)), "",
+             *_markdown_table(["target", "verdict", "detail"],
+                              [[t.name, {None: "n/a", True: "met", False: "MISSED"}[t.passed], t.detail]
+                               for t in validation.targets])]
+    if validation.failed_runs:
+        lines += ["", "Runs that failed twice (left out): " + "; ".join(validation.failed_runs)]
+    return "\n".join(lines)
+
+
+def write_validation(validation: Validation, out_dir: Path) -> list[Path]:
+    """fidelity.json (every figure exactly, the summary, the targets), fidelity.md and fidelity.csv."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    document = {"configurations": [{"name": p.scenario, "model_seeds": p.model_seeds, "live_seeds": p.live_seeds,
+                                    "figures": p.rows} for p in validation.pairs],
+                "summary": validation.summary,
+                "targets": [{"target": t.name, "passed": t.passed, "detail": t.detail} for t in validation.targets],
+                "failed_runs": validation.failed_runs}
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(TABLE_HEADER)
+    writer.writerows(table_rows(validation.pairs))
+    paths = {"fidelity.json": json.dumps(document, indent=1) + "\n", "fidelity.md": render_validation(validation) + "\n",
+             "fidelity.csv": buffer.getvalue()}
+    for name, text in paths.items():
+        (out_dir / name).write_text(text)
+    return [out_dir / name for name in paths]
