@@ -117,12 +117,9 @@ def validate(live: Any, model: Any, points: tuple[Point, ...], profile: str, rep
              say: Callable[[str], None], results_dir: Path | None = None) -> Validation:
     """Run every point live ``repeat`` times and on the model with ``seeds`` seeds; pair and judge."""
     say(f"the model: {len(points)} configurations x {seeds} seeds")
-    model_runs = run_points(points, profile, model, seeds, lambda line: None)
-    live_runs = run_points(points, profile, live, repeat, say)
+    model_runs = run_points(points, profile, model, seeds, lambda line: None, results_dir)
+    live_runs = run_points(points, profile, live, repeat, say, results_dir)
     results = [r for runs in (*model_runs, *live_runs) for r in runs.results]
-    if results_dir:
-        for result in results:
-            result.write(results_dir / f"{result.scenario['name']}-{result.evaluator}-seed{result.seed}.json")
     pairs = pair_runs(run_figures(results))
     summary = fidelity_summary(pairs)
     failed = [f"{r.point.name} seed {seed}: {why}" for r in (*model_runs, *live_runs) for seed, why in r.failed]

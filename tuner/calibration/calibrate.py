@@ -155,13 +155,11 @@ def calibrate(evaluator: Any, points: tuple[Point, ...], base_profile: str, targ
     base = CostProfile.load(base_profile, "--base")
     base_path = Path(base_profile) if Path(base_profile).suffix else PROFILE_DIR / f"{base_profile}.yaml"
     base_raw = yaml.safe_load(base_path.read_text())
-    runs = run_points(points, base_profile, evaluator, repeat, say)
+    runs = run_points(points, base_profile, evaluator, repeat, say, results_dir)
     observations: dict[str, Observation] = {}
     for point_runs in runs:
         for result in point_runs.results:
             label = _run_label(point_runs.point.name, result.seed)
-            if results_dir:
-                result.write(results_dir / f"{point_runs.point.name}-{result.evaluator}-seed{result.seed}.json")
             observations[label] = observe(result, label)
     fit = fit_costs(list(observations.values()), flat_values(base))
     append_rate = measured_append_rate(runs)

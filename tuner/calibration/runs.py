@@ -38,8 +38,9 @@ def _is_bad_input(error: Exception) -> bool:
 
 
 def run_points(points: tuple[Point, ...], profile: str, evaluator: Any, repeat: int, say: Callable[[str], None],
-               first_seed: int = 1) -> list[PointRuns]:
-    """Every point ``repeat`` times on ``evaluator`` (seeds first_seed...), in point-major order."""
+               results_dir: Path | None = None, first_seed: int = 1) -> list[PointRuns]:
+    """Every point ``repeat`` times on ``evaluator`` (seeds first_seed...), in point-major order;
+    each RunResult is written to ``results_dir`` as it completes (<point>-<evaluator>-seed<N>.json)."""
     scenarios = [(point, point.scenario(profile)) for point in points]   # all settings checked before any run
     total, done, spent = len(points) * repeat, 0, 0.0
     out = []
@@ -65,6 +66,8 @@ def run_points(points: tuple[Point, ...], profile: str, evaluator: Any, repeat: 
                 say(f"[{done}/{total}] {point.name} seed {seed}: FAILED twice ({reason}); ETA {_clock(left)}")
                 continue
             results.append(result)
+            if results_dir:
+                result.write(results_dir / f"{point.name}-{result.evaluator}-seed{seed}.json")
             s = result.summary
             say(f"[{done}/{total}] {point.name} seed {seed}: {s['produce_requests']:,} requests, "
                 f"{s['records_per_request']:.0f} records/request, load {s['load_seconds']:.1f} s; ETA {_clock(left)}")
