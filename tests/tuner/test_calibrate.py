@@ -119,3 +119,9 @@ def test_bad_input_is_one_line_and_exit_2_before_anything_runs(tmp_path):
     code, lines = _invoke(["calibrate", "--name", str(tmp_path / "new.yaml"), "--bootstrap-servers", "127.0.0.1:1"])
     assert code == 2 and len(lines) == 1 and "--metrics" in lines[0]
     assert not (tmp_path / "new.yaml").exists() and json.dumps(lines)
+
+
+def test_too_few_runs_for_the_terms_is_one_error_not_a_fit():
+    costs = {"request": 100.0, "batch": 30.0, "record": 50.0, "byte": 2.0, "network": 20.0, "network_byte": 0.3}
+    with pytest.raises(ScenarioError, match=r"1 run\(s\) give 2 figures, too few to fit 6 cost terms"):
+        fit_costs([_observation("a", 1000, 1000, 1000, 1000, costs)], flat_values(CostProfile.load("loopback")))

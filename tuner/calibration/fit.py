@@ -154,6 +154,9 @@ def fit_costs(observations: list[Observation], base: dict[str, float]) -> Fit:
     design, target = np.array(rows), np.array(measured)
     free = [i for i in range(len(TERMS)) if np.any(design[:, i] > 0)]
     unused = [TERMS[i][0] for i in range(len(TERMS)) if i not in free]
+    if len(target) <= len(free):
+        raise ScenarioError("calibrate", f"{len(observations)} run(s) give {len(target)} figures, too few to fit "
+                            f"{len(free)} cost terms: run more design points or repeats")
     held: list[int] = []
     while True:
         fixed = np.array([base[TERMS[i][0]] for i in held])
