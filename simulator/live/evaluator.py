@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from simulator.evaluator import Progress
-from simulator.live._process import StackError
+from simulator.live._process import StackError, http_get
+from simulator.live._prometheus import parse_metrics
 from simulator.live.kafka import DEFAULT_RUN_DIR, KafkaCluster, answers_kafka
 from simulator.live.neighbours import Neighbours
 from simulator.live.outcome import LiveRun, build
@@ -108,10 +109,12 @@ class LiveEvaluator:
 
     def __init__(self, run_dir: Path | str = DEFAULT_RUN_DIR.parent / "live", bootstrap_servers: str | None = None,
                  security: dict[str, str] | None = None, kill_broker: int | None = None,
-                 progress_line: Callable[[str], None] = lambda line: None, pin: bool = True) -> None:
+                 progress_line: Callable[[str], None] = lambda line: None, pin: bool = True,
+                 metrics_urls: list[str] | None = None) -> None:
         self.run_dir = Path(run_dir)
         self.bootstrap_servers, self.security = bootstrap_servers, security or {}
         self.kill_broker, self.say, self.pin = kill_broker, progress_line, pin
+        self.metrics_urls = metrics_urls or []     # --bootstrap-servers: each broker's Prometheus endpoint
 
     def evaluate(self, scenario: Scenario, seed: int, progress: Progress | None = None) -> RunResult:
         from simulator.live import clients, integrity, logdump, s3, spark_job
@@ -146,7 +149,9 @@ class LiveEvaluator:
             files = write_dataset_csv(scenario, Path(work) / "dataset", self.say)
             uris = s3.upload_dataset(storage.endpoint_url, "quietload-live", scenario.name, files)
             expected = integrity.expected_digest(files, scenario.batch.key)
-            sampler = MetricsSampler(cluster.scrape, list(range(cluster.brokers))) if cluster else None
+            sampler = (MetricsSampler(cluster.scrape, list(range(cluster.brokers))) if cluster
+                       else MetricsSampler(lambda b: parse_metrics(http_get(self.metrics_urls[b])), list(range(len(self.metrics_urls))))
+                       if self.metrics_urls else None)
             neighbours = Neighbours(scenario.tenants, bootstrap, self.security, seed, cores["neighbours"] if self.pin else None)
             fault = (FaultInjector(cluster, self.kill_broker, bootstrap, scenario.batch.topic, expected.rows)
                      if cluster is not None and self.kill_broker is not None else None)
