@@ -41,7 +41,7 @@ class Observation:
     records: float
     wire_bytes: float
     record_bytes: float
-    bytes_in: float
+    received_bytes: float      # what the network threads read: the batches on the wire
     codec: str
     handler_busy_s: float
     cpu_s: float
@@ -51,7 +51,7 @@ class Observation:
         produce = [self.requests, self.batches, self.records, self.wire_bytes,
                    *(self.record_bytes if self.codec == codec else 0.0 for codec in CODECS)]
         handler = [*produce, 0.0, 0.0]
-        cpu = [*produce, 2 * self.requests, self.bytes_in]
+        cpu = [*produce, 2 * self.requests, self.received_bytes]
         scale = np.array([factor for _, factor in TERMS])
         return {"handler_busy_s": np.array(handler) * scale, "cpu_s": np.array(cpu) * scale}
 
@@ -75,16 +75,17 @@ def observe(result: RunResult, run: str) -> Observation:
                             f"{scenario['cluster']['brokers']}")
     if result.tenants:
         raise ScenarioError(run, "calibration fits runs without neighbours: their requests would count as the job's")
-    broker, summary, lines = result.brokers[0], result.summary, result.timelines
+    summary, lines = result.summary, result.timelines
     if not lines.get("handler_idle_pct_min") or summary.get("handler_idle_pct_during") is None:
         raise ScenarioError(run, "the run has no handler idle figures (a cluster without its brokers' metrics)")
     sizes = result.batch_sizes or {}
     records = sizes.get("records") or sum(p.get("records") or 0 for p in result.producers) or (result.spark or {}).get("rows") or 0
     settings = scenario["cluster"]["broker"]
+    # the job's own figures: a live broker's counters also hold the job's warm-up, before the windows
     return Observation(
-        run=run, requests=float(broker["produce_requests"]), batches=float(sizes.get("batches") or summary["batches"]),
+        run=run, requests=float(summary["produce_requests"]), batches=float(sizes.get("batches") or summary["batches"]),
         records=float(records), wire_bytes=float(summary["wire_bytes"]), record_bytes=float(summary["record_bytes"]),
-        bytes_in=float(broker["bytes_in"] or 0.0), codec=scenario["batch"]["producer"]["compression.type"],
+        received_bytes=float(summary["wire_bytes"]), codec=scenario["batch"]["producer"]["compression.type"],
         handler_busy_s=_excess([None if v is None else (100.0 - v) / 100.0 * settings["num.io.threads"]
                                 for v in lines["handler_idle_pct_min"]], result.windows["before"][1]),
         cpu_s=_excess([None if v is None else v / 100.0 * settings["vcpus"] for v in lines["cpu_pct_max"]],
