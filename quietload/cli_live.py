@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from reports.spread import render_spread
+from reports.spread import render_spread, write_spread
 from reports.summary import render_summary
 from simulator.result import RunResult
 from workloads import Scenario, ScenarioError
@@ -35,13 +35,13 @@ def live(
     kill_broker: Annotated[int | None, typer.Option("--kill-broker", metavar="ID",
                                                     help="Kill this local broker (SIGKILL) once 30 % of the rows are written; the result marks the fault.")] = None,
     run_dir: Annotated[Path, typer.Option("--run-dir", metavar="DIR", help="Where the run's stack keeps state, data and logs.")] = Path(".quietload") / "live",
-    pin: Annotated[bool, typer.Option(help="Pin brokers, neighbours and the Spark job to separate cores where there are enough.")] = True,
+    pin: Annotated[bool, typer.Option(help="Hold each broker, the Spark job and the neighbours to their CPU budgets (cgroup quotas as root, else pinning to cores).")] = True,
 ) -> None:
     """Run SCENARIO on real parts: Kafka brokers, the dataset in LocalStack S3, the Glue-style Spark
     job and the neighbour producers; every row is read back and checked. Exit 1 if a row was lost
     or duplicated, 2 for unusable input.
 
-    Example: quietload live workloads/catalog/paypay-glue-2gb.yaml --set dataset.files.0.size=40MB --repeat 3
+    Example: quietload live workloads/catalog/paypay-glue-2gb.yaml --set dataset.files.0.size=40MB --set batch.spark.spark.executor.instances=1 --set batch.spark.spark.executor.cores=1 --repeat 3
     """
     from simulator.live.clients import security_from_environment
     from simulator.live.evaluator import LiveEvaluator
@@ -50,15 +50,19 @@ def live(
         raise ScenarioError("--json", "names one result file; with --repeat each run's goes to results/")
     scenario = Scenario.from_yaml(scenario_file, overrides)
     evaluator = LiveEvaluator(run_dir, bootstrap_servers, security_from_environment(), kill_broker, _say, pin)
+    evaluator.budgets(scenario)     # one the machine cannot give fails before any run
     results: list[RunResult] = []
+    paths: list[Path] = []
     for run_seed in range(seed, seed + repeat):
         _say(f"live run {run_seed - seed + 1} of {repeat}: {scenario.name}")
         results.append(evaluator.evaluate(scenario, run_seed))
-        path = results[-1].write(json_file or _live_result_path(scenario.name, run_seed))
+        paths.append(path := results[-1].write(json_file or _live_result_path(scenario.name, run_seed)))
         _say(f"wrote {path}")
     typer.echo(render_summary(results[-1]))
     if repeat > 1:
         typer.echo("\n" + render_spread(results))
+        spread_file = paths[-1].with_name(paths[-1].name.replace(f"-seed{seed + repeat - 1}.json", f"-spread-seed{seed}-{seed + repeat - 1}.json"))
+        _say(f"wrote {write_spread(results, paths, spread_file)}")
     lost = [r.seed for r in results if not r.summary["integrity_ok"]]
     if lost:
         typer.echo(f"\nINTEGRITY FAILED in run(s) with seed {', '.join(map(str, lost))}: rows lost or duplicated", err=True)

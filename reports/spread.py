@@ -2,7 +2,9 @@
 on one run's timing, or shows how much it does."""
 from __future__ import annotations
 
+import json
 import statistics
+from pathlib import Path
 
 from simulator.result import RunResult
 
@@ -27,6 +29,18 @@ def spread(results: list[RunResult]) -> dict[str, dict[str, float | None]]:
         else:
             table[name] = {"min": min(known), "median": statistics.median(known), "max": max(known)}
     return table
+
+
+def write_spread(results: list[RunResult], runs: list[Path], path: Path) -> Path:
+    """The spread of repeated runs as JSON beside their RunResult files: per figure its min,
+    median and max, the runs' seeds and files, and the figures that are mostly noise."""
+    table = spread(results)
+    document = {"kind": "spread", "scenario": results[0].scenario["name"], "evaluator": results[0].evaluator,
+                "seeds": [r.seed for r in results], "runs": [str(run) for run in runs], "figures": table,
+                "mostly_noise": noisy_figures(table) if len(results) > 1 else []}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2) + "\n")
+    return path
 
 
 def render_spread(results: list[RunResult]) -> str:

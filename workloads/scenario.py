@@ -18,11 +18,18 @@ _seconds = parse_seconds
 _positive_bytes = f.positive(parse_bytes)
 
 
+def _vcpus(value: Any, path: str) -> int | float:
+    """CPUs of a host, whole or a fraction of one (0.5); a whole number stays an int."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise ScenarioError(path, f"expected a number of vCPUs greater than zero like 2 or 0.5, got {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class Broker:
     """One broker's hardware and thread pools (the server.properties that matter here)."""
 
-    vcpus: int = f.prop(parse=f.positive_int, default=2)
+    vcpus: float = f.prop(parse=_vcpus, default=2)      # a live run holds each broker to it
     nic_bandwidth: float = f.prop(parse=f.positive(parse_byte_rate), default=125 * 1024**2)
     disk_bandwidth: float = f.prop(parse=f.positive(parse_byte_rate), default=250 * 1024**2)
     num_network_threads: int = f.prop("num.network.threads", f.positive_int, default=3)
@@ -221,6 +228,13 @@ class Tenant:
 
 
 @dataclass(frozen=True)
+class TenantHost:
+    """The host the neighbours' producers run on; a live run holds them to its CPUs."""
+
+    vcpus: float = f.prop(parse=_vcpus, default=1)
+
+
+@dataclass(frozen=True)
 class Windows:
     """Measurement windows: neighbours run alone ``before`` the load and ``after`` it ends."""
 
@@ -297,6 +311,7 @@ class Scenario:
     batch: BatchJob = f.prop(parse=BatchJob.build)
     tenants: tuple[Tenant, ...] = f.prop(parse=lambda v, p: tuple(Tenant.build(x, f"{p}[{i}]") for i, x in enumerate(v or [])),
                                          default=())
+    tenant_host: TenantHost = f.prop(parse=lambda v, p: f.build(TenantHost, v, p), default_factory=TenantHost)
     profile: CostProfile = f.prop(parse=lambda v, p: CostProfile.load(f.text(v, p), p), default=None)
     windows: Windows = f.prop(parse=lambda v, p: f.build(Windows, v, p), default_factory=Windows)
     jitter: Jitter = f.prop(parse=lambda v, p: f.build(Jitter, v, p), default_factory=Jitter)

@@ -2,8 +2,10 @@
 
 One run: Kafka brokers (the local stack, or the user's cluster), the scenario's topics, the
 dataset as CSV in S3 (LocalStack), the neighbours at their rates, the ``before`` window, the
-Glue-style Spark job, the ``after`` window, then every row read back and checked. The brokers,
-the neighbours and the job are pinned to separate cores where the machine has them.
+Glue-style Spark job, the ``after`` window, then every row read back and checked. Each broker,
+the neighbours and the job run inside their CPU budgets (``simulator.live.budget``); the job's
+driver starts and writes a warm-up to a scratch topic before the ``before`` window opens, then
+waits for it to close, so no JVM start or first compilation falls into a window.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from typing import Any, Callable
 from simulator.evaluator import Progress
 from simulator.live._process import StackError, http_get
 from simulator.live._prometheus import parse_metrics
+from simulator.live.budget import CpuBudgets, job_vcpus, plan_budgets
 from simulator.live.kafka import DEFAULT_RUN_DIR, KafkaCluster, answers_kafka
 from simulator.live.neighbours import Neighbours
 from simulator.live.outcome import LiveRun, build
@@ -27,18 +30,8 @@ from simulator.result import RunResult
 from workloads import Scenario, ScenarioError
 from workloads.scenario import QUOTA_CLIENT_ID
 
-WARM_UP_S = 5.0
-
-
-def core_plan(cores: list[int]) -> dict[str, list[int]]:
-    """Which cores the brokers, the neighbours and the Spark job get: all separate from three
-    cores up; on two, the job gets one core and the brokers share the other with the
-    neighbours; on one, nothing is pinned."""
-    if len(cores) >= 3:
-        return {"brokers": cores[:1], "neighbours": cores[1:2], "job": cores[2:]}
-    if len(cores) == 2:
-        return {"brokers": cores[:1], "neighbours": cores[:1], "job": cores[1:]}
-    return {"brokers": cores, "neighbours": cores, "job": cores}
+WARM_UP_S = 5.0              # settling between the job's warm-up and the before window
+WARM_UP_TOPIC = "quietload-warm-up"
 
 
 def pin_process(pid: int, cores: list[int]) -> None:
@@ -116,31 +109,39 @@ class LiveEvaluator:
         self.kill_broker, self.say, self.pin = kill_broker, progress_line, pin
         self.metrics_urls = metrics_urls or []     # --bootstrap-servers: each broker's Prometheus endpoint
 
+    def budgets(self, scenario: Scenario) -> list:
+        """The run's CPU budgets on this machine; a budget the machine cannot give is a ScenarioError."""
+        return plan_budgets(scenario, os.sched_getaffinity(0), scenario.cluster.brokers if self.bootstrap_servers is None else None)
+
     def evaluate(self, scenario: Scenario, seed: int, progress: Progress | None = None) -> RunResult:
         from simulator.live import clients, integrity, logdump, s3, spark_job
         from simulator.live.dataset import write_dataset_csv
 
         clients.java_security(self.security)    # a setting the Spark job could not use fails before anything starts
-        cores = core_plan(sorted(os.sched_getaffinity(0)) if self.pin else [])
+        plan = self.budgets(scenario)
+        budget = {b.component: b for b in plan}
         notes: list[str] = []
         with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="quietload-live-") as work:
+            budgets = stack.enter_context(CpuBudgets(plan)) if self.pin else None   # removed after every process stopped
+            place = budgets.place if budgets else lambda component, pid: None
             cluster = None
             if self.bootstrap_servers is None:
                 cluster = stack.enter_context(KafkaCluster.for_scenario(scenario, run_dir=self.run_dir / "kafka",
                                                                         progress=self.say))
                 bootstrap = cluster.bootstrap_servers
-                if self.pin and len(cores["brokers"]) < len(os.sched_getaffinity(0)):
-                    for node in cluster.nodes():
-                        pin_process(node.pid, cores["brokers"])
-                    notes.append(f"Cores: brokers on {cores['brokers']}, neighbours on {cores['neighbours']}, "
-                                 f"the Spark job on {cores['job']}.")
+                for node in cluster.nodes():
+                    place(f"broker-{node.node_id}" if node.role == "broker" else "controller", node.pid)
             else:
                 bootstrap = self.bootstrap_servers
                 if self.kill_broker is not None:
                     raise ScenarioError("--kill-broker", "kills a broker of the local stack only, not of --bootstrap-servers")
             check_reachable(bootstrap, self.security)
             storage = stack.enter_context(s3.LocalStackS3(self.run_dir / "s3", progress=self.say))
+            if status := storage.status():
+                place("storage", status.pid)
             create_topics(scenario, bootstrap, self.security, cluster.brokers if cluster else None)
+            if cluster:     # the user's cluster gets no scratch topic: the job warms up without a write there
+                create_warm_up_topic(bootstrap, self.security)
             quota = clients.set_client_quota(bootstrap, scenario.batch.quota, self.security, self.say)
             if cluster is None:    # the user's cluster keeps no quota of the run; the local one is removed
                 stack.callback(clients.clear_client_quota, bootstrap, quota, self.security)
@@ -152,7 +153,8 @@ class LiveEvaluator:
             sampler = (MetricsSampler(cluster.scrape, list(range(cluster.brokers))) if cluster
                        else MetricsSampler(lambda b: parse_metrics(http_get(self.metrics_urls[b])), list(range(len(self.metrics_urls))))
                        if self.metrics_urls else None)
-            neighbours = Neighbours(scenario.tenants, bootstrap, self.security, seed, cores["neighbours"] if self.pin else None)
+            neighbours = Neighbours(scenario.tenants, bootstrap, self.security, seed,
+                                    list(budget["neighbours"].cores) if self.pin else None)
             fault = (FaultInjector(cluster, self.kill_broker, bootstrap, scenario.batch.topic, expected.rows)
                      if cluster is not None and self.kill_broker is not None else None)
             if sampler:    # scraped from before the neighbours' first request to after their last
@@ -160,21 +162,35 @@ class LiveEvaluator:
                 stack.callback(sampler.stop)
             neighbours.start()
             stack.callback(neighbours.stop)
-            # the clients' first seconds (metadata, producer ids, connections) are not the cluster's latency
-            _sleep(WARM_UP_S, "neighbours warming up", self.say)
-            started = time.time()
-            _sleep(scenario.windows.before, "before window (neighbours alone)", self.say)
-            if fault:
-                fault.start()
-            job = _run_pinned(lambda: spark_job.run_glue_job(scenario, bootstrap, uris, storage.endpoint_url,
-                                                             progress=self.say, security=self.security),
-                              cores["job"] if self.pin else None)
+            if neighbours.pid:
+                place("neighbours", neighbours.pid)
+            opened: list[float] = []
+
+            def before_load() -> None:
+                # the job's JVM is up and warm; the neighbours' first seconds (metadata, producer ids,
+                # connections) and the warm-up's tail (its GC, background compilation) are past
+                _sleep(WARM_UP_S, "settling", self.say)
+                opened.append(time.time())
+                _sleep(scenario.windows.before, "before window (neighbours alone, the job idle and warm)", self.say)
+                if fault:
+                    fault.start()
+
+            job = spark_job.run_glue_job(scenario, bootstrap, uris, storage.endpoint_url, cores=job_vcpus(scenario),
+                                         progress=self.say, security=self.security,
+                                         warm_up_topic=WARM_UP_TOPIC if cluster else None,
+                                         on_started=lambda pid: place("job", pid), before_load=before_load)
+            started = opened[0]
+            if warm_up := getattr(job, "warm_up", None):
+                notes.append(f"Before the windows the job wrote {warm_up['rows']:,.0f} rows to {WARM_UP_TOPIC} to warm up "
+                             f"(JVM, session, the sink's first writes) in {warm_up['request-total']:,.0f} requests, "
+                             "which the brokers' counts here leave out.")
             if fault:
                 fault.stop()
             _sleep(scenario.windows.after, "after window (neighbours alone)", self.say)
             traces = neighbours.stop()
             scrapes = sampler.stop() if sampler else {}
             ended = time.time()
+            notes.extend(budgets.report() if budgets else ["No CPU budgets: --no-pin."])
             self.say("reading every row back ...")
             actual = integrity.read_back(bootstrap, scenario.batch.topic, timeout_s=120.0, security=self.security)
             report = integrity.verify(expected, actual)
@@ -188,7 +204,7 @@ class LiveEvaluator:
         job_figures = _as_dict(job)
         run = LiveRun(scenario=scenario, seed=seed, started=started, load_started=job_figures["started"],
                       load_ended=job_figures["ended"], ended=ended, traces=traces, scrapes=scrapes, job=job_figures,
-                      integrity=_as_dict(report), broker_cores=len(cores["brokers"]) or os.cpu_count() or 1,
+                      integrity=_as_dict(report), broker_cores=_broker_cores(budget, budgets),
                       notes=notes, faults=faults, batch_sizes=batch_sizes)
         if progress:
             progress(ended - started)
@@ -200,16 +216,20 @@ def _as_dict(value: Any) -> dict:
     return dataclasses.asdict(value) if dataclasses.is_dataclass(value) else dict(value)
 
 
-def _run_pinned(work: Callable[[], Any], cores: list[int] | None) -> Any:
-    """Run ``work`` with this thread (and so the processes it starts) on ``cores``."""
-    if not cores:
-        return work()
-    before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, cores)
-    try:
-        return work()
-    finally:
-        os.sched_setaffinity(0, before)
+def _broker_cores(budget: dict, budgets: CpuBudgets | None) -> float:
+    """The CPU a broker's CPU % is of: its quota, else the cores it is pinned to, else the machine's."""
+    broker = budget.get("broker-0")
+    if broker is None or budgets is None:
+        return os.cpu_count() or 1
+    return broker.vcpus if budgets.applied else len(broker.cores)
+
+
+def create_warm_up_topic(bootstrap: str, security: dict[str, str]) -> None:
+    """The scratch topic the job's warm-up writes to: one partition, one replica."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 3, **security})
+    if WARM_UP_TOPIC not in admin.list_topics(timeout=10).topics:
+        admin.create_topics([NewTopic(WARM_UP_TOPIC, 1, 1)])[WARM_UP_TOPIC].result(timeout=30)
 
 
 def check_reachable(bootstrap: str, security: dict[str, str], timeout: float = 10.0) -> None:

@@ -188,6 +188,11 @@ class Neighbours:
             self._kill()
             raise StackError("the neighbour producers did not start")
 
+    @property
+    def pid(self) -> int | None:
+        """The producers' process while it runs (to hold it to a CPU budget)."""
+        return self._process.pid if self._process is not None else None
+
     def stop(self, timeout: float = _FLUSH_S + 30.0) -> list[TenantTrace]:
         if self._process is None:
             return self.traces

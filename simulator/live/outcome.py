@@ -36,7 +36,7 @@ class LiveRun:
     scrapes: dict[int, list[Scrape]]     # per broker id; empty against a cluster without exporters
     job: dict                            # the Glue job's report: rows, tasks, producer metrics
     integrity: dict                      # rows expected/arrived, missing, duplicated, ok
-    broker_cores: int                    # cores each broker JVM may use (CPU % is of these)
+    broker_cores: float                  # CPU each broker JVM may use: its budget (CPU % is of this)
     notes: list[str] = field(default_factory=list)
     faults: list[dict] = field(default_factory=list)   # [{"kind": "broker killed", "broker": 1, "at_s": 12.3}]
     batch_sizes: dict | None = None      # RunResult.batch_sizes from the bulk topic's logs (logdump)
@@ -118,7 +118,8 @@ def build(run: LiveRun) -> RunResult:
     producer = run.job.get("producer", {})
     client_requests = int(producer.get("request-total") or 0)
     neighbour_requests = sum(t.produce_requests for t in run.traces)
-    broker_requests = sum(b["produce_requests"] for b in brokers) if brokers else None
+    warm_up_requests = int(run.job.get("warm_up", {}).get("request-total") or 0)   # the job's warm-up, before the windows
+    broker_requests = sum(b["produce_requests"] for b in brokers) - warm_up_requests if brokers else None
     requests = int(broker_requests - neighbour_requests) if broker_requests is not None else client_requests
     ratio = producer.get("compression-rate-avg") or 1.0
     wire_batch = producer.get("batch-size-avg") or 0.0

@@ -34,6 +34,12 @@ SPARK_JARS = ROOT / ".build" / "spark-jars"
 PRODUCER_METRICS = ("request-total", "record-send-total", "batch-size-avg", "records-per-request-avg",
                     "request-latency-avg", "compression-rate-avg", "outgoing-byte-total", "record-size-avg")
 _TOTALS = {"request-total", "record-send-total", "outgoing-byte-total"}
+# Before the load: this many of the input's rows through the same session and sink options, by a
+# producer of its own client.id, so that the JVM's start, the sink's class loading and its first
+# JIT-compiled writes fall outside every window and outside the job's producer metrics.
+WARM_UP_ROWS = 10_000
+WARM_UP_CLIENT_ID = "quietload-warm-up"
+READY = "quietload: warmed up, waiting for the load"
 # py4j calls the platform MBean server through its implementation class, which Java 17 keeps closed.
 _JMX_ACCESS = ("--add-opens=java.management/com.sun.jmx.mbeanserver=ALL-UNNAMED "
                "--add-opens=java.management/com.sun.jmx.interceptor=ALL-UNNAMED")
@@ -61,6 +67,7 @@ class GlueJobReport:
     ended: float
     wall_seconds: float
     producer: dict[str, float] = field(default_factory=dict)
+    warm_up: dict[str, float] = field(default_factory=dict)     # rows and request-total of the warm-up write
 
     @property
     def rows_per_second(self) -> float:
@@ -94,13 +101,18 @@ def spark_settings(scenario: Scenario, s3_endpoint: str | None, cores: int) -> d
 
 def run_glue_job(scenario: Scenario, bootstrap_servers: str, input_uris: list[str], s3_endpoint: str | None,
                  topic: str | None = None, cores: int | None = None, progress: Callable[[str], None] = lambda line: None,
-                 log: Path | None = None, timeout_s: float = 3600.0, security: dict[str, str] | None = None) -> GlueJobReport:
+                 log: Path | None = None, timeout_s: float = 3600.0, security: dict[str, str] | None = None,
+                 warm_up_topic: str | None = None, on_started: Callable[[int], None] = lambda pid: None,
+                 before_load: Callable[[], None] | None = None) -> GlueJobReport:
     """Run the job once in its own driver process and return its report. ``cores`` (default:
     the scenario's spark.executor.cores) is capped to the cores this process may use; the
     driver is held to that many of them. ``security`` holds the cluster's client settings in
     librdkafka's names; the producer gets them as kafka-clients properties. The driver's log
     goes to ``log`` (default: a temporary file kept only if the job fails); a failure is one
-    StackError line."""
+    StackError line. ``on_started`` gets the driver's pid before its JVM starts (to hold it to a
+    CPU budget). With ``before_load`` the driver starts its session, writes WARM_UP_ROWS rows to
+    ``warm_up_topic`` (when given), and waits: ``before_load()`` runs then, and the load starts
+    when it returns."""
     if not input_uris:
         raise ScenarioError("input", "the job needs at least one input file")
     if s3_endpoint:
@@ -115,6 +127,10 @@ def run_glue_job(scenario: Scenario, bootstrap_servers: str, input_uris: list[st
                "cpus": allowed[-cores:], "jars": [str(jar) for jar in resolve_spark_jars(progress)]}
     with tempfile.TemporaryDirectory(prefix="quietload-spark-") as work:
         request["settings"]["spark.local.dir"] = work
+        request["warm_up_topic"] = warm_up_topic
+        if before_load is not None:     # the go signal: a FIFO the driver waits on once warm
+            request["go"] = str(Path(work) / "go")
+            os.mkfifo(request["go"])
         request_file, report_file = Path(work) / "request.json", Path(work) / "report.json"
         request_file.write_text(json.dumps(request))
         log_file = log or Path(work) / "spark-job.log"
@@ -123,11 +139,17 @@ def run_glue_job(scenario: Scenario, bootstrap_servers: str, input_uris: list[st
             driver = subprocess.Popen([sys.executable, "-m", "simulator.live.spark_job", str(request_file), str(report_file)],
                                       cwd=ROOT, env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log_out,
                                       start_new_session=True, text=True)
+        on_started(driver.pid)
         timer = threading.Timer(timeout_s, _kill_group, (driver.pid,))
         timer.start()
         try:
             for line in driver.stdout:   # the driver's progress lines
-                progress(line.rstrip("\n"))
+                if line.rstrip("\n") == READY and before_load is not None:
+                    before_load()
+                    with open(request["go"], "w") as go:
+                        go.write("go")
+                else:
+                    progress(line.rstrip("\n"))
             driver.wait()
         finally:
             timer.cancel()
@@ -211,6 +233,7 @@ def _drive(request: dict) -> dict:
     spark = builder.getOrCreate()
     try:
         spark.sparkContext.setLogLevel("WARN")
+        warm_up = _warm_up(spark, request) if request.get("warm_up_topic") else {}
         frame = spark.read.option("header", True).csv(request["uris"])
         if request["repartition"]:
             frame = frame.repartition(request["repartition"])
@@ -221,6 +244,11 @@ def _drive(request: dict) -> dict:
             writer = writer.option(option, value)
         store = spark.sparkContext._jsc.sc().statusStore()
         earlier = {stage.stageId() for stage in _stages(spark, store)}
+        if request.get("go"):
+            print(READY, flush=True)
+            with open(request["go"]) as go:
+                if go.read() != "go":
+                    raise RuntimeError("the run was called off before the load")
         done = threading.Event()
         threading.Thread(target=_report_progress, args=(spark, done), daemon=True).start()
         started = time.time()
@@ -235,9 +263,25 @@ def _drive(request: dict) -> dict:
                 "tasks": sum(stage.numCompleteTasks() for stage in stages),
                 "write_tasks": stages[-1].numCompleteTasks() if stages else 0,
                 "stages": len(stages), "cores": len(request["cpus"]), "started": started, "ended": ended,
-                "wall_seconds": ended - started, "producer": _producer_metrics(spark)}
+                "wall_seconds": ended - started, "producer": _producer_metrics(spark, request["options"]["kafka.client.id"]),
+                "warm_up": {**warm_up, "request-total": _producer_metrics(spark, WARM_UP_CLIENT_ID)["request-total"]}
+                if warm_up else {}}
     finally:
         spark.stop()
+
+
+def _warm_up(spark: Any, request: dict) -> dict:
+    """The first rows of the input through the sink with the job's options to the scratch topic."""
+    from pyspark.sql.functions import col, struct, to_json
+
+    frame = spark.read.option("header", True).csv(request["uris"]).limit(WARM_UP_ROWS)
+    key = [col(request["key"]).alias("key")] if request["key"] else []
+    writer = (frame.select(*key, to_json(struct("*")).alias("value")).write.format("kafka")
+              .option("kafka.bootstrap.servers", request["bootstrap_servers"]).option("topic", request["warm_up_topic"]))
+    for option, value in request["options"].items():
+        writer = writer.option(option, value)
+    writer.option("kafka.client.id", WARM_UP_CLIENT_ID).mode("append").save()
+    return {"rows": float(frame.count())}
 
 
 def _stages(spark: Any, store: Any) -> list:
@@ -254,10 +298,11 @@ def _report_progress(spark: Any, done: threading.Event) -> None:
             print(f"  {tasks}", flush=True)
 
 
-def _producer_metrics(spark: Any) -> dict[str, float]:
+def _producer_metrics(spark: Any, client_id: str) -> dict[str, float]:
     jvm = spark._jvm
     server = jvm.java.lang.management.ManagementFactory.getPlatformMBeanServer()
-    names = server.queryNames(jvm.javax.management.ObjectName("kafka.producer:type=producer-metrics,client-id=*"), None)
+    pattern = jvm.javax.management.ObjectName("kafka.producer:type=producer-metrics,client-id=*")
+    names = [name for name in server.queryNames(pattern, None) if name.getKeyProperty("client-id") == client_id]
     clients = [{metric: float(server.getAttribute(name, metric)) for metric in PRODUCER_METRICS} for name in names]
     weights = [client["request-total"] for client in clients]
     figures = {}

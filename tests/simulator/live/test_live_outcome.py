@@ -2,7 +2,6 @@
 import pytest
 
 from simulator.live.clients import security_from_environment
-from simulator.live.evaluator import core_plan
 from simulator.live.neighbours import TenantTrace
 from simulator.live.outcome import LiveRun, build
 from simulator.live.sampler import Scrape, handler_idle_pct, per_second, rate, read_scrape
@@ -35,12 +34,6 @@ def test_a_scrape_reads_the_exporters_names():
     scrape = read_scrape(metrics, 5.0)
     assert (scrape.produce, scrape.fetch, scrape.idle_nanos, scrape.cpu_seconds) == (10.0, 5.0, 2e9, 4.5)
     assert scrape.produce_time["RemoteTimeMs"]["p99"] == 12.0
-
-
-def test_cores_are_split_between_brokers_neighbours_and_the_job():
-    assert core_plan([0, 1, 2, 3]) == {"brokers": [0], "neighbours": [1], "job": [2, 3]}
-    assert core_plan([0, 1]) == {"brokers": [0], "neighbours": [0], "job": [1]}
-    assert core_plan([0]) == {"brokers": [0], "neighbours": [0], "job": [0]}
 
 
 def test_security_settings_come_from_quietload_kafka_variables_only():

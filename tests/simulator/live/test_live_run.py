@@ -14,6 +14,7 @@ from stack_probes import processes_using
 
 SMALL = ["--set", "cluster.brokers=1", "--set", "cluster.replication.factor=1", "--set", "cluster.min.insync.replicas=1",
          "--set", "dataset.files.0.size=20MB", "--set", "windows.before=2s", "--set", "windows.after=2s",
+         "--set", "batch.spark.spark.executor.instances=1", "--set", "batch.spark.spark.executor.cores=1",
          # requests of at most 32 KB: about a thousand of them, so that the producer's few Metadata and
          # ApiVersions requests (which its request-total counts too) weigh well under 1 %
          "--set", "batch.producer.batch.size=16KB", "--set", "batch.producer.max.request.size=32KB"]

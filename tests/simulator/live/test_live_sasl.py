@@ -21,7 +21,8 @@ SECURITY = {"QUIETLOAD_KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT", "QUIETLOAD_KA
             "QUIETLOAD_KAFKA_SASL_USERNAME": USER, "QUIETLOAD_KAFKA_SASL_PASSWORD": PASSWORD}
 SMALL = ["--set", "cluster.replication.factor=1", "--set", "cluster.min.insync.replicas=1",
          "--set", "dataset.files.0.size=4MB", "--set", "windows.before=1s", "--set", "windows.after=1s",
-         "--set", "batch.quota.producer_byte_rate=64MB/s"]
+         "--set", "batch.quota.producer_byte_rate=64MB/s",
+         "--set", "batch.spark.spark.executor.instances=1", "--set", "batch.spark.spark.executor.cores=1"]
 
 
 @pytest.fixture(scope="module")
