@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer._click.exceptions import NoArgsIsHelpError, UsageError   # typer 0.29 vendors click
 from typer.core import TyperGroup
 
 from quietload import __version__
@@ -27,6 +29,7 @@ from simulator.live import DEFAULT_RUN_DIR, KafkaCluster, render_status, render_
 from simulator.live.s3 import LocalStackS3, render_s3_status, render_s3_stopped
 from simulator.result import ResultError, RunResult
 from workloads import Scenario, ScenarioError
+from workloads.limits import check_run_size
 from workloads.units import parse_seconds
 
 _HELP = (
@@ -47,8 +50,17 @@ class _OneLineErrors(TyperGroup):
             return super().invoke(ctx)
         except (ScenarioError, ResultError) as error:
             message = str(error)
+        except UsageError as error:   # a bad option or argument: the same one line as bad input
+            if isinstance(error, NoArgsIsHelpError):
+                raise
+            where = f"{error.ctx.command_path}: " if error.ctx else ""
+            message = where + " ".join(error.format_message().split())
         except OSError as error:
             message = f"{error.filename}: {error.strerror}" if error.filename and error.strerror else str(error)
+        except RecursionError:   # input nested past what the readers check: still one line, not a traceback
+            message = "the input is nested too deeply to read"
+        except MemoryError:
+            message = "the input needs more memory than this machine has; see README: Limits"
         typer.echo(f"error: {message}", err=True)
         raise typer.Exit(2)
 
@@ -67,11 +79,23 @@ def _result_path(scenario_name: str, seed: int) -> Path:
     return Path("results") / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', scenario_name)}-seed{seed}.json"
 
 
-def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: list[int]) -> list[RunResult]:
+def _finite(value: float | None) -> float | None:
+    """NaN and infinities are no threshold (click's ranges let some through)."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"expected a finite number, got {value}")
+    return value
+
+
+_Force = Annotated[bool, typer.Option("--force", help="Run even a scenario past the model's limits of time and memory (see README: Limits).")]
+
+
+def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: list[int], force: bool = False) -> list[RunResult]:
     """The scenario's RunResult for each seed from the model, with the progress line on stderr."""
     from simulator.model.model import ModelEvaluator  # the codecs load only when a run needs them
 
     scenario = Scenario.from_yaml(scenario_file, overrides)
+    if not force:
+        check_run_size(scenario)
     evaluator, results = ModelEvaluator(), []
     for seed in seeds:
         with SimulationProgress(scenario.name) as progress:
@@ -89,6 +113,7 @@ def simulate(
     repeat: Annotated[int, typer.Option(min=1, help="Run seeds SEED..SEED+N-1 and show the spread of the figures.")] = 1,
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE",
                                                    help="Where to write the RunResult (default: results/<scenario name>-seed<N>.json).")] = None,
+    force: _Force = False,
 ) -> None:
     """Run SCENARIO on the model; print a summary and write the full RunResult as JSON.
 
@@ -96,7 +121,7 @@ def simulate(
     """
     if json_file and repeat > 1:
         raise ScenarioError("--json", "names one result file; with --repeat each seed's goes to results/")
-    results = _run_model(scenario_file, overrides, list(range(seed, seed + repeat)))
+    results = _run_model(scenario_file, overrides, list(range(seed, seed + repeat)), force)
     paths = [r.write(json_file or _result_path(r.scenario["name"], r.seed)) for r in results]
     typer.echo(render_summary(results[0]))
     if repeat > 1:
@@ -115,10 +140,11 @@ def check(
                                                            help="Check this RunResult file (any evaluator's) instead of running SCENARIO; repeat it for several runs of one scenario, judged like --repeat.")] = None,
     junit_file: Annotated[Path | None, typer.Option("--junit", metavar="FILE", help="Also write the verdicts as JUnit XML.")] = None,
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Also write the verdicts as JSON.")] = None,
-    handler_idle_min: Annotated[float | None, typer.Option(min=0, max=100, help=f"Least RequestHandlerAvgIdlePercent of each broker during the load (%) [default: the scenario's check.handler_idle_min, else {HANDLER_IDLE_MIN_PCT:g}].")] = None,
-    cpu_max: Annotated[float | None, typer.Option(min=0, max=100, help=f"Most CPU of each broker during the load (%) [default: check.cpu_max, else {CPU_MAX_PCT:g}].")] = None,
-    requests_per_broker_max: Annotated[float | None, typer.Option(min=0, help=f"Most produce requests per second per broker during the load [default: check.requests_per_broker_max, else {REQUESTS_PER_BROKER_MAX:g}].")] = None,
+    handler_idle_min: Annotated[float | None, typer.Option(min=0, max=100, callback=_finite, help=f"Least RequestHandlerAvgIdlePercent of each broker during the load (%) [default: the scenario's check.handler_idle_min, else {HANDLER_IDLE_MIN_PCT:g}].")] = None,
+    cpu_max: Annotated[float | None, typer.Option(min=0, max=100, callback=_finite, help=f"Most CPU of each broker during the load (%) [default: check.cpu_max, else {CPU_MAX_PCT:g}].")] = None,
+    requests_per_broker_max: Annotated[float | None, typer.Option(min=0, callback=_finite, help=f"Most produce requests per second per broker during the load [default: check.requests_per_broker_max, else {REQUESTS_PER_BROKER_MAX:g}].")] = None,
     deadline: Annotated[str | None, typer.Option(metavar="DURATION", help="The load must finish within this, e.g. 10min.")] = None,
+    force: _Force = False,
 ) -> None:
     """Gate a batch job before it ships: neighbours' p99 within SLA, broker handler idle, broker CPU,
     produce requests per broker, load deadline. Exit 0 if every rule passes, 1 if one fails (with the
@@ -131,7 +157,7 @@ def check(
              "deadline_s": parse_seconds(deadline, "--deadline") if deadline is not None else None}
     if scenario_file is not None and not result_files:
         first = seed or 1
-        results = _run_model(scenario_file, overrides, list(range(first, first + (repeat or 1))))
+        results = _run_model(scenario_file, overrides, list(range(first, first + (repeat or 1))), force)
     elif result_files and scenario_file is None:
         if overrides or seed is not None or repeat is not None:
             raise ScenarioError("--result", "--set, --seed and --repeat change a scenario run; a result file is checked as it is")
@@ -192,7 +218,7 @@ def _stack_progress(line: str) -> None:
 
 @stack_app.command("up")
 def stack_up(
-    brokers: Annotated[int | None, typer.Option(help="Brokers to run, 1 to 3 (default: the scenario's count, else 1).")] = None,
+    brokers: Annotated[int | None, typer.Option(min=1, max=3, help="Brokers to run, 1 to 3 (default: the scenario's count, else 1).")] = None,
     scenario_file: Annotated[Path | None, typer.Option("--scenario", metavar="FILE",
                                                        help="Take broker settings, replication factor and min.insync.replicas from this scenario's cluster.")] = None,
     port: Annotated[int | None, typer.Option(help="First broker's listener port; the next brokers take the ports after it (default: free ports).")] = None,

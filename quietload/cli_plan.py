@@ -24,10 +24,11 @@ def plan(
     seed: Annotated[int, typer.Option(help="Seed of every point's run: same seed, same plan.")] = 1,
     repeat: Annotated[int, typer.Option(min=1, help="Run every point on N seeds (--seed onwards) and count it at its worst: its longest load, each neighbour's highest p99.")] = 1,
     engine: Annotated[str, typer.Option(help="local (processes on this machine) or spark.")] = "local",
-    workers: Annotated[int | None, typer.Option(help="Processes of the local engine [default: the CPU count].")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="Processes of the local engine, at least 1 [default: the CPU count].")] = None,
     master: Annotated[str, typer.Option(help="Spark master URL of the spark engine.")] = "local[*]",
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Where to write the plan (default: results/<scenario>-plan.json); the points' CSV goes next to it.")] = None,
     keep_results: Annotated[Path | None, typer.Option(metavar="DIR", help="Also write every point's full RunResult into DIR.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Run even points past the model's limits of time and memory (see README: Limits).")] = False,
 ) -> None:
     """Capacity planning: the largest batch ingest (GB/hour) each cluster option absorbs with every
     neighbour within its SLA, and the headroom of the job's current load.
@@ -37,7 +38,7 @@ def plan(
     given = {"load_gb": load_gb, "loads": loads, "spacing": spacing, "brokers": brokers, "profiles": profiles,
              "replication_factor": replication_factor, "broker_down": broker_down, "quota": quota}
     with PointsProgress(scenario_file.stem) as progress:
-        result = run_plan(scenario_file, overrides, given, seed, engine, workers, master, keep_results, progress, repeat)
+        result = run_plan(scenario_file, overrides, given, seed, engine, workers, master, keep_results, progress, repeat, force)
         progress.finish()
     path = write_plan(result, json_file or plan_path(result["scenario"]))
     csv_path = path.with_suffix(".csv")

@@ -60,6 +60,7 @@ def tune(
     quotas: Annotated[bool, typer.Option("--quotas", help="Also search a client quota for the batch job (producer_byte_rate, request_percentage).")] = False,
     sampler: Annotated[str, typer.Option(help="tpe (Optuna's TPE) or random (random search, for comparison).")] = "tpe",
     out_dir: Annotated[Path, typer.Option("--out", metavar="DIR", help="Where the study, recommendation and snippets go.")] = Path("results"),
+    force: Annotated[bool, typer.Option("--force", help="Tune even a scenario past the model's limits of time and memory (see README: Limits).")] = False,
 ) -> None:
     """Search the batch job's knobs (repartition, compression.type, linger.ms, batch.size, buffer.memory,
     max.in.flight.requests.per.connection; quotas with --quotas) for the fewest produce requests and the
@@ -70,9 +71,12 @@ def tune(
     Example: quietload tune workloads/catalog/paypay-glue-2gb.yaml --trials 100 --workers 2
     """
     from tuner import TuneRequest, run_tune
-    from workloads import ScenarioError
+    from workloads import Scenario, ScenarioError
+    from workloads.limits import check_run_size
     if sampler not in ("tpe", "random"):
         raise ScenarioError("--sampler", f"expected tpe or random, got {sampler!r}")
+    if not force:   # the scenario as given; the knobs' ranges move it little next to the limits
+        check_run_size(Scenario.from_yaml(scenario_file, overrides))
     request = TuneRequest(scenario_file, tuple(overrides or ()), trials, workers, seed, storage, study_name,
                           quotas, sampler, out_dir, repeat, validate)
     progress = StudyProgress(f"tuning {scenario_file.stem}")

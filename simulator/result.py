@@ -15,6 +15,7 @@ whose logs quietload cannot read): fields added later are optional, so older fil
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,70 @@ class ResultError(ValueError):
     """A file that is not a RunResult of this schema version."""
 
 
+# What a RunResult's figures must be, checked where a file is read so that no renderer meets a
+# string where it adds numbers: ``N`` a finite number or null, ``I`` a whole number, ``S`` a
+# text, ``"*"`` any key. Keys not named are free and none is required here (older files lack
+# later fields; ``from_dict`` requires the four every file has).
+_P99S = {"p99_ms_before": "N", "p99_ms_during": "N", "p99_ms_after": "N"}
+_SCHEMA: dict[str, Any] = {
+    "evaluator": "S", "seed": "I",
+    "scenario": {"name": "S", "batch": {"producer": {"compression.type": "S"}}},
+    "summary": {
+        **{key: "N" for key in ("produce_requests", "batches", "batches_per_request", "mean_batch_bytes",
+                                 "mean_batch_wire_bytes", "records_per_request", "compression_ratio",
+                                 "load_seconds", "handler_idle_pct_during", "cpu_pct_during")},
+        **{key: "N" for key in ("record_bytes", "wire_bytes", "simulated_seconds", "broker_produce_requests",
+                                "fetch_requests", "network_idle_pct_during", "replica_lag_bytes_max_during",
+                                "quota_throttle_s", "remote_time_ms_p99", "append_rate_bytes_per_s",
+                                "drain_interval_ms", "batch_fill")},
+        "tenants": [{"name": "S", "sla_p99_ms": "N", **{k: "N" for k in _P99S},
+                     "broker_time_ms_p99_during": {"*": "N"}}],
+    },
+    "brokers": [{"produce_requests": "N", "fetch_requests": "N", "bytes_in": "N", "bytes_out": "N",
+                 "RequestQueueSize_max": "N", "RequestHandlerAvgIdlePercent": {"*": "N"},
+                 "NetworkProcessorAvgIdlePercent": {"*": "N"}, "cpu_percent": {"*": "N"},
+                 "produce_time_ms": {"*": {"*": "N"}}}],
+    "tenants": [{"name": "S", "records": "N", "produce_requests": "N", "sla_p99_ms": "N",
+                 "latency_ms": {"*": {"*": "N"}}}],
+    "producers": [{"name": "S", **{key: "N" for key in ("produce_requests", "batches", "bytes", "records",
+                                                         "mean_batch_bytes", "batch_fill")}}],
+    "windows": {"*": ["N"]},
+    "timelines": {"*": ["N"]},
+    "mechanism": ["S"],
+}
+
+
+def _check(value: Any, rule: Any, where: str, source: str) -> None:
+    """``value`` against ``rule`` of ``_SCHEMA``, or one ResultError naming the field."""
+    def fail(expected: str) -> None:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise ResultError(f"{source}: {where} must be {expected}, got {shown}")
+    if isinstance(rule, str):
+        kind = rule
+        if kind == "S" and not isinstance(value, str):
+            fail("a text")
+        if kind == "I" and (isinstance(value, bool) or not isinstance(value, int)):
+            fail("a whole number")
+        if kind == "N" and value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                                   or not math.isfinite(value)):
+            fail("a finite number or null")
+    elif isinstance(rule, list):
+        if not isinstance(value, list):
+            fail("a list")
+        for i, item in enumerate(value):
+            _check(item, rule[0], f"{where}[{i}]", source)
+    elif isinstance(rule, dict):
+        if not isinstance(value, dict):
+            fail("a mapping")
+        for key, item in value.items():
+            if key in rule or "*" in rule:
+                _check(item, rule.get(key, rule.get("*")), f"{where}.{key}" if where else key, source)
+
+
 def _rounded(value: Any) -> Any:
     if isinstance(value, float):
-        return float(f"{value:.6g}")
+        # a figure a run cannot give (a load that never ended) is null: JSON has no NaN
+        return float(f"{value:.6g}") if math.isfinite(value) else None
     if isinstance(value, dict):
         return {key: _rounded(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -64,7 +126,8 @@ class RunResult:
         })
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=1, sort_keys=False) + "\n"
+        # NaN and Infinity are not JSON: most parsers refuse them, so no figure may be one
+        return json.dumps(self.to_dict(), indent=1, sort_keys=False, allow_nan=False) + "\n"
 
     def write(self, path: str | Path) -> Path:
         path = Path(path)
@@ -80,6 +143,9 @@ class RunResult:
         missing = [key for key in ("evaluator", "scenario", "seed", "summary") if key not in data]
         if missing:
             raise ResultError(f"{source}: RunResult lacks {', '.join(missing)}")
+        _check(data, _SCHEMA, "", source)
+        if data.get("batch_sizes") is not None and not isinstance(data["batch_sizes"], dict):
+            raise ResultError(f"{source}: batch_sizes must be a mapping or null")
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         return cls(**known)
 
@@ -87,9 +153,17 @@ class RunResult:
     def read(cls, path: str | Path) -> "RunResult":
         path = Path(path)
         try:
-            data = json.loads(path.read_text())
+            data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant)
         except FileNotFoundError:
             raise ResultError(f"{path}: no such file") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
             raise ResultError(f"{path}: not JSON ({error})") from None
+        except RecursionError:
+            raise ResultError(f"{path}: not a RunResult (nested too deeply)") from None
+        except ResultError as error:
+            raise ResultError(f"{path}: {error}") from None
         return cls.from_dict(data, str(path))
+
+
+def _no_constant(name: str) -> Any:
+    raise ResultError(f"{name} is not a JSON number (a RunResult's figures are finite)")

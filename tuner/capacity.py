@@ -30,6 +30,7 @@ from typing import Any, Callable
 from reports.plan_report import PLAN_KIND, PLAN_SCHEMA_VERSION
 from tuner.whatif import ClusterOption, cluster_options
 from workloads import Scenario, ScenarioError
+from workloads.limits import check_run_size
 from workloads.loader import load_mapping
 from workloads.scenario import Plan
 
@@ -88,7 +89,7 @@ def sized(mapping: dict, scenario: Scenario, point: LoadPoint) -> dict:
 def parse_plan_options(given: dict[str, Any]) -> dict[str, Any]:
     """Command-line what-ifs and axes (``{"brokers": "4,6"}``) parsed like the ``plan:`` section's
     lists; an error names the option (``--brokers``)."""
-    import yaml
+    from workloads.loader import safe_yaml
 
     fields = {f.name: f for f in dataclasses.fields(Plan)}
     parsed = {}
@@ -99,18 +100,16 @@ def parse_plan_options(given: dict[str, Any]) -> dict[str, Any]:
         if isinstance(text, bool):
             parsed[name] = text
             continue
-        try:
-            values = yaml.safe_load(f"[{text}]")
-        except yaml.YAMLError:
-            raise ScenarioError(flag, f"expected a comma-separated list, got {text!r}") from None
+        values = safe_yaml(f"[{text}]", flag, f"the list {text!r}")
         parsed[name] = fields[name].metadata["parse"](values, flag)
     return parsed
 
 
 def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str, Any], seeds: list[int],
-                keep_dir: str | Path | None = None) -> tuple[Scenario, Grid, list[ClusterOption], list[dict]]:
+                keep_dir: str | Path | None = None, force: bool = False) -> tuple[Scenario, Grid, list[ClusterOption], list[dict]]:
     """The scenario, the grid, the cluster options and one task per (option, point); every task's
-    scenario is built here once, so bad input stops the plan before any run."""
+    scenario is built here once, so bad input (or a point past the model's limits, unless
+    ``force``) stops the plan before any run."""
     mapping = load_mapping(scenario_file, overrides)
     scenario = Scenario.from_mapping(mapping, source=str(scenario_file))
     plan = dataclasses.replace(scenario.plan, **parse_plan_options(given))
@@ -121,7 +120,10 @@ def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str
     tasks = []
     for option, point in itertools.product(options, points):
         task_mapping = sized(option.mapping, scenario, point)
-        Scenario.from_mapping(task_mapping)
+        task_scenario = Scenario.from_mapping(task_mapping)
+        if not force:
+            check_run_size(task_scenario, f"at the plan's point {option.name}, {point.load_gb:g} GB x {point.loads}; "
+                                          "--force runs it anyway")
         tasks.append({"option": option.name, **dataclasses.asdict(point), "current_plan": point == current,
                       "seeds": seeds, "scenario": task_mapping,
                       "keep_dir": str(keep_dir) if keep_dir else None})
@@ -201,7 +203,8 @@ def option_verdict(option: ClusterOption, points: list[dict], current_ingest: fl
 
 def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, given: dict[str, Any] | None = None,
              seed: int = 1, engine: str = "local", workers: int | None = None, master: str = "local[*]",
-             keep_dir: str | Path | None = None, progress: Progress | None = None, repeat: int = 1) -> dict:
+             keep_dir: str | Path | None = None, progress: Progress | None = None, repeat: int = 1,
+             force: bool = False) -> dict:
     """The plan of ``scenario_file``: every (cluster option, load point) on the model (on
     ``repeat`` seeds from ``seed``), and each option's verdict. The same plan whatever the engine
     and the worker count."""
@@ -213,7 +216,7 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
     if repeat < 1:
         raise ScenarioError("--repeat", f"expected at least 1, got {repeat}")
     seeds = list(range(seed, seed + repeat))
-    scenario, grid, options, tasks = build_tasks(scenario_file, overrides or [], given or {}, seeds, keep_dir)
+    scenario, grid, options, tasks = build_tasks(scenario_file, overrides or [], given or {}, seeds, keep_dir, force)
     report = progress or (lambda done, total: None)
     if engine == "spark":
         from tuner.capacity_spark import evaluate_on_spark

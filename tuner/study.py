@@ -9,12 +9,14 @@ are added until ``trials`` have completed.
 from __future__ import annotations
 
 import json
+import re
 import time
 import warnings
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import unquote, unquote_plus
 
 from tuner.objective import OBJECTIVES, Objective, Outcome, record
 from workloads import ScenarioError
@@ -130,13 +132,66 @@ def closest_miss(records: list[TrialRecord]) -> TrialRecord | None:
     return min(records, key=lambda r: (r.violation, r.produce_requests, r.number), default=None)
 
 
+_SECRET_KEYS = ("pass", "pwd", "secret", "token", "credential", "auth")   # password, sslpassword, passwd, ...
+_MASK = "***"
+
+
+def _secret_key(key: str) -> bool:
+    return any(word in unquote(key).lower() for word in _SECRET_KEYS)
+
+
+_USERINFO = re.compile(r"^([^:/?#]*://)([^/?#]*)@")   # greedy: a password may hold an unencoded @
+
+
+def _password(url: str) -> str | None:
+    userinfo = _USERINFO.match(url)
+    return userinfo.group(2).split(":", 1)[1] if userinfo and ":" in userinfo.group(2) else None
+
+
+def _query_pairs(url: str) -> list[tuple[str, str, str]]:
+    """(key, '=', value) of each ``&``- or ``;``-separated query item."""
+    return [pair.partition("=") for pair in re.split(r"[&;]", url.partition("?")[2].partition("#")[0]) if pair]
+
+
+def _secrets(url: str) -> set[str]:
+    """The URL's secrets as written and decoded: the userinfo's password and secret query values."""
+    found = {value for key, sep, value in _query_pairs(url) if sep and _secret_key(key)}
+    found.add(_password(url) or "")
+    return {secret for raw in found for secret in (raw, unquote(raw), unquote_plus(raw)) if secret}
+
+
+def mask_secrets(text: str, url: str) -> str:
+    """``text`` (a message, a driver's error) with every secret of ``url`` replaced by ``***``."""
+    for secret in sorted(_secrets(url), key=len, reverse=True):
+        text = text.replace(secret, _MASK)
+    return text
+
+
+def _masked_by_hand(url: str) -> str:
+    shown = _USERINFO.sub(lambda m: m.group(1) + m.group(2).split(":", 1)[0] + (":" + _MASK if ":" in m.group(2) else "") + "@", url)
+    base, sep, rest = shown.partition("?")
+    query, hash_, fragment = rest.partition("#")
+    items = re.split(r"([&;])", query)
+    items = [f"{item.partition('=')[0]}={_MASK}" if "=" in item and _secret_key(item.partition("=")[0]) else item
+             for item in items]
+    return base + sep + "".join(items) + hash_ + fragment
+
+
 def display_url(url: str) -> str:
-    """The storage URL without its password."""
+    """The storage URL without its secrets, whatever its shape: SQLAlchemy's rendering with the
+    password hidden where the URL parses as SQLAlchemy and the URL's own text agree (secret query
+    keys such as ``password``, ``pwd`` and ``sslpassword`` masked too), else masked by hand; any
+    secret left in the text is then replaced."""
+    shown = None
     try:
         from sqlalchemy.engine import make_url
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:
-        return url
+        parsed = make_url(url)
+        if parsed.password == (unquote(_password(url)) if _password(url) is not None else None):
+            query = {key: _MASK if _secret_key(key) else value for key, value in parsed.query.items()}
+            shown = parsed.set(query=query).render_as_string(hide_password=True).replace("%2A%2A%2A", _MASK)
+    except Exception:   # SQLAlchemy refuses the URL (a port that is no number, no scheme)
+        pass
+    return mask_secrets(shown if shown is not None else _masked_by_hand(url), url)
 
 
 def open_storage(url: str) -> Any:
@@ -154,7 +209,7 @@ def open_storage(url: str) -> Any:
         raise ScenarioError("--storage", f"{shown}: needs the database driver {name!r}, which is not installed") from None
     except Exception as error:  # SQLAlchemy's errors for bad URLs and unreachable servers vary by driver
         reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
-        raise ScenarioError("--storage", f"cannot open {shown}: {reason}") from None
+        raise ScenarioError("--storage", f"cannot open {shown}: {mask_secrets(reason, url)}") from None
 
 
 def _rdb_storage(url: str) -> Any:

@@ -7,6 +7,7 @@ and missing required keys are errors naming the field; nothing is ignored silent
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Callable
 
 from workloads.errors import ScenarioError
@@ -51,6 +52,7 @@ def build(cls: type, raw: Any, path: str, **given: Any) -> Any:
         if key not in known:
             names = ", ".join(sorted(known))
             raise ScenarioError(join(path, str(key)), f"unknown key (known keys: {names})")
+    refuse_non_finite(raw, path)
     values: dict[str, Any] = {}
     for key, field in known.items():
         if field.name in given:
@@ -72,18 +74,37 @@ def as_mapping(obj: Any) -> Any:
     return obj
 
 
+def refuse_non_finite(value: Any, path: str) -> None:
+    """NaN and infinities (YAML's ``.nan``, ``.inf``) are no setting's value, and JSON cannot hold them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ScenarioError(path or "scenario", f"expected a finite number, got {value!r}")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            refuse_non_finite(item, join(path, str(key)))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            refuse_non_finite(item, f"{path}[{i}]")
+
+
 # Small parsers shared by the value objects.
 
-def positive_int(value: Any, path: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ScenarioError(path, f"expected a whole number of at least 1, got {value!r}")
+INT_MAX = 2**31 - 1   # Java's int: the largest count a Kafka or Spark setting holds
+
+
+def _whole(value: Any, path: str, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ScenarioError(path, f"expected a whole number of at least {least}, got {_short(value)}")
+    if value > INT_MAX:
+        raise ScenarioError(path, f"{str(value)[:20]}{'...' if len(str(value)) > 20 else ''} is more than Kafka and Spark take (2^31-1)")
     return value
+
+
+def positive_int(value: Any, path: str) -> int:
+    return _whole(value, path, 1)
 
 
 def non_negative_int(value: Any, path: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ScenarioError(path, f"expected a whole number of at least 0, got {value!r}")
-    return value
+    return _whole(value, path, 0)
 
 
 def boolean(value: Any, path: str) -> bool:
@@ -94,14 +115,38 @@ def boolean(value: Any, path: str) -> bool:
 
 def text(value: Any, path: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ScenarioError(path, f"expected a non-empty text, got {value!r}")
+        raise ScenarioError(path, f"expected a non-empty text, got {_short(value)}")
     return value
+
+
+def _short(value: Any) -> str:
+    """A bad value as the error line shows it: its start, when long."""
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def sentence(value: Any, path: str) -> str:
+    """A free text (``description``): a string, or nothing."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ScenarioError(path, f"expected a text, got {type(value).__name__} {_short(value)}")
+    return value
+
+
+def sentences(value: Any, path: str) -> tuple[str, ...]:
+    """A list of texts (``assumptions``)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ScenarioError(path, f"expected a list of sentences, got {type(value).__name__} {_short(value)}")
+    return tuple(sentence(item, f"{path}[{i}]") for i, item in enumerate(value))
 
 
 def one_of(*choices: str) -> Parser:
     def parse(value: Any, path: str) -> str:
         if str(value) not in choices:
-            raise ScenarioError(path, f"expected one of {', '.join(choices)}, got {value!r}")
+            raise ScenarioError(path, f"expected one of {', '.join(choices)}, got {_short(value)}")
         return str(value)
     return parse
 

@@ -17,8 +17,52 @@ from workloads import _fields as f
 from workloads.errors import ScenarioError
 
 
+MAX_NESTING = 32   # a scenario nests 5 levels deep; deeper input is an attack on the parser's stack
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader without aliases (``*name`` repeats a node: nested, a few lines grow to
+    gigabytes, the "billion laughs") and without nesting deeper than ``MAX_NESTING``."""
+
+    depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed", mark)
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise yaml.composer.ComposerError(None, None, f"nested more than {MAX_NESTING} levels deep",
+                                                  self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def safe_yaml(text: str, field: str, what: str) -> Any:
+    """``text`` parsed as YAML (no aliases, bounded nesting), or one error line naming ``field``."""
+    try:
+        return yaml.load(text, Loader=_StrictLoader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ScenarioError(field, f"{what} is not valid YAML{where}: {problem}") from None
+
+
+def read_text(path: Path, field: str) -> str:
+    """A text file's contents, or one error line naming ``field`` (binary files, unreadable files)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioError(field, f"{path} is not a UTF-8 text file") from None
+
+
 def load_mapping(path: str | Path, overrides: list[str]) -> dict:
-    return apply_overrides(_read(Path(path), []), overrides)
+    mapping = apply_overrides(_read(Path(path), []), overrides)
+    f.refuse_non_finite(mapping, "")
+    return mapping
 
 
 def _read(path: Path, seen: list[Path]) -> dict:
@@ -26,12 +70,7 @@ def _read(path: Path, seen: list[Path]) -> dict:
     one) and lays this file's keys over it, mappings merged key by key."""
     if not path.is_file():
         raise ScenarioError("scenario", f"{path}: no such file")
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise ScenarioError("scenario", f"{path} is not valid YAML{where}: {getattr(error, 'problem', error)}") from None
+    raw = safe_yaml(read_text(path, "scenario"), "scenario", str(path))
     if not isinstance(raw, dict):
         raise ScenarioError("scenario", f"{path} must hold a mapping of scenario keys")
     base = raw.pop("extends", None)
@@ -61,7 +100,8 @@ def apply_overrides(raw: dict, overrides: list[str]) -> dict:
         key, sep, text = item.partition("=")
         if not sep or not key.strip():
             raise ScenarioError("--set", f"expected key=value, got {item!r}")
-        value = yaml.safe_load(text) if text.strip() else None
+        value = safe_yaml(text, f"--set {key.strip()}", repr(text)) if text.strip() else None
+        f.refuse_non_finite(value, f"--set {key.strip()}")
         _assign(result, Scenario, key.strip().split("."), value, "")
     return result
 

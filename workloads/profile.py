@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from workloads import _fields as f
 from workloads.errors import ScenarioError
 from workloads.units import parse_byte_rate
@@ -171,8 +169,6 @@ class CostProfile:
         if not path.is_file():
             known = ", ".join(sorted(p.stem for p in PROFILE_DIR.glob("*.yaml")))
             raise ScenarioError(field, f"no cost profile {name_or_path!r} (known: {known})")
-        try:
-            raw = yaml.safe_load(path.read_text())
-        except yaml.YAMLError as error:
-            raise ScenarioError(field, f"{path} is not valid YAML: {str(error).splitlines()[0]}") from None
+        from workloads.loader import read_text, safe_yaml   # the loader reads profiles through Scenario
+        raw = safe_yaml(read_text(path, field), field, str(path))
         return f.build(cls, raw, f"{path.name}")

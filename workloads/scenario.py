@@ -283,8 +283,8 @@ def _values(parse: f.Parser) -> f.Parser:
 
 
 def _number(value: Any, path: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ScenarioError(path, f"expected a number greater than zero, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise ScenarioError(path, f"expected a finite number greater than zero, got {value!r}")
     return float(value)
 
 
@@ -318,9 +318,8 @@ class Scenario:
     check: Gate = f.prop(parse=lambda v, p: f.build(Gate, v, p), default_factory=Gate)
     tune: Tuning = f.prop(parse=lambda v, p: f.build(Tuning, v, p), default_factory=Tuning)
     plan: Plan = f.prop(parse=lambda v, p: f.build(Plan, v, p), default_factory=Plan)
-    description: str = f.prop(default="")
-    assumptions: tuple[str, ...] = f.prop(parse=lambda v, p: tuple(str(x) for x in v) if isinstance(v, list)
-                                          else _bad_assumptions(v, p), default=())
+    description: str = f.prop(parse=f.sentence, default="")
+    assumptions: tuple[str, ...] = f.prop(parse=f.sentences, default=())
     source: str = f.prop(default="")
 
     @classmethod
@@ -340,6 +339,10 @@ class Scenario:
 
     def validate(self) -> None:
         self.cluster.validate("cluster")
+        if self.load_start >= self.windows.max_duration:
+            field = "batch.start" if self.batch.start is not None else "windows.before"
+            raise ScenarioError(field, f"the load would start at {self.load_start:g} s, not before windows.max_duration "
+                                       f"({self.windows.max_duration:g} s) ends the run")
         names = {t.name for t in self.cluster.topics}
         if self.batch.topic not in names:
             raise ScenarioError("batch.topic", f"topic {self.batch.topic!r} is not in cluster.topics")
@@ -362,6 +365,3 @@ class Scenario:
         data["profile"] = self.profile.name
         return data
 
-
-def _bad_assumptions(value: Any, path: str) -> None:
-    raise ScenarioError(path, f"expected a list of sentences, got {value!r}")

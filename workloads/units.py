@@ -5,6 +5,7 @@ Sizes are binary (``128KB`` = 131072 bytes), as Kafka's own documentation means 
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Sequence
 
@@ -15,9 +16,18 @@ _SIZE_UNITS = {
     "gb": 1024**3, "gib": 1024**3, "tb": 1024**4, "tib": 1024**4,
 }
 _TIME_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "min": 60.0, "h": 3600.0}
+LONG_MAX = 2**63 - 1   # Java's long: the largest size a Kafka or Spark setting holds
 _NUMBER = r"([0-9]+(?:\.[0-9]+)?)"
 _SIZE_RE = re.compile(_NUMBER + r"\s*([a-zA-Z]*)$")
 _RATE_RE = re.compile(_NUMBER + r"\s*([a-zA-Z]*)\s*/\s*s$")
+
+
+def _finite(number: float, field: str, value: object) -> float:
+    """Digits past float's range (a 400-digit size) or YAML's ``.inf``/``.nan`` are no setting."""
+    if not math.isfinite(number):
+        raise ScenarioError(field, f"expected a finite number, got {value!r}" if isinstance(value, float)
+                            else f"{str(value)[:20]}... is too large a number")
+    return number
 
 
 def parse_bytes(value: object, field: str) -> int:
@@ -25,7 +35,7 @@ def parse_bytes(value: object, field: str) -> int:
     if isinstance(value, bool):
         raise ScenarioError(field, f"expected a size like 128KB, got {value!r}")
     if isinstance(value, int):
-        number, unit = float(value), "b"
+        number, unit = value, "b"
     else:
         match = _SIZE_RE.match(str(value).strip())
         if not match:
@@ -33,10 +43,13 @@ def parse_bytes(value: object, field: str) -> int:
         number, unit = float(match.group(1)), (match.group(2) or "b").lower()
         if unit not in _SIZE_UNITS:
             raise ScenarioError(field, f"unknown size unit {match.group(2)!r} in {value!r} (use B, KB, MB, GB, TB)")
-    size = number * _SIZE_UNITS[unit]
-    if size < 0:
+    if isinstance(number, float):
+        number = _finite(number * _SIZE_UNITS[unit], field, value)
+    if number < 0:
         raise ScenarioError(field, f"must not be negative, got {value!r}")
-    return int(round(size))
+    if number > LONG_MAX:
+        raise ScenarioError(field, f"{str(value)[:20]}{'...' if len(str(value)) > 20 else ''} is more than the largest size Kafka and Spark take (2^63-1 bytes)")
+    return int(round(number))
 
 
 def parse_seconds(value: object, field: str) -> float:
@@ -49,12 +62,13 @@ def parse_seconds(value: object, field: str) -> float:
     unit = (match.group(2) or "").lower() if match else ""
     if not match or unit not in _TIME_UNITS:
         raise ScenarioError(field, f"expected a duration like 10ms, 2s or 5min, got {value!r}")
-    return float(match.group(1)) * _TIME_UNITS[unit]
+    return _finite(float(match.group(1)) * _TIME_UNITS[unit], field, value)
 
 
 def parse_milliseconds(value: object, field: str) -> float:
     """Kafka's ``*.ms`` properties: a bare number means milliseconds, as in Kafka."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
+        _finite(float(value) if isinstance(value, float) or abs(value) < 2**1000 else math.inf, field, value)
         if value < 0:
             raise ScenarioError(field, f"must not be negative, got {value!r}")
         return float(value)
@@ -74,7 +88,7 @@ def parse_record_rate(value: object, field: str) -> float:
     match = re.match(_NUMBER + r"\s*/\s*s$", str(value).strip())
     if not match:
         raise ScenarioError(field, f"expected a record rate like 200/s, got {value!r}")
-    return float(match.group(1))
+    return _finite(float(match.group(1)), field, value)
 
 
 def format_bytes(size: float) -> str:

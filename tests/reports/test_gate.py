@@ -143,12 +143,10 @@ def test_deadline():
      "RunResult lacks summary.tenants[0].p99_ms_during"),
     ({"brokers": [{"id": 0, "cpu_percent": {"during": 50.0}}]}, "RunResult lacks brokers[0].RequestHandlerAvgIdlePercent"),
     ({"brokers": []}, "RunResult lacks brokers"),
-    ({"timelines": {"produce_requests_per_s": None}}, "RunResult figures for produce_request_rate are not of this "
-                                                      "schema ('NoneType' object is not iterable)"),
-    ({"windows": {"during": None}}, "RunResult figures for produce_request_rate are not of this schema "
-                                    "(cannot unpack non-iterable NoneType object)"),
-    ({"summary": {"load_seconds": "4.5 s"}}, "RunResult figures for load_deadline are not of this schema "
-                                             "('>' not supported between instances of 'str' and 'float')"),
+    # figures of the wrong type stop at the reader's schema check, before any rule
+    ({"timelines": {"produce_requests_per_s": None}}, "result: timelines.produce_requests_per_s must be a list, got None"),
+    ({"windows": {"during": None}}, "result: windows.during must be a list, got None"),
+    ({"summary": {"load_seconds": "4.5 s"}}, "result: summary.load_seconds must be a finite number or null, got '4.5 s'"),
 ])
 def test_a_result_without_a_rule_s_figures_is_unusable(changes, message):
     with pytest.raises(ResultError) as raised:

@@ -1,0 +1,145 @@
+"""How large a model run a scenario asks for, and the limits past which it is refused before it
+starts (``--force`` runs it anyway).
+
+The model keeps every broker, partition replica, producer and Spark task in memory and handles
+every produce batch, neighbour record and replica fetch as events, so a scenario's size is
+known before it runs. The estimate takes the least the run can be: full batches, the load as
+fast as the executors' cores append, fetches only every ``replica.fetch.wait.max.ms``. A scenario
+refused here would take at least that long; the figures per item are from runs of this model
+(2 cores: 100,000-500,000 events/s; ~10 ns per partition a producer's drain or the per-second
+sampler visits; ~175 bytes per neighbour record kept for its latency).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workloads.errors import ScenarioError
+
+TIME_MAX_S = 600.0           # one run: a plan or a study runs many
+MEMORY_MAX = 4 * 1024**3     # bytes: a plan's or a study's runs side by side fit a small machine
+EVENTS_PER_S = 60_000        # estimated events the model handles a second, at its fastest measured
+VISITS_PER_S = 11_000_000    # partition visits (drains, samples) a second
+LONG_RUN_S = 3600.0          # windows.max_duration's default
+
+# bytes each item keeps while the model runs
+_RECORD_BYTES = 175          # a neighbour record's send time and latency
+_REPLICA_BYTES = 3_000       # a partition replica: log end offsets, follower state, each producer's deque
+_BROKER_BYTES = 100_000      # a broker: thread pools, queues, histograms, fetcher sessions
+_TASK_BYTES = 1_000          # a Spark task and its input split
+_PRODUCER_PARTITION_BYTES = 500   # a producer's state for one partition of its topic
+_KEY_BYTES = 100             # a neighbour key and its partition
+_SAMPLE_ROW_BYTES = 2_000    # a generated row as CSV and JSON
+_SECOND_BYTES = 200          # one second of one timeline
+_TASK_EVENTS = 30            # a task's start, appends, flush and end
+_GZIP_CSV_RATIO = 4.0        # CSV bytes per gzip byte: a gzip file's rows are larger than the file
+
+
+@dataclass(frozen=True)
+class Part:
+    """One term of the estimate: the field that drives it and why."""
+
+    field: str
+    amount: float
+    why: str
+
+
+@dataclass(frozen=True)
+class RunSize:
+    seconds: float
+    events: tuple[Part, ...]
+    partition_visits: tuple[Part, ...]
+    memory: tuple[Part, ...]
+
+    @staticmethod
+    def total(parts: tuple[Part, ...]) -> float:
+        return sum(part.amount for part in parts)
+
+
+def _window_field(scenario) -> str:
+    """The window that makes a run long: the run's cap, the time before the load, or after it."""
+    windows = scenario.windows
+    if windows.max_duration <= scenario.load_start + windows.after:
+        return "windows.max_duration"
+    if scenario.batch.start is not None and scenario.batch.start >= windows.after:
+        return "batch.start"
+    return "windows.before" if windows.before >= windows.after else "windows.after"
+
+
+def estimate(scenario) -> RunSize:
+    """The least a model run of ``scenario`` takes: simulated seconds, events, partition visits, memory."""
+    cluster, batch, dataset, spark = scenario.cluster, scenario.batch, scenario.dataset, scenario.batch.spark
+    input_bytes = sum(group.size * group.count for group in dataset.files)   # never the list of files itself
+    value_bytes = input_bytes * (1.0 if dataset.splittable else _GZIP_CSV_RATIO) * batch.loads
+    append_rate = spark.append_rate or scenario.profile.spark.append_rate
+    load_s = value_bytes / (spark.slots * batch.loads * append_rate) + (batch.loads - 1) * batch.spacing
+    seconds = min(scenario.windows.max_duration, scenario.load_start + load_s + scenario.windows.after)
+    replicas = sum(t.partitions * (t.replication_factor or cluster.replication_factor) for t in cluster.topics)
+    rf = max(t.replication_factor or cluster.replication_factor for t in cluster.topics)
+    fetch_sessions = cluster.brokers * min(cluster.brokers - 1, rf - 1) * cluster.broker.num_replica_fetchers
+    fetch_interval = max(cluster.broker.replica_fetch_wait_max_ms / 1000.0, 0.001)
+    batches = value_bytes / batch.producer.batch_size
+    files = sum(group.count for group in dataset.files)
+    tasks = max(files, input_bytes / spark.max_partition_bytes, spark.repartition or 0) * batch.loads
+    topic_partitions = cluster.topic(batch.topic).partitions
+    long = f"{seconds:,.0f} s of run"
+    # a term that grows with the run's seconds is owed to the run's length once that is past the
+    # default cap of a run (an hour): to the windows or to the load, whichever makes it
+    windows_s = scenario.load_start + scenario.windows.after
+    by_time = None if seconds <= LONG_RUN_S else _window_field(scenario) if windows_s > load_s else "dataset.files"
+    events = (
+        Part("dataset.files", batches, f"{batches:,.0f} produce batches of at most batch.size"),
+        Part("dataset.files", tasks * _TASK_EVENTS, f"{tasks:,.0f} Spark tasks"),
+        *(Part(by_time or f"tenants[{i}].rate", t.rate * seconds, f"{t.rate:,.0f} records/s over {long}")
+          for i, t in enumerate(scenario.tenants)),
+        Part(by_time or "cluster.brokers", fetch_sessions * seconds / fetch_interval,
+             f"{fetch_sessions:,} replica fetcher sessions over {long}"),
+        Part(by_time or "cluster.brokers", seconds * (cluster.brokers + len(scenario.tenants)), f"per-second samples of {long}"),
+    )
+    visits = (
+        Part(by_time or "cluster.topics", seconds * replicas, f"{replicas:,} partition replicas sampled over {long}"),
+        Part(f"cluster.topics[{cluster.topics.index(cluster.topic(batch.topic))}].partitions",
+             RunSize.total(events) * topic_partitions,
+             f"drains over {topic_partitions:,} partitions of {batch.topic!r} for each of ~{RunSize.total(events):,.0f} events"),
+    )
+    producers = spark.executors * batch.loads
+    memory = (
+        Part("cluster.topics", replicas * _REPLICA_BYTES, f"{replicas:,} partition replicas"),
+        Part("cluster.brokers", cluster.brokers * _BROKER_BYTES, f"{cluster.brokers:,} brokers"),
+        Part("batch.spark.spark.executor.instances", producers * topic_partitions * _PRODUCER_PARTITION_BYTES,
+             f"{producers:,} producers over {topic_partitions:,} partitions"),
+        Part("dataset.files", tasks * _TASK_BYTES, f"{tasks:,.0f} Spark tasks"),
+        Part("dataset.sample_rows", dataset.sample_rows * _SAMPLE_ROW_BYTES, f"{dataset.sample_rows:,} sample rows"),
+        *(Part(by_time or f"tenants[{i}].rate", t.rate * seconds * _RECORD_BYTES,
+               f"{t.rate * seconds:,.0f} neighbour records: {t.rate:,.0f}/s over {long}")
+          for i, t in enumerate(scenario.tenants)),
+        *(Part(f"tenants[{i}].keys", t.keys * _KEY_BYTES, f"{t.keys:,} keys") for i, t in enumerate(scenario.tenants)),
+        Part(by_time or "windows.max_duration", seconds * (cluster.brokers + len(scenario.tenants) + 10) * _SECOND_BYTES,
+             f"timelines of {long}"),
+    )
+    return RunSize(seconds, events, visits, memory)
+
+
+def _duration(seconds: float) -> str:
+    for unit, scale in (("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * scale:
+            return f"{seconds / scale:,.0f} {unit}"
+    return f"{seconds:,.0f} s"
+
+
+def check_run_size(scenario, hint: str = "--force runs it anyway") -> None:
+    """Refuse, with one line naming the field that makes it so, a run the model cannot finish in
+    reasonable time and memory."""
+    from workloads.units import format_bytes
+    size = estimate(scenario)
+    memory = RunSize.total(size.memory)
+    if memory > MEMORY_MAX:
+        top = max(size.memory, key=lambda part: part.amount)
+        raise ScenarioError(top.field, f"the model run would need at least {format_bytes(memory)} of memory "
+                                       f"({top.why}), more than its limit of {format_bytes(MEMORY_MAX)}; {hint}")
+    timed = [(part, part.amount / EVENTS_PER_S) for part in size.events] + \
+            [(part, part.amount / VISITS_PER_S) for part in size.partition_visits]
+    seconds = sum(t for _, t in timed)
+    if seconds > TIME_MAX_S:
+        top = max(timed, key=lambda pair: pair[1])[0]
+        raise ScenarioError(top.field, f"the model run would take at least {_duration(seconds)} ({top.why}), "
+                                       f"more than its limit of {_duration(TIME_MAX_S)}; {hint}")
