@@ -130,3 +130,18 @@ def test_a_scenario_past_the_limits_is_refused_within_bounded_memory(case, tmp_p
     assert outcome.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), outcome.stderr[-2000:]
     assert expected in lines[0], lines[0]
     assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("command", ["simulate", "check"])
+def test_force_runs_a_scenario_past_the_limits(command, tmp_path, monkeypatch):
+    """With the memory limit lowered below a small scenario's estimate, the run is refused;
+    --force runs it."""
+    from typer.testing import CliRunner
+
+    from quietload.cli import app
+    monkeypatch.setattr("workloads.limits.MEMORY_MAX", 1024)
+    scenario = write_yaml(tmp_path, "small.yaml", changed("name", "small"))
+    args = [command, scenario, "--set", "dataset.files.0.size=1MB"] + (["--json", str(tmp_path / "r.json")] if command == "simulate" else [])
+    assert_refused(args, "more than its limit of 1.0 KB; --force runs it anyway")
+    forced = CliRunner().invoke(app, [*args, "--force"])
+    assert forced.exit_code in (0, 1) and forced.stdout.startswith(("small (model, seed 1)", "PASS small", "FAIL small")), forced.output
