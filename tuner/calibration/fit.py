@@ -7,10 +7,17 @@ A broker's request handlers are busy, per produce request, for the profile's
 request and sending the response (``network_request_us`` each) and the bytes they copy
 (``network_byte_ns``). Both sums are linear in the costs, so a run gives two equations: its
 handler-busy seconds ((1 - RequestHandlerAvgIdlePercent) x num.io.threads, second by second)
-and its CPU seconds, each less the broker's background (the JMX exporter's scrapes, timers, GC)
-at the rate of the ``before`` window, when no request came, against what its requests were
-made of. ``scipy.optimize.least_squares`` solves it with every cost >= 0; the standard errors
-come from the Jacobian: sqrt(diag((J'J)^-1) x residual variance). A term the design cannot
+and its CPU seconds, over the seconds of the load and the one after it, against what its
+requests were made of; the CPU seconds less the broker's background (the JMX exporter's
+scrapes, timers, GC) at the rate of the ``before`` window, when no request came. The handler
+figure gets no such correction: its idle meter is marked in lumps (an idle thread's poll of the
+request queue ends after up to 300 ms, and a second's figure is capped at 100 %), so on an idle
+broker it reads ~6 % busy that is not there, and under a steady stream of requests it does not.
+Each figure is weighted by the noise it shows in the ``before`` window (its per-second standard
+deviation x sqrt(seconds summed)): the lumpy handler figure swings by ~10 % of the pool per
+second, the process CPU counter by ~2 % of a core, and the fit leans on the figure that can tell. ``scipy.optimize.
+least_squares`` solves it with every cost >= 0; the standard errors come from the Jacobian:
+sqrt(diag((J'J)^-1) x residual variance). A term the design cannot
 tell apart from the others (its standard error as large as its value) is held at the base
 profile's value and the rest fitted again: the profile then says it is assumed.
 """
@@ -45,6 +52,8 @@ class Observation:
     codec: str
     handler_busy_s: float
     cpu_s: float
+    handler_noise_s: float = 0.0    # the figure's standard deviation expected from the idle broker's noise
+    cpu_noise_s: float = 0.0
 
     def columns(self) -> dict[str, np.ndarray]:
         """Per figure, the count that multiplies each term (in the term's own unit)."""
@@ -58,13 +67,24 @@ class Observation:
     def measured(self) -> dict[str, float]:
         return {"handler_busy_s": self.handler_busy_s, "cpu_s": self.cpu_s}
 
+    def noise(self) -> dict[str, float]:
+        # a floor of 1 % of the figure: no figure is exact, even where the idle broker showed no noise (the model)
+        return {"handler_busy_s": max(self.handler_noise_s, 0.01 * abs(self.handler_busy_s), 1e-6),
+                "cpu_s": max(self.cpu_noise_s, 0.01 * abs(self.cpu_s), 1e-6)}
 
-def _excess(series: list, before_s: float) -> float:
-    """The sum of a per-second figure less its mean over the whole seconds of the before window."""
-    known = [(second, v) for second, v in enumerate(series) if v is not None]
-    quiet = [v for second, v in known if second + 1 <= before_s]
-    background = sum(quiet) / len(quiet) if quiet else 0.0
-    return sum(v - background for _, v in known)
+
+def _excess(series: list, windows: dict, less_background: bool = True) -> tuple[float, float]:
+    """A per-second figure summed over the load's seconds and the one after it, less its mean over
+    the whole seconds of the before window (``less_background``); and the noise of that sum (the
+    before window's standard deviation x sqrt(seconds summed))."""
+    before = windows["before"][1]
+    quiet = [v for second, v in enumerate(series) if v is not None and second + 1 <= before]
+    mean = sum(quiet) / len(quiet) if quiet else 0.0
+    background = mean if less_background else 0.0
+    spread = (sum((v - mean) ** 2 for v in quiet) / (len(quiet) - 1)) ** 0.5 if len(quiet) > 1 else 0.0
+    first, last = int(windows["during"][0]), int(windows["during"][1]) + 1
+    summed = [v for second, v in enumerate(series) if v is not None and first <= second <= last]
+    return sum(v - background for v in summed), spread * len(summed) ** 0.5
 
 
 def observe(result: RunResult, run: str) -> Observation:
@@ -81,15 +101,15 @@ def observe(result: RunResult, run: str) -> Observation:
     sizes = result.batch_sizes or {}
     records = sizes.get("records") or sum(p.get("records") or 0 for p in result.producers) or (result.spark or {}).get("rows") or 0
     settings = scenario["cluster"]["broker"]
+    handler = _excess([None if v is None else (100.0 - v) / 100.0 * settings["num.io.threads"]
+                       for v in lines["handler_idle_pct_min"]], result.windows, less_background=False)
+    cpu = _excess([None if v is None else v / 100.0 * settings["vcpus"] for v in lines["cpu_pct_max"]], result.windows)
     # the job's own figures: a live broker's counters also hold the job's warm-up, before the windows
     return Observation(
         run=run, requests=float(summary["produce_requests"]), batches=float(sizes.get("batches") or summary["batches"]),
         records=float(records), wire_bytes=float(summary["wire_bytes"]), record_bytes=float(summary["record_bytes"]),
         received_bytes=float(summary["wire_bytes"]), codec=scenario["batch"]["producer"]["compression.type"],
-        handler_busy_s=_excess([None if v is None else (100.0 - v) / 100.0 * settings["num.io.threads"]
-                                for v in lines["handler_idle_pct_min"]], result.windows["before"][1]),
-        cpu_s=_excess([None if v is None else v / 100.0 * settings["vcpus"] for v in lines["cpu_pct_max"]],
-                      result.windows["before"][1]))
+        handler_busy_s=handler[0], handler_noise_s=handler[1], cpu_s=cpu[0], cpu_noise_s=cpu[1])
 
 
 @dataclass(frozen=True)
@@ -145,14 +165,16 @@ def fit_costs(observations: list[Observation], base: dict[str, float]) -> Fit:
     the values of terms the runs cannot determine (the base profile's)."""
     if not observations:
         raise ScenarioError("calibrate", "no run to fit: every run of the design failed")
-    rows, measured, labels = [], [], []
+    rows, measured, weights, labels = [], [], [], []
     for observation in observations:
-        columns, figures = observation.columns(), observation.measured()
+        columns, figures, noise = observation.columns(), observation.measured(), observation.noise()
         for figure in FIGURES:
             rows.append(columns[figure])
             measured.append(figures[figure])
+            weights.append(1.0 / noise[figure])
             labels.append((observation.run, figure))
-    design, target = np.array(rows), np.array(measured)
+    scale = np.array(weights)[:, None]
+    design, target = np.array(rows) * scale, np.array(measured) * scale[:, 0]
     free = [i for i in range(len(TERMS)) if np.any(design[:, i] > 0)]
     unused = [TERMS[i][0] for i in range(len(TERMS)) if i not in free]
     if len(target) <= len(free):
@@ -165,11 +187,12 @@ def fit_costs(observations: list[Observation], base: dict[str, float]) -> Fit:
         x0 = np.array([max(1e-3, base[TERMS[i][0]]) for i in free])
         values, residual, errors = _solve(design[:, free], rest, x0)
         undetermined = [k for k, e in enumerate(errors) if e is not None and e >= max(values[k], 1e-12)]
-        if not undetermined or len(undetermined) == len(free):
+        if not undetermined or len(free) == 1:
             break
         worst = max(undetermined, key=lambda k: errors[k] / max(values[k], 1e-12))   # one at a time: the rest may then settle
         held.append(free.pop(worst))
     terms = [FittedTerm(TERMS[i][0], float(values[k]), None if errors[k] is None or np.isinf(errors[k]) else errors[k])
              for k, i in enumerate(free)]
-    residuals = [FitResidual(run, figure, float(m), float(m + r)) for (run, figure), m, r in zip(labels, target, residual)]
+    residuals = [FitResidual(run, figure, float(m), float(m + r / w))
+                 for (run, figure), m, r, w in zip(labels, measured, residual, weights)]
     return Fit(terms, residuals, unused, [TERMS[i][0] for i in held])
