@@ -3,6 +3,7 @@ traceback, within a generous bound against a hang (never a timing)."""
 from __future__ import annotations
 
 import copy
+import resource
 import signal
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -13,6 +14,7 @@ from typer.testing import CliRunner
 from quietload.cli import app
 
 HANG_BOUND_S = 60   # a refusal comes before any run; only a hang gets near this
+MEMORY_BOUND_KB = 2 * 1024**2   # the test process's peak: a refusal expands nothing (the catalog's runs peak at ~110 MB)
 
 # A small valid scenario the cases break one field of.
 BASE: dict[str, Any] = {
@@ -80,4 +82,5 @@ def assert_refused(args: list[str], expected: str) -> str:
     assert outcome.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (outcome.exit_code, outcome.stderr)
     assert "Traceback" not in outcome.stderr + outcome.stdout
     assert expected in lines[0], lines[0]
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < MEMORY_BOUND_KB
     return lines[0]
