@@ -31,6 +31,7 @@ def calibrate(
     bootstrap_servers: _Bootstrap = None,
     metrics: _Metrics = None,
     results: Annotated[Path, typer.Option("--results", metavar="DIR", help="Where every run's RunResult goes.")] = Path("results/calibration"),
+    refit: Annotated[Path | None, typer.Option("--from", metavar="DIR", help="Fit the earlier runs of the design in DIR (a --results directory) instead of running it.")] = None,
     run_dir: _RunDir = Path(".quietload") / "calibrate",
 ) -> None:
     """Fit a cost profile to live runs: a small design of loads (one-record and full requests, one-record
@@ -40,9 +41,14 @@ def calibrate(
     Example: quietload calibrate --name this-machine --repeat 3
     """
     from tuner.calibration import CALIBRATION, calibrate as run, pick, profile_target, render_calibration
-    from tuner.calibration.runs import live_evaluator, preflight
+    from tuner.calibration.calibrate import fit_profile, runs_from_files
+    from tuner.calibration.runs import live_evaluator, local_kafka_version, preflight
 
     target = profile_target(name, force)
+    if refit:
+        runs = runs_from_files(sorted(refit.glob("*.json")), pick(CALIBRATION, points, "--point"))
+        typer.echo(render_calibration(fit_profile(runs, base, target, local_kafka_version(_say))))
+        return
     chosen = preflight(pick(CALIBRATION, points, "--point"), base, overrides, bootstrap_servers, metrics, True)
     evaluator, version = live_evaluator(run_dir, bootstrap_servers, metrics, _say)
     typer.echo(render_calibration(run(evaluator, chosen, base, target, repeat, version, _say, results)))

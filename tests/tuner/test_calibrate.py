@@ -125,3 +125,16 @@ def test_too_few_runs_for_the_terms_is_one_error_not_a_fit():
     costs = {"request": 100.0, "batch": 30.0, "record": 50.0, "byte": 2.0, "network": 20.0, "network_byte": 0.3}
     with pytest.raises(ScenarioError, match=r"1 run\(s\) give 2 figures, too few to fit 6 cost terms"):
         fit_costs([_observation("a", 1000, 1000, 1000, 1000, costs)], flat_values(CostProfile.load("loopback")))
+
+
+def test_earlier_runs_are_fitted_again_from_their_files(calibration, tmp_path):
+    result, _, base = calibration
+    code, lines = _invoke(["calibrate", "--name", str(tmp_path / "again.yaml"), "--base", str(base / "known.yaml"),
+                           "--point", "one-record-requests", "--point", "full-requests", "--point", "one-record-batches",
+                           "--point", "wide-rows", "--from", str(base / "runs")])
+    assert code == 0 and lines[-1] == f"wrote {tmp_path / 'again.yaml'}"
+    again = CostProfile.load(str(tmp_path / "again.yaml"))
+    assert again.broker.produce_request_us == CostProfile.load(str(result.profile_path)).broker.produce_request_us
+    assert len(again.provenance.runs) == 8
+    code, lines = _invoke(["calibrate", "--name", str(tmp_path / "none.yaml"), "--from", str(tmp_path / "empty")])
+    assert code == 2 and lines == ["error: --from: no RunResult files (*.json) to fit"]

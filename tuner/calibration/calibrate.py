@@ -152,10 +152,30 @@ def profile_document(name: str, base: CostProfile, base_raw: dict, fit: Fit, run
 def calibrate(evaluator: Any, points: tuple[Point, ...], base_profile: str, target: Path, repeat: int,
               kafka_version: str, say: Callable[[str], None], results_dir: Path | None = None) -> Calibration:
     """Run the design, fit the costs and write the profile to ``target``."""
+    CostProfile.load(base_profile, "--base")     # a base that does not read stops before any run
+    return fit_profile(run_points(points, base_profile, evaluator, repeat, say, results_dir), base_profile, target,
+                       kafka_version)
+
+
+def runs_from_files(paths: list[Path], points: tuple[Point, ...]) -> list[PointRuns]:
+    """Earlier runs of the design from their RunResult files (<point>-<evaluator>-seed<N>.json)."""
+    known = {p.name: p for p in points}
+    if not paths:
+        raise ScenarioError("--from", "no RunResult files (*.json) to fit")
+    grouped: dict[str, list[RunResult]] = {}
+    for path in paths:
+        name = path.name.rsplit("-", 2)[0]
+        if name not in known:
+            raise ScenarioError("--from", f"{path.name} is not a run of a design point (known: {', '.join(known)})")
+        grouped.setdefault(name, []).append(RunResult.read(path))
+    return [PointRuns(known[name], sorted(results, key=lambda r: r.seed)) for name, results in grouped.items()]
+
+
+def fit_profile(runs: list[PointRuns], base_profile: str, target: Path, kafka_version: str) -> Calibration:
+    """Fit the costs to the design's runs and write the profile to ``target``."""
     base = CostProfile.load(base_profile, "--base")
     base_path = Path(base_profile) if Path(base_profile).suffix else PROFILE_DIR / f"{base_profile}.yaml"
     base_raw = yaml.safe_load(base_path.read_text())
-    runs = run_points(points, base_profile, evaluator, repeat, say, results_dir)
     observations: dict[str, Observation] = {}
     for point_runs in runs:
         for result in point_runs.results:

@@ -110,5 +110,10 @@ def live_evaluator(run_dir: Path, bootstrap_servers: str | None, metrics: list[s
     evaluator = LiveEvaluator(run_dir, bootstrap_servers, security_from_environment(), progress_line=say, **options)
     if bootstrap_servers:
         return evaluator, f"the cluster at {bootstrap_servers}"
+    return evaluator, local_kafka_version(say)
+
+
+def local_kafka_version(say: Callable[[str], None]) -> str:
+    """The Kafka version the local stack runs (its jars, resolved once)."""
     from simulator.live._jars import resolve_jars
-    return evaluator, resolve_jars(say).version
+    return resolve_jars(say).version
