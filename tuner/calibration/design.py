@@ -58,21 +58,23 @@ CALIBRATION = (
     *(_codec(codec) for codec in ("lz4", "zstd", "snappy", "gzip")),
 )
 
+# a load of a few seconds, so that its window holds whole seconds of the brokers' and neighbours' figures
+HELD = "dataset.files.0.size=12MB"
 HELD_OUT = (
-    Point("linger-0", "linger.ms=0: batches as large as the sender's pace makes them", ("batch.producer.linger.ms=0",)),
-    Point("linger-5", "linger.ms=5", ("batch.producer.linger.ms=5",)),
-    Point("linger-25", "linger.ms=25", ("batch.producer.linger.ms=25",)),
-    Point("batch-64k", "batch.size=64KB at linger.ms=0", ("batch.producer.batch.size=64KB", "batch.producer.linger.ms=0")),
+    Point("linger-0", "linger.ms=0: batches as large as the sender's pace makes them", (HELD, "batch.producer.linger.ms=0")),
+    Point("linger-5", "linger.ms=5", (HELD, "batch.producer.linger.ms=5")),
+    Point("linger-25", "linger.ms=25", (HELD, "batch.producer.linger.ms=25")),
+    Point("batch-64k", "batch.size=64KB at linger.ms=0", (HELD, "batch.producer.batch.size=64KB", "batch.producer.linger.ms=0")),
     Point("keyed-6-partitions", "records keyed by card_id over 6 partitions",
-          ("batch.key=card_id", "cluster.topics.0.partitions=6", "batch.producer.linger.ms=5")),
+          (HELD, "batch.key=card_id", "cluster.topics.0.partitions=6", "batch.producer.linger.ms=5")),
     Point("narrow-rows-zstd", "65-byte rows (a sensor feed's CSV) compressed with zstd",
           (f"dataset.rows={SAMPLES / 'narrow-rows.csv'}", "batch.producer.compression.type=zstd",
-           "batch.producer.linger.ms=5", "dataset.files.0.size=2MB")),
-    Point("repartition-3", "repartition(3): three write tasks after a shuffle", ("batch.spark.repartition=3",)),
+           "batch.producer.linger.ms=5", "dataset.files.0.size=6MB")),
+    Point("repartition-3", "repartition(3): three write tasks after a shuffle", (HELD, "batch.spark.repartition=3")),
     Point("rf3-acks-all", "3 brokers, replication factor 3, acks=all with idempotence",
-          ("cluster.brokers=3", "cluster.replication.factor=3", "cluster.min.insync.replicas=2",
+          (HELD, "cluster.brokers=3", "cluster.replication.factor=3", "cluster.min.insync.replicas=2",
            "batch.producer.acks=all", "batch.producer.enable.idempotence=true", "batch.producer.linger.ms=5")),
-    Point("half-vcpu-broker", "a broker held to 0.5 vCPU, linger.ms=0", ("cluster.broker.vcpus=0.5", "batch.producer.linger.ms=0")),
+    Point("half-vcpu-broker", "a broker held to 0.5 vCPU, linger.ms=0", (HELD, "cluster.broker.vcpus=0.5", "batch.producer.linger.ms=0")),
 )
 
 
