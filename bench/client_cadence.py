@@ -28,10 +28,11 @@ from workloads import CATALOG, Scenario
 from workloads.loader import load_mapping
 
 RATES_MB = (1, 6, 22)
+RTT_MS = 0.1
 PRODUCER = {"linger.ms": "0", "acks": "1", "batch.size": "16384", "max.request.size": "32768",
             "enable.idempotence": "false", "compression.type": "none"}
 SET_UP = ["profile=loopback", "cluster.brokers=1", "cluster.replication.factor=1", "cluster.min.insync.replicas=1",
-          "cluster.network_rtt=0.1ms", "cluster.broker.vcpus=1", "batch.client.version=3.9.1",
+          f"cluster.network_rtt={RTT_MS}ms", "cluster.broker.vcpus=1", "batch.client.version=3.9.1",
           "batch.spark.spark.executor.instances=1", "batch.spark.spark.executor.cores=1",
           "windows.before=1s", "windows.after=1s", "batch.producer.batch.size=16KB",
           "batch.producer.max.request.size=32KB", "batch.producer.linger.ms=0", "batch.producer.acks=1",
@@ -69,7 +70,8 @@ def main(seconds: float) -> None:
     broker_cores, job_cores = (cores[:1], cores[1:2]) if len(cores) >= 2 else ([], [])
     jars = resolve_jars()
     print(f"records of {size} bytes; broker on cores {broker_cores or 'any'}, producer on {job_cores or 'any'}")
-    print(f"{'MB/s':>5} {'req/s real':>10} {'model':>6} {'rec/req real':>12} {'model':>6} "
+    print(f"{'MB/s':>5} {'req/s real':>10} {'model':>6} {'rec/req real':>12} {'model':>6} {'within 25%':>10} "
+          f"{'request ms real':>15} {'model':>6} "
           f"{'sender on core us/req':>21} {'sender wakes/req':>16} {'sender wait for core us/wake':>28}")
     with tempfile.TemporaryDirectory(prefix="quietload-cadence-") as tmp:
         work = Path(tmp)
@@ -83,10 +85,15 @@ def main(seconds: float) -> None:
             for rate in RATES_MB:
                 real = run_probe(work, jars.classpath, cluster.bootstrap_servers, seconds, rate * 1024**2, size,
                                  job_cores)
-                model = evaluator.evaluate(scenarios[rate], 1).summary
+                run = evaluator.evaluate(scenarios[rate], 1)
+                model = run.summary
+                real_rpr, model_rpr = real['records'] / real['requests'], model['records_per_request']
+                # the client's request latency: the broker's TotalTimeMs and the round trip
+                model_latency = run.brokers[0]["produce_time_ms"]["TotalTimeMs"]["mean"] + RTT_MS
                 print(f"{rate:>5} {real['requests'] / real['seconds']:>10,.0f} "
                       f"{model['produce_requests'] / model['load_seconds']:>6,.0f} "
-                      f"{real['records'] / real['requests']:>12.2f} {model['records_per_request']:>6.2f} "
+                      f"{real_rpr:>12.2f} {model_rpr:>6.2f} {'yes' if abs(model_rpr / real_rpr - 1) <= 0.25 else 'no':>10} "
+                      f"{real['request_latency_avg_ms']:>15.2f} {model_latency:>6.2f} "
                       f"{real['sender_run_s'] / real['requests'] * 1e6:>21,.0f} "
                       f"{real['sender_timeslices'] / real['requests']:>16.1f} "
                       f"{real['sender_runqueue_s'] / real['sender_timeslices'] * 1e6:>28,.0f}", flush=True)

@@ -61,6 +61,20 @@ class ClientCosts:
     sender_batch_us: float = f.prop(parse=_cost)
     sender_byte_ns: float = f.prop(parse=_cost)
     compress_byte_ns: dict = f.prop(parse=_codec_costs)
+    # the sender reading a response: completing its batches, callbacks, freeing buffer.memory
+    sender_response_us: float = f.prop(parse=_cost, default=20.0)
+
+
+@dataclass(frozen=True)
+class SchedulerFigures:
+    """The Linux scheduler (EEVDF) the threads run under, and the threads the model does not
+    follow one by one: simulator/model/cpu.py says how they turn into waits for a core."""
+
+    base_slice_us: float = f.prop(parse=_cost, default=750.0)      # sysctl_sched_base_slice, before scaling
+    tick_hz: float = f.prop(parse=f.positive(_cost), default=250.0)    # CONFIG_HZ
+    protected_wake_share: float = f.prop(parse=_cost, default=0.06)
+    jvm_background_threads: float = f.prop(parse=_cost, default=0.4)
+    broker_background_threads: float = f.prop(parse=_cost, default=0.1)
 
 
 @dataclass(frozen=True)
@@ -160,6 +174,8 @@ class CostProfile:
     broker: BrokerCosts = f.prop(parse=lambda v, p: f.build(BrokerCosts, v, p))
     client: ClientCosts = f.prop(parse=lambda v, p: f.build(ClientCosts, v, p))
     spark: SparkRates = f.prop(parse=lambda v, p: f.build(SparkRates, v, p))
+    scheduler: SchedulerFigures = f.prop(parse=lambda v, p: f.build(SchedulerFigures, v, p),
+                                         default_factory=SchedulerFigures)
 
     @classmethod
     def load(cls, name_or_path: str, field: str = "profile") -> "CostProfile":

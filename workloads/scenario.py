@@ -143,6 +143,8 @@ class Spark:
 
     executors: int = f.prop("spark.executor.instances", f.positive_int)
     executor_cores: int = f.prop("spark.executor.cores", f.positive_int, default=4)
+    # the vCPUs an executor's threads share (its Glue worker's: G.1X 4, G.2X 8); by default its cores
+    vcpus: int | None = f.prop(parse=f.positive_int, default=None)
     max_partition_bytes: int = f.prop("spark.sql.files.maxPartitionBytes", _positive_bytes, default=128 * 1024**2)
     open_cost_in_bytes: int = f.prop("spark.sql.files.openCostInBytes", _positive_bytes, default=4 * 1024**2)
     default_parallelism: int | None = f.prop("spark.default.parallelism", f.positive_int, default=None)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-COMPILED = ("engine", "metrics", "quota", "broker", "batch", "partitioner", "producer", "job")
+COMPILED = ("engine", "metrics", "quota", "cpu", "shared", "broker", "batch", "partitioner", "accumulator", "producer", "job")
 SUPPORT = ("spark",)
 PACKAGE = Path(__file__).resolve().parent
 BUILD = PACKAGE.parents[1] / ".build" / "mypyc"

@@ -3,64 +3,26 @@
 Follows SocketServer/KafkaRequestHandler: a connection's request is read by its network
 processor, which mutes the connection until the response is sent (one request per
 connection inside the broker); requests wait in one shared queue (``queued.max.requests``)
-for an I/O handler thread. All threads share the broker's cores: a thread's CPU work takes
-longer when more threads are runnable than there are cores. acks=all produces wait in
-purgatory until followers' fetches move the high watermark.
+for an I/O handler thread. All threads share the broker's cores (``cpu.Cores``): a thread
+woken while every core is busy waits for one, and its CPU work takes longer when more
+threads are runnable than there are cores; a handler waiting for a core is not idle.
+acks=all produces wait in purgatory until followers' fetches move the high watermark.
 """
 from __future__ import annotations
 
 from collections import deque
 from typing import Any, Callable
 
+from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from simulator.model.metrics import Timeline
 from simulator.model.quota import PERCENT_PER_SECOND, RateQuota, byte_rate_quota, request_time_quota
+from simulator.model.shared import Shared
 
 FETCH_RESPONSE_MAX = 10 * 1024 * 1024     # replica.fetch.response.max.bytes
 PRODUCE_TIME_PARTS = ("RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs",
                       "ResponseSendTimeMs", "TotalTimeMs")
 RESPONSE_BYTES = 64
-
-
-class Shared:
-    """A resource shared by flows (TCP connections on a NIC, connections on a network
-    processor): each flow's work goes in order, and the capacity is split evenly among the
-    flows busy when a piece of work starts (processor sharing, share fixed at the start)."""
-
-    __slots__ = ("capacity", "busy_until", "free_at", "used", "spread")
-
-    def __init__(self, capacity: float, spread: bool = False):
-        self.capacity = capacity
-        self.busy_until: dict[Any, float] = {}
-        self.free_at = 0.0          # when every flow's work is done
-        self.used = Timeline()
-        self.spread = spread        # account use over time (busy %) rather than amount at start
-
-    def take(self, start: float, amount: float, flow) -> float:
-        busy = self.busy_until
-        begin = busy.get(flow, 0.0)
-        if begin < start:
-            begin = start
-        sharing = 1
-        if self.free_at > begin:
-            stale = []
-            for other, until in busy.items():
-                if until > begin:
-                    if other is not flow:
-                        sharing += 1
-                elif until <= start:   # done before anything asked of us now: forget it
-                    stale.append(other)
-            for other in stale:
-                del busy[other]
-        end = begin + amount * sharing / self.capacity
-        busy[flow] = end
-        if end > self.free_at:
-            self.free_at = end
-        if self.spread:
-            self.used.add_interval(begin, end, 1.0 / sharing)
-        else:
-            self.used.add(begin, amount)
-        return end
 
 
 class Partition:
@@ -122,9 +84,11 @@ class Connection:
 
 
 class Broker:
-    def __init__(self, engine: Engine, broker_id: int, spec: Any, costs: Any, rtt: float, rng: Any, jitter: float):
+    def __init__(self, engine: Engine, broker_id: int, spec: Any, costs: Any, rtt: float, rng: Any, jitter: float,
+                 scheduler: Scheduler, background: float):
         self.engine, self.id, self.rng, self.jitter = engine, broker_id, rng, jitter
-        self.vcpus = spec.vcpus
+        self.vcpus = float(spec.vcpus)
+        self.cores = Cores(spec.vcpus, scheduler, rng, background)
         self.nic_in = Shared(spec.nic_bandwidth)
         self.nic_out = Shared(spec.nic_bandwidth)
         self.disk_bandwidth = spec.disk_bandwidth
@@ -184,13 +148,22 @@ class Broker:
         return Connection(self, (self._connections - 1) % len(self.processors))
 
     # ---- CPU ----------------------------------------------------------------------------
-    def stretch(self, now: float) -> float:
-        """How much longer CPU work takes now: runnable threads over cores (at least 1)."""
+    def runnable(self, now: float) -> int:
+        """Threads of this broker runnable now: busy handlers, fetchers and network processors."""
         runnable = self.handlers_busy + self.fetchers_busy
         for processor in self.processors:
             if processor.free_at > now:
                 runnable += 1
-        return runnable / self.vcpus if runnable > self.vcpus else 1.0
+        return runnable
+
+    def on_core(self, now: float, cpu: float, counted: bool) -> float:
+        """Wall time a thread takes for ``cpu`` seconds of work starting now: the work at its
+        share of the cores, and a wait for a tick when it wakes behind the broker's CPU-bound
+        background work. The broker's own threads run bursts shorter than a slice and then
+        sleep, so one woken behind them waits for a burst's end: the share counts that.
+        ``counted``: the thread is already among the runnable ones."""
+        others = self.runnable(now) - (1 if counted else 0)
+        return self.cores.wake_delay(0.0) + self.noisy(cpu) * self.cores.stretch(others + 1)
 
     def noisy(self, seconds: float) -> float:
         """Service time with seeded spread (uniform, standard deviation = jitter)."""
@@ -220,7 +193,8 @@ class Broker:
         return arrived
 
     def _processor_work(self, connection: Connection, start: float, cpu: float) -> float:
-        took = self.noisy(cpu) * self.stretch(start)
+        # a processor with no work in hand sleeps in select(): it wakes for this one
+        took = self.on_core(start, cpu, self.processors[connection.processor].free_at > start)
         self.cpu_busy.add(start, cpu)
         return self.processors[connection.processor].take(start, took, connection)
 
@@ -257,7 +231,7 @@ class Broker:
             self.handlers_busy += 1
             request.t_start = now
             cpu = self._handler_cpu(request, now)
-            took = self.noisy(cpu) * self.stretch(now)
+            took = self.on_core(now, cpu, True)
             if request.kind == "produce":
                 wire = 0.0
                 for batch in request.batches:
@@ -459,7 +433,7 @@ class Fetcher:
         now = self.engine.now
         broker = self.broker
         cpu = request.fetched_batches * broker.follower_batch_s + request.data * broker.follower_byte_s
-        took = broker.noisy(cpu) * broker.stretch(now) if cpu else 0.0
+        took = broker.on_core(now, cpu, False) if cpu else 0.0
         took += broker.disk_append(now, request.data)
         broker.fetchers_busy += 1
         broker.cpu_busy.add(now, cpu)

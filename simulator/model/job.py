@@ -1,5 +1,7 @@
 """One batch load at run time: Spark tasks on executor cores, appending into one shared
 producer per executor, each task calling ``flush()`` at its end (``KafkaWriteTask.close``).
+An executor's task threads, its producer's sender thread and the JVM's own threads (JIT
+compiler, GC) share the vCPUs of its worker.
 """
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import functools
 import math
 from typing import Callable
 
+from simulator.model.cpu import Cores
 from simulator.model.producer import Producer
 from simulator.model.spark import WritePlan, first_wave_order
 
@@ -23,18 +26,19 @@ class Task:
 class Executor:
     """An executor JVM: its cores run tasks; its tasks share one cached producer."""
 
-    def __init__(self, load: "Load", index: int, producer: Producer):
-        self.load, self.index, self.producer = load, index, producer
+    def __init__(self, load: "Load", index: int, producer: Producer, host: Cores):
+        self.load, self.index, self.producer, self.host = load, index, producer, host
         self.appending: list[Task] = []
         self.tasks_run = 0
         self.last_appended = 0.0
         self.token = 0
         producer.on_block_change = self.reschedule
-        producer.cpu_stretch = self.cpu_stretch
+        producer.host = host
+        producer.runnable_elsewhere = self.busy_tasks
 
-    def cpu_stretch(self) -> float:
-        """Task threads and the producer's sender thread share the executor's cores."""
-        return max(1.0, (len(self.appending) + 1) / self.load.cores)
+    def busy_tasks(self) -> float:
+        """Task threads on a core: appending, unless send() blocks them on buffer.memory."""
+        return 0.0 if self.producer.blocked else float(len(self.appending))
 
     def start(self, task: Task) -> None:
         self.tasks_run += 1
@@ -89,11 +93,11 @@ class Executor:
 
 
 class Load:
-    def __init__(self, engine, plan: WritePlan, producers: list[Producer], cores: int,
+    def __init__(self, engine, plan: WritePlan, producers: list[Producer], cores: int, hosts: list[Cores],
                  task_rates: list[float], scan_seconds: list[float], executor_order: list[int],
                  on_done: Callable[["Load"], None]):
         self.engine, self.plan, self.cores, self.on_done = engine, plan, cores, on_done
-        self.executors = [Executor(self, i, p) for i, p in enumerate(producers)]
+        self.executors = [Executor(self, i, p, h) for i, (p, h) in enumerate(zip(producers, hosts))]
         self.tasks = [Task(i, size, rate) for i, (size, rate) in enumerate(zip(plan.write_tasks, task_rates))]
         self.pending = list(self.tasks)
         self.scan_seconds = scan_seconds

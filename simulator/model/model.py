@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from simulator.model import outcome
 from simulator.model.broker import Broker, Fetcher, Partition, fetcher_id
 from simulator.model.compression import CompressionCurve, measure_curve, record_overhead
+from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from simulator.model.job import Load
 from simulator.model.producer import Producer
@@ -117,8 +118,10 @@ class ModelRun:
         self.engine = Engine(stop_at=scenario.windows.max_duration)
         self.rows = evaluator.rows(scenario)
         self.shape = self.rows.shape
+        self.scheduler = Scheduler.of(profile)
         self.brokers = [Broker(self.engine, i, cluster.broker, profile.broker, cluster.network_rtt,
-                               random.Random(self.rng.random()), scenario.jitter.service_time)
+                               random.Random(self.rng.random()), scenario.jitter.service_time,
+                               self.scheduler, profile.scheduler.broker_background_threads)
                         for i in range(cluster.brokers)]
         self.partitions: dict[str, list[Partition]] = {}
         for topic in cluster.topics:
@@ -181,7 +184,10 @@ class ModelRun:
             scans = [size * scan_s_per_input_byte * self._noise(jitter) for size in plan.scan_tasks] if plan.shuffled else []
             order = list(range(spark.executors))
             self.rng.shuffle(order)
-            load = Load(self.engine, plan, producers, spark.executor_cores, rates, scans, order, self._load_done)
+            # a Glue worker runs one executor with a core per vCPU: its vCPUs by default its cores
+            hosts = [Cores(spark.vcpus or spark.executor_cores, self.scheduler, producer.rng,
+                           profile.scheduler.jvm_background_threads) for producer in producers]
+            load = Load(self.engine, plan, producers, spark.executor_cores, hosts, rates, scans, order, self._load_done)
             self.loads.append(load)
             self.engine.at(scenario.load_start + copy * batch.spacing, load.start)
 
@@ -196,6 +202,8 @@ class ModelRun:
                             self.rows.curve(tenant.producer.compression_type).ratio_at,
                             record, False, self.scenario.cluster.network_rtt)
         producer.neighbour = True
+        # the neighbours' client host: their application threads sleep between records
+        producer.host = Cores(self.scenario.tenant_host.vcpus, self.scheduler, producer.rng)
         key_partitions = [partitions[murmur2(f"key-{k}".encode()) % len(partitions)] for k in range(tenant.keys)]
         run = TenantRun(tenant, producer)
         producer.on_records_acked = lambda intended, now, run=run: run.latencies.extend((t, now - t) for t in intended)

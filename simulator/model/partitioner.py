@@ -77,9 +77,3 @@ class StickyPartitioner:
             self.produced += amount
             if self.produced >= self.switch_bytes - 1e-6:
                 self.switch(now)
-
-    def drained(self, partition: Partition, now: float) -> None:
-        """The current partition's last batch left: with KIP-480 the next record needs a new
-        batch, and onNewBatch switches."""
-        if self.kind == "kip480" and partition is self.current:
-            self.switch(now)

@@ -8,8 +8,12 @@ produce request per broker up to ``max.request.size``, with at most
 ``max.in.flight.requests.per.connection`` requests outstanding per connection and the next
 one only after the previous is fully written. librdkafka sends one partition per request.
 
-Bulk appends are a flow of bytes (rate x time) so cost grows with batches, not records, and
-a drain waits until the flow has added one whole record (send() adds a record in one call);
+The appending side is ``accumulator.Accumulator``. The sender is a thread on its host's cores (``cpu.Cores``): woken from ``poll()`` by an
+append that creates a batch, by a response or by its timeout, it first waits for a core, then
+spends CPU reading the responses that arrived and building and writing the requests it drains.
+Its cycle (wait + CPU + the in-flight window) is what sizes ``linger.ms=0`` batches.
+
+A drain waits until the flow has added one whole record (send() adds a record in one call);
 neighbour records are appended one by one so their latency is known per record.
 """
 from __future__ import annotations
@@ -18,14 +22,16 @@ import math
 from collections import deque
 from typing import Any, Callable
 
-from simulator.model.batch import (BATCH_HEADER, DETERIORATE_STEP, ESTIMATION_FACTOR, IMPROVING_STEP,
-                                   PARTITION_HEADER, REQUEST_HEADER, Batch, FlushToken)
+from simulator.model.accumulator import Accumulator
+from simulator.model.batch import PARTITION_HEADER, REQUEST_HEADER, Batch, FlushToken
 from simulator.model.broker import Broker, Connection, Partition, Request
+from simulator.model.cpu import Cores
 from simulator.model.engine import Engine
 from simulator.model.metrics import BatchSizes, Mean
 from simulator.model.partitioner import StickyPartitioner
 
-class Producer:
+
+class Producer(Accumulator):
     """One producer instance (one per Spark executor JVM, one per neighbour application)."""
 
     def __init__(self, engine: Engine, name: str, partitions: list[Partition], config: Any, client: Any,
@@ -49,7 +55,12 @@ class Producer:
         self.sender_request_s = costs.sender_request_us * 1e-6
         self.sender_batch_s = costs.sender_batch_us * 1e-6
         self.sender_byte_s = costs.sender_byte_ns * 1e-9
-        self.cpu_stretch: Callable[[], float] = lambda: 1.0   # the sender shares its JVM's cores
+        self.sender_response_s = costs.sender_response_us * 1e-6
+        self.host: Cores | None = None      # the cores the sender thread runs on
+        # threads runnable on the host besides the sender (an executor's appending tasks)
+        self.runnable_elsewhere: Callable[[], float] = lambda: 0.0
+        self.responses: list[Request] = []  # arrived, not yet read by the sender
+        self.looping = False
         self.ratio_at = ratio_at
         self.record_bytes = record_bytes
         self.keyed = keyed
@@ -83,6 +94,7 @@ class Producer:
         self.rate = 0.0
         self.last_advance = 0.0
         self.appended = 0.0
+        self.carry = 0.0                # part of a record a drain left behind, appended next
         self.on_block_change: Callable[[], None] | None = None
         # a fixed-rate record source (neighbours): records are appended when the producer
         # next looks, each with its own intended send time
@@ -113,38 +125,6 @@ class Producer:
         """Requests in flight per broker."""
         return {node: connection.inflight for node, connection in self.connections.items()}
 
-    # ---- capacity and partitioning -------------------------------------------------
-    def capacity(self) -> float:
-        """Uncompressed bytes a new batch takes before it is full (whole records)."""
-        return self.batch_capacity
-
-    def _update_capacity(self) -> None:
-        if self.librdkafka:
-            room = min(self.batch_size, self.batch_records * self.record_bytes)
-        elif self.codec == "none":
-            room = self.batch_size - BATCH_HEADER
-        else:
-            room = (self.batch_size - BATCH_HEADER) / (self.ratio_estimate * ESTIMATION_FACTOR)
-        self.batch_capacity = max(self.record_bytes, math.floor(room / self.record_bytes) * self.record_bytes)
-
-    def _open_batch(self, partition: Partition, now: float) -> Batch | None:
-        """The partition's batch taking appends, creating one if memory allows."""
-        dq = self.deques[partition]
-        if dq and not dq[-1].full:
-            return dq[-1]
-        memory = self.batch_size if not self.librdkafka else 0
-        if self.memory_used + memory > self.buffer_memory:
-            return None
-        return self._new_batch(partition, now, memory)
-
-    def _new_batch(self, partition: Partition, now: float, memory: int) -> Batch:
-        batch = Batch(partition, now, memory)
-        self.memory_used += memory
-        self.deques[partition].append(batch)
-        self.nonempty[partition] = None
-        self.incomplete[batch] = None
-        return batch
-
     # ---- appending -------------------------------------------------------------------
     def set_rate(self, rate: float) -> None:
         self.advance(self.engine.now)
@@ -157,99 +137,6 @@ class Producer:
         self.source_next, self.source_interval, self.source_size = first, interval, size
         self.source_partition = partition
         self._wake(first + self.linger)
-
-    def advance(self, now: float) -> None:
-        """Append the records and the flow's bytes due since the last call, batch by batch."""
-        while self.source_next <= now:
-            self.append_record(self.source_next, self.source_size, self.source_partition(), self.source_next)
-            self.source_next += self.source_interval
-        elapsed = now - self.last_advance
-        self.last_advance = now
-        if self.rate <= 0.0 or elapsed <= 0.0 or self.blocked:
-            return
-        self.append_seconds += elapsed
-        amount = self.rate * elapsed
-        cursor = now - elapsed
-        while amount > 1e-3:
-            taken = self._append_keyed(amount, cursor) if self.keyed else self._append_sticky(amount, cursor)
-            if taken is None:
-                self._block(cursor)
-                return
-            amount -= taken
-            cursor += taken / self.rate
-            self.appended += taken
-
-    def _append_sticky(self, amount: float, now: float) -> float | None:
-        partition = self.sticky.for_record(now)
-        batch = self._open_batch(partition, now)
-        if batch is None:
-            return None
-        room = self.capacity() - batch.bytes
-        take = min(amount, room, self.sticky.room(self.record_bytes))
-        batch.bytes += take
-        batch.records += take / self.record_bytes
-        if room - take < 0.5 * self.record_bytes:   # the next record would not fit
-            self._close(batch, now + take / self.rate)
-        self.sticky.add(partition, take, now)
-        return take
-
-    def _append_keyed(self, amount: float, now: float) -> float | None:
-        """Keys hash evenly over all partitions: every open batch grows at rate / N."""
-        share = amount / len(self.partitions)
-        step = share
-        for partition in self.partitions:
-            batch = self._open_batch(partition, now)
-            if batch is None:
-                return None
-            step = min(step, self.capacity() - batch.bytes)
-        for partition in self.partitions:
-            batch = self.deques[partition][-1]
-            batch.bytes += step
-            batch.records += step / self.record_bytes
-            if self.capacity() - batch.bytes < 0.5 * self.record_bytes:
-                self._close(batch, now + step * len(self.partitions) / self.rate)
-        return step * len(self.partitions)
-
-    def append_record(self, now: float, size: float, partition: Partition | None, intended: float) -> None:
-        """One neighbour record (key decides ``partition``; None means no key)."""
-        if partition is None:
-            partition = self.sticky.for_record(now)
-        batch = self._open_batch(partition, now)
-        if batch is not None and batch.records and (batch.bytes + size > self.capacity() or batch.records >= self.batch_records):
-            self._close(batch, now)
-            batch = self._open_batch(partition, now)
-        if batch is None:  # buffer.memory exhausted: a neighbour's send() would block; keep the record
-            batch = self._new_batch(partition, now, 0)
-        batch.bytes += size
-        batch.records += 1
-        if batch.intended is None:
-            batch.intended = []
-        batch.intended.append(intended)
-        self.sticky.add(partition, size, now)
-
-
-    def _close(self, batch: Batch, now: float) -> None:
-        if batch.full:
-            return
-        batch.full = True
-        batch.closed_at = now
-        if self.codec == "none":
-            batch.wire = BATCH_HEADER + batch.bytes
-            return
-        ratio = self.ratio_at(batch.bytes)
-        batch.wire = BATCH_HEADER + batch.bytes * ratio
-        if not self.librdkafka:  # CompressionRatioEstimator.updateEstimation
-            if ratio > self.ratio_estimate:
-                self.ratio_estimate = max(self.ratio_estimate + DETERIORATE_STEP, ratio)
-            elif ratio < self.ratio_estimate:
-                self.ratio_estimate = max(self.ratio_estimate - IMPROVING_STEP, ratio)
-            self._update_capacity()
-
-    def _block(self, now: float) -> None:
-        self.blocked = True
-        self.blocked_since = now
-        if self.on_block_change:
-            self.on_block_change()
 
     # ---- flush -------------------------------------------------------------------------
     def flush(self, on_done: Callable[[], None]) -> None:
@@ -269,14 +156,31 @@ class Producer:
 
     # ---- sender --------------------------------------------------------------------------
     def poke(self) -> None:
-        """Something changed: the sender runs now if it is free, else as soon as it is."""
+        """Something changed: a sender asleep in poll() wakes (and waits for a core), a busy
+        one looks again as soon as its CPU work is done."""
         now = self.engine.now
-        if self.sender_free_at <= now:
+        if self.looping:                  # a completion inside the sender's own loop
+            self._wake(max(now, self.sender_free_at))
+        elif now > self.sender_free_at:
             self.wake_token += 1          # a later wake-up is no longer needed as such
+            self.wake_at = math.inf
+            self._rouse(now)
+        elif now == self.sender_free_at:   # still on its core: it sees the change without sleeping
+            self.wake_token += 1
             self.wake_at = math.inf
             self._sender_loop(now)
         else:
             self._wake(self.sender_free_at)
+
+    def _rouse(self, now: float) -> None:
+        """The sender leaves poll(): it runs once a core takes it."""
+        host = self.host
+        wait = host.wake_delay(self.runnable_elsewhere()) if host is not None else 0.0
+        if wait > 0.0:
+            self.sender_free_at = now + wait
+            self._wake(self.sender_free_at)
+        else:
+            self._sender_loop(now)
 
     def _wake(self, when: float) -> None:
         if when >= self.wake_at:
@@ -289,10 +193,28 @@ class Producer:
         if token != self.wake_token:
             return
         self.wake_at = math.inf
-        self._sender_loop(self.engine.now)
+        now = self.engine.now
+        if now < self.sender_free_at:     # its CPU work grew meanwhile: look once it is done
+            self._wake(self.sender_free_at)
+        elif now > self.sender_free_at:   # poll()'s timeout: the thread was asleep
+            self._rouse(now)
+        else:
+            self._sender_loop(now)
 
     def _sender_loop(self, now: float) -> None:
-        """One iteration of Sender.runOnce: drain what is ready, send, plan the next look."""
+        """One iteration of Sender.runOnce: read the responses that arrived, drain what is
+        ready, send, plan the next look. Its CPU takes longer when its host's cores are shared."""
+        host = self.host
+        stretch = host.stretch(self.runnable_elsewhere() + 1.0) if host is not None else 1.0
+        read = 0.0
+        if self.responses:
+            responses, self.responses = self.responses, []
+            read = len(responses) * self.sender_response_s * stretch
+            self.sender_free_at = now + read    # a completion's poke looks again after this
+            self.looping = True
+            for response in responses:
+                self._complete(response, now + read)
+            self.looping = False
         self.advance(now)
         ready, next_check = self._ready(now)
         requests = []
@@ -302,7 +224,7 @@ class Producer:
             cost = 0.0
             for r in requests:
                 cost += self.sender_request_s + len(r.batches) * self.sender_batch_s + r.size * self.sender_byte_s
-            cost *= self.cpu_stretch()
+            cost = read + cost * stretch
             self.sender_free_at = now + cost
             if self.last_drain is not None:
                 self.drain_interval.add(now - self.last_drain)
@@ -404,12 +326,18 @@ class Producer:
             head = dq[0]
             if self._part_record(head):
                 continue
+            rest = 0.0
             if not head.full:
+                rest = self._trim(head)
                 self._close(head, now)
             if taken and size + head.wire + PARTITION_HEADER > self.max_request_size:
+                self._untrim(head, rest)
                 break
             taken.append(self._take(partition, now))
             size += head.wire + PARTITION_HEADER
+            if rest > 0.0:     # the record send() is still appending goes where the next one does
+                self.carry += rest
+                self.appended -= rest
         self.drain_index[node] = (start + 1) % len(partitions)
         return [self._request(node, taken)] if taken else []
 
@@ -417,10 +345,8 @@ class Producer:
         dq = self.deques[partition]
         batch = dq.popleft()
         self._close(batch, now)
-        if not dq:
+        if not dq:   # with KIP-480 the next record then needs a new batch, and switches (for_record)
             del self.nonempty[partition]
-            if self.rate > 0:
-                self.sticky.drained(partition, now)
         return batch
 
     def _request(self, node: Broker, batches: list[Batch]) -> Request:
@@ -448,9 +374,22 @@ class Producer:
         # the send is complete once its last byte has left: InFlightRequests.canSendMore
         connection.send_done = node.receive(request, at + self.half_rtt) - self.half_rtt
         if self.acks == "0":  # no response: done once written
-            self.engine.at(connection.send_done, self.on_response, request)
+            self.engine.at(connection.send_done, self._written, request)
 
     def on_response(self, request: Request) -> None:
+        """A response arrived: the sender reads it when it next runs."""
+        self.responses.append(request)
+        self.poke()
+
+    def _written(self, request: Request) -> None:
+        """acks=0: a request is done once its last byte left."""
+        self._complete(request, self.engine.now)
+        if self.nonempty or (self.rate > 0 and not self.blocked):
+            self.poke()
+
+    def _complete(self, request: Request, done: float) -> None:
+        """NetworkClient's completion of a response read at ``done``: batches acknowledged,
+        their memory back, flushes and neighbours' records done."""
         now = self.engine.now
         connection = request.connection
         connection.inflight -= 1
@@ -461,7 +400,7 @@ class Producer:
             self.memory_used -= batch.memory
             del self.incomplete[batch]
             if batch.intended and self.on_records_acked:
-                self.on_records_acked(batch.intended, now)
+                self.on_records_acked(batch.intended, done)
             if batch.waiters:
                 for token in batch.waiters:
                     token.pending -= 1
@@ -474,5 +413,3 @@ class Producer:
             self.last_advance = now
             if self.on_block_change:
                 self.on_block_change()
-        if self.nonempty or (self.rate > 0 and not self.blocked):
-            self.poke()

@@ -30,9 +30,10 @@ def fixed(tmp_path_factory):
     return _check(FIXED, "--json", str(out / "check.json")), out
 
 
-# settings a one-seed tuning study picked at 9.9 ms against the neighbours' 10 ms SLA
+# settings that hold the neighbours at 9.9 ms against their 10 ms SLA on seed 1
 EDGE_OF_SLA = ["--set", "batch.producer.compression.type=gzip", "--set", "batch.producer.linger.ms=53",
-               "--set", "batch.producer.batch.size=204546", "--set", "batch.producer.buffer.memory=326584822"]
+               "--set", "batch.producer.batch.size=145000", "--set", "batch.producer.buffer.memory=326584822",
+               "--set", "batch.producer.acks=all"]
 
 
 def test_repeat_fails_a_setting_that_passes_on_one_seed_but_not_on_every_one(tmp_path):
@@ -42,8 +43,8 @@ def test_repeat_fails_a_setting_that_passes_on_one_seed_but_not_on_every_one(tmp
     assert several.exit_code == 1, several.output
     lines = several.stdout.splitlines()
     assert lines[0] == "FAIL paypay-glue-2gb (model, seeds 1-4): 1 of 5 rules failed, 1 skipped"
-    assert lines[1] == ("  neighbour_sla: on 2 of 4 seeds (2, 4); seed 2: neighbour p99 during the load over SLA: "
-                        "payment-api 10.1 ms > SLA 10.0 ms")
+    assert lines[1] == ("  neighbour_sla: on 1 of 4 seeds (3); seed 3: neighbour p99 during the load over SLA: "
+                        "payment-api 10.04 ms > SLA 10.00 ms")
     properties = {p.get("name"): p.get("value") for p in ET.parse(tmp_path / "check.xml").iter("property")}
     assert (properties["seed"], properties["seeds"]) == ("1", "1,2,3,4")
 

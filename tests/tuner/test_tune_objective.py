@@ -18,12 +18,12 @@ def test_a_fixed_trial_runs_the_model_with_its_knob_values(tiny):
     objective = _objective(tiny)
     trial = FixedTrial(BASELINE)
     requests, load_s = objective(trial)
-    # the tiny job as it is: 16 KB batches that fill to 3.7 KB with linger.ms=0
-    assert requests == 1790
-    assert load_s == pytest.approx(0.27164, abs=1e-5)
+    # the tiny job as it is: 16 KB batches that fill to 4.0 KB with linger.ms=0
+    assert requests == 1669
+    assert load_s == pytest.approx(0.27175, abs=1e-5)
     figures = trial.user_attrs["figures"]
-    assert figures["produce_requests"] == 1790 and figures["batches"] == 1790
-    assert figures["mean_batch_bytes"] == pytest.approx(3808.04, abs=0.01)
+    assert figures["produce_requests"] == 1669 and figures["batches"] == 1669
+    assert figures["mean_batch_bytes"] == pytest.approx(4084.12, abs=0.01)
     assert trial.user_attrs["overrides"][2] == "batch.producer.linger.ms=0"
     # the neighbour's p99 during the load over its 10 ms SLA, relative: feasible below 0
     api = figures["tenants"]["api"]
@@ -33,14 +33,14 @@ def test_a_fixed_trial_runs_the_model_with_its_knob_values(tiny):
 
 def test_lingering_bigger_compressed_batches_need_fewer_requests(tiny):
     requests, load_s = _objective(tiny)(FixedTrial(TUNED))
-    assert requests == 28
-    assert load_s == pytest.approx(0.17081, abs=1e-5)
+    assert requests == 27
+    assert load_s == pytest.approx(0.17145, abs=1e-5)
 
 
 def test_a_deadline_is_a_constraint(tiny_with):
     raw = tiny_with({"check": {"deadline": "200ms"}})
     outcome = _objective(raw).evaluate(BASELINE)
-    assert outcome.constraints["deadline"] == pytest.approx(0.27164 / 0.2 - 1, abs=1e-4)
+    assert outcome.constraints["deadline"] == pytest.approx(0.27175 / 0.2 - 1, abs=1e-4)
     assert not outcome.feasible
     assert _objective(raw).evaluate(TUNED).feasible       # 0.17 s: within the deadline
 
@@ -76,9 +76,9 @@ def test_a_setting_within_sla_on_one_seed_but_not_on_another_is_infeasible_over_
     raw = tiny_with(JITTERED)
     space = search_space(Scenario.from_mapping(raw))
     first, second = [Objective(raw, space, seed=seed).evaluate(BASELINE).figures["tenants"]["api"]["p99_ms_during"]
-                     for seed in (5, 6)]
-    assert first < second                             # seed 6's timing is the worse one for the neighbour
+                     for seed in (1, 2)]
+    assert first < second                             # seed 2's timing is the worse one for the neighbour
     between = tiny_with(JITTERED, {"tenants": [{**raw["tenants"][0], "sla_p99": f"{(first + second) / 2}ms"}]})
     space = search_space(Scenario.from_mapping(between))
-    assert Objective(between, space, seed=5).evaluate(BASELINE).feasible
-    assert not Objective(between, space, seed=5, repeat=2).evaluate(BASELINE).feasible
+    assert Objective(between, space, seed=1).evaluate(BASELINE).feasible
+    assert not Objective(between, space, seed=1, repeat=2).evaluate(BASELINE).feasible
