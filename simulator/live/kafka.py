@@ -23,6 +23,7 @@ from typing import Any, Callable
 from simulator.live._jars import LOCALSTACK, KafkaJars, java_command, resolve_jars
 from simulator.live._process import StackError, http_get, last_error, process_runs, reserve_ports
 from simulator.live._prometheus import parse_metrics
+from simulator.live.budget import cgroups_available, remove_leftovers
 from simulator.live.clients import jaas_config
 from workloads import Broker, Scenario, ScenarioError
 
@@ -185,9 +186,12 @@ class KafkaCluster:
         return statuses
 
     def down(self) -> list[NodeStatus]:
-        """Stop and clean; what ran before (empty if nothing did)."""
+        """Stop and clean, and remove the CPU groups of runs killed before they could; what ran
+        before (empty if nothing did)."""
         statuses = self.stop()
         self.clean()
+        if cgroups_available() is None:
+            remove_leftovers()
         return statuses
 
     def clean(self, keep_logs: bool = False) -> None:

@@ -64,6 +64,8 @@ def librdkafka_config(tenant: Tenant, bootstrap_servers: str, security: dict[str
     }
     if producer.batch_num_messages:
         config["batch.num.messages"] = producer.batch_num_messages
+    if tenant.client.kind == "java":    # kafka-clients sets TCP_NODELAY on every connection; librdkafka's default keeps Nagle
+        config["socket.nagle.disable"] = True
     config.update(security or {})
     return config
 

@@ -24,6 +24,9 @@ def test_a_java_tenant_keeps_its_clients_defaults_under_librdkafka_names():
         "linger.ms": 5.0, "batch.size": 16384, "acks": "all", "enable.idempotence": True,
         "max.in.flight.requests.per.connection": 5, "client.id": "payments"}
     assert config["queue.buffering.max.kbytes"] == 32 * 1024      # buffer.memory 32 MB
+    # kafka-clients turns Nagle off on its sockets; a librdkafka application keeps librdkafka's default
+    assert config["socket.nagle.disable"] is True
+    assert "socket.nagle.disable" not in librdkafka_config(_tenant("scores", "librdkafka"), "127.0.0.1:9092")
 
 
 def test_security_settings_are_passed_through():
