@@ -89,13 +89,13 @@ def _finite(value: float | None) -> float | None:
 _Force = Annotated[bool, typer.Option("--force", help="Run even a scenario past the model's limits of time and memory (see README: Limits).")]
 
 
-def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: list[int], force: bool = False) -> list[RunResult]:
+def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, force: bool = False) -> list[RunResult]:
     """The scenario's RunResult for each seed from the model, with the progress line on stderr."""
     from simulator.model.model import ModelEvaluator  # the codecs load only when a run needs them
 
     scenario = Scenario.from_yaml(scenario_file, overrides)
     if not force:
-        check_run_size(scenario)
+        check_run_size(scenario, runs=len(seeds))
     evaluator, results = ModelEvaluator(), []
     for seed in seeds:
         with SimulationProgress(scenario.name) as progress:
@@ -121,7 +121,7 @@ def simulate(
     """
     if json_file and repeat > 1:
         raise ScenarioError("--json", "names one result file; with --repeat each seed's goes to results/")
-    results = _run_model(scenario_file, overrides, list(range(seed, seed + repeat)), force)
+    results = _run_model(scenario_file, overrides, range(seed, seed + repeat), force)
     paths = [r.write(json_file or _result_path(r.scenario["name"], r.seed)) for r in results]
     typer.echo(render_summary(results[0]))
     if repeat > 1:
@@ -157,7 +157,7 @@ def check(
              "deadline_s": parse_seconds(deadline, "--deadline") if deadline is not None else None}
     if scenario_file is not None and not result_files:
         first = seed or 1
-        results = _run_model(scenario_file, overrides, list(range(first, first + (repeat or 1))), force)
+        results = _run_model(scenario_file, overrides, range(first, first + (repeat or 1)), force)
     elif result_files and scenario_file is None:
         if overrides or seed is not None or repeat is not None:
             raise ScenarioError("--result", "--set, --seed and --repeat change a scenario run; a result file is checked as it is")

@@ -75,8 +75,11 @@ def tune(
     from workloads.limits import check_run_size
     if sampler not in ("tpe", "random"):
         raise ScenarioError("--sampler", f"expected tpe or random, got {sampler!r}")
-    if not force:   # the scenario as given; the knobs' ranges move it little next to the limits
-        check_run_size(Scenario.from_yaml(scenario_file, overrides))
+    if not force:   # the scenario as given, on each trial's and each validation's seeds; the knobs move it little
+        scenario = Scenario.from_yaml(scenario_file, overrides)
+        check_run_size(scenario, runs=repeat or scenario.tune.repeat, runs_field="--repeat" if repeat else "tune.repeat")
+        check_run_size(scenario, runs=scenario.tune.validate if validate is None else validate,
+                       runs_field="--validate" if validate is not None else "tune.validate")
     request = TuneRequest(scenario_file, tuple(overrides or ()), trials, workers, seed, storage, study_name,
                           quotas, sampler, out_dir, repeat, validate)
     progress = StudyProgress(f"tuning {scenario_file.stem}")

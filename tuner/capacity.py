@@ -25,7 +25,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from reports.plan_report import PLAN_KIND, PLAN_SCHEMA_VERSION
 from tuner.whatif import ClusterOption, cluster_options
@@ -105,7 +105,7 @@ def parse_plan_options(given: dict[str, Any]) -> dict[str, Any]:
     return parsed
 
 
-def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str, Any], seeds: list[int],
+def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str, Any], seeds: Sequence[int],
                 keep_dir: str | Path | None = None, force: bool = False) -> tuple[Scenario, Grid, list[ClusterOption], list[dict]]:
     """The scenario, the grid, the cluster options and one task per (option, point); every task's
     scenario is built here once, so bad input (or a point past the model's limits, unless
@@ -123,9 +123,9 @@ def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str
         task_scenario = Scenario.from_mapping(task_mapping)
         if not force:
             check_run_size(task_scenario, f"at the plan's point {option.name}, {point.load_gb:g} GB x {point.loads}; "
-                                          "--force runs it anyway")
+                                          "--force runs it anyway", runs=len(seeds))
         tasks.append({"option": option.name, **dataclasses.asdict(point), "current_plan": point == current,
-                      "seeds": seeds, "scenario": task_mapping,
+                      "seeds": list(seeds), "scenario": task_mapping,
                       "keep_dir": str(keep_dir) if keep_dir else None})
     return scenario, grid, options, tasks
 
@@ -215,7 +215,7 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
         raise ScenarioError("--workers", f"expected at least 1, got {workers}")
     if repeat < 1:
         raise ScenarioError("--repeat", f"expected at least 1, got {repeat}")
-    seeds = list(range(seed, seed + repeat))
+    seeds = range(seed, seed + repeat)   # a list only once the limits have passed it
     scenario, grid, options, tasks = build_tasks(scenario_file, overrides or [], given or {}, seeds, keep_dir, force)
     report = progress or (lambda done, total: None)
     if engine == "spark":
@@ -226,7 +226,7 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
     current = next(p for p in points if p["option"] == "current" and p["current_plan"])
     by_option = {o.name: [p for p in points if p["option"] == o.name] for o in options}
     return {"kind": PLAN_KIND, "schema_version": PLAN_SCHEMA_VERSION, "scenario": scenario.name,
-            "source": str(scenario_file), "evaluator": "model", "seed": seed, "seeds": seeds,
+            "source": str(scenario_file), "evaluator": "model", "seed": seed, "seeds": list(seeds),
             "grid": grid.to_dict(),
             "current_plan": {k: current[k] for k in ("load_gb", "loads", "spacing_s", "ingest_gb_per_hour", "feasible")},
             "options": [option_verdict(o, by_option[o.name], current["ingest_gb_per_hour"]) for o in options],

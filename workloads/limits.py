@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from workloads.errors import ScenarioError
 
 TIME_MAX_S = 600.0           # one run: a plan or a study runs many
+REPEAT_TIME_MAX_S = 3600.0   # the runs of one simulate or check --repeat N, one after another
 MEMORY_MAX = 4 * 1024**3     # bytes: a plan's or a study's runs side by side fit a small machine
 EVENTS_PER_S = 60_000        # estimated events the model handles a second, at its fastest measured
 VISITS_PER_S = 11_000_000    # partition visits (drains, samples) a second
@@ -123,12 +124,12 @@ def _duration(seconds: float) -> str:
     for unit, scale in (("days", 86400), ("hours", 3600), ("minutes", 60)):
         if seconds >= 2 * scale:
             return f"{seconds / scale:,.0f} {unit}"
-    return f"{seconds:,.0f} s"
+    return f"{seconds:,.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
 
 
-def check_run_size(scenario, hint: str = "--force runs it anyway") -> None:
-    """Refuse, with one line naming the field that makes it so, a run the model cannot finish in
-    reasonable time and memory."""
+def check_run_size(scenario, hint: str = "--force runs it anyway", runs: int = 1, runs_field: str = "--repeat") -> None:
+    """Refuse, with one line naming the field that makes it so, a run (or ``runs`` runs of
+    ``--repeat``, one after another) the model cannot finish in reasonable time and memory."""
     from workloads.units import format_bytes
     size = estimate(scenario)
     memory = RunSize.total(size.memory)
@@ -143,3 +144,6 @@ def check_run_size(scenario, hint: str = "--force runs it anyway") -> None:
         top = max(timed, key=lambda pair: pair[1])[0]
         raise ScenarioError(top.field, f"the model run would take at least {_duration(seconds)} ({top.why}), "
                                        f"more than its limit of {_duration(TIME_MAX_S)}; {hint}")
+    if seconds * runs > REPEAT_TIME_MAX_S:
+        raise ScenarioError(runs_field, f"{runs:,} runs of at least {_duration(seconds)} each would take at least "
+                                        f"{_duration(seconds * runs)}, more than the limit of {_duration(REPEAT_TIME_MAX_S)}; {hint}")
