@@ -17,6 +17,7 @@ from workloads import _fields as f
 from workloads.errors import ScenarioError
 
 
+MAX_TEXT_BYTES = 4 * 1024**2   # the catalog's files are a few KB
 MAX_NESTING = 32   # a scenario nests 5 levels deep; deeper input is an attack on the parser's stack
 
 
@@ -52,7 +53,11 @@ def safe_yaml(text: str, field: str, what: str) -> Any:
 
 
 def read_text(path: Path, field: str) -> str:
-    """A text file's contents, or one error line naming ``field`` (binary files, unreadable files)."""
+    """A text file's contents, or one error line naming ``field`` (binary files, unreadable files,
+    files far larger than any scenario or profile: YAML parses in pure Python, ~1 MB a second)."""
+    size = path.stat().st_size
+    if size > MAX_TEXT_BYTES:
+        raise ScenarioError(field, f"{path} holds {size:,} bytes; a scenario or profile file is at most {MAX_TEXT_BYTES:,}")
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:

@@ -128,6 +128,13 @@ def test_a_binary_file_as_scenario(tmp_path):
     assert_refused(["simulate", str(path)], "scenario.yaml is not a UTF-8 text file")
 
 
+def test_a_scenario_file_of_gigabytes_is_not_read(tmp_path):
+    path = tmp_path / "scenario.yaml"
+    with path.open("wb") as sparse:   # a sparse file: its size without the disk
+        sparse.truncate(10 * 1024**3)
+    assert_refused(["simulate", str(path)], "scenario.yaml holds 10,737,418,240 bytes; a scenario or profile file is at most 4,194,304")
+
+
 def test_a_binary_cost_profile(tmp_path):
     (tmp_path / "profile.yaml").write_bytes(b"\xff\xfe\x00" * 100)
     scenario = write_yaml(tmp_path, "scenario.yaml", changed("profile", str(tmp_path / "profile.yaml")))
