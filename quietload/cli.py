@@ -12,7 +12,7 @@ from typer._click.exceptions import NoArgsIsHelpError, UsageError   # typer 0.29
 from typer.core import TyperGroup
 
 from quietload import __version__
-from quietload.cli_live import live
+from quietload.cli_live import live, stop_signals_interrupt
 from quietload.cli_calibrate import calibrate, validate
 from quietload.cli_plan import plan
 from quietload.cli_tune import tune
@@ -272,4 +272,5 @@ def stack_down(run_dir: _RunDir = DEFAULT_RUN_DIR) -> None:
 
 
 def main() -> None:
-    app()
+    with stop_signals_interrupt():
+        app()

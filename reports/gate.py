@@ -155,15 +155,19 @@ def produce_request_rate(result: RunResult, thresholds: Thresholds) -> Verdict:
     series = _figure(result, "timelines", "produce_requests_per_s")
     # The timeline's second s counts [s, s+1): only seconds wholly inside the load count,
     # as the brokers' window means do.
-    seconds = [count for second, count in enumerate(series) if start <= second and second + 1 <= end]
+    # A live run's second without a pair of scrapes (a broker killed, a slow exporter) is None.
+    within = [count for second, count in enumerate(series) if start <= second and second + 1 <= end]
+    seconds = [count for count in within if count is not None]
     if not seconds:
         return Verdict("produce_request_rate", SKIPPED, "the load lasted less than one full second of the timeline")
     brokers = len(_brokers(result))
     cluster_rate = sum(seconds) / len(seconds)
     per_broker = cluster_rate / brokers
     ceiling = thresholds.requests_per_broker_max
+    gaps = len(within) - len(seconds)
     figures = (f"produce requests {per_broker:,.0f}/s per broker during the load "
-               f"({cluster_rate:,.0f}/s over {brokers} broker{'s' if brokers != 1 else ''})")
+               f"({cluster_rate:,.0f}/s over {brokers} broker{'s' if brokers != 1 else ''}"
+               + (f"; {gaps} of its {len(within)} seconds unmeasured" if gaps else "") + ")")
     if per_broker > ceiling:
         return Verdict("produce_request_rate", FAIL, f"{figures}, above the maximum of {ceiling:,g}/s")
     return Verdict("produce_request_rate", PASS, f"{figures}, at most {ceiling:,g}/s allowed")

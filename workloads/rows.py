@@ -200,6 +200,8 @@ def generate_rows(n: int, seed: int) -> list[dict[str, str]]:
 def read_sample_csv(path: str | Path, limit: int | None = None) -> list[dict[str, str]]:
     """A user's own CSV sample, header row required; at most ``limit`` rows."""
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():   # /dev/zero, a pipe: never ends
+        raise ValueError(f"CSV sample {path} is not a regular file.")
     try:
         with path.open(encoding="utf-8", newline="") as handle:
             # A short row gets "" (null in Spark) for its missing columns, as Spark's reader does.

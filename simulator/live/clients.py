@@ -29,6 +29,11 @@ _LOGIN_MODULES = {"PLAIN": "org.apache.kafka.common.security.plain.PlainLoginMod
                   "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule"}
 
 
+# librdkafka logs every failed connection attempt (a FAIL line each retry, ~20 a second to a
+# broker that is down); the caller of a short-lived client judges its outcome and says it once.
+QUIET_LOG = {"log_level": 0}
+
+
 def security_from_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
     """Client security settings (librdkafka names) from ``QUIETLOAD_KAFKA_*`` variables: read
     at run time, handed to the clients only, never printed or written to a result."""

@@ -22,10 +22,11 @@ from simulator.evaluator import Progress
 from simulator.live._process import StackError, http_get
 from simulator.live._prometheus import parse_metrics
 from simulator.live.budget import CpuBudgets, job_vcpus, plan_budgets
+from simulator.live.clients import QUIET_LOG
 from simulator.live.kafka import DEFAULT_RUN_DIR, KafkaCluster, answers_kafka
 from simulator.live.neighbours import Neighbours
 from simulator.live.outcome import LiveRun, build
-from simulator.live.sampler import MetricsSampler
+from simulator.live.sampler import MachineLoad, MetricsSampler
 from simulator.result import RunResult
 from workloads import Scenario, ScenarioError
 from workloads.scenario import QUOTA_CLIENT_ID
@@ -43,13 +44,36 @@ def pin_process(pid: int, cores: list[int]) -> None:
             pass
 
 
+def check_broker_kill(scenario: Scenario, broker: int) -> None:
+    """--kill-broker names a broker of the scenario's cluster whose death the load survives
+    without losing an acknowledged row: every topic keeps min.insync.replicas in sync without
+    it and the job waits for them (acks=all). Else one error, before anything starts."""
+    cluster = scenario.cluster
+    if not 0 <= broker < cluster.brokers:
+        ids = "0" if cluster.brokers == 1 else f"0 to {cluster.brokers - 1}"
+        raise ScenarioError("--kill-broker", f"broker {broker} is not in the scenario's cluster (broker ids {ids})")
+    for topic in cluster.topics:
+        rf = topic.replication_factor or cluster.replication_factor
+        if rf - 1 < cluster.min_insync_replicas:
+            raise ScenarioError("--kill-broker", f"topic {topic.name!r} has replication.factor {rf} and min.insync.replicas "
+                                f"{cluster.min_insync_replicas}: without broker {broker} its partitions there "
+                                + ("are gone" if rf == 1 else "take no acks=all write")
+                                + "; a fault run needs replication.factor > min.insync.replicas")
+    if scenario.batch.producer.acks != "all" or cluster.min_insync_replicas < 2:
+        raise ScenarioError("--kill-broker", f"the job writes with acks={scenario.batch.producer.acks} and min.insync.replicas "
+                            f"{cluster.min_insync_replicas}: a leader's death may lose rows it acknowledged alone; "
+                            "a fault run needs acks=all and min.insync.replicas >= 2")
+
+
 class FaultInjector:
     """Kills one broker (SIGKILL) once the load has written ``after_fraction`` of its rows,
-    judged by the bulk topic's high watermarks; remembers when."""
+    judged by the bulk topic's high watermarks; remembers when. ``before_kill`` runs just
+    before the kill (the sampler's last scrape of the broker, so its counters reach its death)."""
 
     def __init__(self, cluster: KafkaCluster, broker: int, bootstrap: str, topic: str, rows: int,
-                 after_fraction: float = 0.3) -> None:
+                 after_fraction: float = 0.3, before_kill: Callable[[], None] = lambda: None) -> None:
         self.cluster, self.broker, self.bootstrap, self.topic = cluster, broker, bootstrap, topic
+        self.before_kill = before_kill
         self.threshold = rows * after_fraction
         self.killed_at: float | None = None
         self._halt = threading.Event()
@@ -71,7 +95,7 @@ class FaultInjector:
     def _run(self) -> None:
         from confluent_kafka import Consumer, KafkaException
         consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": "quietload-fault",
-                             "enable.auto.commit": False, "log_level": 3})
+                             "enable.auto.commit": False, **QUIET_LOG})
         try:
             while not self._halt.wait(0.2):
                 try:
@@ -81,7 +105,10 @@ class FaultInjector:
                     continue
             else:
                 return
+            if self._halt.is_set():     # the load ended while the watermarks were read: no fault after it
+                return
             node = next(n for n in self.cluster.nodes() if n.role == "broker" and n.node_id == self.broker)
+            self.before_kill()
             os.kill(node.pid, signal.SIGKILL)
             self.killed_at = time.time()
         finally:
@@ -118,6 +145,10 @@ class LiveEvaluator:
         from simulator.live.dataset import write_dataset_csv
 
         clients.java_security(self.security)    # a setting the Spark job could not use fails before anything starts
+        if self.kill_broker is not None:
+            if self.bootstrap_servers is not None:
+                raise ScenarioError("--kill-broker", "kills a broker of the local stack only, not of --bootstrap-servers")
+            check_broker_kill(scenario, self.kill_broker)
         plan = self.budgets(scenario)
         budget = {b.component: b for b in plan}
         notes: list[str] = []
@@ -155,11 +186,15 @@ class LiveEvaluator:
                        if self.metrics_urls else None)
             neighbours = Neighbours(scenario.tenants, bootstrap, self.security, seed,
                                     list(budget["neighbours"].cores) if self.pin else None)
-            fault = (FaultInjector(cluster, self.kill_broker, bootstrap, scenario.batch.topic, expected.rows)
+            fault = (FaultInjector(cluster, self.kill_broker, bootstrap, scenario.batch.topic, expected.rows,
+                                   before_kill=sampler.sample if sampler else lambda: None)
                      if cluster is not None and self.kill_broker is not None else None)
             if sampler:    # scraped from before the neighbours' first request to after their last
                 sampler.start()
                 stack.callback(sampler.stop)
+            machine = MachineLoad()
+            machine.start()
+            stack.callback(machine.stop)
             neighbours.start()
             stack.callback(neighbours.stop)
             if neighbours.pid:
@@ -188,6 +223,7 @@ class LiveEvaluator:
                 fault.stop()
             _sleep(scenario.windows.after, "after window (neighbours alone)", self.say)
             traces = neighbours.stop()
+            machine_load = machine.stop()
             scrapes = sampler.stop() if sampler else {}
             ended = time.time()
             notes.extend(budgets.report() if budgets else ["No CPU budgets: --no-pin."])
@@ -205,7 +241,7 @@ class LiveEvaluator:
         run = LiveRun(scenario=scenario, seed=seed, started=started, load_started=job_figures["started"],
                       load_ended=job_figures["ended"], ended=ended, traces=traces, scrapes=scrapes, job=job_figures,
                       integrity=_as_dict(report), broker_cores=_broker_cores(budget, budgets),
-                      notes=notes, faults=faults, batch_sizes=batch_sizes)
+                      notes=notes, faults=faults, batch_sizes=batch_sizes, machine=machine_load)
         if progress:
             progress(ended - started)
         return build(run)
@@ -236,7 +272,7 @@ def check_reachable(bootstrap: str, security: dict[str, str], timeout: float = 1
     from confluent_kafka import KafkaException
     from confluent_kafka.admin import AdminClient
     try:
-        AdminClient({"bootstrap.servers": bootstrap, "log_level": 3, **security}).list_topics(timeout=timeout)
+        AdminClient({"bootstrap.servers": bootstrap, **QUIET_LOG, **security}).list_topics(timeout=timeout)
     except KafkaException:
         if answers_kafka(bootstrap):
             protocol = security.get("security.protocol", "PLAINTEXT")
@@ -248,7 +284,7 @@ def check_reachable(bootstrap: str, security: dict[str, str], timeout: float = 1
 def create_topics(scenario: Scenario, bootstrap: str, security: dict[str, str], brokers: int | None) -> None:
     """The scenario's topics with their partitions and replication; topics that exist are used as they are."""
     from confluent_kafka.admin import AdminClient, NewTopic
-    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 3, **security})
+    admin = AdminClient({"bootstrap.servers": bootstrap, **QUIET_LOG, **security})
     existing = set(admin.list_topics(timeout=10).topics)
     cluster = scenario.cluster
     wanted = [NewTopic(t.name, t.partitions, min(t.replication_factor or cluster.replication_factor, brokers or 1_000),

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from simulator.live._process import StackError
+from simulator.live.clients import QUIET_LOG
 
 _MASK = (1 << 128) - 1
 
@@ -106,7 +107,7 @@ def read_back(bootstrap_servers: str, topic: str, timeout_s: float, security: di
     from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
 
     consumer = Consumer({"bootstrap.servers": bootstrap_servers, "group.id": f"quietload-integrity-{uuid.uuid4()}",
-                         "enable.auto.commit": False, "enable.partition.eof": False, **(security or {})})
+                         "enable.auto.commit": False, "enable.partition.eof": False, **QUIET_LOG, **(security or {})})
     try:
         try:
             metadata = consumer.list_topics(topic, timeout=min(timeout_s, 30))

@@ -14,13 +14,14 @@ import multiprocessing
 import os
 import queue
 import random
+import signal
 import threading
 import time
 from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
-from simulator.live._process import StackError
+from simulator.live._process import StackError, die_with_parent
 from workloads import Tenant
 
 STATISTICS_INTERVAL_MS = 1000
@@ -38,6 +39,10 @@ class TenantTrace:
     failed: int
     produce_requests: int                     # librdkafka's own count of Produce requests sent
     statistics: dict = field(default_factory=dict)
+    # how late records were handed to the client after their due time (seconds): a producer
+    # thread the machine starved falls behind its schedule before any broker sees a record
+    send_lag_p99_s: float = 0.0
+    send_lag_max_s: float = 0.0
 
     @property
     def sent(self) -> int:
@@ -60,7 +65,7 @@ def librdkafka_config(tenant: Tenant, bootstrap_servers: str, security: dict[str
         "queue.buffering.max.kbytes": min(max(producer.buffer_memory // 1024, 1), 2_097_151),
         "message.max.bytes": max(producer.max_request_size, 1000),
         "statistics.interval.ms": STATISTICS_INTERVAL_MS,
-        "log_level": 3,        # errors only: retries show up as latency and failed deliveries
+        "log_level": 0,        # none: retries show up as latency and failed deliveries, not a FAIL line each
     }
     if producer.batch_num_messages:
         config["batch.num.messages"] = producer.batch_num_messages
@@ -94,7 +99,7 @@ def _run_tenant(tenant: Tenant, config: dict, stop: threading.Event, out: "queue
                          "error_cb": lambda error: None})     # transient errors show up as failed deliveries
     rng = random.Random(seed)
     value = rng.randbytes(tenant.record_size)
-    intended, latency = array("d"), array("d")
+    intended, latency, lag = array("d"), array("d"), array("d")
     failed = [0]
     started_mono, started_wall = time.monotonic(), time.time()
     interval = 1.0 / tenant.rate
@@ -116,6 +121,7 @@ def _run_tenant(tenant: Tenant, config: dict, stop: threading.Event, out: "queue
             producer.poll(min(wait, 0.05))   # serve delivery reports while waiting for the due time
             continue
         key = str(rng.randrange(tenant.keys)).encode() if tenant.keys else None
+        lag.append(-wait)
         intended.append(started_wall + index * interval)
         latency.append(-1.0)
         while True:
@@ -133,12 +139,17 @@ def _run_tenant(tenant: Tenant, config: dict, stop: threading.Event, out: "queue
     producer.poll(STATISTICS_INTERVAL_MS / 1000 + 0.2)     # one more statistics report, after the flush
     figures = _client_figures(latest.get("stats", {}))
     kept = [(t, lat) for t, lat in zip(intended, latency) if lat >= 0]
+    lags = sorted(lag)
     out.put(TenantTrace(tenant.name, [t for t, _ in kept], [lat for _, lat in kept], failed[0] + left,
-                        sum(b["produce_requests"] for b in figures["brokers"].values()), figures))
+                        sum(b["produce_requests"] for b in figures["brokers"].values()), figures,
+                        lags[int(0.99 * (len(lags) - 1))] if lags else 0.0, lags[-1] if lags else 0.0))
 
 
 def _serve(tenants: list[Tenant], configs: list[dict], seed: int, cpus: list[int] | None,
            stop: Any, ready: Any, results: Any) -> None:
+    die_with_parent()
+    for stopping in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):   # a signal to the group: the parent stops them
+        signal.signal(stopping, signal.SIG_IGN)
     if cpus:
         os.sched_setaffinity(0, cpus)
     done: "queue.Queue[TenantTrace]" = queue.Queue()

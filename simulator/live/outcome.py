@@ -40,6 +40,44 @@ class LiveRun:
     notes: list[str] = field(default_factory=list)
     faults: list[dict] = field(default_factory=list)   # [{"kind": "broker killed", "broker": 1, "at_s": 12.3}]
     batch_sizes: dict | None = None      # RunResult.batch_sizes from the bulk topic's logs (logdump)
+    machine: dict = field(default_factory=dict)        # MachineLoad: load average, iowait, cores
+
+
+# A run on a machine busier than this, or whose neighbours fell this far behind their schedule,
+# measured the machine more than the cluster: a load average of twice the cores means each
+# runnable thread waits about as long as it runs; 20 % iowait, a disk the run queues behind; a
+# neighbour handing 1 % of its records over 100 ms late, a producer thread that lacked a core.
+LOAD_PER_CORE_MAX = 2.0
+IOWAIT_MAX_PCT = 20.0
+SEND_LAG_P99_MAX_S = 0.1
+
+
+def noise(run: LiveRun) -> list[str]:
+    """Why the run's latency figures measure the machine rather than the cluster (empty: no sign of it)."""
+    reasons = []
+    for trace in run.traces:
+        if trace.send_lag_p99_s > SEND_LAG_P99_MAX_S:
+            reasons.append(f"neighbour {trace.name} fell behind its schedule: 1 % of its records went to its client "
+                           f"over {trace.send_lag_p99_s * 1000:,.0f} ms late (worst {trace.send_lag_max_s:,.1f} s)")
+    machine = run.machine
+    if machine and machine["load_avg_1m_max"] > LOAD_PER_CORE_MAX * machine["cores"]:
+        reasons.append(f"the machine was saturated: load average up to {machine['load_avg_1m_max']:.1f} "
+                       f"on {machine['cores']} core(s)")
+    if machine and machine["iowait_pct"] > IOWAIT_MAX_PCT:
+        reasons.append(f"the machine waited on I/O {machine['iowait_pct']:.0f} % of its CPU time")
+    return reasons
+
+
+def incomplete_figures(run: LiveRun) -> dict[str, str]:
+    """Figures a fault left short, and why: a killed broker's counters end at its last scrape
+    (taken just before the kill), and requests in flight to it then are in no broker's count."""
+    killed = sorted({fault["broker"] for fault in run.faults if fault["kind"] == "broker killed"})
+    if not killed:
+        return {}
+    brokers = f"broker {', '.join(map(str, killed))} counted only until killed; requests in flight to it then are in no broker's count"
+    return {"broker_produce_requests": brokers, "fetch_requests": brokers,
+            "produce_requests": "the job's producer's own count (request-total), retries after the kill included, "
+                                "since the brokers' count less the neighbours' misses what the killed broker never counted"}
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -120,7 +158,9 @@ def build(run: LiveRun) -> RunResult:
     neighbour_requests = sum(t.produce_requests for t in run.traces)
     warm_up_requests = int(run.job.get("warm_up", {}).get("request-total") or 0)   # the job's warm-up, before the windows
     broker_requests = sum(b["produce_requests"] for b in brokers) - warm_up_requests if brokers else None
-    requests = int(broker_requests - neighbour_requests) if broker_requests is not None else client_requests
+    incomplete = incomplete_figures(run)
+    requests = (int(broker_requests - neighbour_requests) if broker_requests is not None and not incomplete
+                else client_requests)
     ratio = producer.get("compression-rate-avg") or 1.0
     wire_batch = producer.get("batch-size-avg") or 0.0
     records = int(producer.get("record-send-total") or run.job.get("rows", 0))
@@ -161,11 +201,15 @@ def build(run: LiveRun) -> RunResult:
         "batch_fill": wire_batch / run.scenario.batch.producer.batch_size,
         "integrity_ok": bool(run.integrity.get("ok")),
         "faults": run.faults,
+        "incomplete": incomplete,
+        "noise": noise(run),
+        "machine": run.machine,
         "tenants": [{"name": t["name"], "sla_p99_ms": t["sla_p99_ms"],
                      "p99_ms_before": t["latency_ms"]["before"]["p99"],
                      "p99_ms_during": t["latency_ms"]["during"]["p99"],
                      "p99_ms_after": t["latency_ms"]["after"]["p99"],
-                     "broker_time_ms_p99_during": None} for t in tenants],
+                     "broker_time_ms_p99_during": {}} for t in tenants],   # no broker times a client's request
+        "neighbour_send_lag_ms_p99": {t.name: t.send_lag_p99_s * 1000 for t in run.traces},
     }
 
     def combined(name: str, how: Any) -> list[float | None]:
@@ -202,7 +246,7 @@ def mechanism(result: RunResult, run: LiveRun) -> list[str]:
         f"{s['producer_request_total']:,} requests by its own count (request-total), mean batch "
         f"{s['mean_batch_wire_bytes'] / 1024:.1f} KB on the wire, {s['records_per_request']:.0f} records per request.",
     ]
-    if s["broker_produce_requests"] is not None:
+    if s["broker_produce_requests"] is not None and "produce_requests" not in s["incomplete"]:
         lines.append(f"The brokers counted {s['broker_produce_requests']:,.0f} produce requests, "
                      f"{s['neighbour_produce_requests']:,} of them the neighbours'; the job's {s['produce_requests']:,} "
                      f"are the rest.")
@@ -220,5 +264,9 @@ def mechanism(result: RunResult, run: LiveRun) -> list[str]:
                          f"({during / before:.1f}x; SLA {tenant['sla_p99_ms']:g} ms).")
     for fault in run.faults:
         lines.append(f"Fault: {fault['kind']} (broker {fault['broker']}) at {fault['at_s']:.1f} s.")
+    for figure, why in s["incomplete"].items():
+        lines.append(f"Incomplete: {figure}: {why}.")
+    for reason in s["noise"]:
+        lines.append(f"NOISE: {reason}; its latency figures measure the machine, not the cluster.")
     lines.extend(run.notes)
     return lines

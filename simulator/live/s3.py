@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from simulator.live._jars import LOCALSTACK, ROOT
-from simulator.live._process import StackError, http_get, last_error, process_runs, reserve_ports
+from simulator.live._process import StackError, die_with_parent, http_get, last_error, process_runs, reserve_ports
 from simulator.live.kafka import DEFAULT_RUN_DIR
 from simulator.live.dataset import dataset_files, write_dataset_csv
 from workloads import ScenarioError
@@ -72,7 +72,7 @@ class S3Status:
 
 class LocalStackS3:
     """LocalStack serving S3 only on 127.0.0.1. As a context manager: start on entry; stop and
-    clean on exit."""
+    clean on exit, and killed with the process that entered it, however that ends."""
 
     def __init__(self, run_dir: Path | str = DEFAULT_RUN_DIR, port: int | None = None, start_timeout: float = 60.0,
                  stop_timeout: float = 15.0, progress: Callable[[str], None] = lambda line: None) -> None:
@@ -81,8 +81,10 @@ class LocalStackS3:
         self.run_dir, self.port = Path(run_dir).absolute(), port
         self.start_timeout, self.stop_timeout, self.progress = start_timeout, stop_timeout, progress
         self._child: subprocess.Popen | None = None
+        self._with_parent = False     # `stack up` leaves it running; a run's own ends with the run
 
     def __enter__(self) -> "LocalStackS3":
+        self._with_parent = True
         self.start()
         return self
 
@@ -149,13 +151,17 @@ class LocalStackS3:
         env = {**os.environ, "GATEWAY_LISTEN": f"127.0.0.1:{port}", "SERVICES": "s3",
                "FILESYSTEM_ROOT": str(self.filesystem),   # else it writes to /var/lib/localstack
                "OVERRIDE_IN_DOCKER": "0",                 # a host process, even inside a container
-               "DNS_ADDRESS": "0", "DISABLE_EVENTS": "1", "SKIP_SSL_CERT_DOWNLOAD": "1", "PERSISTENCE": "0"}
+               "DNS_ADDRESS": "0", "DISABLE_EVENTS": "1", "SKIP_SSL_CERT_DOWNLOAD": "1", "PERSISTENCE": "0",
+               # its default (twisted) server binds IPv4 gateways to 0.0.0.0 whatever GATEWAY_LISTEN names
+               # (localstack/runtime/server/twisted.py); hypercorn binds the address given
+               "GATEWAY_SERVER": "hypercorn"}
         try:
             with self.log.open("ab") as log:
                 # The file-system root on the command line marks the process as this run dir's.
                 self._child = subprocess.Popen([str(python), "-m", "localstack.runtime.main", str(self.filesystem)],
                                                cwd=self.run_dir, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                               stderr=subprocess.STDOUT, start_new_session=True)
+                                               stderr=subprocess.STDOUT, start_new_session=True,
+                                               preexec_fn=die_with_parent if self._with_parent else None)
             self._write_state({"localstack": LOCALSTACK_VERSION, "pid": self._child.pid, "port": port})
             self._wait_until_serving(port)
         except BaseException:

@@ -7,9 +7,11 @@ leaves a gap for that broker, and the run goes on.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from simulator.live._prometheus import metric_sum
@@ -62,6 +64,7 @@ class MetricsSampler:
         self.scrape, self.brokers, self.interval = scrape, brokers, interval
         self.scrapes: dict[int, list[Scrape]] = {b: [] for b in brokers}
         self._halt = threading.Event()
+        self._sampling = threading.Lock()   # a fault's last scrape of a broker comes from another thread
         self._thread = threading.Thread(target=self._run, name="quietload-sampler", daemon=True)
 
     def __enter__(self) -> "MetricsSampler":
@@ -83,18 +86,64 @@ class MetricsSampler:
         return self.scrapes
 
     def sample(self) -> None:
-        for broker in self.brokers:
-            try:
-                metrics = self.scrape(broker)
-            except Exception:     # a broker down (on purpose or not) leaves a gap, not a failed run
-                continue
-            self.scrapes[broker].append(read_scrape(metrics, time.time()))
+        """One scrape of every broker now, in time order with the others."""
+        with self._sampling:
+            for broker in self.brokers:
+                try:
+                    metrics = self.scrape(broker)
+                except Exception:     # a broker down (on purpose or not) leaves a gap, not a failed run
+                    continue
+                self.scrapes[broker].append(read_scrape(metrics, time.time()))
 
     def _run(self) -> None:
         next_at = time.monotonic() + self.interval
         while not self._halt.wait(max(0.0, next_at - time.monotonic())):
             self.sample()
             next_at += self.interval
+
+
+def read_machine() -> tuple[float, float, float]:
+    """(1-minute load average, iowait jiffies, all jiffies) of the machine, from /proc."""
+    load = float(Path("/proc/loadavg").read_text().split()[0])
+    jiffies = [float(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:9]]
+    return load, jiffies[4], sum(jiffies)    # user nice system idle iowait irq softirq steal
+
+
+class MachineLoad:
+    """The machine around a live run, whatever else runs on it: the 1-minute load average once a
+    second (its highest) and the share of CPU time spent waiting for I/O from start to stop.
+    ``stop()`` returns them with the cores this process may use; empty where /proc is missing."""
+
+    def __init__(self, interval: float = SCRAPE_INTERVAL_S) -> None:
+        self.interval, self.loads, self.cores = interval, [], len(os.sched_getaffinity(0))
+        self._first: tuple[float, float, float] | None = None
+        self.figures: dict = {}
+        self._halt = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="quietload-machine", daemon=True)
+
+    def start(self) -> None:
+        try:
+            self._first = read_machine()
+        except OSError:
+            return
+        self.loads.append(self._first[0])
+        self._thread.start()
+
+    def stop(self) -> dict:
+        if self._first is None or self._halt.is_set():
+            return self.figures
+        self._halt.set()
+        self._thread.join()
+        load, iowait, total = read_machine()
+        self.loads.append(load)
+        elapsed = total - self._first[2]
+        self.figures = {"cores": self.cores, "load_avg_1m_max": max(self.loads),
+                        "iowait_pct": 100.0 * (iowait - self._first[1]) / elapsed if elapsed > 0 else 0.0}
+        return self.figures
+
+    def _run(self) -> None:
+        while not self._halt.wait(self.interval):
+            self.loads.append(read_machine()[0])
 
 
 def per_second(scrapes: list[Scrape], origin: float, seconds: int, figure: Callable[[Scrape, Scrape], float],

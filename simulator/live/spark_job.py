@@ -1,9 +1,10 @@
 """The batch job as AWS Glue runs it, on PySpark 4.1 in local mode: read the CSV from S3 (s3a),
 ``to_json(struct(*))`` every row, write it to Kafka with the scenario's producer settings.
 
-The driver runs in a process of its own (``python -m simulator.live.spark_job REQUEST REPORT``,
-a new session, so its JVM and every thread of it end with the group whatever happens, and it
-can be held to its cores). In local mode the Kafka producer lives in that driver JVM, so the
+The driver runs in a process of its own (``python -m simulator.live.spark_job REPORT``, the
+request on its stdin: it may hold the cluster's credentials, which never go to a file; a new
+session, so its JVM and every thread of it end with the group whatever happens, killed if its
+parent dies, and it can be held to its cores). In local mode the Kafka producer lives in that driver JVM, so the
 job reads the producer's own metrics from the JVM's MBean server before the session stops.
 """
 from __future__ import annotations
@@ -23,8 +24,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from simulator.live._jars import LOCALSTACK, ROOT
-from simulator.live._process import StackError
-from simulator.live.clients import java_security
+from simulator.live._process import StackError, die_with_parent
+from simulator.live.clients import QUIET_LOG, java_security
 from simulator.live.s3 import check_inputs
 from workloads import Scenario, ScenarioError
 from workloads.scenario import QUOTA_CLIENT_ID
@@ -131,18 +132,24 @@ def run_glue_job(scenario: Scenario, bootstrap_servers: str, input_uris: list[st
         if before_load is not None:     # the go signal: a FIFO the driver waits on once warm
             request["go"] = str(Path(work) / "go")
             os.mkfifo(request["go"])
-        request_file, report_file = Path(work) / "request.json", Path(work) / "report.json"
-        request_file.write_text(json.dumps(request))
+        # the driver's and its JVM's temporary files stay in ``work``, removed however the job ends
+        request["settings"]["spark.driver.extraJavaOptions"] += f" -Djava.io.tmpdir={work}"
+        report_file = Path(work) / "report.json"
         log_file = log or Path(work) / "spark-job.log"
         progress(f"running the Glue job on Spark local[{cores}]: {len(input_uris)} file(s) -> {request['topic']} ...")
         with log_file.open("ab") as log_out:
-            driver = subprocess.Popen([sys.executable, "-m", "simulator.live.spark_job", str(request_file), str(report_file)],
-                                      cwd=ROOT, env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log_out,
-                                      start_new_session=True, text=True)
+            driver = subprocess.Popen([sys.executable, "-m", "simulator.live.spark_job", str(report_file)],
+                                      cwd=ROOT, env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "TMPDIR": work}, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_out,
+                                      start_new_session=True, preexec_fn=die_with_parent, text=True)
         on_started(driver.pid)
         timer = threading.Timer(timeout_s, _kill_group, (driver.pid,))
         timer.start()
         try:
+            try:
+                with driver.stdin:
+                    driver.stdin.write(json.dumps(request))
+            except BrokenPipeError:   # the driver died at once: its exit code and log say why
+                pass
             for line in driver.stdout:   # the driver's progress lines
                 if line.rstrip("\n") == READY and before_load is not None:
                     before_load()
@@ -196,7 +203,7 @@ def _check_topic(bootstrap_servers: str, topic: str, security: dict[str, str]) -
     from confluent_kafka import KafkaException
     from confluent_kafka.admin import AdminClient
 
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers, "log_level": 3, **security})
+    admin = AdminClient({"bootstrap.servers": bootstrap_servers, **QUIET_LOG, **security})
     try:
         found = admin.list_topics(topic, timeout=15).topics.get(topic)
     except KafkaException as error:
@@ -326,8 +333,8 @@ def _root_cause(error: BaseException) -> str:
     return str(java.toString()).splitlines()[0]
 
 
-def main(request_file: str, report_file: str) -> int:
-    request = json.loads(Path(request_file).read_text())
+def main(report_file: str) -> int:
+    request = json.load(sys.stdin)
     os.sched_setaffinity(0, request["cpus"])   # the JVM that pyspark starts inherits it
     try:
         outcome = _drive(request)

@@ -78,6 +78,7 @@ SCENARIOS = {
     "tune range upside down": (changed("tune", {"knobs": {"linger.ms": [50, 5]}}), "empty search range"),
     "unknown profile": (changed("profile", "m9.huge"), "no cost profile 'm9.huge'"),
     "tenants a text": (changed("tenants", "api"), "tenants[0]: expected a mapping, got str"),
+    "rows from /dev/zero": (changed("dataset|rows", "/dev/zero"), "dataset.rows: CSV sample /dev/zero is not a regular file"),
     # numbers that are no numbers
     "linger.ms .nan": (changed("batch|producer|linger.ms", float("nan")), "batch.producer.linger.ms: expected a finite number, got nan"),
     "linger.ms .inf": (changed("batch|producer|linger.ms", float("inf")), "batch.producer.linger.ms: expected a finite number, got inf"),
