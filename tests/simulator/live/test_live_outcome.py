@@ -1,4 +1,6 @@
 """A live run's RunResult from hand-made measurements: every figure follows from the inputs."""
+import dataclasses
+
 import pytest
 
 from simulator.live.clients import security_from_environment
@@ -72,6 +74,19 @@ def test_the_jobs_requests_are_the_brokers_count_less_the_neighbours():
     assert s["mean_batch_wire_bytes"] == 40_960.0 and s["records_per_request"] == 50.0
     assert s["load_seconds"] == 2.0 and s["simulated_seconds"] == 6.0
     assert s["integrity_ok"] is True
+
+
+def test_the_jobs_warm_up_write_before_the_windows_is_not_in_the_brokers_count():
+    run = _run()
+    warmed = dataclasses.replace(run, job={**run.job, "warm_up": {"rows": 10_000.0, "request-total": 20.0}})
+    s = build(warmed).summary
+    assert s["broker_produce_requests"] == 1010 and s["produce_requests"] == 980
+    assert s["broker_produce_requests"] == s["produce_requests"] + s["neighbour_produce_requests"]
+
+
+def test_a_broker_on_half_a_cpu_shows_its_cpu_as_a_share_of_that_half():
+    run = dataclasses.replace(_run(), broker_cores=0.5)
+    assert build(run).summary["cpu_pct_during"] == pytest.approx(100.0)     # 0.7 CPU s a second, capped at its 0.5
 
 
 def test_broker_figures_during_the_load_are_the_seconds_of_the_load():
