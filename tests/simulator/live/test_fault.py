@@ -116,6 +116,7 @@ def test_a_broker_kill_run_counts_no_negative_requests_and_passes_the_gate(tmp_p
     s = result.summary
     assert s["integrity_ok"] is True and [f["broker"] for f in s["faults"]] == [2]
     assert result.windows["during"][0] <= s["faults"][0]["at_s"] <= result.windows["during"][1]
+    assert any(line.startswith("Fault: broker killed (broker 2)") for line in result.mechanism)
     assert not list((tmp_path / "stack").rglob("*.properties"))     # the stack is gone, dead broker and all
     assert s["produce_requests"] == s["producer_request_total"] > 0
     assert all(b["produce_requests"] >= 0 and b["fetch_requests"] >= 0 for b in result.brokers)
