@@ -51,6 +51,8 @@ class Budget:
 
     def render(self) -> str:
         share = f"{self.vcpus:g} vCPU" if self.vcpus is not None else "no quota"
+        if self.vcpus is not None and self.vcpus > len(self.cores):    # the machine's cores left it less
+            share += f" (at most {len(self.cores)}: the cores it could be given)"
         return f"{self.component} {share} on core{'s' if len(self.cores) > 1 else ''} {','.join(map(str, self.cores))}"
 
 

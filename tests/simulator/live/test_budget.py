@@ -52,6 +52,11 @@ def test_three_brokers_each_get_their_budget_on_the_brokers_cores():
     assert [(b.vcpus, b.cores) for b in brokers] == [(0.25, (0,))] * 3
 
 
+def test_a_budget_larger_than_the_cores_a_component_could_be_given_says_so():
+    plan = {b.component: b for b in plan_budgets(scenario("cluster.broker.vcpus=2"), [0, 1], 1)}
+    assert plan["broker-0"].render() == "broker-0 2 vCPU (at most 1: the cores it could be given) on core 0"
+
+
 def test_a_job_on_every_core_shares_them_all():
     plan = {b.component: b for b in plan_budgets(scenario("batch.spark.spark.executor.cores=2", "cluster.broker.vcpus=1"),
                                                  [0, 1], 1)}
