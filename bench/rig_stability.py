@@ -34,7 +34,7 @@ OVERRIDES = ["cluster.brokers=1", "cluster.replication.factor=1", "cluster.min.i
              "dataset.files.0.size=10MB", "windows.before=10s", "windows.after=3s"]
 # The idle stack's neighbours run this long before their window: about as long as a full run's
 # neighbours run before theirs opens on a quiet machine (LocalStack, the job's JVM and warm-up, settling).
-IDLE_SETTLING_S = 30.0
+IDLE_SETTLING_S = 20.0
 REPEAT_BAR, IDLE_BAR = 1.5, 2.0
 
 
