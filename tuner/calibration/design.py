@@ -71,8 +71,9 @@ HELD_OUT = (
           (f"dataset.rows={SAMPLES / 'narrow-rows.csv'}", "batch.producer.compression.type=zstd",
            "batch.producer.linger.ms=5", "dataset.files.0.size=6MB")),
     Point("repartition-3", "repartition(3): three write tasks after a shuffle", (HELD, "batch.spark.repartition=3")),
-    Point("rf3-acks-all", "3 brokers, replication factor 3, acks=all with idempotence",
-          (HELD, "cluster.brokers=3", "cluster.replication.factor=3", "cluster.min.insync.replicas=2",
+    # the brokers' one core split in three: a budget this machine can give each of them
+    Point("rf3-acks-all", "3 brokers of a third of a vCPU each, replication factor 3, acks=all with idempotence",
+          (HELD, "cluster.brokers=3", "cluster.broker.vcpus=0.33", "cluster.replication.factor=3", "cluster.min.insync.replicas=2",
            "batch.producer.acks=all", "batch.producer.enable.idempotence=true", "batch.producer.linger.ms=5")),
     Point("half-vcpu-broker", "a broker held to 0.5 vCPU, linger.ms=0", (HELD, "cluster.broker.vcpus=0.5", "batch.producer.linger.ms=0")),
 )
