@@ -120,9 +120,16 @@ def profile_document(name: str, base: CostProfile, base_raw: dict, fit: Fit, run
         for result in point_runs.results:
             label = _run_label(point_runs.point.name, result.seed)
             o = observations.get(label)
-            figures = {"produce_requests": result.summary["produce_requests"],
-                       "load_seconds": round(result.summary["load_seconds"], 3),
-                       "append_rate_bytes_per_s": result.summary.get("append_rate_bytes_per_s")}
+            s = result.summary
+            local = (result.brokers[0].get("produce_time_ms") or {}).get("LocalTimeMs") or {} if result.brokers else {}
+            # read for the record, not fitted: the producer's own averages, the network threads' idle (a
+            # one-minute moving average) and the produce LocalTimeMs (whole milliseconds)
+            figures = {"produce_requests": s["produce_requests"], "load_seconds": round(s["load_seconds"], 3),
+                       "append_rate_bytes_per_s": s.get("append_rate_bytes_per_s"),
+                       "records_per_request": s.get("records_per_request"), "batch_size_avg": s.get("mean_batch_wire_bytes"),
+                       "handler_idle_pct_during": s.get("handler_idle_pct_during"),
+                       "network_idle_pct_during": s.get("network_idle_pct_during"),
+                       "produce_local_time_ms_mean": local.get("mean")}
             if o:
                 figures |= {"batches": o.batches, "records": o.records, "wire_bytes": o.wire_bytes,
                             "handler_busy_s": round(o.handler_busy_s, 5), "cpu_s": round(o.cpu_s, 5)}
