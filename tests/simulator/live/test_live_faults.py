@@ -9,7 +9,9 @@ from workloads import CATALOG, Scenario
 @pytest.mark.live
 def test_a_broker_killed_under_an_acks_all_load_loses_nothing(tmp_path):
     scenario = Scenario.from_yaml(CATALOG / "rf3-acks-all.yaml",
-                                  ["dataset.files.0.size=10MB", "windows.before=2s", "windows.after=3s",
+                                  # 40 MB: a load of several seconds even with the job's JVM warm, so
+                                  # that the kill at 30 % of the rows falls inside it
+                                  ["dataset.files.0.size=40MB", "windows.before=2s", "windows.after=3s",
                                    "cluster.broker.vcpus=1", "batch.spark.spark.executor.instances=1",
                                    "batch.spark.spark.executor.cores=1"])
     result = LiveEvaluator(tmp_path / "stack", kill_broker=2).evaluate(scenario, seed=1)
