@@ -63,7 +63,11 @@ def judge(pairs: list[Versus], summary: list[dict]) -> list[Target]:
         return Target(name, not misses, f"{len(checks) - len(misses)} of {len(checks)} hold"
                       + (f"; misses: {', '.join(misses)}" if misses else ""))
 
-    requests_lingering, requests_interval, batch, p50, p99 = [], [], [], [], []
+    requests_lingering: list[tuple[str, bool]] = []
+    requests_interval: list[tuple[str, bool]] = []
+    batch: list[tuple[str, bool]] = []
+    p50: list[tuple[str, bool]] = []
+    p99: list[tuple[str, bool]] = []
     for pair in pairs:
         linger = pair.scenario_settings["batch"]["producer"]["linger.ms"]
         model, live, interval, _ = pair.figure("produce requests")

@@ -152,6 +152,10 @@ def _solve(a: np.ndarray, target: np.ndarray, x0: np.ndarray) -> tuple[np.ndarra
     return solution.x, residual, [np.inf if _collinear(a, k) else e for k, e in enumerate(errors)]
 
 
+def _finite(error: float | None) -> float | None:
+    return None if error is None or np.isinf(error) else error
+
+
 def _collinear(a: np.ndarray, k: int) -> bool:
     others = np.delete(a, k, axis=1)
     if others.shape[1] == 0:
@@ -186,13 +190,12 @@ def fit_costs(observations: list[Observation], base: dict[str, float]) -> Fit:
         rest = target - (design[:, held] @ fixed if held else 0.0)
         x0 = np.array([max(1e-3, base[TERMS[i][0]]) for i in free])
         values, residual, errors = _solve(design[:, free], rest, x0)
-        undetermined = [k for k, e in enumerate(errors) if e is not None and e >= max(values[k], 1e-12)]
+        undetermined = [k for k, e in enumerate(errors) if e is not None and e >= max(float(values[k]), 1e-12)]
         if not undetermined or len(free) == 1:
             break
-        worst = max(undetermined, key=lambda k: errors[k] / max(values[k], 1e-12))   # one at a time: the rest may then settle
+        worst = max(undetermined, key=lambda k: (errors[k] or 0.0) / max(float(values[k]), 1e-12))   # one at a time: the rest may then settle
         held.append(free.pop(worst))
-    terms = [FittedTerm(TERMS[i][0], float(values[k]), None if errors[k] is None or np.isinf(errors[k]) else errors[k])
-             for k, i in enumerate(free)]
+    terms = [FittedTerm(TERMS[i][0], float(values[k]), _finite(errors[k])) for k, i in enumerate(free)]
     residuals = [FitResidual(run, figure, float(m), float(m + r / w))
                  for (run, figure), m, r, w in zip(labels, measured, residual, weights)]
     return Fit(terms, residuals, unused, [TERMS[i][0] for i in held])
