@@ -19,7 +19,9 @@ from workloads import CATALOG, Scenario
 
 # budgets this 2-core machine can give (simulator.live.budget)
 FITS = ["cluster.broker.vcpus=0.5", "batch.spark.spark.executor.instances=1", "batch.spark.spark.executor.cores=1"]
-SMALL_RF3 = [*FITS, "dataset.files.0.size=10MB", "windows.before=1s", "windows.after=2s"]
+# 40 MB: a load of several seconds even with the job's JVM warm, so that the kill at 30 % of
+# its rows falls inside it
+SMALL_RF3 = [*FITS, "dataset.files.0.size=40MB", "windows.before=1s", "windows.after=2s"]
 
 
 def _killed_run():
