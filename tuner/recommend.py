@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from simulator.result import RunResult
 from tuner.space import render_value
 from workloads import Scenario, ScenarioError
 from workloads.scenario import QUOTA_CLIENT_ID
-from workloads.loader import apply_overrides
+from workloads.loader import apply_overrides, dump_yaml
 from workloads.tuning import KNOBS
 from workloads.units import format_bytes, format_seeds
 
@@ -165,8 +164,8 @@ class Recommendation:
         """``<scenario>-recommendation.yaml``, ``<scenario>-tuned.yaml`` and ``<scenario>-snippets.txt``."""
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = [out_dir / f"{self.scenario_name}-{kind}" for kind in ("recommendation.yaml", "tuned.yaml", "snippets.txt")]
-        paths[0].write_text(yaml.safe_dump(self.to_dict(), sort_keys=False, width=120))
-        paths[1].write_text(yaml.safe_dump(self.scenario_fragment(out_dir, base), sort_keys=False, width=120))
+        paths[0].write_text(dump_yaml(self.to_dict()))
+        paths[1].write_text(dump_yaml(self.scenario_fragment(out_dir, base)))
         paths[2].write_text(render_snippets(self.snippets))
         return paths
 

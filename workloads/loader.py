@@ -52,6 +52,19 @@ def safe_yaml(text: str, field: str, what: str) -> Any:
         raise ScenarioError(field, f"{what} is not valid YAML{where}: {problem}") from None
 
 
+class _PlainDumper(yaml.SafeDumper):
+    """Writes a value shared by two keys twice rather than as an anchor and an alias, which
+    ``safe_yaml`` refuses."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def dump_yaml(document: Any, width: int = 120) -> str:
+    """The project's files (recommendations, profiles) in YAML that ``safe_yaml`` reads back."""
+    return yaml.dump(document, Dumper=_PlainDumper, sort_keys=False, width=width)
+
+
 def read_text(path: Path, field: str) -> str:
     """A text file's contents, or one error line naming ``field`` (binary files, unreadable files,
     files far larger than any scenario or profile: YAML parses in pure Python, ~1 MB a second)."""

@@ -56,3 +56,12 @@ def test_free_texts_are_texts():
             sentence(bad, "description")
     with pytest.raises(ScenarioError, match=r"^assumptions\[1\]: expected a text, got list"):
         sentences(["a", ["b"]], "assumptions")
+
+
+def test_a_document_that_shares_a_value_is_written_without_aliases_and_reads_back():
+    from workloads.loader import dump_yaml, safe_yaml
+    shared = {"gzip": 3.5, "zstd": 1.2}
+    document = {"decompress_byte_ns": shared, "compress_byte_ns": shared}
+    text = dump_yaml(document)
+    assert "&" not in text and "*" not in text
+    assert safe_yaml(text, "profile", "the profile") == document

@@ -18,13 +18,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-import yaml
 
 from simulator.result import RunResult
 from tuner.calibration.design import Point
 from tuner.calibration.fit import Fit, Observation, fit_costs, observe
 from tuner.calibration.runs import PointRuns, run_points
 from workloads import ScenarioError
+from workloads.loader import dump_yaml, safe_yaml
 from workloads.profile import PROFILE_DIR, CostProfile
 
 APPEND_RATE_POINTS = ("full-requests",)
@@ -182,7 +182,7 @@ def fit_profile(runs: list[PointRuns], base_profile: str, target: Path, kafka_ve
     """Fit the costs to the design's runs and write the profile to ``target``."""
     base = CostProfile.load(base_profile, "--base")
     base_path = Path(base_profile) if Path(base_profile).suffix else PROFILE_DIR / f"{base_profile}.yaml"
-    base_raw = yaml.safe_load(base_path.read_text())
+    base_raw = safe_yaml(base_path.read_text(), "--base", str(base_path))
     observations: dict[str, Observation] = {}
     for point_runs in runs:
         for result in point_runs.results:
@@ -192,7 +192,7 @@ def fit_profile(runs: list[PointRuns], base_profile: str, target: Path, kafka_ve
     append_rate = measured_append_rate(runs)
     document = profile_document(target.stem, base, base_raw, fit, runs, observations, append_rate, kafka_version)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(yaml.safe_dump(document, sort_keys=False, width=110))
+    target.write_text(dump_yaml(document, width=110))
     CostProfile.load(str(target))      # what was written reads back
     return Calibration(target, fit, runs, append_rate)
 
