@@ -1,7 +1,14 @@
 """What the live tests look at from outside a stack: ports, processes, a state reached in time."""
 import socket
 import time
+import uuid
 from pathlib import Path
+
+# A SASL/PLAIN login made at run time: a copy of a test file anywhere on disk holds no secret
+# the tests look for.
+USER, PASSWORD = "loader", f"pw-{uuid.uuid4().hex}"
+SECURITY = {"QUIETLOAD_KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT", "QUIETLOAD_KAFKA_SASL_MECHANISM": "PLAIN",
+            "QUIETLOAD_KAFKA_SASL_USERNAME": USER, "QUIETLOAD_KAFKA_SASL_PASSWORD": PASSWORD}
 
 
 def listening(port: int) -> bool:

@@ -12,23 +12,14 @@ import pytest
 from typer.testing import CliRunner
 
 from quietload.cli import app
-from simulator.live import KafkaCluster, clients
+from simulator.live import clients
 from workloads import CATALOG
-from stack_probes import processes_using
+from stack_probes import PASSWORD, SECURITY, processes_using
 
-USER, PASSWORD = "loader", "pw-5f1d9c"
-SECURITY = {"QUIETLOAD_KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT", "QUIETLOAD_KAFKA_SASL_MECHANISM": "PLAIN",
-            "QUIETLOAD_KAFKA_SASL_USERNAME": USER, "QUIETLOAD_KAFKA_SASL_PASSWORD": PASSWORD}
 SMALL = ["--set", "cluster.replication.factor=1", "--set", "cluster.min.insync.replicas=1",
          "--set", "dataset.files.0.size=4MB", "--set", "windows.before=1s", "--set", "windows.after=1s",
          "--set", "batch.quota.producer_byte_rate=64MB/s",
          "--set", "batch.spark.spark.executor.instances=1", "--set", "batch.spark.spark.executor.cores=1"]
-
-
-@pytest.fixture(scope="module")
-def secured(tmp_path_factory):
-    with KafkaCluster(tmp_path_factory.mktemp("sasl") / "stack", brokers=1, sasl_plain=(USER, PASSWORD)) as cluster:
-        yield cluster
 
 
 @pytest.mark.live

@@ -15,13 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from simulator.live import KafkaCluster
+from stack_probes import PASSWORD, SECURITY
 from workloads import CATALOG
 
-# made at run time: a copy of this file anywhere on disk holds no secret the test looks for
-USER, PASSWORD = "loader", f"pw-{uuid.uuid4().hex}"
-SECURITY = {"QUIETLOAD_KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT", "QUIETLOAD_KAFKA_SASL_MECHANISM": "PLAIN",
-            "QUIETLOAD_KAFKA_SASL_USERNAME": USER, "QUIETLOAD_KAFKA_SASL_PASSWORD": PASSWORD}
 SMALL = ["--set", "cluster.replication.factor=1", "--set", "cluster.min.insync.replicas=1",
          "--set", "dataset.files.0.size=8MB", "--set", "windows.before=1s", "--set", "windows.after=1s",
          "--set", "batch.spark.spark.executor.instances=1", "--set", "batch.spark.spark.executor.cores=1"]
@@ -76,12 +72,6 @@ def test_a_child_started_with_die_with_parent_ends_with_its_parent():
     while Path(f"/proc/{child}").exists() and b"sleep" in Path(f"/proc/{child}/cmdline").read_bytes():
         assert time.monotonic() < deadline, "the child outlived its parent"
         time.sleep(0.05)
-
-
-@pytest.fixture(scope="module")
-def secured(tmp_path_factory):
-    with KafkaCluster(tmp_path_factory.mktemp("sasl") / "stack", brokers=1, sasl_plain=(USER, PASSWORD)) as cluster:
-        yield cluster
 
 
 @pytest.mark.live
