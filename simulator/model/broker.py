@@ -87,7 +87,6 @@ class Broker:
     def __init__(self, engine: Engine, broker_id: int, spec: Any, costs: Any, rtt: float, rng: Any, jitter: float,
                  scheduler: Scheduler, background: float):
         self.engine, self.id, self.rng, self.jitter = engine, broker_id, rng, jitter
-        self.vcpus = float(spec.vcpus)
         self.cores = Cores(spec.vcpus, scheduler, rng, background)
         self.nic_in = Shared(spec.nic_bandwidth)
         self.nic_out = Shared(spec.nic_bandwidth)

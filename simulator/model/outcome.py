@@ -104,7 +104,7 @@ def build(run) -> RunResult:
         h_idle = idle_percent(broker.handler_busy, broker.io_threads, seconds)
         n_idle = [sum(v) / len(broker.processors) for v in
                   zip(*(idle_percent(p.used, 1, seconds) for p in broker.processors))]
-        cpu_pct = [min(100.0, 100.0 * v / broker.vcpus) for v in broker.cpu_busy.values(seconds)]
+        cpu_pct = [min(100.0, 100.0 * v / broker.cores.count) for v in broker.cpu_busy.values(seconds)]
         handler_idle.append(h_idle)
         network_idle.append(n_idle)
         cpu.append(cpu_pct)
