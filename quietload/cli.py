@@ -60,7 +60,7 @@ class _OneLineErrors(TyperGroup):
         except RecursionError:   # input nested past what the readers check: still one line, not a traceback
             message = "the input is nested too deeply to read"
         except MemoryError:
-            message = "the input needs more memory than this machine has; see README: Limits"
+            message = "the input needs more memory than this machine has; see docs/scenarios.md: Limits"
         typer.echo(f"error: {message}", err=True)
         raise typer.Exit(2)
 
@@ -86,7 +86,7 @@ def _finite(value: float | None) -> float | None:
     return value
 
 
-_Force = Annotated[bool, typer.Option("--force", help="Run even a scenario past the model's limits of time and memory (see README: Limits).")]
+_Force = Annotated[bool, typer.Option("--force", help="Run even a scenario past the model's limits of time and memory (see docs/scenarios.md: Limits).")]
 
 
 def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, force: bool = False) -> list[RunResult]:

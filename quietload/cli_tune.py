@@ -60,7 +60,7 @@ def tune(
     quotas: Annotated[bool, typer.Option("--quotas", help="Also search a client quota for the batch job (producer_byte_rate, request_percentage).")] = False,
     sampler: Annotated[str, typer.Option(help="tpe (Optuna's TPE) or random (random search, for comparison).")] = "tpe",
     out_dir: Annotated[Path, typer.Option("--out", metavar="DIR", help="Where the study, recommendation and snippets go.")] = Path("results"),
-    force: Annotated[bool, typer.Option("--force", help="Tune even a scenario past the model's limits of time and memory (see README: Limits).")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Tune even a scenario past the model's limits of time and memory (see docs/scenarios.md: Limits).")] = False,
 ) -> None:
     """Search the batch job's knobs (repartition, compression.type, linger.ms, batch.size, buffer.memory,
     max.in.flight.requests.per.connection; quotas with --quotas) for the fewest produce requests and the

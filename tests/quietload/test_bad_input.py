@@ -94,7 +94,7 @@ SCENARIOS = {
     "400-digit linger.ms": (changed("batch|producer|linger.ms", int(DIGITS)), "is too large a number"),
     "400-digit rate": (changed("tenants|0|rate", DIGITS + "/s"), "tenants[0].rate"),
     "400-digit window": (changed("windows|after", DIGITS + "s"), "windows.after"),
-    # past what the model runs (README: Limits)
+    # past what the model runs (docs/scenarios.md: Limits)
     "a hundred million brokers": (changed("cluster|brokers", 100_000_000), "cluster.brokers: the model run would need at least"),
     "1e8 partitions": (changed("cluster|topics|0|partitions", 100_000_000), "the model run would need at least"),
     "a rate of 1e12/s": (changed("tenants|0|rate", "1000000000000/s"), "tenants[0].rate: the model run would"),
