@@ -9,6 +9,7 @@ import typer
 from quietload.points_progress import PointsProgress
 from reports.plan_report import render_plan_csv, render_plan_table
 from tuner.capacity import plan_path, run_plan, write_plan
+from workloads import ScenarioError
 
 def plan(
     scenario_file: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario YAML file (its `plan:` section gives defaults).")],
@@ -17,7 +18,8 @@ def plan(
     loads: Annotated[str | None, typer.Option(metavar="N,...", help="Concurrent loads, each its own Spark job [default: the job's batch.loads and twice it].")] = None,
     spacing: Annotated[str | None, typer.Option(metavar="DURATION,...", help="Time between load starts, e.g. 0,60s [default: the job's batch.spacing].")] = None,
     brokers: Annotated[str | None, typer.Option(metavar="N,...", help="What-if: broker counts, e.g. 4,6.")] = None,
-    profiles: Annotated[str | None, typer.Option("--profile", metavar="NAME,...", help="What-if: broker types m5.large, m5.xlarge, m5.2xlarge.")] = None,
+    broker_types: Annotated[str | None, typer.Option("--broker-type", metavar="NAME,...", help="What-if: MSK broker types, e.g. kafka.m5.xlarge,express.m7g.large (see docs/planning.md).")] = None,
+    profile: Annotated[str | None, typer.Option("--profile", hidden=True, help="Refused: see --broker-type.")] = None,
     replication_factor: Annotated[str | None, typer.Option(metavar="N,...", help="What-if: replication factor of every topic.")] = None,
     broker_down: Annotated[bool | None, typer.Option("--broker-down/--no-broker-down", help="What-if: one broker down for the whole run.")] = None,
     quota: Annotated[str | None, typer.Option(metavar="RATE,...", help="What-if: producer_byte_rate quota on the batch client, per broker, e.g. 20MB/s.")] = None,
@@ -35,7 +37,10 @@ def plan(
 
     Example: quietload plan workloads/catalog/paypay-glue-2gb-fixed.yaml --brokers 4,6 --broker-down --quota 20MB/s
     """
-    given = {"load_gb": load_gb, "loads": loads, "spacing": spacing, "brokers": brokers, "profiles": profiles,
+    if profile is not None:   # once plan's broker types; the name now belongs to the cost profile
+        raise ScenarioError("--profile", "plan's broker types are --broker-type (e.g. kafka.m5.xlarge); "
+                                         "the cost profile is the scenario's `profile` (--set profile=NAME)")
+    given = {"load_gb": load_gb, "loads": loads, "spacing": spacing, "brokers": brokers, "broker_types": broker_types,
              "replication_factor": replication_factor, "broker_down": broker_down, "quota": quota}
     with PointsProgress(scenario_file.stem) as progress:
         result = run_plan(scenario_file, overrides, given, seed, engine, workers, master, keep_results, progress, repeat, force)

@@ -94,7 +94,7 @@ def parse_plan_options(given: dict[str, Any]) -> dict[str, Any]:
     fields = {f.name: f for f in dataclasses.fields(Plan)}
     parsed = {}
     for name, text in given.items():
-        flag = "--" + name.replace("_", "-")
+        flag = "--broker-type" if name == "broker_types" else "--" + name.replace("_", "-")
         if text is None:
             continue
         if isinstance(text, bool):

@@ -1,6 +1,6 @@
 """Cluster what-ifs for capacity planning: each one a change to the scenario's raw mapping.
 
-A what-if is tried alone on the scenario's cluster (``brokers=6``, ``profile=m5.xlarge``,
+A what-if is tried alone on the scenario's cluster (``brokers=6``, ``broker_type=kafka.m5.xlarge``,
 ``replication.factor=2``, ``broker_down``, ``quota=20MB/s``), next to the cluster as it is
 (``current``). Each becomes the mapping a grid point then sizes its load on.
 """
@@ -10,24 +10,9 @@ import copy
 from dataclasses import dataclass, field
 
 from workloads import Scenario, ScenarioError
+from workloads.broker_types import broker_settings, broker_type
 from workloads.loader import apply_overrides
 from workloads.scenario import Plan
-
-# Amazon MSK broker types as `cluster.broker.*` values. vCPUs: the EC2 m5 family (m5.large 2,
-# m5.xlarge 4, m5.2xlarge 8). Network: all three are "up to 10 Gbit/s" (baselines 0.75, 1.25,
-# 2.5 Gbit/s); a batch load of minutes runs on the burst, as the catalog's m5.large assumes.
-# Disk: MSK's gp2 EBS volume tops out at 250 MiB/s, below each instance's EBS burst (4,750
-# Mbit/s); provisioned storage throughput needs kafka.m5.4xlarge or larger. Thread pools are
-# MSK's defaults for these sizes (num.io.threads 8, num.network.threads 5).
-BROKER_PROFILES: dict[str, dict[str, object]] = {
-    "m5.large": {"vcpus": 2, "nic_bandwidth": "1250MB/s", "disk_bandwidth": "250MB/s",
-                 "num.io.threads": 8, "num.network.threads": 5},
-    "m5.xlarge": {"vcpus": 4, "nic_bandwidth": "1250MB/s", "disk_bandwidth": "250MB/s",
-                  "num.io.threads": 8, "num.network.threads": 5},
-    "m5.2xlarge": {"vcpus": 8, "nic_bandwidth": "1250MB/s", "disk_bandwidth": "250MB/s",
-                   "num.io.threads": 8, "num.network.threads": 5},
-}
-
 
 @dataclass(frozen=True)
 class ClusterOption:
@@ -43,10 +28,11 @@ def cluster_options(mapping: dict, plan: Plan) -> list[ClusterOption]:
     options = [ClusterOption("current", {}, mapping)]
     for brokers in plan.brokers:
         options.append(_set(mapping, f"brokers={brokers}", {"cluster.brokers": brokers}))
-    for name in plan.profiles:
-        if name not in BROKER_PROFILES:
-            raise ScenarioError("plan.profiles", f"unknown broker profile {name!r} (known: {', '.join(BROKER_PROFILES)})")
-        options.append(_set(mapping, f"profile={name}", {f"cluster.broker.{k}": v for k, v in BROKER_PROFILES[name].items()}))
+    for name in plan.broker_types:
+        # the cluster's brokers on another MSK type: its hardware (on the burst figures, as a load of
+        # minutes runs), the scenario's own server.properties
+        settings = broker_settings(broker_type(name))
+        options.append(_set(mapping, f"broker_type={name}", {f"cluster.broker.{k}": v for k, v in settings.items()}))
     for rf in plan.replication_factor:
         options.append(_replication(mapping, rf))
     if plan.broker_down:

@@ -284,6 +284,12 @@ def _values(parse: f.Parser) -> f.Parser:
     return parse_all
 
 
+def _broker_type(value: Any, path: str) -> str:
+    """An MSK broker type's name (kafka.m5.large), one of ``workloads.broker_types``."""
+    from workloads.broker_types import broker_type
+    return broker_type(f.text(value, path), path).name
+
+
 def _number(value: Any, path: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
         raise ScenarioError(path, f"expected a finite number greater than zero, got {value!r}")
@@ -299,7 +305,7 @@ class Plan:
     loads: tuple[int, ...] = f.prop(parse=_values(f.positive_int), default=())
     spacing: tuple[float, ...] = f.prop(parse=_values(_seconds), default=())
     brokers: tuple[int, ...] = f.prop(parse=_values(f.positive_int), default=())
-    profiles: tuple[str, ...] = f.prop(parse=_values(f.text), default=())
+    broker_types: tuple[str, ...] = f.prop("broker_type", _values(_broker_type), default=())
     replication_factor: tuple[int, ...] = f.prop("replication.factor", _values(f.positive_int), default=())
     broker_down: bool = f.prop(parse=f.boolean, default=False)
     quota: tuple[float, ...] = f.prop(parse=_values(f.positive(parse_byte_rate)), default=())  # producer_byte_rate

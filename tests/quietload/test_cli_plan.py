@@ -6,6 +6,7 @@ from typer.testing import CliRunner
 
 from quietload.cli import app
 from workloads import CATALOG
+from workloads.broker_types import BROKER_TYPES
 
 FIXED = str(CATALOG / "paypay-glue-2gb-fixed.yaml")
 # the fraud-scoring service's SLA at 10.5 ms: 6 brokers hold it at 10.04 ms under the lightest load
@@ -67,8 +68,10 @@ def test_report_reads_a_plan_file_next_to_nothing_else(planned, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--profile", "m5.huge"], "error: plan.profiles: unknown broker profile 'm5.huge' (known: m5.large, m5.xlarge, m5.2xlarge)"),
-    (["--set", "plan.cpus=[4]"], "error: plan.cpus: unknown key (known keys: broker_down, brokers, load_gb, loads, profiles, quota, replication.factor, spacing)"),
+    (["--broker-type", "m5.huge"], "error: --broker-type[0]: unknown broker type 'm5.huge' (known: " + ", ".join(BROKER_TYPES) + ")"),
+    (["--profile", "m5.xlarge"], "error: --profile: plan's broker types are --broker-type (e.g. kafka.m5.xlarge); "
+                                 "the cost profile is the scenario's `profile` (--set profile=NAME)"),
+    (["--set", "plan.cpus=[4]"], "error: plan.cpus: unknown key (known keys: broker_down, broker_type, brokers, load_gb, loads, quota, replication.factor, spacing)"),
     (["--load-gb", ""], "error: --load-gb: expected at least one value"),
     (["--engine", "flink"], "error: --engine: expected one of local, spark, got 'flink'"),
     (["--brokers", "2"], "error: what-if brokers=2: cluster.topics[0].replication.factor: 3 is more than the 2 brokers"),
