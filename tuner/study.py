@@ -8,6 +8,8 @@ are added until ``trials`` have completed.
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import re
 import time
@@ -19,7 +21,8 @@ from typing import Any, Callable
 from urllib.parse import unquote, unquote_plus
 
 from tuner.objective import OBJECTIVES, Objective, Outcome, record
-from workloads import ScenarioError
+from workloads import Scenario, ScenarioError
+from workloads._fields import file_key
 
 STUDY_KIND, STUDY_SCHEMA_VERSION = "quietload-study", 1
 SAMPLERS = ("tpe", "random")
@@ -233,6 +236,55 @@ def _rdb_storage(url: str) -> Any:
             time.sleep(0.2 * attempt)
 
 
+# What a trial's outcome does not depend on: labels, and what only picks among trials or plans
+# (tune.trials is how a study is resumed to more trials); of check, only the deadline is a constraint.
+_NOT_RUN = ("name", "description", "assumptions", "source", "plan", "tune")
+_CHANGES_SHOWN = 4
+
+
+def scenario_fields(scenario: Scenario) -> dict[str, Any]:
+    """The resolved scenario (``--set`` applied, cost profile loaded) as ``{file path: value}``, e.g.
+    ``{"tenants[0].sla_p99": 10.0}``: every field a trial's outcome depends on."""
+    fields: dict[str, Any] = {}
+
+    def walk(value: Any, path: str) -> None:
+        if dataclasses.is_dataclass(value):
+            for item in dataclasses.fields(value):
+                walk(getattr(value, item.name), f"{path}.{file_key(item)}" if path else file_key(item))
+        elif isinstance(value, dict):
+            for key in sorted(value, key=str):
+                walk(value[key], f"{path}.{key}")
+        elif isinstance(value, (tuple, list)):
+            for i, item in enumerate(value):
+                walk(item, f"{path}[{i}]")
+            if not value:
+                fields[path] = []
+        else:
+            fields[path] = value if value is None or isinstance(value, (bool, int, float)) else str(value)
+    walk(scenario, "")
+    return {path: value for path, value in fields.items() if re.split(r"[.\[]", path)[0] not in _NOT_RUN
+            and not (path.startswith("check.") and path != "check.deadline") and path != "profile.provenance"}
+
+
+def scenario_digest(fields: dict[str, Any]) -> str:
+    """A digest of ``scenario_fields``: equal for scenarios whose trials would run alike."""
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def scenario_changes(stored: dict[str, Any], fields: dict[str, Any]) -> str:
+    """What differs between a study's scenario and this one, in the scenario's own paths:
+    ``tenants[0].sla_p99 10.0 -> 20.0, ...``."""
+    def shown(value: Any) -> str:
+        return "(unset)" if value is _ABSENT else f"{value:g}" if isinstance(value, float) else str(value)
+    changed = [f"{path} {shown(stored.get(path, _ABSENT))} -> {shown(fields.get(path, _ABSENT))}"
+               for path in sorted(set(stored) | set(fields)) if stored.get(path, _ABSENT) != fields.get(path, _ABSENT)]
+    more = len(changed) - _CHANGES_SHOWN
+    return ", ".join(changed[:_CHANGES_SHOWN]) + (f" and {more} more" if more > 0 else "")
+
+
+_ABSENT = object()
+
+
 def _sampler(settings: StudySettings) -> Any:
     import optuna
     if settings.sampler == "random":
@@ -243,7 +295,8 @@ def _sampler(settings: StudySettings) -> Any:
 def _identity(objective: Objective, settings: StudySettings) -> dict[str, Any]:
     """What a resumed study must share with the one in storage, or its trials do not compare."""
     return {"model_seed": settings.seed, "model_repeat": objective.repeat, "sampler": settings.sampler,
-            "space": {r.name: r.describe() for r in objective.space.ranges}}
+            "space": {r.name: r.describe() for r in objective.space.ranges},
+            "scenario_digest": scenario_digest(scenario_fields(objective.scenario({})))}
 
 
 _IDENTITY_BEFORE_STORED = {"model_repeat": 1}   # studies stored before a key existed ran with this value
@@ -260,7 +313,16 @@ def _load_study(objective: Objective, settings: StudySettings) -> Any:
     if not stored:
         for key, value in identity.items():
             study.set_user_attr(key, value)
+        study.set_user_attr("scenario_fields", scenario_fields(objective.scenario({})))
         return study
+    if stored.get("scenario_digest") != identity["scenario_digest"]:
+        # its trials were judged on another scenario (another SLA, cluster, job): never mix them in
+        where = f"study {settings.study_name!r} in {display_url(settings.storage)}"
+        if "scenario_fields" not in study.user_attrs:
+            raise ScenarioError("--study-name", f"{where} was stored without its scenario's digest; name a new study")
+        changes = scenario_changes(study.user_attrs["scenario_fields"], scenario_fields(objective.scenario({})))
+        raise ScenarioError("--study-name", f"{where} ran another scenario ({changes}); name a new study "
+                            "or leave --study-name out (each scenario then gets its own)")
     for key, value in identity.items():
         if stored.get(key, _IDENTITY_BEFORE_STORED.get(key)) != value:
             raise ScenarioError("--study-name", f"study {settings.study_name!r} in {display_url(settings.storage)} was run "

@@ -11,7 +11,8 @@ from simulator.result import RunResult
 from tuner.objective import Objective
 from tuner.recommend import Recommendation, explain, missed_constraints, snippets, spread_lines, summary_figures
 from tuner.space import search_space
-from tuner.study import Progress, StudySettings, StudySummary, closest_miss, run_study
+from tuner.study import (Progress, StudySettings, StudySummary, closest_miss, run_study, scenario_digest,
+                          scenario_fields)
 from tuner.validate import Validation, validate_front
 from workloads import Scenario, ScenarioError
 from workloads.loader import load_mapping
@@ -52,7 +53,11 @@ def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
     name = _file_name(scenario.name)
     if request.storage is None:
         request.out_dir.mkdir(parents=True, exist_ok=True)
-    study = request.study_name or f"{scenario.name}{'-quotas' if request.quotas else ''}{'-random' if request.sampler == 'random' else ''}"
+    # by default each resolved scenario gets its own study, so a changed SLA or --set never resumes
+    # trials judged on the old one; a named study refuses another scenario (tuner.study)
+    digest = scenario_digest(scenario_fields(scenario))[:8]
+    study = request.study_name or (f"{scenario.name}-{digest}{'-quotas' if request.quotas else ''}"
+                                   f"{'-random' if request.sampler == 'random' else ''}")
     return StudySettings(trials=request.trials or scenario.tune.trials, workers=request.workers, seed=request.seed,
                          storage=request.storage or f"sqlite:///{request.out_dir / f'{name}-study.db'}",
                          study_name=study, sampler=request.sampler, prefer=scenario.tune.prefer)
@@ -99,6 +104,8 @@ def tune(request: TuneRequest, progress: Progress | None = None,
         model_seeds=list(objective.seeds), validation=validation.to_dict() if validation else None)
     study_file = request.out_dir / f"{recommendation.scenario_name}-study.json"
     paths = [summary.write_json(study_file, {"name": scenario.name, "source": str(request.scenario_file),
-                                             "overrides": list(request.overrides)}, summary_figures(baseline))]
+                                             "overrides": list(request.overrides),
+                                             "digest": scenario_digest(scenario_fields(scenario))},
+                                summary_figures(baseline))]
     paths += recommendation.write(request.out_dir, base)
     return TuneOutcome(summary, recommendation, baseline, picked, paths)

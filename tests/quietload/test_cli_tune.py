@@ -73,8 +73,50 @@ def test_repeat_runs_each_trial_on_several_model_seeds_and_counts_the_worst(tmp_
     assert f"  - over model seeds 1-2, each counted at its worst: produce requests {low:,}-{high:,}, load " in result.stdout
     assert yaml.safe_load((tmp_path / "results" / "paypay-glue-2gb-recommendation.yaml").read_text())["model_seeds"] == [1, 2]
     # resuming it with one seed per trial would mix trials that do not compare
-    _assert_one_line_error(_tune(BASE, *SMALL, *RELAXED_SLA, "--trials", "4", "--repeat", "1"),
-                           "--study-name: study 'paypay-glue-2gb' in sqlite:///results/paypay-glue-2gb-study.db was run with another model_repeat (2)")
+    refused = _tune(BASE, *SMALL, *RELAXED_SLA, "--trials", "4", "--repeat", "1")
+    _assert_one_line_error(refused, f"--study-name: study '{study['study_name']}' in sqlite:///results/paypay-glue-2gb-study.db "
+                                    "was run with another model_repeat (2)")
+
+
+def _study(tmp_path) -> dict:
+    return json.loads((tmp_path / "results" / "paypay-glue-2gb-study.json").read_text())
+
+
+def test_a_changed_scenario_never_resumes_a_study_judged_on_the_old_one(tmp_path, monkeypatch):
+    """The catalog scenario copied with both SLAs raised from 10 to 20 ms, its name kept: a study of
+    its own, every trial judged at 20 ms; a named study refuses it saying which fields changed."""
+    monkeypatch.chdir(tmp_path)
+    first = _tune(BASE, *SMALL, "--trials", "3", "--validate", "0")
+    assert first.exit_code in (0, 1), first.output
+    before = _study(tmp_path)
+    raw = yaml.safe_load(open(BASE))
+    for tenant in raw["tenants"]:
+        assert tenant["sla_p99"] == "10ms"
+        tenant["sla_p99"] = "20ms"
+    copy = tmp_path / "copy.yaml"
+    copy.write_text(yaml.safe_dump(raw, sort_keys=False))
+    second = _tune(str(copy), *SMALL, "--trials", "3", "--validate", "0")
+    assert second.exit_code in (0, 1), second.output
+    after = _study(tmp_path)
+    assert after["study_name"] != before["study_name"] and after["scenario"]["digest"] != before["scenario"]["digest"]
+    assert [t["number"] for t in after["trials"]] == [0, 1, 2]          # run afresh, not the old study's trials
+    for trial in after["trials"]:
+        for name, tenant in trial["figures"]["tenants"].items():
+            assert tenant["sla_p99_ms"] == 20.0
+            assert trial["constraints"][f"sla:{name}"] == pytest.approx(tenant["p99_ms_during"] / 20.0 - 1.0)
+    # the same copy again resumes its own study
+    again = _tune(str(copy), *SMALL, "--trials", "4", "--validate", "0")
+    assert again.exit_code in (0, 1), again.output
+    assert (_study(tmp_path)["study_name"], len(_study(tmp_path)["trials"])) == (after["study_name"], 4)
+    # a study named by the user refuses the changed scenario in one line naming what changed
+    named = before["study_name"]
+    _assert_one_line_error(_tune(str(copy), *SMALL, "--trials", "3", "--validate", "0", "--study-name", named),
+                           f"--study-name: study '{named}' in sqlite:///results/paypay-glue-2gb-study.db ran another "
+                           "scenario (tenants[0].sla_p99 10 -> 20, tenants[1].sla_p99 10 -> 20); name a new study")
+    _assert_one_line_error(_tune(BASE, *SMALL, "--set", "tenants.0.sla_p99=12ms", "--trials", "3", "--study-name", named),
+                           f"--study-name: study '{named}' in sqlite:///results/paypay-glue-2gb-study.db ran another "
+                           "scenario (tenants[0].sla_p99 10 -> 12); name a new study")
+
 
 
 def _assert_one_line_error(result, starts: str) -> None:

@@ -139,3 +139,22 @@ def test_an_unusable_storage_is_one_line(url, message):
         open_storage(url)
     assert str(error.value).startswith(message), str(error.value)
     assert "\n" not in str(error.value)
+
+
+def test_the_scenario_digest_covers_what_trials_run_on_and_nothing_else():
+    from tuner.study import scenario_changes, scenario_digest, scenario_fields
+    from workloads import CATALOG, Scenario
+
+    def fields(*overrides):
+        return scenario_fields(Scenario.from_yaml(CATALOG / "paypay-glue-2gb.yaml", list(overrides)))
+    base = fields()
+    # labels, the study's own length, plans and gate thresholds other than the deadline: the same study
+    for same in (["name=other"], ["tune.trials=500"], ["plan.brokers=[6]"], ["check.cpu_max=90"],
+                 ["description=another description"]):
+        assert scenario_digest(fields(*same)) == scenario_digest(base), same
+    for changed, line in ((["cluster.broker.num.io.threads=16"], "cluster.broker.num.io.threads 8 -> 16"),
+                          (["check.deadline=10min"], "check.deadline None -> 600"),
+                          (["profile=default", "batch.spark.append_rate=48MB/s"], "batch.spark.append_rate")):
+        other = fields(*changed)
+        assert scenario_digest(other) != scenario_digest(base)
+        assert scenario_changes(base, other).startswith(line), scenario_changes(base, other)
