@@ -1,11 +1,5 @@
 """The recommendation: the picked knob values as scenario overrides and a scenario file, the
-figures before -> after with the mechanism in words, and ready-to-paste snippets.
-
-Producer properties are not Spark confs: Spark's Kafka sink hands every ``kafka.``-prefixed
-DataFrame writer option to the producer, so they go in the job's code, not on
-``spark-submit --conf`` or in Glue's ``--conf`` job parameter. ``repartition`` is a call in
-the job's code. A client quota is set on the brokers (``kafka-configs.sh``) for the job's
-``client.id``.
+figures before -> after with the mechanism in words, and ready-to-paste snippets (tuner.snippets).
 """
 from __future__ import annotations
 
@@ -16,9 +10,9 @@ from typing import Any
 
 
 from simulator.result import RunResult
+from tuner.snippets import property_value, render_snippets, rounded_params, snippets
 from tuner.space import render_value
 from workloads import Scenario, ScenarioError
-from workloads.scenario import QUOTA_CLIENT_ID
 from workloads.loader import apply_overrides, dump_yaml
 from workloads.tuning import KNOBS
 from workloads.units import format_bytes, format_seeds
@@ -70,55 +64,6 @@ def explain(baseline: RunResult, picked: RunResult, baseline_scenario: Scenario,
                      f"(alone {after['p99_ms_before']:.1f} ms, SLA {after['sla_p99_ms']:g} ms: {verdict})")
     lines.append("changed: " + (", ".join(changes) if changes else "nothing (the scenario's settings are the pick)"))
     return lines
-
-
-def snippets(params: dict[str, Any]) -> dict[str, Any]:
-    """Ready-to-paste text per place the settings go (see the module's note on options vs confs)."""
-    options = [f'.option("kafka.{name}", "{_property_value(name, value)}")'
-               for name, value in sorted(params.items()) if KNOBS[name].path[1] == "producer"]
-    quota = {name: value for name, value in params.items() if KNOBS[name].quota and value is not None}
-    if quota:
-        options.append(f'.option("kafka.client.id", "{QUOTA_CLIENT_ID}")')
-    repartition = params.get("repartition", "unset")
-    job_code = ([] if repartition == "unset" else
-                [f"df = df.repartition({repartition})  # {repartition} write tasks"] if repartition
-                else ["# no repartition: write the DataFrame as read"])
-    configs = ",".join(f"{name}={_property_value(name, value)}" for name, value in sorted(quota.items()))
-    return {
-        "spark_writer_options": options,
-        "job_code": job_code,
-        "spark_submit_conf": [],
-        "glue_job_parameters": {},
-        "kafka_configs": ([f"kafka-configs.sh --bootstrap-server $BOOTSTRAP --alter --entity-type clients "
-                           f"--entity-name {QUOTA_CLIENT_ID} --add-config {configs}"] if quota else []),
-    }
-
-
-def _property_value(name: str, value: Any) -> str:
-    if name == "producer_byte_rate":
-        return str(int(round(value)))
-    if name == "request_percentage":
-        return f"{value:.1f}"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def render_snippets(parts: dict[str, Any]) -> str:
-    lines = ["# Spark DataFrame writer options: Spark's Kafka sink passes kafka.* options to the producer",
-             'df.write.format("kafka")'] + [f"  {line}" for line in parts["spark_writer_options"]]
-    lines += ['  .option("topic", ...).save()']
-    if parts["job_code"]:
-        lines += ["", "# job code, before the write"] + parts["job_code"]
-    lines += ["", "# spark-submit --conf / AWS Glue --conf job parameter: Spark confs only; none of these knobs is one"
-              if not parts["spark_submit_conf"] else "# spark-submit"]
-    lines += [f"--conf {conf}" for conf in parts["spark_submit_conf"]]
-    if parts["glue_job_parameters"]:
-        lines += ["", "# AWS Glue job parameters (DefaultArguments)"]
-        lines += [f"{key} {value}" for key, value in parts["glue_job_parameters"].items()]
-    if parts["kafka_configs"]:
-        lines += ["", f"# client quota on the brokers, for the job's client.id {QUOTA_CLIENT_ID}"] + parts["kafka_configs"]
-    return "\n".join(lines) + "\n"
 
 
 @dataclass(frozen=True)
@@ -211,3 +156,27 @@ def spread_lines(figures: dict[str, Any]) -> list[str]:
     return [f"over {seeds_label(figures['model_seeds'])}, each counted at its worst: produce requests "
             f"{spread['produce_requests'][0]:,}-{spread['produce_requests'][1]:,}, load "
             f"{spread['load_seconds'][0]:.1f}-{spread['load_seconds'][1]:.1f} s, {p99}"]
+
+
+def rounded_pick(objective: Any, chosen: Any, held_out: tuple[int, ...] = ()) -> tuple[dict[str, Any], list[str]]:
+    """The pick's knob values rounded to what a person types, run again on the model on the
+    study's seeds and ``held_out``: the rounded values when they meet the constraints wherever
+    the exact ones did (or the exact ones missed anyway), else the exact values; and the line
+    saying which, and what the model predicts for the rounded ones."""
+    bounds = {r.name: (r.low, r.high) for r in objective.space.ranges if r.knob.kind != "choice"}
+    rounded = rounded_params(chosen.params, bounds)
+    changed = [f"{name} {property_value(name, chosen.params[name])} -> {property_value(name, value)}"
+               for name, value in rounded.items() if value != chosen.params[name]]
+    if not changed:
+        return dict(chosen.params), []
+    seeds = tuple(objective.seeds) + tuple(held_out)
+    outcome = objective.evaluate_on(rounded, seeds)
+    figures = outcome.figures
+    p99 = ", ".join(f"{name} p99 during {t['p99_ms_during']:,.2f} ms of its {t['sla_p99_ms']:g} ms SLA"
+                    for name, t in figures["tenants"].items())
+    predicted = (f"on {seeds_label(list(seeds))} the model predicts, at the worst seed, "
+                 f"{outcome.produce_requests:,} produce requests, load {outcome.load_seconds:.1f} s, {p99}")
+    if outcome.feasible or not chosen.feasible:
+        return rounded, [f"rounded to what a person types ({', '.join(changed)}): {predicted}"]
+    return dict(chosen.params), [f"not rounded ({', '.join(changed)} would miss: "
+                                 f"{'; '.join(missed_constraints(outcome.constraints, figures))}): {predicted} for the rounded values"]

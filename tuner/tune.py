@@ -9,7 +9,8 @@ from typing import Callable
 
 from simulator.result import RunResult
 from tuner.objective import Objective
-from tuner.recommend import Recommendation, explain, missed_constraints, snippets, spread_lines, summary_figures
+from tuner.recommend import (Recommendation, explain, missed_constraints, rounded_pick, snippets, spread_lines,
+                             summary_figures)
 from tuner.space import search_space
 from tuner.study import (Progress, StudySettings, StudySummary, closest_miss, run_study, scenario_digest,
                           scenario_fields)
@@ -91,15 +92,16 @@ def tune(request: TuneRequest, progress: Progress | None = None,
     if chosen is None:
         raise ScenarioError("tune", f"no trial of study {summary.name!r} completed ({summary.failed} failed)")
     held = validation is None or validation.pick is not None
-    baseline, picked = objective.run({}), objective.run(chosen.params)
+    params, rounding = rounded_pick(objective, chosen, validation.seeds if validation and held else ())
+    baseline, picked = objective.run({}), objective.run(params)
     recommendation = Recommendation(
         scenario_name=_file_name(scenario.name), source=str(request.scenario_file), seed=request.seed,
-        trial=chosen.number, feasible=chosen.feasible and held, params=chosen.params,
-        overrides=list(request.overrides) + chosen.overrides, before=summary_figures(baseline),
+        trial=chosen.number, feasible=chosen.feasible and held, params=params,
+        overrides=list(request.overrides) + objective.space.overrides(params), before=summary_figures(baseline),
         after=summary_figures(picked),
-        explanation=(explain(baseline, picked, scenario, chosen.params) + spread_lines(chosen.figures)
-                     + (validation.lines() if validation else [])),
-        snippets=snippets(chosen.params),
+        explanation=(explain(baseline, picked, scenario, params) + spread_lines(chosen.figures)
+                     + (validation.lines() if validation else []) + rounding),
+        snippets=snippets(params, scenario.batch.key),
         missed=missed_constraints(chosen.constraints, chosen.figures) + ([] if held else validation.missed(chosen.number)),
         model_seeds=list(objective.seeds), validation=validation.to_dict() if validation else None)
     study_file = request.out_dir / f"{recommendation.scenario_name}-study.json"

@@ -33,7 +33,7 @@ def test_tune_writes_the_study_the_recommendation_and_the_snippets(tmp_path, mon
     assert recommendation["trial"] == study["pick"]
     assert result.stdout.startswith(f"recommendation (trial {study['pick']}, model seed 1)\n")
     assert "\nwhy\n  - produce requests " in result.stdout
-    assert (tmp_path / written[3]).read_text().startswith("# Spark DataFrame writer options")
+    assert (tmp_path / written[3]).read_text().startswith("# PySpark: Spark's Kafka sink passes every kafka.* writer option")
     # stderr is not a terminal here: only the closing progress line, then the pick on 20 held-out seeds
     lines = result.stderr.splitlines()
     assert lines[0].startswith("tuning paypay-glue-2gb: trial 4/4, best feasible "), result.stderr
@@ -116,7 +116,6 @@ def test_a_changed_scenario_never_resumes_a_study_judged_on_the_old_one(tmp_path
     _assert_one_line_error(_tune(BASE, *SMALL, "--set", "tenants.0.sla_p99=12ms", "--trials", "3", "--study-name", named),
                            f"--study-name: study '{named}' in sqlite:///results/paypay-glue-2gb-study.db ran another "
                            "scenario (tenants[0].sla_p99 10 -> 12); name a new study")
-
 
 
 def _assert_one_line_error(result, starts: str) -> None:

@@ -1,0 +1,177 @@
+"""Ready-to-paste text for a recommendation: the PySpark write, the AWS Glue ``DynamicFrame``
+write, and the ``kafka-configs.sh`` quota line; and the knob values rounded to what a person
+types (``131072``, not ``125416``).
+
+Producer properties are not Spark confs: Spark's Kafka sink hands every ``kafka.``-prefixed
+DataFrame writer option to the producer, so they go in the job's code, not on
+``spark-submit --conf`` or in Glue's ``--conf`` job parameter. ``repartition`` is a call in
+the job's code. A client quota is set on the brokers (``kafka-configs.sh``) for the job's
+``client.id``.
+
+AWS Glue's Kafka sink (``write_dynamic_frame.from_options(connection_type="kafka")``) takes
+``connectionName``, ``topic``, ``partition``, ``key`` and ``classification``, and passes every
+other connection option to Spark's Kafka sink as it is, "no allow listing" (AWS Glue developer
+guide, Kafka connections, "Kafka connection option reference":
+https://docs.aws.amazon.com/glue/latest/dg/aws-glue-programming-etl-connect-kafka-home.html).
+So the producer's settings keep their ``kafka.`` prefix there too; the brokers' addresses and
+the security settings come from the Glue connection.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from workloads.scenario import QUOTA_CLIENT_ID
+from workloads.tuning import KNOBS
+
+GLUE_KAFKA_DOC = "https://docs.aws.amazon.com/glue/latest/dg/aws-glue-programming-etl-connect-kafka-home.html"
+BOOTSTRAP_PLACEHOLDER = "<bootstrap-servers>"
+TOPIC_PLACEHOLDER = "<topic>"
+GLUE_CONNECTION_PLACEHOLDER = "<glue-kafka-connection>"
+_BYTE_KNOBS = ("batch.size", "buffer.memory")
+MB = 1024**2
+
+
+def _nice_sizes(low: float, high: float) -> list[int]:
+    """Sizes people type: 2^k and 1.5 x 2^k bytes (16KB, 24KB, 32KB, 48KB, ...) within [low, high]."""
+    sizes = []
+    for k in range(10, 41):
+        sizes += [2**k, 3 * 2 ** (k - 1)]
+    return sorted(size for size in sizes if low <= size <= high)
+
+
+def _two_digits(value: float) -> float:
+    """Two significant figures: 20.4 -> 20, 137 -> 140."""
+    if value <= 0:
+        return value
+    scale = 10 ** (math.floor(math.log10(value)) - 1)
+    return round(value / scale) * scale
+
+
+def round_value(name: str, value: Any, low: float = 0, high: float = math.inf) -> Any:
+    """A knob's value as a person would type it, kept within the knob's range [low, high]:
+    sizes to the nearest 2^k or 1.5 x 2^k bytes (on a log scale), a byte rate to two
+    significant figures of MB/s (KB/s below 1 MB/s), a percentage to two significant figures.
+    Choices and whole milliseconds are what they are."""
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if name in _BYTE_KNOBS:
+        sizes = _nice_sizes(low, high)
+        return min(sizes, key=lambda size: abs(math.log(size / value))) if sizes and value > 0 else value
+    if name == "producer_byte_rate":
+        unit = MB if value >= MB else 1024
+        rounded = _two_digits(value / unit) * unit
+        return float(rounded) if low <= rounded <= high else value
+    if name == "request_percentage":
+        rounded = _two_digits(value)
+        return float(rounded) if low <= rounded <= high else value
+    return value
+
+
+def rounded_params(params: dict[str, Any], bounds: dict[str, tuple[float, float]] | None = None) -> dict[str, Any]:
+    """Every knob's value rounded by ``round_value`` within its search range from ``bounds``."""
+    bounds = bounds or {}
+    return {name: round_value(name, value, *bounds.get(name, (0, math.inf))) for name, value in params.items()}
+
+
+def property_value(name: str, value: Any) -> str:
+    if name == "producer_byte_rate":
+        return str(int(round(value)))
+    if name == "request_percentage":
+        return f"{value:g}"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _producer_options(params: dict[str, Any]) -> list[tuple[str, str]]:
+    options = [(f"kafka.{name}", property_value(name, value))
+               for name, value in sorted(params.items()) if KNOBS[name].path[1] == "producer"]
+    if any(KNOBS[name].quota and value is not None for name, value in params.items()):
+        options.append(("kafka.client.id", QUOTA_CLIENT_ID))
+    return options
+
+
+def _frame_expression(params: dict[str, Any], key: str | None) -> str:
+    """The rows as Spark's Kafka sink wants them: the row as JSON in ``value`` (and the key column in ``key``)."""
+    repartition = params.get("repartition")
+    frame = f"df.repartition({repartition})" if repartition else "df"
+    columns = (f'col("{key}").cast("string").alias("key"), ' if key else "") + 'to_json(struct("*")).alias("value")'
+    return f"{frame}.select({columns})"
+
+
+def pyspark_code(params: dict[str, Any], key: str | None = None) -> str:
+    """The DataFrame write, one parenthesized chain so that it pastes at any indentation."""
+    imports = "from pyspark.sql.functions import " + ("col, struct, to_json" if key else "struct, to_json")
+    repartition = params.get("repartition", "unset")
+    note = (f"  # {repartition} write tasks" if repartition not in ("unset", None)
+            else "  # no repartition: the tasks of the read write" if repartition is None else "")
+    lines = [imports, "", f"({_frame_expression(params, key)}{note}",
+             '    .write.format("kafka")',
+             f'    .option("kafka.bootstrap.servers", "{BOOTSTRAP_PLACEHOLDER}")',
+             "    # MSK with IAM, SCRAM or TLS: also the kafka.security.protocol and kafka.sasl.* / kafka.ssl.* options of your clients"]
+    lines += [f'    .option("{name}", "{value}")' for name, value in _producer_options(params)]
+    lines += [f'    .option("topic", "{TOPIC_PLACEHOLDER}")', '    .mode("append")', "    .save())"]
+    return "\n".join(lines) + "\n"
+
+
+def glue_code(params: dict[str, Any], key: str | None = None) -> str:
+    """The same write as an AWS Glue job writes a DynamicFrame (see the module's note): Glue
+    serializes each row as JSON itself (``classification``)."""
+    repartition = params.get("repartition")
+    frame = f"df.repartition({repartition})" if repartition else "df"
+    lines = (["# keyed records: write them with the PySpark form above; Glue's reference does not say",
+              f"# that its \"key\" option can name a column ({key})"] if key else [])
+    lines += ["from awsglue.dynamicframe import DynamicFrame", "",
+              "glueContext.write_dynamic_frame.from_options(",
+              f'    frame=DynamicFrame.fromDF({frame}, glueContext, "rows"),',
+              '    connection_type="kafka",',
+              "    connection_options={",
+              f'        "connectionName": "{GLUE_CONNECTION_PLACEHOLDER}",  # brokers and security',
+              f'        "topic": "{TOPIC_PLACEHOLDER}",',
+              '        "classification": "json",']
+    lines += [f'        "{name}": "{value}",' for name, value in _producer_options(params)]
+    lines += ["    },", ")"]
+    return "\n".join(lines) + "\n"
+
+
+def kafka_configs_lines(params: dict[str, Any]) -> list[str]:
+    """The client quota for the job's client.id, set on the brokers."""
+    quota = {name: value for name, value in params.items() if KNOBS[name].quota and value is not None}
+    if not quota:
+        return []
+    configs = ",".join(f"{name}={property_value(name, value)}" for name, value in sorted(quota.items()))
+    return [f'kafka-configs.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --command-config client.properties '
+            f"--alter --entity-type clients --entity-name {QUOTA_CLIENT_ID} --add-config {configs}"]
+
+
+def snippets(params: dict[str, Any], key: str | None = None) -> dict[str, Any]:
+    """Ready-to-paste text per place the settings go (see the module's note on options vs confs)."""
+    return {
+        "pyspark": pyspark_code(params, key),
+        "glue_dynamic_frame": glue_code(params, key),
+        "spark_writer_options": [f'.option("{name}", "{value}")' for name, value in _producer_options(params)],
+        "spark_submit_conf": [],
+        "kafka_configs": kafka_configs_lines(params),
+    }
+
+
+def render_snippets(parts: dict[str, Any]) -> str:
+    lines = ["# PySpark: Spark's Kafka sink passes every kafka.* writer option to the producer.",
+             f"# Replace {BOOTSTRAP_PLACEHOLDER} and {TOPIC_PLACEHOLDER}; df holds the rows read.",
+             parts["pyspark"].rstrip("\n"), "",
+             "# AWS Glue DynamicFrame: Glue passes the connection options to Spark's Kafka sink as they",
+             f"# are ({GLUE_KAFKA_DOC},", '# "Kafka connection option reference"), so kafka.* options reach the producer.',
+             parts["glue_dynamic_frame"].rstrip("\n"), "",
+             "# spark-submit --conf / AWS Glue --conf job parameter: Spark confs only; none of these knobs is one"]
+    lines += [f"--conf {conf}" for conf in parts["spark_submit_conf"]]
+    if parts["kafka_configs"]:
+        lines += ["", f"# client quota on the brokers, for the job's client.id {QUOTA_CLIENT_ID}; BOOTSTRAP_SERVERS",
+                  "# holds the brokers' host:port list;",
+                  "# client.properties holds your admin client's security settings (MSK with IAM:",
+                  "# security.protocol=SASL_SSL, sasl.mechanism=AWS_MSK_IAM, sasl.jaas.config=",
+                  "# software.amazon.msk.auth.iam.IAMLoginModule required;, sasl.client.callback.handler.class=",
+                  "# software.amazon.msk.auth.iam.IAMClientCallbackHandler; SCRAM: SASL_SSL, SCRAM-SHA-512 and",
+                  "# its ScramLoginModule; TLS: security.protocol=SSL); leave it out on a PLAINTEXT cluster"]
+        lines += parts["kafka_configs"]
+    return "\n".join(lines) + "\n"
