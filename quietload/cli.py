@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
-import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,18 +16,18 @@ from quietload.cli_live import live, stop_signals_interrupt
 from quietload.cli_calibrate import calibrate, validate
 from quietload.cli_plan import plan
 from quietload.cli_tune import tune
+from quietload.cli_import import import_
+from quietload.paths import check_output_dir, check_output_file, is_stdout
 from quietload.progress import SimulationProgress
 from reports.gate import CPU_MAX_PCT, HANDLER_IDLE_MIN_PCT, REQUESTS_PER_BROKER_MAX, Thresholds
 from reports.gate import check_runs
 from reports.junit import write_junit
-from reports.plan_report import is_plan_file, read_plan
-from reports.report import DEFAULT_OUT_DIR, write_report
+from reports.report import DEFAULT_OUT_DIR, report_files
 from reports.spread import render_spread
-from reports.study_report import is_study_file, read_study
 from reports.summary import render_summary
 from simulator.live import DEFAULT_RUN_DIR, KafkaCluster, render_status, render_stopped
 from simulator.live.s3 import LocalStackS3, render_s3_status, render_s3_stopped
-from simulator.result import ResultError, RunResult
+from simulator.result import ResultError, RunResult, result_path
 from workloads import Scenario, ScenarioError
 from workloads.limits import check_run_size
 from workloads.units import parse_seconds
@@ -65,18 +65,26 @@ class _OneLineErrors(TyperGroup):
         raise typer.Exit(2)
 
 
-app = typer.Typer(cls=_OneLineErrors, no_args_is_help=True, help=_HELP)
+# Click's plain help wraps every text to 80 columns; rich's tables cut option names and values short.
+app = typer.Typer(cls=_OneLineErrors, no_args_is_help=True, help=_HELP, rich_markup_mode=None)
+
+
+def _print_version(given: bool) -> None:
+    if given:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
+                                                   help="Print the quietload version and exit.")] = False) -> None:
+    pass
 
 
 @app.command()
 def version() -> None:
     """Print the quietload version."""
     typer.echo(__version__)
-
-
-def _result_path(scenario_name: str, seed: int) -> Path:
-    """``results/<scenario>-seed<N>.json``: results are files named after their parameters."""
-    return Path("results") / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', scenario_name)}-seed{seed}.json"
 
 
 def _finite(value: float | None) -> float | None:
@@ -99,9 +107,19 @@ def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, f
     evaluator, results = ModelEvaluator(), []
     for seed in seeds:
         with SimulationProgress(scenario.name) as progress:
-            results.append(evaluator.evaluate(scenario, seed, progress=progress))
+            results.append(dataclasses.replace(evaluator.evaluate(scenario, seed, progress=progress),
+                                               overrides=list(overrides or [])))
             progress.finish(results[-1].summary["simulated_seconds"])
     return results
+
+
+def _model_trial(scenario_file: Path, overrides: list[str] | None, seeds: list[int]) -> Any:
+    """The scenario with more ``--set`` values laid over it, run on ``seeds``: how check tries its advice."""
+    from simulator.model.model import ModelEvaluator
+
+    evaluator = ModelEvaluator()
+    return lambda changes: [evaluator.evaluate(Scenario.from_yaml(scenario_file, [*(overrides or []), *changes]), seed)
+                            for seed in seeds]
 
 
 @app.command()
@@ -112,7 +130,7 @@ def simulate(
     seed: Annotated[int, typer.Option(help="Seed of the run's jitter; same seed, same result.")] = 1,
     repeat: Annotated[int, typer.Option(min=1, help="Run seeds SEED..SEED+N-1 and show the spread of the figures.")] = 1,
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE",
-                                                   help="Where to write the RunResult (default: results/<scenario name>-seed<N>.json).")] = None,
+                                                   help="Where to write the RunResult (- for standard output; default: results/<scenario>-<overrides>-seed<N>.json).")] = None,
     force: _Force = False,
 ) -> None:
     """Run SCENARIO on the model; print a summary and write the full RunResult as JSON.
@@ -121,8 +139,13 @@ def simulate(
     """
     if json_file and repeat > 1:
         raise ScenarioError("--json", "names one result file; with --repeat each seed's goes to results/")
+    check_output_file(json_file, "--json", stdout=True)
     results = _run_model(scenario_file, overrides, range(seed, seed + repeat), force)
-    paths = [r.write(json_file or _result_path(r.scenario["name"], r.seed)) for r in results]
+    if is_stdout(json_file):   # the JSON alone on stdout, so that it pipes; the summary on stderr
+        typer.echo(results[0].to_json(), nl=False)
+        typer.echo(render_summary(results[0]), err=True)
+        return
+    paths = [r.write(json_file or result_path(r.scenario["name"], r.overrides, r.seed)) for r in results]
     typer.echo(render_summary(results[0]))
     if repeat > 1:
         typer.echo("\n" + render_spread(results))
@@ -139,7 +162,7 @@ def check(
     result_files: Annotated[list[Path] | None, typer.Option("--result", metavar="RUNRESULT.json",
                                                            help="Check this RunResult file (any evaluator's) instead of running SCENARIO; repeat it for several runs of one scenario, judged like --repeat.")] = None,
     junit_file: Annotated[Path | None, typer.Option("--junit", metavar="FILE", help="Also write the verdicts as JUnit XML.")] = None,
-    json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Also write the verdicts as JSON.")] = None,
+    json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Also write the verdicts as JSON (- for standard output).")] = None,
     handler_idle_min: Annotated[float | None, typer.Option(min=0, max=100, callback=_finite, help=f"Least RequestHandlerAvgIdlePercent of each broker during the load (%) [default: the scenario's check.handler_idle_min, else {HANDLER_IDLE_MIN_PCT:g}].")] = None,
     cpu_max: Annotated[float | None, typer.Option(min=0, max=100, callback=_finite, help=f"Most CPU of each broker during the load (%) [default: check.cpu_max, else {CPU_MAX_PCT:g}].")] = None,
     requests_per_broker_max: Annotated[float | None, typer.Option(min=0, callback=_finite, help=f"Most produce requests per second per broker during the load [default: check.requests_per_broker_max, else {REQUESTS_PER_BROKER_MAX:g}].")] = None,
@@ -152,6 +175,8 @@ def check(
 
     Example: quietload check workloads/catalog/paypay-glue-2gb.yaml --junit check.xml
     """
+    check_output_file(junit_file, "--junit")
+    check_output_file(json_file, "--json", stdout=True)
     given = {"handler_idle_min_pct": handler_idle_min, "cpu_max_pct": cpu_max,
              "requests_per_broker_max": requests_per_broker_max,
              "deadline_s": parse_seconds(deadline, "--deadline") if deadline is not None else None}
@@ -170,31 +195,33 @@ def check(
     # the scenario's own `check:` section, with the options given here laid over it
     thresholds = dataclasses.replace(Thresholds.of_scenario(results[0].scenario.get("check")),
                                      **{k: v for k, v in given.items() if v is not None})
-    report = check_runs(results, thresholds)
+    # the recommended change is run on the model first, on the same seeds, when there is a scenario to run
+    trial = _model_trial(scenario_file, overrides, [r.seed for r in results]) if not result_files else None
+    report = check_runs(results, thresholds, trial, lambda label: typer.echo(f"check: trying {label} on the model", err=True))
     if junit_file:
         write_junit(report, junit_file)
-    if json_file:
+    if is_stdout(json_file):   # the verdicts' JSON alone on stdout, the rendering on stderr
+        typer.echo(json.dumps(report.to_dict(), indent=1))
+    elif json_file:
         report.write_json(json_file)
-    typer.echo(report.render())
+    typer.echo(report.render(), err=is_stdout(json_file))
     raise typer.Exit(0 if report.passed else 1)
 
 
 @app.command()
 def report(
-    result_files: Annotated[list[Path], typer.Argument(metavar="RESULT.json...", help="RunResult files (any evaluator's), plan files (quietload plan) and study files (quietload tune).")],
+    result_files: Annotated[list[Path], typer.Argument(metavar="RESULT.json...", help="RunResult files (any evaluator's), plan files (quietload plan), study files (quietload tune) and gate results (quietload check --json).")],
     out_dir: Annotated[Path, typer.Option("--out", metavar="DIR", help="Directory the report files go to.")] = DEFAULT_OUT_DIR,
 ) -> None:
-    """Turn RunResult, plan and study files into report.md, runs.csv, report.json and a self-contained
-    report.html with plots (batch_sizes.csv with batch-size distributions, versus.csv with model and
-    live runs of one scenario, plans.csv and trials.csv with plan and study files); reads the files
-    only, never runs the simulator.
+    """Turn RunResult, plan, study and gate-result files into report.md, runs.csv, report.json and a
+    self-contained report.html with plots (batch_sizes.csv with batch-size distributions, versus.csv
+    with model and live runs of one scenario, plans.csv and trials.csv with plan and study files);
+    reads the files only, never runs the simulator.
 
     Example: quietload report results/paypay-glue-2gb-seed1.json results/paypay-glue-2gb-fixed-seed1.json --out report
     """
-    plans = [read_plan(path) for path in result_files if is_plan_file(path)]
-    studies = [read_study(path) for path in result_files if is_study_file(path)]
-    results = [RunResult.read(path) for path in result_files if not is_plan_file(path) and not is_study_file(path)]
-    for path in write_report(results, out_dir, plans, studies):
+    check_output_dir(out_dir, "--out")
+    for path in report_files(result_files, out_dir):
         typer.echo(f"wrote {path}")
 
 
@@ -203,8 +230,9 @@ app.command()(plan)
 app.command()(live)
 app.command()(calibrate)
 app.command()(validate)
+app.command("import")(import_)
 
-stack_app = typer.Typer(no_args_is_help=True, help=(
+stack_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help=(
     "A real Kafka cluster on this machine for live runs: KRaft brokers from the Maven Central jars "
     "(or KAFKA_HOME) with the Prometheus JMX exporter on each, on 127.0.0.1 only; state, data and "
     "logs in one run directory."))

@@ -1,0 +1,57 @@
+"""`quietload import`: the user's own Glue job, MSK cluster and metrics as a scenario file."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+_File = Annotated[Path | None, typer.Option(metavar="FILE")]
+
+
+def _partitions(values: list[str] | None) -> dict[str, int]:
+    from workloads import ScenarioError
+    out = {}
+    for value in values or []:
+        topic, _, count = value.rpartition("=")
+        if not topic or not count.isdigit() or int(count) < 1:
+            raise ScenarioError("--partitions", f"expected TOPIC=N with N at least 1, got {value!r}")
+        out[topic] = int(count)
+    return out
+
+
+def import_(
+    out: Annotated[Path, typer.Option("--out", metavar="FILE", help="The scenario file to write.")],
+    glue_job: Annotated[Path | None, typer.Option("--glue-job", metavar="JOB.json", help="The JSON `aws glue get-job` returns.")] = None,
+    glue_job_name: Annotated[str | None, typer.Option("--glue-job-name", metavar="NAME", help="The Glue job, read through boto3.")] = None,
+    script: Annotated[str | None, typer.Option("--script", metavar="job.py|s3://...", help="The job's PySpark script (read, never run); default: the job's ScriptLocation.")] = None,
+    msk_cluster: Annotated[Path | None, typer.Option("--msk-cluster", metavar="CLUSTER.json", help="The JSON `aws kafka describe-cluster-v2` returns.")] = None,
+    msk_cluster_arn: Annotated[str | None, typer.Option("--msk-cluster-arn", metavar="ARN", help="The MSK cluster, read through boto3.")] = None,
+    configuration: Annotated[Path | None, typer.Option("--configuration", metavar="server.properties", help="The cluster's configuration.")] = None,
+    cloudwatch: Annotated[str | None, typer.Option("--cloudwatch", metavar="CLUSTER_NAME", help="Read the cluster's AWS/Kafka metrics from CloudWatch.")] = None,
+    since: Annotated[str, typer.Option("--since", metavar="DURATION", help="How much CloudWatch history, e.g. 14d or 36h.")] = "14d",
+    until: Annotated[str | None, typer.Option("--until", metavar="ISO-TIME", help="The history's end (default: now), e.g. 2026-11-20T00:00:00Z.")] = None,
+    period: Annotated[int, typer.Option("--period", metavar="SECONDS", help="Seconds per metric point (MSK publishes each minute).")] = 60,
+    prometheus: Annotated[list[str] | None, typer.Option("--prometheus", metavar="URL", help="A broker's JMX exporter endpoint, once per broker.")] = None,
+    prometheus_for: Annotated[str, typer.Option("--for", metavar="DURATION", help="With --prometheus: how long to sample, e.g. 10min.")] = "1min",
+    load_topic: Annotated[str | None, typer.Option("--load-topic", metavar="TOPIC", help="The batch load's topic (default: the script's).")] = None,
+    partitions: Annotated[list[str] | None, typer.Option("--partitions", metavar="TOPIC=N", help="A topic's partition count (repeatable).")] = None,
+    sla: Annotated[str | None, typer.Option("--sla", metavar="DURATION", help="The neighbours' p99 SLA (default 10ms, assumed).")] = None,
+    profile: Annotated[str | None, typer.Option("--profile", metavar="NAME|PATH", help="Fit a cost profile to the metrics' past loads and write it here.")] = None,
+    history: Annotated[Path | None, typer.Option("--history", metavar="FILE", help="Where the metrics go, for validate --history (default: beside --out).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace a profile of that name.")] = False,
+) -> None:
+    """Write a scenario of your own Glue job and MSK cluster, with the neighbours, the quiet baseline and the
+    past loads found in the cluster's metrics; what no source gives is a stated default, listed in the
+    scenario's assumptions. With --profile, fit the broker's costs to the past loads.
+
+    Example: quietload import --glue-job job.json --msk-cluster cluster.json --cloudwatch payments --since 14d --out mine.yaml
+    """
+    from tuner.calibration.history import import_and_write, render_import
+    from workloads.imports import Request, gather
+    from workloads.imports.sources import parse_since, parse_until
+
+    request = Request(glue_job, glue_job_name, script, msk_cluster, msk_cluster_arn, configuration, cloudwatch,
+                      parse_since(since, "--since"), parse_until(until), period, tuple(prometheus or ()),
+                      parse_since(prometheus_for, "--for"), load_topic, _partitions(partitions), sla)
+    typer.echo(render_import(import_and_write(gather(request), out, history, profile, force)))

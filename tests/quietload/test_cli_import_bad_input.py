@@ -1,0 +1,90 @@
+"""`quietload import` refuses bad input with one line naming what, exit code 2, nothing written and
+no secret printed. (A metric without data points and an unknown dimension need CloudWatch: they
+are in tests/workloads/imports/test_cloudwatch_localstack.py.)"""
+import json
+import os
+from pathlib import Path
+
+import pytest
+from _bad_input import assert_refused
+
+DATA = Path(__file__).parents[1] / "workloads" / "imports" / "data"
+SECRET = "s3cr3t-do-not-print"
+
+
+def _write(tmp_path, name, document):
+    path = tmp_path / name
+    path.write_text(document if isinstance(document, str) else json.dumps(document))
+    return str(path)
+
+
+def _job(**changes):
+    job = json.loads((DATA / "get-job.json").read_text())
+    job["Job"].update(changes)
+    return job
+
+
+def _cluster(instance):
+    cluster = json.loads((DATA / "describe-cluster-v2.json").read_text())
+    cluster["ClusterInfo"]["Provisioned"]["BrokerNodeGroupInfo"]["InstanceType"] = instance
+    return cluster
+
+
+CASES = {
+    "a cluster's JSON as the job": (lambda t: ["--glue-job", str(DATA / "describe-cluster-v2.json")],
+                                   '--glue-job: not the JSON of `aws glue get-job`: no "Job" object with a "Command"'),
+    "a job's JSON as the cluster": (lambda t: ["--msk-cluster", str(DATA / "get-job.json")],
+                                    "--msk-cluster: not the JSON of `aws kafka describe-cluster-v2`"),
+    "not JSON": (lambda t: ["--glue-job", _write(t, "job.json", "Job: x")], "job.json: not JSON"),
+    "an unknown worker type": (lambda t: ["--glue-job", _write(t, "j.json", _job(WorkerType="G.3X"))],
+                               "--glue-job: Job.WorkerType: unknown worker type 'G.3X'"),
+    "one worker: only the driver": (lambda t: ["--glue-job", _write(t, "j.json", _job(NumberOfWorkers=1))],
+                                    "1 G.2X worker runs only the driver"),
+    "an unknown Glue version": (lambda t: ["--glue-job", _write(t, "j.json", _job(GlueVersion="9.0"))],
+                                "Glue 9.0 is not one quietload knows"),
+    "an instance type not in the table": (lambda t: ["--msk-cluster", _write(t, "c.json", _cluster("kafka.t3.small"))],
+                                          "InstanceType: unknown broker type 'kafka.t3.small'"),
+    "a configuration without a cluster": (lambda t: ["--configuration", str(DATA / "server.properties")],
+                                          "--configuration: is the configuration of an MSK cluster"),
+    "a bad thread count": (lambda t: ["--msk-cluster", str(DATA / "describe-cluster-v2.json"), "--configuration",
+                                      _write(t, "s.properties", "num.io.threads=eight\n")],
+                           "--configuration: num.io.threads: expected a whole number of at least 1, got 'eight'"),
+    "a script that is not Python": (lambda t: ["--script", _write(t, "job.py", "def (:\n")],
+                                    "--script: not a Python script quietload can read"),
+    "a secret in a bad --conf": (lambda t: ["--glue-job", _write(t, "j.json", _job(DefaultArguments={
+        "--conf": f"spark.a=1 --conf password={SECRET}"}))], "got 'password'"),
+    "--since without a unit": (lambda t: ["--since", "14"], "--since: expected a duration"),
+    "--partitions without a count": (lambda t: ["--partitions", "payments"], "--partitions: expected TOPIC=N"),
+    "--profile without metrics": (lambda t: ["--glue-job", str(DATA / "get-job.json"), "--profile", "mine"],
+                                  "--profile: fits the costs to metrics"),
+    "a history that is not one": (lambda t: ["--glue-job", str(DATA / "get-job.json"), "--cloudwatch", "x", "--prometheus", "http://127.0.0.1:1/metrics"],
+                                  "--cloudwatch: read the metrics from CloudWatch or from --prometheus, not both"),
+    "an exporter that does not answer": (lambda t: ["--prometheus", "http://127.0.0.1:9/metrics", "--for", "1s", "--period", "1"],
+                                         "--prometheus: http://127.0.0.1:9/metrics: no metrics"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bad_input_is_one_line_and_nothing_is_written(case, tmp_path, capfd):
+    arguments, expected = CASES[case]
+    out = tmp_path / "out.yaml"
+    line = assert_refused(["import", *arguments(tmp_path), "--out", str(out)], expected)
+    assert SECRET not in line and not out.exists()
+    assert list(tmp_path.glob("*.history.json")) == []
+
+
+@pytest.fixture
+def no_credentials(monkeypatch, tmp_path):
+    for name in [n for n in os.environ if n.startswith("AWS_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")     # no instance role to ask for
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
+
+
+@pytest.mark.parametrize("option", [["--glue-job-name", "load"], ["--msk-cluster-arn", "arn:aws:kafka:eu-west-1:1:cluster/x/y"],
+                                    ["--cloudwatch", "payments"]])
+def test_missing_credentials_are_one_line(option, no_credentials, tmp_path):
+    line = assert_refused(["import", *option, "--out", str(tmp_path / "o.yaml")], "no AWS credentials found")
+    assert line.startswith(f"error: {option[0]}: ")

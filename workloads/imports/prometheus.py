@@ -1,0 +1,102 @@
+"""A cluster's metrics from its brokers' Prometheus JMX exporters (MSK Open Monitoring's agent;
+the names the local stack's exporters serve, localstack/jmx-exporter.yaml), as a ``History``.
+
+An exporter serves the figures of now, not a history: each endpoint is scraped every ``period``
+seconds for ``duration`` seconds and a period's figure is the difference of two scrapes of a
+cumulative counter over the time between them (requests, bytes, records, the handlers' idle
+nanoseconds per thread, the JVM's process CPU seconds). A counter labelled by ``topic`` gives
+that topic's figures; without the label the exporter gives the broker's all-topic figures only,
+and no neighbour can be told apart (said in a note).
+"""
+from __future__ import annotations
+
+import time
+import urllib.error
+import urllib.request
+from typing import Callable
+
+from workloads.errors import ScenarioError
+from workloads.imports.history import History
+
+ALL_TOPICS = "(all topics)"
+
+
+def scrape(url: str) -> dict[str, float]:
+    from simulator.live._prometheus import parse_metrics   # the live stack's parser, loaded only on this path
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return parse_metrics(response.read().decode())
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", error)
+        raise ScenarioError("--prometheus", f"{url}: no metrics ({reason})") from None
+
+
+def _topic_counts(metrics: dict[str, float], name: str) -> dict[str, float]:
+    counts: dict[str, float] = {}
+    for key, value in metrics.items():
+        if key.partition("{")[0] == name and 'topic="' in key:
+            topic = key.split('topic="', 1)[1].split('"', 1)[0]
+            counts[topic] = counts.get(topic, 0.0) + value
+    return counts or {ALL_TOPICS: metrics.get(name, 0.0)}
+
+
+def _figures(metrics: dict[str, float]) -> dict[str, float]:
+    from simulator.live._prometheus import metric_sum
+    return {"produce": metric_sum(metrics, "kafka_network_RequestsPerSec_total", request="Produce"),
+            "bytes": metrics.get("kafka_server_BytesInPerSec_total", 0.0),
+            "records": metrics.get("kafka_server_MessagesInPerSec_total", 0.0),
+            "idle_nanos": metrics.get("kafka_server_RequestHandlerAvgIdleNanos_total", 0.0),
+            "cpu_seconds": metrics.get("process_cpu_seconds_total", 0.0),
+            "total_ms": metrics.get('kafka_network_TotalTimeMs_Mean{request="Produce"}'),
+            "local_ms": metrics.get('kafka_network_LocalTimeMs_Mean{request="Produce"}'),
+            "queue_ms": metrics.get('kafka_network_RequestQueueTimeMs_Mean{request="Produce"}')}
+
+
+def sample(urls: list[str], duration: float, period: float, vcpus: float,
+           sleep: Callable[[float], None] = time.sleep) -> History:
+    """Scrape every endpoint every ``period`` s for ``duration`` s; ``vcpus`` turns the JVM's CPU
+    seconds into MSK's CpuUser + CpuSystem percent of the broker's cores (as CpuUser, CpuSystem 0:
+    the process counter does not split them)."""
+    if period <= 0 or duration < period:
+        raise ScenarioError("--for", f"needs at least one period of {period:g} s, got {duration:g} s")
+    scrapes: list[tuple[float, list[dict[str, float]], list[dict]]] = []
+    start = time.time()
+    for step in range(int(duration // period) + 1):
+        if step:
+            sleep(max(0.0, start + step * period - time.time()))
+        now = [scrape(url) for url in urls]
+        scrapes.append((time.time(), now, [_figures(m) for m in now]))
+    brokers: dict[str, dict[str, list]] = {str(b): {k: [] for k in ("CpuUser", "CpuSystem", "RequestHandlerAvgIdlePercent",
+                                                                   "BytesInPerSec", "MessagesInPerSec", "ProduceRequestsPerSec",
+                                                                   "ProduceTotalTimeMsMean", "ProduceLocalTimeMsMean",
+                                                                   "ProduceRequestQueueTimeMsMean")} for b in range(len(urls))}
+    topic_bytes: dict[str, list] = {}
+    topic_records: dict[str, list] = {}
+    for (t0, raw0, a), (t1, raw1, b) in zip(scrapes, scrapes[1:]):
+        seconds = t1 - t0
+        for broker, (before, after) in enumerate(zip(a, b)):
+            figures = brokers[str(broker)]
+            rate = {k: (after[k] - before[k]) / seconds for k in ("produce", "bytes", "records", "cpu_seconds")}
+            idle = (after["idle_nanos"] - before["idle_nanos"]) / 1e9 / seconds
+            figures["CpuUser"].append(100.0 * rate["cpu_seconds"] / vcpus)
+            figures["CpuSystem"].append(0.0)
+            figures["RequestHandlerAvgIdlePercent"].append(max(0.0, min(100.0, 100.0 * idle)))
+            figures["BytesInPerSec"].append(rate["bytes"])
+            figures["MessagesInPerSec"].append(rate["records"])
+            figures["ProduceRequestsPerSec"].append(rate["produce"])
+            figures["ProduceTotalTimeMsMean"].append(after["total_ms"])
+            figures["ProduceLocalTimeMsMean"].append(after["local_ms"])
+            figures["ProduceRequestQueueTimeMsMean"].append(after["queue_ms"])
+        for name, into in (("kafka_server_BytesInPerSec_total", topic_bytes), ("kafka_server_MessagesInPerSec_total", topic_records)):
+            totals: dict[str, float] = {}
+            for m0, m1 in zip(raw0, raw1):
+                c0, c1 = _topic_counts(m0, name), _topic_counts(m1, name)
+                for topic in c1:
+                    totals[topic] = totals.get(topic, 0.0) + (c1[topic] - c0.get(topic, 0.0)) / seconds
+            for topic, value in totals.items():
+                into.setdefault(topic, [None] * (len(figures["CpuUser"]) - 1)).append(value)
+    notes = ()
+    if ALL_TOPICS in topic_bytes:
+        notes = ("The exporters give bytes and records in for all topics together (no topic label): no neighbour is told "
+                 "apart from the load.",)
+    return History(",".join(urls), "prometheus", scrapes[0][0], float(period), topic_bytes, topic_records, brokers, notes)

@@ -1,0 +1,152 @@
+"""The job's PySpark script, read statically with ``ast`` (never run): its Kafka writer's options
+(``kafka.*`` producer properties and ``topic``), ``repartition(N)``, and the input path.
+
+A value may be a literal, a module-level name bound to a literal, or a job parameter
+(``args["name"]`` after ``getResolvedOptions``), resolved from the Glue job's parameters. A
+producer property read from anything else is named in a note, not guessed. Security settings
+(``kafka.sasl.*``, ``kafka.ssl.*``, ``kafka.security.protocol``) are never read: they hold secrets.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from workloads.errors import ScenarioError
+
+PRODUCER_PROPERTIES = ("batch.size", "linger.ms", "compression.type", "buffer.memory", "acks", "enable.idempotence",
+                       "max.in.flight.requests.per.connection", "max.request.size")
+_READERS = ("csv", "load", "text", "json")
+_SECRET_PREFIXES = ("kafka.sasl.", "kafka.ssl.", "kafka.security.")
+
+
+@dataclass(frozen=True)
+class ScriptFacts:
+    producer: dict[str, Any]
+    topic: str | None
+    repartition: int | None
+    input_paths: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+def _typed(value: Any) -> Any:
+    """Spark passes option values as strings; a Kafka property's number or boolean as the scenario takes it."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isdigit():
+            return int(text)
+        if text.lower() in ("true", "false"):
+            return text.lower() == "true"
+    return value
+
+
+class _Reader(ast.NodeVisitor):
+    def __init__(self, parameters: dict[str, str]) -> None:
+        self.parameters, self.constants = parameters, {}
+        self.producer: dict[str, Any] = {}
+        self.topic: str | None = None
+        self.repartition: int | None = None
+        self.inputs: list[str] = []
+        self.notes: list[str] = []
+
+    def value(self, node: ast.AST) -> Any:
+        """A literal, a module-level constant or a job parameter; ``...`` when it cannot be known statically."""
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in self.constants:
+            return self.constants[node.id]
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            name = node.slice.value
+            if isinstance(name, str) and name in self.parameters:
+                return self.parameters[name]
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = [self.value(item) for item in node.elts]
+            return ... if ... in items else items
+        return ...
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        value = self.value(node.value)
+        if value is not ...:
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    self.constants[target.id] = value
+        self.generic_visit(node)
+
+    def option(self, key: Any, node: ast.AST) -> None:
+        if not isinstance(key, str) or key.startswith(_SECRET_PREFIXES):
+            return
+        if key == "topic":
+            value = self.value(node)
+            if isinstance(value, str):
+                self.topic = value
+        elif key.startswith("kafka.") and key[6:] in PRODUCER_PROPERTIES:
+            value = self.value(node)
+            if value is ...:
+                self.notes.append(f"The script sets {key} from an expression quietload does not evaluate; its value is assumed.")
+            else:
+                self.producer[key[6:]] = _typed(value)
+        elif key == "path" or key == "paths":
+            self.input(node)
+
+    def input(self, node: ast.AST) -> None:
+        value = self.value(node)
+        for path in value if isinstance(value, list) else [value]:
+            if isinstance(path, str) and path.startswith(("s3://", "s3a://", "s3n://")):
+                self.inputs.append(path)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if name == "option" and len(node.args) == 2:
+            self.option(self.value(node.args[0]), node.args[1])
+        elif name == "options":
+            for keyword in node.keywords:
+                if keyword.arg is None and isinstance(keyword.value, ast.Dict):
+                    for k, v in zip(keyword.value.keys, keyword.value.values):
+                        if k is not None:
+                            self.option(self.value(k), v)
+                elif keyword.arg is not None:
+                    self.option(keyword.arg, keyword.value)
+        elif name == "repartition" and node.args:
+            count = self.value(node.args[0])
+            if isinstance(count, str) and count.isdigit():
+                count = int(count)
+            if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+                self.repartition = count
+            elif not isinstance(self.value(node.args[0]), str):   # repartition("col") partitions by a column
+                self.notes.append("The script repartitions by an expression quietload does not evaluate; no repartition is assumed.")
+        elif name in _READERS and node.args:
+            self.input(node.args[0])
+        elif name == "from_options":
+            for keyword in node.keywords:
+                if keyword.arg == "connection_options" and isinstance(keyword.value, ast.Dict):
+                    for k, v in zip(keyword.value.keys, keyword.value.values):
+                        if k is not None and self.value(k) in ("paths", "path"):
+                            self.input(v)
+        self.generic_visit(node)
+
+
+def read_script(text: str, parameters: dict[str, str] | None = None, where: str = "--script") -> ScriptFacts:
+    """The Kafka writer's settings, repartition and input paths of a PySpark script's source."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        raise ScenarioError(where, f"not a Python script quietload can read: {error.msg} at line {error.lineno}") from None
+    reader = _Reader(parameters or {})
+    for statement in tree.body:     # module-level constants first, so a later call sees them
+        if isinstance(statement, ast.Assign):
+            reader.visit_Assign(statement)
+    reader.visit(tree)
+    return ScriptFacts(reader.producer, reader.topic, reader.repartition, tuple(dict.fromkeys(reader.inputs)),
+                       tuple(dict.fromkeys(reader.notes)))
+
+
+def input_files(paths: tuple[str, ...], s3: Any) -> list[tuple[str, int]]:
+    """(key, size) of every object under the input paths, through an S3 client."""
+    files = []
+    for path in paths:
+        bucket, _, prefix = path.split("://", 1)[1].partition("/")
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+            files += [(o["Key"], o["Size"]) for o in page.get("Contents", []) if o["Size"] > 0 and not o["Key"].endswith("/")]
+    if not files:
+        raise ScenarioError("--script", f"no input file under {', '.join(paths)}")
+    return files
