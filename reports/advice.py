@@ -1,13 +1,27 @@
-"""The gate's recommended change: short rule-based hints, each tied to figures of the result.
+"""The gate's recommended change: candidate changes the result's mechanism figures point to, each
+run on the model before it is recommended.
 
-A hint is given only when the result shows the mechanism it addresses (small batches with
+A candidate comes up only when the result shows the mechanism it addresses (small batches with
 linger.ms=0, uncompressed values, neighbours waiting for followers with acks=1, ...), and it
-names those figures. Figures a result lacks make their hint silent, never an error: advice is
-optional, verdicts are not.
+names those figures. Figures a result lacks make their candidate silent, never an error: advice
+is optional, verdicts are not.
+
+Given a way to run the scenario with changes (``Trial``), each candidate runs on the gate's seeds
+and is ranked as the tuner ranks trials (``tuner.objective``): first by how far the neighbours'
+p99 and the deadline are over their limits, then by produce requests. Changes are then added in
+that order while each makes the prediction better, until the model predicts every rule passes;
+only such a set is recommended, with what the model predicts for it. A candidate the model
+predicts makes things no better is named as tried and not recommended. Without a trial (a result
+file checked on its own) the candidates are printed as hints, marked as not run.
 """
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
+from typing import Callable
+
 from simulator.result import RunResult
+from workloads import ScenarioError
 from workloads.units import format_bytes
 
 # Batches under half of batch.size mean the sender drains faster than the tasks append.
@@ -21,27 +35,62 @@ FOLLOWER_SHARE_OF_BROKER_TIME = 0.8
 BUSY_BEFORE_SHARE_OF_SLA = 0.5
 
 _BROKER_LOAD_RULES = {"neighbour_sla", "handler_idle", "broker_cpu", "produce_request_rate"}
+LINGER_MS = 10                 # the published fix's linger.ms
+MB = 1024**2
+
+Trial = Callable[[tuple[str, ...]], list[RunResult]]   # the scenario with these --set values, on the gate's seeds
+Judge = Callable[[list[RunResult]], tuple[str, ...]]   # the gate's failed rules over those runs
 
 
-def _linger(producer: dict, summary: dict) -> str | None:
+@dataclass(frozen=True)
+class Change:
+    """One change to try: its ``--set`` values, a label in Kafka's/Spark's names, the hint as
+    words, and the result's figures that point to it."""
+
+    label: str
+    overrides: tuple[str, ...]
+    action: str
+    because: str
+
+    @property
+    def hint(self) -> str:
+        return f"{self.action}: {self.because}"
+
+
+def _linger(producer: dict, summary: dict) -> Change | None:
     fill, batch_size = summary.get("batch_fill"), producer.get("batch.size")
     if producer.get("linger.ms") != 0 or fill is None or fill >= LOW_BATCH_FILL or not batch_size:
         return None
     drain = summary.get("drain_interval_ms")
     drained = f"the sender drained every {drain:,.2f} ms and " if drain else ""
-    return (f"raise linger.ms (e.g. 10) so batches fill: with linger.ms=0 {drained}batches reached "
-            f"{fill * 100:.0f} % of batch.size={format_bytes(batch_size)} "
-            f"({format_bytes(summary.get('mean_batch_bytes', 0.0))} of records)")
+    return Change(f"linger.ms={LINGER_MS}", (f"batch.producer.linger.ms={LINGER_MS}",),
+                  f"raise linger.ms (e.g. {LINGER_MS}) so batches fill",
+                  f"with linger.ms=0 {drained}batches reached {fill * 100:.0f} % of batch.size={format_bytes(batch_size)} "
+                  f"({format_bytes(summary.get('mean_batch_bytes', 0.0))} of records)")
 
 
-def _compression(producer: dict, summary: dict) -> str | None:
+def _repartition(result: RunResult, summary: dict) -> Change | None:
+    """More write tasks share each executor's producer, so it appends faster and fills batches."""
+    fill, spark = summary.get("batch_fill"), ((result.scenario.get("batch") or {}).get("spark") or {})
+    topic = (result.scenario.get("batch") or {}).get("topic")
+    partitions = next((t.get("partitions") for t in (result.scenario.get("cluster") or {}).get("topics", [])
+                       if t.get("name") == topic), None)
+    tasks = result.spark.get("write_tasks")
+    if fill is None or fill >= LOW_BATCH_FILL or not partitions or not tasks or tasks >= 2 * partitions:
+        return None
+    return Change(f"repartition({2 * partitions})", (f"batch.spark.repartition={2 * partitions}",),
+                  f"repartition the data to {2 * partitions} write tasks (twice the topic's partitions)",
+                  f"{tasks} write tasks filled batches to {fill * 100:.0f} % of batch.size")
+
+
+def _compression(producer: dict, summary: dict) -> Change | None:
     if producer.get("compression.type") != "none" or not summary.get("wire_bytes"):
         return None
-    return (f"set compression.type=zstd: the load sent {format_bytes(summary['wire_bytes'])} "
-            f"to the brokers uncompressed")
+    return Change("compression.type=zstd", ("batch.producer.compression.type=zstd",), "set compression.type=zstd",
+                  f"the load sent {format_bytes(summary['wire_bytes'])} to the brokers uncompressed")
 
 
-def _acks(producer: dict, summary: dict) -> str | None:
+def _acks(producer: dict, summary: dict) -> Change | None:
     if str(producer.get("acks")) not in ("0", "1"):
         return None
     waits: list[tuple[str, float, float]] = []
@@ -55,12 +104,14 @@ def _acks(producer: dict, summary: dict) -> str | None:
     name, remote, sla = max(waits, key=lambda w: w[1])
     lag = summary.get("replica_lag_bytes_max_during")
     behind = f"replication fell {format_bytes(lag)} behind and " if lag else ""
-    return (f"use acks=all (with enable.idempotence=true) so the load cannot outrun replication: "
-            f"with acks={producer['acks']} {behind}{name}'s requests waited {remote:,.1f} ms for followers "
-            f"(RemoteTimeMs p99) against an SLA of {sla:,.1f} ms")
+    return Change("acks=all, enable.idempotence=true",
+                  ("batch.producer.acks=all", "batch.producer.enable.idempotence=true"),
+                  "use acks=all (with enable.idempotence=true) so the load cannot outrun replication",
+                  f"with acks={producer['acks']} {behind}{name}'s requests waited {remote:,.1f} ms for followers "
+                  f"(RemoteTimeMs p99) against an SLA of {sla:,.1f} ms")
 
 
-def _fetchers(result: RunResult) -> str | None:
+def _fetchers(result: RunResult) -> Change | None:
     producer = (result.scenario.get("batch") or {}).get("producer") or {}
     if str(producer.get("acks")) != "all":
         return None   # with acks=1 the acks hint comes first
@@ -76,9 +127,11 @@ def _fetchers(result: RunResult) -> str | None:
     name, remote, total = max(waits, key=lambda w: w[1])
     fetchers = (((result.scenario.get("cluster") or {}).get("broker") or {}).get("num.replica.fetchers"))
     now = f" (now {fetchers})" if fetchers else ""
-    return (f"give the brokers more replica fetchers, num.replica.fetchers{now}: {name}'s requests spent "
-            f"{remote:,.1f} of their {total:,.1f} ms in the brokers waiting for followers (RemoteTimeMs p99), "
-            f"whose fetches also carry the load's partitions")
+    more = 4 * fetchers if isinstance(fetchers, int) else 8
+    return Change(f"num.replica.fetchers={more}", (f"cluster.broker.num.replica.fetchers={more}",),
+                  f"give the brokers more replica fetchers, num.replica.fetchers{now}",
+                  f"{name}'s requests spent {remote:,.1f} of their {total:,.1f} ms in the brokers waiting for "
+                  f"followers (RemoteTimeMs p99), whose fetches also carry the load's partitions")
 
 
 def _headroom(summary: dict) -> str | None:
@@ -91,29 +144,154 @@ def _headroom(summary: dict) -> str | None:
         return None
     name, before, sla = max(tight, key=lambda t: t[1] / t[2])
     return (f"{name} already had a p99 of {before:,.1f} ms before the load ({before / sla * 100:.0f} % of its "
-            f"{sla:,.1f} ms SLA), leaving the load {sla - before:,.1f} ms: isolate the load (a "
-            f"producer_byte_rate quota on the batch client) or revisit the SLA")
+            f"{sla:,.1f} ms SLA), leaving the load {sla - before:,.1f} ms")
 
 
-def _waves(spark: dict) -> str | None:
+def _quota(result: RunResult, because: str) -> Change | None:
+    """A producer_byte_rate quota at half the load's bytes per broker per second, whole MB/s."""
+    summary, brokers = result.summary, len(result.brokers or []) or ((result.scenario.get("cluster") or {}).get("brokers"))
+    wire, load_s = summary.get("wire_bytes"), summary.get("load_seconds")
+    if not wire or not load_s or not brokers:
+        return None
+    rate = max(1, round(wire / load_s / brokers / 2 / MB))
+    return Change(f"producer_byte_rate={rate}MB/s", (f"batch.quota.producer_byte_rate={rate}MB/s",),
+                  "isolate the load with a producer_byte_rate quota on the batch client (or revisit the SLA)",
+                  because or f"the load sent {wire / load_s / brokers / MB:,.1f} MB/s per broker; the quota halves it")
+
+
+def _waves(result: RunResult) -> Change | None:
+    spark = result.spark
     waves, tasks, slots = spark.get("waves"), spark.get("write_tasks"), spark.get("slots")
+    executors = (((result.scenario.get("batch") or {}).get("spark") or {}).get("spark.executor.instances"))
     if not waves or waves <= 1 or not slots:
         return None
-    return f"give the job more executor cores: its {tasks} write tasks ran in {waves} waves on {slots} cores"
+    more = executors * waves if isinstance(executors, int) else None
+    return Change(f"spark.executor.instances={more}" if more else "more executor cores",
+                  (f"batch.spark.spark.executor.instances={more}",) if more else (),
+                  "give the job more executor cores", f"its {tasks} write tasks ran in {waves} waves on {slots} cores")
+
+
+def candidates(result: RunResult, failed_rules: set[str]) -> list[Change]:
+    """The changes the failed rules and the result's figures point to, in the order the published fix
+    applied them."""
+    producer = (result.scenario.get("batch") or {}).get("producer") or {}
+    summary = result.summary
+    found: list[Change | None] = []
+    if failed_rules & _BROKER_LOAD_RULES:
+        found += [_linger(producer, summary), _repartition(result, summary), _compression(producer, summary),
+                  _acks(producer, summary), _fetchers(result)]
+    if "neighbour_sla" in failed_rules:
+        headroom = _headroom(summary)
+        if headroom or not any(found):   # a quota isolates the load when no setting of the job explains the breach
+            found.append(_quota(result, headroom or ""))
+    if "load_deadline" in failed_rules:
+        found.append(_waves(result))
+    return [change for change in found if change]
 
 
 def recommend(result: RunResult, failed_rules: set[str]) -> list[str]:
-    """Hints for the failed rules, in the order the published fix applied them."""
-    producer = (result.scenario.get("batch") or {}).get("producer") or {}
-    summary = result.summary
-    hints: list[str | None] = []
-    if failed_rules & _BROKER_LOAD_RULES:
-        hints += [_linger(producer, summary), _compression(producer, summary), _acks(producer, summary),
-                  _fetchers(result)]
-    if "neighbour_sla" in failed_rules and not any(hints):
-        # Only when no setting of the job explains the breach: then the SLA's headroom is the news.
-        hints.append(_headroom(summary))
-    if "load_deadline" in failed_rules:
-        hints.append(_waves(result.spark))
-    advice = [hint for hint in hints if hint]
+    """The candidates as hints, not run on the model."""
+    advice = [change.hint for change in candidates(result, failed_rules)]
     return advice or ["no rule-based hint fits this result's figures; its mechanism section explains the run"]
+
+
+ROUNDS = 5    # changes added one at a time, each round re-reading the mechanism figures of the runs so far
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What the model predicts for a set of changes, over the gate's seeds (each figure at its worst)."""
+
+    changes: tuple[Change, ...]
+    failed: tuple[str, ...]
+    tenants: tuple[tuple[str, float | None, float], ...]   # name, p99 during, SLA (ms)
+    produce_requests: int
+    excess: float        # the tuner's constraints (tuner.objective): how far p99s and the deadline are over, summed
+    source: RunResult    # the run whose figures point to the next change
+
+    @property
+    def passed(self) -> bool:
+        return not self.failed
+
+    def rank(self) -> tuple:
+        return (not self.passed, round(self.excess, 9), self.produce_requests)
+
+    def describe(self, before: "Prediction") -> str:
+        shown = ", ".join(f"{name} p99 {_against(p99, sla)}" for name, p99, sla in self.tenants if p99 is not None)
+        verdict = ("every rule passes" if self.passed
+                   else f"{', '.join(self.failed)} still fail{'s' if len(self.failed) == 1 else ''}")
+        return (f"{verdict}; {shown + '; ' if shown else ''}{self.produce_requests:,} produce requests "
+                f"(now {before.produce_requests:,})")
+
+
+def _against(p99: float, sla: float) -> str:
+    """As the gate shows them: a second decimal where one would show a p99 just over its SLA as equal."""
+    digits = 2 if p99 != sla and f"{p99:,.1f}" == f"{sla:,.1f}" else 1
+    return f"{p99:,.{digits}f} ms {'>' if p99 > sla else '<='} SLA {sla:,.{digits}f} ms"
+
+
+def predict(changes: tuple[Change, ...], runs: list[RunResult], judge: Judge, deadline_s: float | None) -> Prediction:
+    tenants = []
+    for index, tenant in enumerate(runs[0].summary.get("tenants", [])):
+        sent = [p for p in (run.summary["tenants"][index].get("p99_ms_during") for run in runs) if p is not None]
+        tenants.append((tenant["name"], max(sent) if sent else None, tenant["sla_p99_ms"]))
+    excess = sum(max(0.0, p99 / sla - 1.0) for _, p99, sla in tenants if p99 is not None and sla)
+    if deadline_s:
+        excess += max(0.0, max(run.summary["load_seconds"] for run in runs) / deadline_s - 1.0)
+    failed = judge(runs)
+    source = next((run for run in runs if judge([run])), runs[0])
+    return Prediction(changes, failed, tuple(tenants), max(int(run.summary.get("produce_requests", 0)) for run in runs),
+                      excess, source)
+
+
+def _set(changes: tuple[Change, ...]) -> str:
+    return " ".join(f"--set {value}" for change in changes for value in change.overrides)
+
+
+def _knobs(change: Change) -> frozenset[str]:
+    return frozenset(value.partition("=")[0] for value in change.overrides)
+
+
+def tried_advice(results: list[RunResult], source: RunResult, failed_rules: set[str], trial: Trial, judge: Judge,
+                 deadline_s: float | None = None, tried: Callable[[str], None] | None = None) -> list[str]:
+    """The recommended change for ``results`` (the gate's runs), found as the module's notes say:
+    each round runs every candidate the latest runs' figures point to on top of the changes kept
+    so far, and keeps the one the model ranks best while it improves the prediction."""
+    now = best = predict((), results, judge, deadline_s)
+    best = dataclasses.replace(best, source=source)
+    steps: list[Prediction] = []
+    rejected: list[Prediction] = []
+    for _ in range(ROUNDS):
+        if best.passed:
+            break
+        kept = set().union(*map(_knobs, best.changes))
+        found = [c for c in candidates(best.source, set(best.failed) or failed_rules) if c.overrides and not _knobs(c) & kept]
+        tried_now = []
+        for change in found:
+            if tried:
+                tried(", ".join(c.label for c in (*best.changes, change)))
+            try:
+                runs = trial(tuple(v for c in (*best.changes, change) for v in c.overrides))
+            except ScenarioError:   # a combination the scenario refuses (e.g. with another of its settings)
+                continue
+            tried_now.append(predict((*best.changes, change), runs, judge, deadline_s))
+        better = sorted((p for p in tried_now if p.rank() < best.rank()), key=Prediction.rank)
+        rejected = [p for p in tried_now if p.rank() >= best.rank()]
+        if not better:
+            break
+        best = better[0]
+        steps.append(best)
+    if not steps:
+        return ["no change the figures point to improves the model's prediction; `quietload tune` searches the "
+                "job's settings"] + _rejected(rejected, now)
+    if not best.passed:
+        return [f"no change tried passes on the model; the closest, {_set(best.changes)}, predicts "
+                f"{best.describe(now)}; `quietload tune` searches the job's settings"] + _rejected(rejected, now)
+    lines = [f"{step.changes[-1].label}: {step.changes[-1].because}; with it the model predicts {step.describe(now)}"
+             for step in steps]
+    return lines + [f"so: {_set(best.changes)}"]
+
+
+def _rejected(predictions: list[Prediction], now: Prediction) -> list[str]:
+    return [f"tried, not recommended: {p.changes[-1].label} ({p.changes[-1].because}): the model predicts "
+            f"{p.describe(now)}" for p in predictions]

@@ -7,12 +7,13 @@ Over several seeds' runs of one scenario a rule fails when it fails on any of th
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from reports.advice import recommend
+from reports.advice import Trial, recommend, tried_advice
 from simulator.result import ResultError, RunResult
 from workloads import Gate
 from workloads.units import format_seeds
@@ -268,14 +269,27 @@ def _across(per_seed: list[tuple[int, Verdict]]) -> Verdict:
     return Verdict(verdict.rule, PASS, f"on every seed; seed {seed}: {verdict.reason}")
 
 
-def check_runs(results: list[RunResult], thresholds: Thresholds = Thresholds()) -> GateReport:
-    """The gate over several seeds' runs of one scenario: a rule fails if it fails on any seed;
-    the recommended change is the first failing run's."""
+def failed_rules(results: list[RunResult], thresholds: Thresholds) -> tuple[str, ...]:
+    """The rules that fail on any of ``results``, in the gate's order."""
+    return tuple(rule.__name__ for rule in RULES if any(_apply(rule, r, thresholds).failed for r in results))
+
+
+def check_runs(results: list[RunResult], thresholds: Thresholds = Thresholds(), trial: Trial | None = None,
+               tried: Callable[[str], None] | None = None) -> GateReport:
+    """The gate over several seeds' runs of one scenario: a rule fails if it fails on any seed.
+    With ``trial`` (the scenario run with changes on these seeds) the recommended change is what
+    the model predicts passes (``reports.advice``); without, the first failing run's hints."""
     reports = [check(result, thresholds) for result in results]
+    failing = next((report for report in reports if not report.passed), None)
+    advice = failing.recommendations if failing else ()
+    if failing and trial is not None:
+        failed = {v.rule for v in failing.verdicts if v.failed}
+        source = results[reports.index(failing)]
+        advice = tuple(tried_advice(results, source, failed, trial, lambda runs: failed_rules(runs, thresholds),
+                                    thresholds.deadline_s, tried))
     if len(reports) == 1:
-        return reports[0]
+        return dataclasses.replace(reports[0], recommendations=advice)
     verdicts = tuple(_across([(report.seed, report.verdicts[i]) for report in reports]) for i in range(len(RULES)))
-    advice = next((report.recommendations for report in reports if not report.passed), ())
     first = reports[0]
     return GateReport(scenario=first.scenario, evaluator=first.evaluator, seed=first.seed, thresholds=thresholds,
                       verdicts=verdicts, recommendations=advice, seeds=tuple(report.seed for report in reports))
