@@ -29,7 +29,7 @@ from simulator.live import DEFAULT_RUN_DIR, KafkaCluster, render_status, render_
 from simulator.live.s3 import LocalStackS3, render_s3_status, render_s3_stopped
 from simulator.result import ResultError, RunResult, result_path
 from workloads import Scenario, ScenarioError
-from workloads.limits import check_run_size
+from workloads.limits import check_run_size, estimate
 from workloads.units import parse_seconds
 
 _HELP = (
@@ -106,7 +106,7 @@ def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, f
         check_run_size(scenario, runs=len(seeds))
     evaluator, results = ModelEvaluator(), []
     for seed in seeds:
-        with SimulationProgress(scenario.name) as progress:
+        with SimulationProgress(scenario.name, estimate(scenario).seconds) as progress:
             results.append(dataclasses.replace(evaluator.evaluate(scenario, seed, progress=progress),
                                                overrides=list(overrides or [])))
             progress.finish(results[-1].summary["simulated_seconds"])

@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from quietload.paths import check_output_dir
+
 _Repeat = Annotated[int, typer.Option(min=1, help="Live runs of each configuration (seeds 1..N); figures are their medians.")]
 _Bootstrap = Annotated[str | None, typer.Option("--bootstrap-servers", metavar="HOST:PORT,...",
                                                 help="A staging cluster instead of the local stack (client security from QUIETLOAD_KAFKA_* variables).")]
@@ -49,6 +51,7 @@ def calibrate(
         runs = runs_from_files(sorted(refit.glob("*.json")), pick(CALIBRATION, points, "--point"))
         typer.echo(render_calibration(fit_profile(runs, base, target, local_kafka_version(_say))))
         return
+    check_output_dir(results, "--results")
     chosen = preflight(pick(CALIBRATION, points, "--point"), base, overrides, bootstrap_servers, metrics, True)
     evaluator, version = live_evaluator(run_dir, bootstrap_servers, metrics, _say)
     typer.echo(render_calibration(run(evaluator, chosen, base, target, repeat, version, _say, results)))
@@ -77,6 +80,7 @@ def validate(
     from tuner.calibration.runs import live_evaluator, preflight
     from tuner.fidelity import render_validation, validate as run, write_validation
 
+    check_output_dir(out, "--out")
     chosen = preflight(pick(HELD_OUT, configurations, "--configuration"), profile, overrides, bootstrap_servers, metrics)
     evaluator, _ = live_evaluator(run_dir, bootstrap_servers, metrics, _say)
     validation = run(evaluator, ModelEvaluator(), chosen, profile, repeat, seeds, _say, out)

@@ -1,7 +1,7 @@
 """`quietload live`: the scenario on real parts (Kafka brokers, LocalStack S3, Spark), one RunResult per run."""
 from __future__ import annotations
 
-import re
+import dataclasses
 import signal
 import time
 from collections.abc import Iterator
@@ -11,9 +11,10 @@ from typing import Annotated
 
 import typer
 
+from quietload.paths import check_output_file, is_stdout
 from reports.spread import render_spread, write_spread
 from reports.summary import render_summary
-from simulator.result import RunResult
+from simulator.result import RunResult, result_path
 from workloads import Scenario, ScenarioError
 
 
@@ -38,10 +39,6 @@ def stop_signals_interrupt() -> Iterator[None]:
             signal.signal(stopping, handler)
 
 
-def _live_result_path(scenario_name: str, seed: int) -> Path:
-    return Path("results") / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', scenario_name)}-live-seed{seed}.json"
-
-
 def _say(line: str) -> None:
     typer.echo(f"[{time.strftime('%H:%M:%S')}] {line}", err=True)
 
@@ -53,7 +50,7 @@ def live(
     seed: Annotated[int, typer.Option(help="Seed of the neighbours' keys and payloads.")] = 1,
     repeat: Annotated[int, typer.Option(min=1, help="Run N times (seeds SEED..SEED+N-1, a fresh stack each) and show the spread.")] = 1,
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE",
-                                                   help="Where to write the RunResult (default: results/<scenario>-live-seed<N>.json).")] = None,
+                                                   help="Where to write the RunResult (- for standard output; default: results/<scenario>-live-<overrides>-seed<N>.json).")] = None,
     bootstrap_servers: Annotated[str | None, typer.Option("--bootstrap-servers", metavar="HOST:PORT,...",
                                                           help="Run against this cluster instead of the local stack; client security settings come from QUIETLOAD_KAFKA_* variables (e.g. QUIETLOAD_KAFKA_SECURITY_PROTOCOL=SASL_SSL).")] = None,
     kill_broker: Annotated[int | None, typer.Option("--kill-broker", metavar="ID",
@@ -72,6 +69,7 @@ def live(
 
     if json_file and repeat > 1:
         raise ScenarioError("--json", "names one result file; with --repeat each run's goes to results/")
+    check_output_file(json_file, "--json", stdout=True)
     scenario = Scenario.from_yaml(scenario_file, overrides)
     evaluator = LiveEvaluator(run_dir, bootstrap_servers, security_from_environment(), kill_broker, _say, pin)
     evaluator.budgets(scenario)     # one the machine cannot give fails before any run
@@ -79,10 +77,13 @@ def live(
     paths: list[Path] = []
     for run_seed in range(seed, seed + repeat):
         _say(f"live run {run_seed - seed + 1} of {repeat}: {scenario.name}")
-        results.append(evaluator.evaluate(scenario, run_seed))
-        paths.append(path := results[-1].write(json_file or _live_result_path(scenario.name, run_seed)))
-        _say(f"wrote {path}")
-    typer.echo(render_summary(results[-1]))
+        results.append(dataclasses.replace(evaluator.evaluate(scenario, run_seed), overrides=list(overrides or [])))
+        if is_stdout(json_file):   # the JSON alone on stdout, so that it pipes; the summary on stderr
+            typer.echo(results[-1].to_json(), nl=False)
+        else:
+            paths.append(path := results[-1].write(json_file or result_path(scenario.name, results[-1].overrides, run_seed, "live")))
+            _say(f"wrote {path}")
+    typer.echo(render_summary(results[-1]), err=is_stdout(json_file))
     if repeat > 1:
         typer.echo("\n" + render_spread(results))
         spread_file = paths[-1].with_name(paths[-1].name.replace(f"-seed{seed + repeat - 1}.json", f"-spread-seed{seed}-{seed + repeat - 1}.json"))

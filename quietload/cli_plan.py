@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from quietload.points_progress import PointsProgress
+from quietload.progress import PointsProgress
 from reports.plan_report import render_plan_csv, render_plan_table
 from tuner.capacity import plan_path, run_plan, write_plan
 from workloads import ScenarioError

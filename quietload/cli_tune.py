@@ -1,49 +1,12 @@
 """``quietload tune``: an Optuna study over the batch job's knobs, and its recommendation."""
 from __future__ import annotations
 
-import sys
-import time
 from pathlib import Path
-from typing import Annotated, Callable, TextIO
+from typing import Annotated
 
 import typer
 
-_REDRAW_EVERY_S = 0.1
-
-
-class StudyProgress:
-    """Trials done and the best feasible request count on stderr: redrawn in place on a
-    terminal, otherwise only the closing line."""
-
-    def __init__(self, label: str, stream: TextIO | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
-        self.label, self.stream, self.clock = label, stream or sys.stderr, clock
-        self.live = self.stream.isatty()
-        self.started, self.last_drawn, self.line = clock(), 0.0, ""
-
-    def __call__(self, done: int, total: int, best_requests: int | None) -> None:
-        best = f"{best_requests:,} requests" if best_requests is not None else "none feasible yet"
-        self.line = f"{self.label}: trial {done}/{total}, best feasible {best}"
-        now = self.clock()
-        if self.live and (now - self.last_drawn >= _REDRAW_EVERY_S or done == total):
-            self.last_drawn = now
-            self.stream.write(f"\r\x1b[K{self.line}, {now - self.started:,.0f} s elapsed")
-            self.stream.flush()
-
-    def finish(self) -> None:
-        """The study's closing line, once."""
-        if self.live and self.last_drawn:
-            self.stream.write("\r\x1b[K")
-        if self.line:
-            self.stream.write(f"{self.line}, {self.clock() - self.started:,.1f} s\n")
-        self.line, self.last_drawn = "", 0.0
-        self.stream.flush()
-
-    def note(self, text: str) -> None:
-        """A line of what follows the study (the front on held-out seeds), after its closing line."""
-        self.finish()
-        self.stream.write(f"{self.label}: {text}\n")
-        self.stream.flush()
+from quietload.progress import StudyProgress
 
 
 def tune(

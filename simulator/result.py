@@ -11,11 +11,17 @@ batches whose ``wire_bytes`` (bytes on the wire, batch header included) or ``rec
 more than the one before; ``batches``, ``records`` and ``source`` (``model`` or ``broker log``).
 It is None where a run has none (files written before it existed, a live run on a cluster
 whose logs quietload cannot read): fields added later are optional, so older files still read.
+
+``overrides`` is the ``--set KEY=VALUE`` list the run's scenario file was given (empty for the
+file as it is), so that reports can label runs by what differs; ``result_path`` names a run's
+file after its scenario, overrides and seed, so that no run overwrites another's.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,6 +65,7 @@ _SCHEMA: dict[str, Any] = {
     "windows": {"*": ["N"]},
     "timelines": {"*": ["N"]},
     "mechanism": ["S"],
+    "overrides": ["S"],
 }
 
 
@@ -114,12 +121,13 @@ class RunResult:
     timelines: dict = field(default_factory=dict)
     mechanism: list = field(default_factory=list)
     batch_sizes: dict | None = None
+    overrides: list = field(default_factory=list)     # the run's --set KEY=VALUE, as given
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict:
         return _rounded({
             "schema_version": self.schema_version, "evaluator": self.evaluator, "seed": self.seed,
-            "scenario": self.scenario, "summary": self.summary, "mechanism": self.mechanism,
+            "scenario": self.scenario, "overrides": self.overrides, "summary": self.summary, "mechanism": self.mechanism,
             "windows": self.windows, "spark": self.spark, "producers": self.producers,
             "brokers": self.brokers, "tenants": self.tenants, "batch_sizes": self.batch_sizes,
             "timelines": self.timelines,
@@ -163,6 +171,33 @@ class RunResult:
         except ResultError as error:
             raise ResultError(f"{path}: {error}") from None
         return cls.from_dict(data, str(path))
+
+
+# Keys whose last part names them well enough in a file name (batch.producer.linger.ms -> linger.ms).
+_SHORT_PREFIXES = ("batch.producer.", "batch.spark.", "batch.")
+_NAME_MAX = 120
+
+
+def _file_part(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._=-]+", "-", text).strip("-")
+
+
+def result_path(scenario_name: str, overrides: list[str] | tuple[str, ...], seed: int, kind: str = "",
+                directory: Path = Path("results")) -> Path:
+    """``results/<scenario>[-<kind>][-<overrides>]-seed<N>.json``: a run's file named after what
+    it ran (``paypay-glue-2gb-linger.ms=10-compression.type=zstd-seed1.json``); a long override
+    list is cut and ends in a digest of the whole list, so two runs never share a name."""
+    parts = []
+    for override in overrides:
+        key, _, value = override.partition("=")
+        key = next((key[len(p):] for p in _SHORT_PREFIXES if key.startswith(p)), key)
+        parts.append(_file_part(f"{key}={value}"))
+    label = "-".join(parts)
+    if len(label) > _NAME_MAX:
+        digest = hashlib.sha256("\n".join(overrides).encode()).hexdigest()[:8]
+        label = f"{label[:_NAME_MAX - 9].rstrip('-')}-{digest}"
+    name = "-".join(part for part in (_file_part(scenario_name), kind, label) if part)
+    return directory / f"{name}-seed{seed}.json"
 
 
 def _no_constant(name: str) -> Any:

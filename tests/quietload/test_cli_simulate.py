@@ -9,6 +9,7 @@ from workloads import CATALOG
 
 BASE = str(CATALOG / "paypay-glue-2gb.yaml")
 SMALL = ["--set", "dataset.files.0.size=64MB", "--set", "windows.before=2s", "--set", "windows.after=2s"]
+SMALL_NAME = "paypay-glue-2gb-dataset.files.0.size=64MB-windows.before=2s-windows.after=2s"   # its runs' files
 
 
 def _simulate(*args: str):
@@ -19,10 +20,10 @@ def test_simulate_prints_summary_and_writes_result_under_results(tmp_path, monke
     monkeypatch.chdir(tmp_path)
     result = _simulate(BASE, *SMALL)
     assert result.exit_code == 0, result.output
-    written = tmp_path / "results" / "paypay-glue-2gb-seed1.json"
-    assert result.stdout.rstrip().endswith("wrote results/paypay-glue-2gb-seed1.json")
+    written = tmp_path / "results" / f"{SMALL_NAME}-seed1.json"
+    assert result.stdout.rstrip().endswith(f"wrote results/{SMALL_NAME}-seed1.json")
     run = json.loads(written.read_text())
-    assert run["schema_version"] == 1
+    assert run["schema_version"] == 1 and run["overrides"] == SMALL[1::2]
     printed = re.search(r"^  produce requests +([\d,]+)$", result.stdout, re.MULTILINE)
     assert printed, result.stdout
     assert int(printed.group(1).replace(",", "")) == run["summary"]["produce_requests"] > 0
@@ -99,7 +100,8 @@ def test_unknown_key_in_the_file_itself(tmp_path):
 def test_unwritable_result_path_is_one_line(tmp_path):
     result = _simulate(BASE, *SMALL, "--json", str(tmp_path))  # a directory
     assert result.exit_code == 2, result.output
-    assert result.stderr.splitlines()[-1] == f"error: {tmp_path}: Is a directory"
+    # refused before the run: the one line is all of stderr, no progress line before it
+    assert result.stderr.splitlines() == [f"error: --json: {tmp_path} is a directory; name a file"]
 
 
 def test_typer_usage_errors_still_exit_2():
@@ -119,7 +121,7 @@ def test_repeat_runs_consecutive_seeds_and_shows_the_spread(tmp_path, monkeypatc
     result = _simulate(BASE, *SMALL, "--seed", "5", "--repeat", "3")
     assert result.exit_code == 0, result.output
     written = sorted(p.name for p in (tmp_path / "results").iterdir())
-    assert written == [f"paypay-glue-2gb-seed{s}.json" for s in (5, 6, 7)]
+    assert written == [f"{SMALL_NAME}-seed{s}.json" for s in (5, 6, 7)]
     assert "paypay-glue-2gb (model, seeds 5-7: 3 runs)" in result.stdout
     requests = [json.loads((tmp_path / "results" / name).read_text())["summary"]["produce_requests"] for name in written]
     row = next(line for line in result.stdout.splitlines() if line.strip().startswith("produce_requests"))
@@ -131,3 +133,15 @@ def test_repeat_with_one_json_file_is_refused(tmp_path):
     assert result.exit_code == 2
     assert result.stderr.strip().startswith("error: --json: ")
     assert not (tmp_path / "one.json").exists()
+
+
+def test_a_set_run_writes_its_own_file_beside_the_baseline(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for extra in ([], ["--set", "batch.producer.linger.ms=10", "--set", "batch.producer.compression.type=zstd"]):
+        assert _simulate(BASE, *SMALL, *extra).exit_code == 0
+    written = sorted(p.name for p in (tmp_path / "results").iterdir())
+    assert written == [f"{SMALL_NAME}-linger.ms=10-compression.type=zstd-seed1.json", f"{SMALL_NAME}-seed1.json"]
+    runs = [json.loads((tmp_path / "results" / name).read_text()) for name in written]
+    assert runs[0]["overrides"] == SMALL[1::2] + ["batch.producer.linger.ms=10", "batch.producer.compression.type=zstd"]
+    assert runs[1]["overrides"] == SMALL[1::2]
+    assert runs[0]["summary"]["produce_requests"] != runs[1]["summary"]["produce_requests"]

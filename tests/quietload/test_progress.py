@@ -1,6 +1,16 @@
+"""The one progress facility: rich's bar with an ETA on a terminal, a plain line every few
+seconds elsewhere, and a closing line either way. The clock is a fake one the test moves."""
 import io
 
-from quietload.progress import SimulationProgress
+from quietload.progress import PointsProgress, SimulationProgress, StudyProgress
+
+
+class Clock:
+    def __init__(self, now: float = 100.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
 
 
 class Terminal(io.StringIO):
@@ -8,29 +18,46 @@ class Terminal(io.StringIO):
         return True
 
 
-def _clock(*readings: float):
-    times = iter(readings)
-    return lambda: next(times)
+def test_a_plain_line_every_few_seconds_then_the_closing_line():
+    stream, clock = io.StringIO(), Clock()
+    with SimulationProgress("glue", 100.0, stream, clock, every_s=5.0) as progress:
+        for step in range(1, 25):           # 10 simulated seconds per wall second, past the estimate
+            clock.now += 0.5
+            progress(5.0 * step)
+            if step == 8:   # 60 simulated seconds left at 10 per wall second
+                assert progress.remaining_s == 6
+        progress.finish(120.0)
+    assert stream.getvalue().splitlines() == [
+        "simulating glue: 50/100 s simulated, 0:00:05 elapsed, ETA 0:00:05",
+        "simulating glue: 100/100 s simulated, 0:00:10 elapsed, ETA 0:00:00",
+        "simulated glue: 120.0 s of cluster time in 12.0 s",
+    ]
 
 
-def test_terminal_redraws_one_line_at_most_every_tenth_of_a_second():
-    stream = Terminal()
-    with SimulationProgress("glue", stream, _clock(100.0, 100.5, 100.55, 100.7, 102.0)) as progress:
-        progress(1.0)   # drawn
-        progress(2.0)   # 0.05 s later: skipped
-        progress(3.0)   # drawn
-        progress.finish(3.4)
-    assert stream.getvalue() == (
-        "\r\x1b[Ksimulating glue: 1 s simulated, 0.5 s elapsed"
-        "\r\x1b[Ksimulating glue: 3 s simulated, 0.7 s elapsed"
-        "\r\x1b[K"
-        "simulated glue: 3.4 s of cluster time in 2.0 s\n")
+def test_a_terminal_gets_richs_bar_and_only_the_closing_line_stays():
+    stream, clock = Terminal(), Clock()
+    with PointsProgress("grid", stream, clock, every_s=5.0) as progress:
+        for done in range(1, 11):
+            clock.now += 1.0
+            progress(done, 10)
+        progress.finish()
+    text = stream.getvalue()
+    assert "elapsed, ETA" not in text                                # no plain lines on a terminal
+    assert "10/10 points" in text and "ETA" in text                  # the bar was drawn
+    assert text.endswith("planned grid: 10 points in 10.0 s\n")
 
 
-def test_pipe_gets_only_the_closing_line():
-    stream = io.StringIO()
-    with SimulationProgress("glue", stream, _clock(10.0, 11.0, 12.0, 13.5)) as progress:
-        progress(1.0)
-        progress(2.0)
-        progress.finish(2.5)
-    assert stream.getvalue() == "simulated glue: 2.5 s of cluster time in 3.5 s\n"
+def test_a_study_closes_once_and_its_validation_lines_follow():
+    stream, clock = io.StringIO(), Clock()
+    progress = StudyProgress("tuning tiny", stream, clock, every_s=5.0)
+    progress.finish()                   # before any trial: nothing to close
+    for done in range(1, 5):
+        clock.now += 2.0
+        progress(done, 4, 120 if done > 1 else None)
+    progress.note("trial 3 on 20 held-out seeds: held")
+    progress.finish()
+    assert stream.getvalue().splitlines() == [
+        "tuning tiny: 4/4 trials, 0:00:06 elapsed, ETA 0:00:00",
+        "tuning tiny: trial 4/4, best feasible 120 requests, 6.0 s",
+        "tuning tiny: trial 3 on 20 held-out seeds: held",
+    ]

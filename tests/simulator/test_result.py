@@ -1,10 +1,11 @@
 """The one writer and the one reader of RunResult files: JSON without NaN, figures of the schema's types."""
 import json
 import math
+from pathlib import Path
 
 import pytest
 
-from simulator.result import ResultError, RunResult
+from simulator.result import ResultError, RunResult, result_path
 
 
 def _result(**summary) -> RunResult:
@@ -30,3 +31,22 @@ def test_the_reader_names_a_figure_of_the_wrong_type(tmp_path, summary, message)
     with pytest.raises(ResultError) as refused:
         RunResult.read(tmp_path / "r.json")
     assert str(refused.value) == f"{tmp_path / 'r.json'}: {message.split(': ', 1)[1]}"
+
+
+def test_a_runs_file_is_named_after_its_scenario_overrides_and_seed():
+    assert result_path("paypay-glue-2gb", [], 1) == Path("results/paypay-glue-2gb-seed1.json")
+    assert result_path("paypay glue", ["batch.producer.linger.ms=10", "batch.spark.repartition=60"], 2) == \
+        Path("results/paypay-glue-linger.ms=10-repartition=60-seed2.json")
+    assert result_path("s", ["tenants.0.sla_p99=12ms", "dataset.files=[{size: 16MB}]"], 3, "live") == \
+        Path("results/s-live-tenants.0.sla_p99=12ms-dataset.files=-size-16MB-seed3.json")
+    many = [f"batch.producer.linger.ms={i}" for i in range(40)]
+    long_name = result_path("s", many, 1).name
+    assert len(long_name) < 150 and long_name != result_path("s", many[:-1], 1).name
+
+
+def test_the_overrides_go_into_the_file_and_back(tmp_path):
+    run = RunResult("model", {"name": "s"}, 1, {"tenants": []}, overrides=["batch.producer.linger.ms=10"])
+    assert RunResult.read(run.write(tmp_path / "r.json")).overrides == ["batch.producer.linger.ms=10"]
+    data = json.loads((tmp_path / "r.json").read_text())
+    with pytest.raises(ResultError, match="overrides\\[0\\] must be a text"):
+        RunResult.from_dict({**data, "overrides": [3]}, "r.json")
