@@ -54,6 +54,8 @@ class Verdict:
     rule: str
     status: str  # PASS, FAIL or SKIPPED
     reason: str
+    margin: str = ""        # a pass's closest figure against its limit, for the PASS line
+    tightness: float = 0.0  # that figure over its limit (a floor: the limit over it); 1 is at the limit
 
     @property
     def failed(self) -> bool:
@@ -115,7 +117,10 @@ def neighbour_sla(result: RunResult, thresholds: Thresholds) -> Verdict:
         figures = ", ".join("{} {} > SLA {}".format(name, *_ms_against(p99, sla)) for name, p99, sla in over)
         return Verdict("neighbour_sla", FAIL, f"neighbour p99 during the load over SLA: {figures}{note}")
     figures = ", ".join(f"{name} {_ms(p99)} <= SLA {_ms(sla)}" for name, p99, sla in measured)
-    return Verdict("neighbour_sla", PASS, f"neighbour p99 during the load within SLA: {figures}{note}")
+    name, p99, sla = max(measured, key=lambda m: m[1] / m[2])
+    shown, limit = _ms_against(p99, sla)
+    return Verdict("neighbour_sla", PASS, f"neighbour p99 during the load within SLA: {figures}{note}",
+                   f"p99 {shown} of a {limit} SLA ({name})", p99 / sla)
 
 
 def handler_idle(result: RunResult, thresholds: Thresholds) -> Verdict:
@@ -132,7 +137,8 @@ def handler_idle(result: RunResult, thresholds: Thresholds) -> Verdict:
     broker, idle = min(figures, key=lambda f: f[1])
     return Verdict("handler_idle", PASS,
                    f"lowest RequestHandlerAvgIdlePercent during the load {_pct(idle)} (broker {broker}), "
-                   f"at least {floor:g} % required")
+                   f"at least {floor:g} % required", f"handler idle {_pct(idle)} (at least {floor:g} %)",
+                   floor / idle if idle else 1.0)
 
 
 def broker_cpu(result: RunResult, thresholds: Thresholds) -> Verdict:
@@ -147,7 +153,8 @@ def broker_cpu(result: RunResult, thresholds: Thresholds) -> Verdict:
         return Verdict("broker_cpu", FAIL, f"broker CPU during the load above {ceiling:g} %: {listed}")
     broker, cpu = max(figures, key=lambda f: f[1])
     return Verdict("broker_cpu", PASS,
-                   f"highest broker CPU during the load {_pct(cpu)} (broker {broker}), at most {ceiling:g} % allowed")
+                   f"highest broker CPU during the load {_pct(cpu)} (broker {broker}), at most {ceiling:g} % allowed",
+                   f"CPU {_pct(cpu)} of {ceiling:g} %", cpu / ceiling if ceiling else 1.0)
 
 
 def produce_request_rate(result: RunResult, thresholds: Thresholds) -> Verdict:
@@ -171,7 +178,8 @@ def produce_request_rate(result: RunResult, thresholds: Thresholds) -> Verdict:
                + (f"; {gaps} of its {len(within)} seconds unmeasured" if gaps else "") + ")")
     if per_broker > ceiling:
         return Verdict("produce_request_rate", FAIL, f"{figures}, above the maximum of {ceiling:,g}/s")
-    return Verdict("produce_request_rate", PASS, f"{figures}, at most {ceiling:,g}/s allowed")
+    return Verdict("produce_request_rate", PASS, f"{figures}, at most {ceiling:,g}/s allowed",
+                   f"{per_broker:,.0f} of {ceiling:,g} produce requests/s per broker", per_broker / ceiling if ceiling else 1.0)
 
 
 def load_deadline(result: RunResult, thresholds: Thresholds) -> Verdict:
@@ -183,7 +191,8 @@ def load_deadline(result: RunResult, thresholds: Thresholds) -> Verdict:
         return Verdict("load_deadline", FAIL,
                        f"the load took {load_s:,.1f} s, past its deadline of {thresholds.deadline_s:,.1f} s")
     return Verdict("load_deadline", PASS,
-                   f"the load took {load_s:,.1f} s, within its deadline of {thresholds.deadline_s:,.1f} s")
+                   f"the load took {load_s:,.1f} s, within its deadline of {thresholds.deadline_s:,.1f} s",
+                   f"load {load_s:,.1f} s of a {thresholds.deadline_s:,.1f} s deadline", load_s / thresholds.deadline_s)
 
 
 RULES: tuple[Callable[[RunResult, Thresholds], Verdict], ...] = (
@@ -228,7 +237,8 @@ class GateReport:
         tail = f", {skipped} skipped" if skipped else ""
         title = f"{self.scenario} ({self.evaluator}, {self.runs})"
         if self.passed:
-            return f"PASS {title}: {self.count(PASS)} of {len(self.verdicts)} rules passed{tail}"
+            margins = "; ".join(v.margin for v in self.verdicts if v.status == PASS and v.margin)
+            return f"PASS {title}: {self.count(PASS)} of {len(self.verdicts)} rules passed{tail}" + (f": {margins}" if margins else "")
         lines = [f"FAIL {title}: {self.count(FAIL)} of {len(self.verdicts)} rules failed{tail}",
                  *(f"  {v.rule}: {v.reason}" for v in self.verdicts if v.failed),
                  "recommended change",
@@ -265,8 +275,9 @@ def _across(per_seed: list[tuple[int, Verdict]]) -> Verdict:
         return Verdict(verdict.rule, FAIL, f"on {len(failing)} of {len(per_seed)} seeds ({listed}); seed {seed}: {verdict.reason}")
     if not measured:
         return per_seed[0][1]
-    seed, verdict = measured[0]
-    return Verdict(verdict.rule, PASS, f"on every seed; seed {seed}: {verdict.reason}")
+    seed, verdict = max(measured, key=lambda m: m[1].tightness)   # the closest to its limit
+    return Verdict(verdict.rule, PASS, f"on every seed; seed {seed}: {verdict.reason}",
+                   verdict.margin, verdict.tightness)
 
 
 def failed_rules(results: list[RunResult], thresholds: Thresholds) -> tuple[str, ...]:

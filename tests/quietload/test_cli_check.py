@@ -133,7 +133,9 @@ def _result_file(tmp_path, data) -> str:
 def test_a_result_file_of_any_evaluator_is_checked_without_running(tmp_path):
     result = _check("--result", _result_file(tmp_path, CALM_RUN), "--deadline", "1min")
     assert result.exit_code == 0, result.output
-    assert result.stdout == "PASS calm (live, seed 3): 5 of 5 rules passed\n"
+    assert result.stdout == ("PASS calm (live, seed 3): 5 of 5 rules passed: p99 6.5 ms of a 10.0 ms SLA (api); "
+                             "handler idle 91.0 % (at least 30 %); CPU 35.0 % of 60 %; 1,200 of 5,000 produce "
+                             "requests/s per broker; load 42.0 s of a 60.0 s deadline\n")
     assert result.stderr == ""
 
 

@@ -231,7 +231,10 @@ def test_passing_gate_has_no_recommendation_and_one_line():
         "timelines": {"produce_requests_per_s": [450, 450, 2000, 2000, 2000, 2000, 450, 450, 450]}}
     report = check(_run(calm), Thresholds(deadline_s=600))
     assert report.passed and report.recommendations == ()
-    assert report.render() == "PASS glue (model, seed 7): 4 of 5 rules passed, 1 skipped"
+    # the PASS line shows each rule's margin: the figure closest to its limit
+    assert report.render() == ("PASS glue (model, seed 7): 4 of 5 rules passed, 1 skipped: handler idle 94.3 % "
+                               "(at least 30 %); CPU 41.0 % of 60 %; 2,000 of 5,000 produce requests/s per broker; "
+                               "load 4.5 s of a 600.0 s deadline")
 
 
 CALM = {"summary": {"tenants": [{"name": "payment-api", "sla_p99_ms": 10.0, "p99_ms_before": 8.6, "p99_ms_during": 9.9}]},
@@ -250,15 +253,21 @@ def test_over_several_seeds_a_rule_fails_when_it_fails_on_any_of_them():
     assert report.render().splitlines()[:2] == [
         "FAIL glue (model, seeds 1-4): 1 of 5 rules failed",
         "  neighbour_sla: on 2 of 4 seeds (2, 4); seed 2: neighbour p99 during the load over SLA: payment-api 10.1 ms > SLA 10.0 ms"]
-    assert report.verdicts[1] == Verdict("handler_idle", PASS, "on every seed; seed 1: " + check(_seed(1, 9.9)).verdicts[1].reason)
+    alone = check(_seed(1, 9.9)).verdicts[1]
+    assert report.verdicts[1] == Verdict("handler_idle", PASS, "on every seed; seed 1: " + alone.reason, alone.margin,
+                                         alone.tightness)
     assert report.recommendations == check(_seed(2, 10.1)).recommendations
     assert report.to_dict()["seeds"] == [1, 2, 3, 4]
 
 
 def test_over_several_seeds_within_sla_on_each_passes():
-    report = check_runs([_seed(1, 9.9), _seed(2, 9.8)], Thresholds(deadline_s=600))
-    assert report.render() == "PASS glue (model, seeds 1-2): 5 of 5 rules passed"
-    assert report.verdicts[0].reason == "on every seed; seed 1: neighbour p99 during the load within SLA: payment-api 9.9 ms <= SLA 10.0 ms"
+    report = check_runs([_seed(1, 9.8), _seed(2, 9.96)], Thresholds(deadline_s=600))
+    # over several seeds a margin is the closest any seed came to its limit
+    assert report.render() == ("PASS glue (model, seeds 1-2): 5 of 5 rules passed: p99 9.96 ms of a 10.00 ms SLA "
+                               "(payment-api); handler idle 94.3 % (at least 30 %); CPU 41.0 % of 60 %; 2,000 of "
+                               "5,000 produce requests/s per broker; load 4.5 s of a 600.0 s deadline")
+    assert report.verdicts[0].reason == ("on every seed; seed 2: neighbour p99 during the load within SLA: "
+                                         "payment-api 10.0 ms <= SLA 10.0 ms")
     assert check_runs([_seed(1, 9.9)]) == check(_seed(1, 9.9))     # one run: the gate as it was
 
 
