@@ -238,7 +238,7 @@ def test_scenario_or_result_not_both(args, text):
 
 def test_unwritable_junit_path_is_one_line(tmp_path):
     result = _check("--result", _result_file(tmp_path, CALM_RUN), "--junit", str(tmp_path))
-    _assert_one_line_error(result, f"{tmp_path}: Is a directory")
+    _assert_one_line_error(result, f"--junit: {tmp_path} is a directory; name a file")
 
 
 def test_help_has_an_example():
