@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -177,6 +178,7 @@ def check(
     """
     check_output_file(junit_file, "--junit")
     check_output_file(json_file, "--json", stdout=True)
+    started = datetime.now(timezone.utc)   # the JUnit suite's timestamp and time
     given = {"handler_idle_min_pct": handler_idle_min, "cpu_max_pct": cpu_max,
              "requests_per_broker_max": requests_per_broker_max,
              "deadline_s": parse_seconds(deadline, "--deadline") if deadline is not None else None}
@@ -199,7 +201,7 @@ def check(
     trial = _model_trial(scenario_file, overrides, [r.seed for r in results]) if not result_files else None
     report = check_runs(results, thresholds, trial, lambda label: typer.echo(f"check: trying {label} on the model", err=True))
     if junit_file:
-        write_junit(report, junit_file)
+        write_junit(report, junit_file, started, (datetime.now(timezone.utc) - started).total_seconds())
     if is_stdout(json_file):   # the verdicts' JSON alone on stdout, the rendering on stderr
         typer.echo(json.dumps(report.to_dict(), indent=1))
     elif json_file:

@@ -1,12 +1,16 @@
 """A gate report as JUnit XML, the format CI systems (GitLab, Jenkins, GitHub checks) display.
 
-One testsuite ``quietload.check``; one testcase per rule, named after the rule, with the
-scenario as its class; a failed rule carries its reason as the failure message, a skipped
-rule its reason as the skip message; the recommended change goes to the suite's system-out.
+The XML follows the schema those systems read (Jenkins' junit-10.xsd, after Maven Surefire;
+tests validate against it): one testsuite ``quietload.check`` with its ``timestamp`` and ``time``
+(``testsuites`` carries no ``skipped``, which that schema has no place for); one testcase per
+rule, named after the rule, with the scenario as its class; a failed rule carries its reason as
+the failure message and, in the failure's body, the reason and the recommended change (what CI
+pages show a reader); a skipped rule its reason as the skip message.
 """
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
 from pathlib import Path
 
 from reports.gate import FAIL, SKIPPED, GateReport
@@ -14,11 +18,19 @@ from reports.gate import FAIL, SKIPPED, GateReport
 SUITE = "quietload.check"
 
 
-def junit_xml(report: GateReport) -> str:
-    counts = {"tests": str(len(report.verdicts)), "failures": str(report.count(FAIL)),
-              "errors": "0", "skipped": str(report.count(SKIPPED))}
-    root = ET.Element("testsuites", {"name": "quietload", **counts})
-    suite = ET.SubElement(root, "testsuite", {"name": SUITE, **counts})
+def _failure_body(reason: str, report: GateReport) -> str:
+    advice = ["", "recommended change", *(f"- {line}" for line in report.recommendations)] if report.recommendations else []
+    return "\n".join([reason, *advice])
+
+
+def junit_xml(report: GateReport, started: datetime | None = None, seconds: float = 0.0) -> str:
+    """``started``: when the gate began (default: now), ``seconds``: how long it took, runs included."""
+    stamp = (started or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
+    took = f"{max(seconds, 0.0):.3f}"
+    counts = {"tests": str(len(report.verdicts)), "failures": str(report.count(FAIL)), "errors": "0"}
+    root = ET.Element("testsuites", {"name": "quietload", **counts, "time": took})
+    suite = ET.SubElement(root, "testsuite", {"name": SUITE, **counts, "skipped": str(report.count(SKIPPED)),
+                                              "time": took, "timestamp": stamp.isoformat(timespec="seconds")})
     properties = ET.SubElement(suite, "properties")
     several = [("seeds", ",".join(str(seed) for seed in report.seeds))] if report.seeds else []
     for name, value in (("scenario", report.scenario), ("evaluator", report.evaluator), ("seed", str(report.seed)), *several):
@@ -26,19 +38,17 @@ def junit_xml(report: GateReport) -> str:
     for verdict in report.verdicts:
         case = ET.SubElement(suite, "testcase", {"classname": report.scenario, "name": verdict.rule})
         if verdict.status == FAIL:
-            ET.SubElement(case, "failure", {"message": verdict.reason, "type": "GateRuleFailed"}).text = verdict.reason
+            ET.SubElement(case, "failure", {"message": verdict.reason, "type": "GateRuleFailed"}).text = \
+                _failure_body(verdict.reason, report)
         elif verdict.status == SKIPPED:
             ET.SubElement(case, "skipped", {"message": verdict.reason})
         else:
             ET.SubElement(case, "system-out").text = verdict.reason
-    if report.recommendations:
-        lines = ["recommended change", *(f"- {advice}" for advice in report.recommendations)]
-        ET.SubElement(suite, "system-out").text = "\n".join(lines)
     ET.indent(root, space=" ")
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def write_junit(report: GateReport, path: str | Path) -> Path:
+def write_junit(report: GateReport, path: str | Path, started: datetime | None = None, seconds: float = 0.0) -> Path:
     path = Path(path)
-    path.write_text(junit_xml(report), encoding="utf-8")
+    path.write_text(junit_xml(report, started, seconds), encoding="utf-8")
     return path

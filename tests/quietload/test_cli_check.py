@@ -1,8 +1,10 @@
 import copy
 import json
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
+import xmlschema
 from typer.testing import CliRunner
 
 from quietload.cli import app
@@ -92,8 +94,9 @@ def test_baseline_reports_agree_with_the_printed_verdicts(baseline):
     verdicts = json.loads((out / "check.json").read_text())["verdicts"]
     failed = [v for v in verdicts if v["status"] == "fail"]
     assert [f"  {v['rule']}: {v['reason']}" for v in failed] == result.stdout.splitlines()[1:1 + len(failed)]
+    xmlschema.XMLSchema(Path(__file__).parents[1] / "data" / "junit-10.xsd").validate(str(out / "check.xml"))
     suite = ET.parse(out / "check.xml").getroot().find("testsuite")
-    assert suite.get("name") == "quietload.check"
+    assert suite.get("name") == "quietload.check" and float(suite.get("time")) > 0 and suite.get("timestamp")
     assert (suite.get("tests"), suite.get("failures")) == ("5", str(len(failed)))
     assert [c.get("name") for c in suite.iter("testcase") if c.find("failure") is not None] == [v["rule"] for v in failed]
 

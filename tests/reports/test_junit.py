@@ -1,4 +1,8 @@
 import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
+from pathlib import Path
+
+import xmlschema
 
 from reports.gate import FAIL, PASS, SKIPPED, GateReport, Thresholds, Verdict
 from reports.junit import junit_xml, write_junit
@@ -12,35 +16,52 @@ VERDICTS = (
 )
 
 
+# Jenkins' junit-10.xsd, as pytest's repository carries it (tests/data/junit-10.xsd says where from)
+SCHEMA = xmlschema.XMLSchema(Path(__file__).parents[1] / "data" / "junit-10.xsd")
+STARTED = datetime(2026, 11, 24, 5, 40, 1, tzinfo=timezone.utc)
+
+
 def _report(verdicts=VERDICTS, recommendations=("set compression.type=zstd: <3.3 GB> & more",)) -> GateReport:
     return GateReport(scenario="paypay-glue-2gb", evaluator="model", seed=1, thresholds=Thresholds(),
                       verdicts=verdicts, recommendations=recommendations)
 
 
 def test_one_suite_one_case_per_rule_with_failures_and_skips(tmp_path):
-    root = ET.parse(write_junit(_report(), tmp_path / "check.xml")).getroot()
-    assert root.tag == "testsuites"
+    path = write_junit(_report(), tmp_path / "check.xml", STARTED, 12.3456)
+    SCHEMA.validate(str(path))
+    root = ET.parse(path).getroot()
+    assert root.tag == "testsuites" and "skipped" not in root.attrib    # the schema has no skipped there
     (suite,) = root.findall("testsuite")
     assert suite.get("name") == "quietload.check"
-    assert {k: suite.get(k) for k in ("tests", "failures", "errors", "skipped")} == {
-        "tests": "5", "failures": "2", "errors": "0", "skipped": "1"}
+    assert {k: suite.get(k) for k in ("tests", "failures", "errors", "skipped", "time", "timestamp")} == {
+        "tests": "5", "failures": "2", "errors": "0", "skipped": "1", "time": "12.346", "timestamp": "2026-11-24T05:40:01"}
     cases = suite.findall("testcase")
     assert [(c.get("classname"), c.get("name")) for c in cases] == [
         ("paypay-glue-2gb", v.rule) for v in VERDICTS]
     failures = {c.get("name"): c.find("failure") for c in cases if c.find("failure") is not None}
     assert {name: f.get("message") for name, f in failures.items()} == {
         "neighbour_sla": VERDICTS[0].reason, "broker_cpu": VERDICTS[2].reason}
-    assert failures["broker_cpu"].text == VERDICTS[2].reason
+    # the failure's body: its reason, then the recommended change, as a CI page shows it
+    assert failures["broker_cpu"].text == (VERDICTS[2].reason + "\n\nrecommended change\n"
+                                           "- set compression.type=zstd: <3.3 GB> & more")
     assert cases[4].find("skipped").get("message") == VERDICTS[4].reason
     assert cases[1].find("system-out").text == VERDICTS[1].reason
     properties = {p.get("name"): p.get("value") for p in suite.find("properties")}
     assert properties == {"scenario": "paypay-glue-2gb", "evaluator": "model", "seed": "1"}
-    # Markup in a reason or a hint is escaped, not parsed.
-    assert suite.find("system-out").text == "recommended change\n- set compression.type=zstd: <3.3 GB> & more"
+    assert suite.find("system-out") is None   # the advice is in the failures, not beside them
 
 
 def test_a_passing_report_has_no_failures_and_no_advice():
     passing = tuple(Verdict(v.rule, PASS, v.reason) for v in VERDICTS)
-    suite = ET.fromstring(junit_xml(_report(passing, ()))).find("testsuite")
+    xml = junit_xml(_report(passing, ()))
+    SCHEMA.validate(xml)
+    suite = ET.fromstring(xml).find("testsuite")
     assert (suite.get("failures"), suite.get("skipped")) == ("0", "0")
     assert suite.findall("testcase/failure") == [] and suite.find("system-out") is None
+
+
+def test_the_schema_refuses_what_ci_systems_refuse():
+    """The validator is no formality: the file as it used to be written (skipped on testsuites) fails."""
+    old = junit_xml(_report()).replace('<testsuites name="quietload" ', '<testsuites name="quietload" skipped="1" ')
+    assert not SCHEMA.is_valid(old)
+    assert not SCHEMA.is_valid(junit_xml(_report()).replace('time="0.000"', 'time="0.0001"'))
