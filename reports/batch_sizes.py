@@ -1,5 +1,5 @@
 """The batch load's batch-size distribution (``RunResult.batch_sizes``) in a report: a Markdown
-table per run, ``batch_sizes.csv`` and one plot overlaying the runs. Counts are taken as the
+table per run, ``batch_sizes.csv`` and one plot with a panel per run on shared axes. Counts are taken as the
 result holds them; shares are a bucket's batches over all of the run's batches.
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ KB = 1024
 MISSING_LINE = ("No batch-size distribution in {what} (a result written before quietload recorded one, or a "
                 "live run on a cluster whose logs are not on this machine).")
 CAPTION = ("The share of the batch load's produce batches in each size bucket (bytes on the wire, header "
-           "included): full batches sit in the bucket that ends at the dashed batch.size line; weight far "
-           "left of it is small batches, each a produce request for little data.")
+           "included), one panel per run on the same axes: full batches sit in the bucket that ends at the dashed "
+           "batch.size line; weight far left of it is small batches, each a produce request for little data.")
 SOURCES = {"model": "the model's batches as sent", "broker log": "every batch in the brokers' logs (DumpLogSegments)"}
 
 
@@ -81,39 +81,53 @@ def step_points(sizes: dict) -> tuple[list[float], list[float]]:
     return [uppers[0] / 2, *uppers], [share_pct(count, sizes) for count in counts[:last + 1]]
 
 
-def batch_size_plot(runs: list[Any]):
-    """Step histograms of every run with a distribution, on one log2 axis; None if no run has one."""
-    from reports.report_html import Plot, _png, _pyplot
+PANEL_INCHES = 1.7
+
+
+def batch_size_figure(runs: list[Any]) -> Any | None:
+    """One panel per run with a distribution, stacked on one shared log2 axis and one 0-100 % scale,
+    so that no run's bars hide another's; the dashed line in each panel is that run's batch.size.
+    Every bucket bound is a tick (powers of two: their labels never crowd at this width)."""
+    from reports.report_html import _pyplot
 
     shown = [(run, sizes) for run in runs if (sizes := distribution(run)) is not None]
     if not shown:
         return None
     plt = _pyplot()
-    figure, axes = plt.subplots(figsize=(10, 4.2))
-    colors: dict[int, Any] = {}   # batch.size -> the color of the first run with it
-    bounds: set[float] = set()
-    for run, sizes in shown:
+    figure, panels = plt.subplots(len(shown), 1, figsize=(10, 0.9 + PANEL_INCHES * len(shown)), sharex=True,
+                                  squeeze=False, layout="constrained")
+    ticks: set[float] = set()
+    for (run, sizes), axes in zip(shown, panels[:, 0]):
         edges, shares = step_points(sizes)
-        bounds.update(edges[1:])
-        steps = axes.stairs(shares, edges, linewidth=1.8, label=f"{run.label} ({sizes['source']})")
+        ticks.update(edges[1:])
+        axes.stairs(shares, edges, fill=True, color="#1f77b4", alpha=0.85)
         if (limit := batch_size_limit(run)) is not None:
-            colors.setdefault(limit, steps.get_edgecolor())
-    for limit, color in colors.items():
-        axes.axvline(limit / KB, linestyle="--", linewidth=1.2, color="#222" if len(colors) == 1 else color,
-                     label=f"batch.size {limit / KB:,g} KB")
-    axes.set_xscale("log", base=2)
-    ticks = sorted(bounds | {limit / KB for limit in colors})
-    axes.set_xticks(ticks)
-    axes.set_xlim(right=ticks[-1] * 1.5)   # the batch.size line clear of the frame
-    axes.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,g}"))
-    axes.xaxis.set_minor_locator(plt.NullLocator())
-    axes.set_xlabel("batch size (KB on the wire, log2 buckets; the first holds every batch up to 1 KB)")
-    axes.set_ylabel("share of batches (%)")
-    axes.set_ylim(bottom=0)
-    axes.set_title("Batch-size distribution")
-    axes.grid(alpha=0.3)
-    axes.legend(loc="upper left", fontsize="small")
-    return Plot(_png(figure), "batch-size distribution per run", CAPTION)
+            axes.axvline(limit / KB, linestyle="--", linewidth=1.2, color="#222222")
+            ticks.add(limit / KB)
+            axes.text(limit / KB, 96, f" batch.size {limit / KB:,g} KB", fontsize="small", va="top", ha="left")
+        axes.set_ylim(0, 100)
+        axes.set_yticks([0, 50, 100])
+        axes.set_ylabel("share (%)")
+        axes.set_title(f"{run.label}: {sizes['batches']:,} batches, {SOURCES.get(sizes['source'], sizes['source'])}",
+                       fontsize="medium", loc="left")
+        axes.grid(alpha=0.3)
+    bottom = panels[-1, 0]
+    bottom.set_xscale("log", base=2)
+    ordered = sorted(ticks)
+    bottom.set_xticks(ordered)
+    bottom.set_xlim(ordered[0] / 2, ordered[-1] * 2)   # the batch.size label clear of the frame
+    bottom.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,g}"))
+    bottom.xaxis.set_minor_locator(plt.NullLocator())
+    bottom.set_xlabel("batch size (KB on the wire, log2 buckets; the first holds every batch up to 1 KB)")
+    return figure
+
+
+def batch_size_plot(runs: list[Any]):
+    """The distributions as one plot; None if no run has one."""
+    from reports.report_html import Plot, _svg
+
+    figure = batch_size_figure(runs)
+    return None if figure is None else Plot(_svg(figure), "batch-size distribution per run", CAPTION)
 
 
 def batch_size_html(runs: list[Any]) -> list[str]:

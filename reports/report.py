@@ -1,5 +1,7 @@
-"""RunResult files -> a report directory: report.md, runs.csv, report.json, report.html and
-batch_sizes.csv (each run's batch-size distribution, ``reports.batch_sizes``).
+"""RunResult files (with plan, study and gate files) -> a report directory: report.md, runs.csv,
+report.json, report.html and batch_sizes.csv (each run's batch-size distribution,
+``reports.batch_sizes``). Runs are labelled by what differs between them (``reports.labels``); the
+report opens with when and from what it was made and each run's verdict (``reports.header``).
 
 Every figure is taken as it is from the RunResult's ``summary`` (and the HTML's plots from its
 ``timelines``): the report formats numbers, it never recomputes them. The Markdown rounds for
@@ -11,11 +13,16 @@ import csv
 import io
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reports.batch_sizes import (BATCH_SIZE_HEADER, MISSING_LINE, batch_size_intro, batch_size_rows, distribution,
                                   render_batch_size_csv)
 from simulator.result import WINDOWS, RunResult
+
+if TYPE_CHECKING:
+    from reports.header import Header
 
 DEFAULT_OUT_DIR = Path("reports-out")
 REPORT_SCHEMA = "quietload-report/1"
@@ -73,11 +80,10 @@ class RunFigures:
                 "batch_sizes": self.result.batch_sizes, "mechanism": list(self.result.mechanism)}
 
 
-def run_figures(results: list[RunResult]) -> list[RunFigures]:
-    """One RunFigures per result, labelled ``<scenario>, seed <N>`` (numbered when two labels collide)."""
-    labels = [f"{r.scenario['name']}, seed {r.seed}" for r in results]
-    return [RunFigures(label if labels.count(label) == 1 else f"{label} (#{i + 1})", result)
-            for i, (label, result) in enumerate(zip(labels, results))]
+def run_figures(results: list[RunResult], sources: list[str | Path] | None = None) -> list[RunFigures]:
+    """One RunFigures per result, labelled by what tells it from the others (``reports.labels``)."""
+    from reports.labels import run_labels
+    return [RunFigures(label, result) for label, result in zip(run_labels(results, sources), results)]
 
 
 def sla_verdict(neighbour: dict) -> str:
@@ -124,15 +130,25 @@ def comparison_table(runs: list[RunFigures]) -> tuple[list[str], list[list[str]]
     return header, rows
 
 
-def render_markdown(runs: list[RunFigures]) -> str:
+def render_markdown(runs: list[RunFigures], header: "Header | None" = None, gates: list[dict] | None = None) -> str:
+    from reports.overlay import (BREAKDOWN_HEADER, BREAKDOWN_NOTE, CLOUDWATCH_HEADER, CLOUDWATCH_NOTE, breakdown_rows,
+                                 cloudwatch_rows)
     from reports.versus import pair_runs, render_versus_markdown
-    lines = ["# quietload report", ""]
+    lines = ["# quietload report", "", *(header.markdown() if header else [])]
     if len(runs) > 1:
         lines += ["## Comparison", "", *_table(*comparison_table(runs)), ""]
+    if runs:
+        lines += ["## The brokers under their CloudWatch names", "", CLOUDWATCH_NOTE, "",
+                  *_table(CLOUDWATCH_HEADER, cloudwatch_rows(runs)), ""]
+        if rows := breakdown_rows(runs):
+            lines += ["## What the neighbours' latency is made of", "", BREAKDOWN_NOTE, "",
+                      *_table(BREAKDOWN_HEADER, rows), ""]
     lines += render_versus_markdown(pair_runs(runs))
+    for gate in gates or []:
+        lines += render_gate_markdown(gate)
     for run in runs:
-        lines += [f"## {run.scenario_name}", "",
-                  f"Evaluator: {run.result.evaluator}; seed: {run.result.seed}.", "",
+        lines += [f"## {run.label}", "",
+                  f"Scenario: {run.scenario_name}; evaluator: {run.result.evaluator}; seed: {run.result.seed}.", "",
                   *_table(["figure", "value"], summary_rows(run)), ""]
         lines += (_table(NEIGHBOUR_HEADER, neighbour_rows(run)) if run.neighbours
                   else ["No neighbours in this scenario."]) + [""]
@@ -158,25 +174,80 @@ def render_csv(runs: list[RunFigures]) -> str:
     return out.getvalue()
 
 
-def render_json(runs: list[RunFigures]) -> str:
-    return json.dumps({"schema": REPORT_SCHEMA, "runs": [run.to_dict() for run in runs]}, indent=1) + "\n"
+def render_gate_markdown(gate: dict) -> list[str]:
+    """A gate result (``check --json``) as it was judged: its verdicts and the change it recommended."""
+    from reports.header import gate_seeds
+    from workloads.units import format_seeds
+    outcome = "PASS" if gate["passed"] else "FAIL"
+    lines = [f"## Gate result: {gate['scenario']}", "",
+             f"{outcome} ({gate['evaluator']}, {format_seeds(gate_seeds(gate))}).", "",
+             *_table(["rule", "status", "reason"], [[v["rule"], v["status"], v.get("reason", "")] for v in gate["verdicts"]]), ""]
+    if gate.get("recommendations"):
+        lines += ["Recommended change:", "", *(f"- {advice}" for advice in gate["recommendations"]), ""]
+    return lines
+
+
+def render_json(runs: list[RunFigures], header: "Header | None" = None, plans: list[dict] | None = None,
+                studies: list[dict] | None = None, gates: list[dict] | None = None) -> str:
+    """The runs' figures, and the plans, studies and gate results given, each as its file holds it."""
+    report = {"schema": REPORT_SCHEMA, **({"header": header.to_dict()} if header else {}),
+              "runs": [run.to_dict() for run in runs], "plans": plans or [], "studies": studies or [], "gates": gates or []}
+    return json.dumps(report, indent=1) + "\n"
+
+
+def read_inputs(paths: list[Path]) -> list[tuple[str, RunResult | dict]]:
+    """Each file as what it holds: a plan, a study, a gate result or (else) a RunResult; a file
+    that is none of them is one ResultError naming it."""
+    from reports.header import is_gate_file, read_gate
+    from reports.plan_report import is_plan_file, read_plan
+    from reports.study_report import is_study_file, read_study
+    inputs: list[tuple[str, RunResult | dict]] = []
+    for path in paths:
+        if is_plan_file(path):
+            inputs.append((str(path), read_plan(path)))
+        elif is_study_file(path):
+            inputs.append((str(path), read_study(path)))
+        elif is_gate_file(path):
+            inputs.append((str(path), read_gate(path)))
+        else:
+            inputs.append((str(path), RunResult.read(path)))
+    return inputs
+
+
+def report_files(paths: list[Path], out_dir: str | Path = DEFAULT_OUT_DIR, now: datetime | None = None) -> list[Path]:
+    """``quietload report``: read every file, then write the report (``write_report``)."""
+    inputs = read_inputs(paths)
+    kinds: dict[str, list] = {"run": [], "plan": [], "study": [], "gate": []}
+    for path, item in inputs:
+        kind = ("run" if isinstance(item, RunResult) else "gate" if "gate" in item
+                else "study" if "pareto_front" in item else "plan")
+        kinds[kind].append((path, item))
+    return write_report([r for _, r in kinds["run"]], out_dir, [p for _, p in kinds["plan"]],
+                        [s for _, s in kinds["study"]], [g for _, g in kinds["gate"]], inputs=inputs,
+                        sources=[path for path, _ in kinds["run"]], now=now)
 
 
 def write_report(results: list[RunResult], out_dir: str | Path = DEFAULT_OUT_DIR, plans: list[dict] | None = None,
-                 studies: list[dict] | None = None) -> list[Path]:
+                 studies: list[dict] | None = None, gates: list[dict] | None = None, *,
+                 inputs: list[tuple[str, RunResult | dict]] | None = None, sources: list[str | Path] | None = None,
+                 now: datetime | None = None) -> list[Path]:
     """Render everything first, then write the four files into ``out_dir`` (and ``batch_sizes.csv``
     when a run has a batch-size distribution, ``plans.csv`` with plan files, ``trials.csv`` with study
     files: their sections follow the runs'); returns their paths."""
+    from reports.header import build_header
     from reports.plan_report import render_plan_csv, render_plan_html, render_plan_markdown
     from reports.report_html import render_html  # matplotlib loads only when a report is written
     from reports.study_report import render_study_csv, render_study_html, render_study_markdown
     from reports.versus import pair_runs, render_versus_csv
 
-    runs, plans, studies = run_figures(results), plans or [], studies or []
-    contents = {"report.md": "\n".join([render_markdown(runs), *map(render_plan_markdown, plans),
+    runs, plans, studies, gates = run_figures(results, sources), plans or [], studies or [], gates or []
+    if inputs is None:
+        inputs = [("(not read from a file)", item) for item in [*results, *plans, *studies, *gates]]
+    header = build_header([run.label for run in runs], results, inputs, gates, now)
+    contents = {"report.md": "\n".join([render_markdown(runs, header, gates), *map(render_plan_markdown, plans),
                                         *map(render_study_markdown, studies)]),
-                "runs.csv": render_csv(runs), "report.json": render_json(runs),
-                "report.html": render_html(runs).replace("</body></html>", "\n".join(
+                "runs.csv": render_csv(runs), "report.json": render_json(runs, header, plans, studies, gates),
+                "report.html": render_html(runs, header, gates).replace("</body></html>", "\n".join(
                     [*map(render_plan_html, plans), *map(render_study_html, studies), "</body></html>"]))}
     if any(distribution(run) for run in runs):
         contents["batch_sizes.csv"] = render_batch_size_csv(runs)

@@ -1,20 +1,26 @@
-"""The report as one self-contained HTML page: tables plus plots embedded as base64 PNG.
+"""The report as one self-contained HTML page: the header, tables, and plots embedded as SVG
+(``_svg``; PNG at 150 dpi, ``_png``, where a plot is too dense for vector output).
 
 Plots come from the RunResult's 1-second ``timelines`` as they are; seconds a neighbour sent
-no record (``null`` p99) are left out, not filled. The batch-size distribution comes from its
-``batch_sizes`` (``reports.batch_sizes``). matplotlib is imported here, lazily, with Agg.
+no record (``null`` p99) are left out, not filled. Runs share each plot (``reports.overlay``);
+the batch-size distribution comes from its ``batch_sizes`` (``reports.batch_sizes``).
+matplotlib is imported here, lazily, with Agg.
 """
 from __future__ import annotations
 
 import base64
 import io
+import re
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reports.batch_sizes import batch_size_html
-from reports.gate import HANDLER_IDLE_MIN_PCT
-from reports.report import (NEIGHBOUR_HEADER, RunFigures, comparison_table, neighbour_rows, summary_rows)
+from reports.report import (NEIGHBOUR_HEADER, RunFigures, comparison_table, neighbour_names, neighbour_rows,
+                            summary_rows)
+
+if TYPE_CHECKING:
+    from reports.header import Header
 
 _STYLE = """
 body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
@@ -26,20 +32,33 @@ figure { margin: 1em 0 2em; }
 figure img { max-width: 100%; }
 figcaption { font-size: 0.95em; color: #444; }
 .over { color: #b00020; font-weight: bold; }
+td.text { text-align: left; }
+.pass { color: #1b5e20; font-weight: bold; }
+.meta { color: #444; }
 """
+PNG_DPI = 150
 
 
 @dataclass(frozen=True)
 class Plot:
-    """One embedded PNG and the one-line caption that says what to read from it."""
+    """One embedded image (SVG or PNG) and the one-line caption that says what to read from it."""
 
-    png: bytes
+    image: bytes
     alt: str
     caption: str
 
+    @property
+    def mime(self) -> str:
+        return "image/png" if self.image.startswith(b"\x89PNG") else "image/svg+xml"
+
+    @property
+    def png(self) -> bytes:
+        """The image of a PNG plot (``_png``)."""
+        return self.image
+
     def html(self) -> str:
-        data = base64.b64encode(self.png).decode("ascii")
-        return (f'<figure><img src="data:image/png;base64,{data}" alt="{escape(self.alt)}">'
+        data = base64.b64encode(self.image).decode("ascii")
+        return (f'<figure><img src="data:{self.mime};base64,{data}" alt="{escape(self.alt)}">'
                 f"<figcaption>{escape(self.caption)}</figcaption></figure>")
 
 
@@ -52,7 +71,18 @@ def _pyplot() -> Any:
 
 def _png(figure: Any) -> bytes:
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
+    figure.savefig(buffer, format="png", dpi=PNG_DPI, bbox_inches="tight")
+    _pyplot().close(figure)
+    return buffer.getvalue()
+
+
+def _svg(figure: Any) -> bytes:
+    """The figure as SVG with its text as text (searchable, sharp at any zoom) and no date or random
+    ids in it, so that the same results give the same bytes."""
+    import matplotlib
+    buffer = io.BytesIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "quietload"}):
+        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     _pyplot().close(figure)
     return buffer.getvalue()
 
@@ -64,77 +94,8 @@ def timeline_points(run: RunFigures, key: str) -> list[tuple[float, float]]:
     return [(t, v) for t, v in zip(seconds, series) if v is not None]
 
 
-def _plot_timeline(axes: Any, points: list[tuple[float, float]], **style: Any) -> None:
-    axes.plot([t for t, _ in points], [v for _, v in points], marker=".", **style)
-
-
-def _timeline_axes(run: RunFigures, title: str) -> tuple[Any, Any]:
-    """A figure whose axes shade the load window (``windows.during``) and label time in seconds."""
-    figure, axes = _pyplot().subplots(figsize=(10, 3.4))
-    during = run.result.windows.get("during")
-    if during:
-        axes.axvspan(during[0], during[1], color="#f2c14e", alpha=0.25, label="load window")
-    axes.set_title(f"{title}: {run.label}")
-    axes.set_xlabel("time since the run started (s)")
-    axes.grid(alpha=0.3)
-    return figure, axes
-
-
-def neighbour_p99_plot(run: RunFigures) -> Plot | None:
-    lines = {n["name"]: timeline_points(run, f"tenant.{n['name']}.p99_ms") for n in run.neighbours}
-    lines = {name: points for name, points in lines.items() if points}
-    if not lines:
-        return None
-    figure, axes = _timeline_axes(run, "Neighbour p99 latency per second")
-    for name, points in lines.items():
-        _plot_timeline(axes, points, label=name)
-    for sla in sorted({n["sla_p99_ms"] for n in run.neighbours}):
-        axes.axhline(sla, color="#b00020", linestyle="--", linewidth=1, label=f"SLA p99 {sla:g} ms")
-    values = [v for points in lines.values() for _, v in points]
-    if min(values) > 0 and max(values) > 20 * min(values):  # a load that multiplies p99 needs a log axis to show both levels
-        axes.set_yscale("log")
-        axes.yaxis.set_major_formatter(_pyplot().FuncFormatter(lambda value, _: f"{value:,g}"))
-        axes.set_ylabel("p99 latency (ms, log scale)")
-    else:
-        axes.set_ylabel("p99 latency (ms)")
-    axes.legend(loc="upper left", fontsize="small")
-    return Plot(_png(figure), f"neighbour p99 per second, {run.label}",
-                "Each neighbour's p99 send-to-acknowledgement latency per second: points above the dashed "
-                "SLA line inside the shaded load window are the breaches the batch job causes.")
-
-
-def produce_requests_plot(run: RunFigures) -> Plot | None:
-    points = timeline_points(run, "produce_requests_per_s")
-    if not points:
-        return None
-    figure, axes = _timeline_axes(run, "Produce requests per second")
-    _plot_timeline(axes, points, color="#1f77b4", label="produce requests, all brokers")
-    axes.set_ylabel("produce requests (per s)")
-    axes.set_ylim(bottom=0)
-    axes.legend(loc="upper left", fontsize="small")
-    return Plot(_png(figure), f"produce requests per second, {run.label}",
-                "Produce requests the brokers received each second: the rise inside the shaded window is the "
-                "batch job's request rate on top of the neighbours'; fewer is quieter.")
-
-
-def handler_idle_plot(run: RunFigures) -> Plot | None:
-    points = timeline_points(run, "handler_idle_pct_min")
-    if not points:
-        return None
-    figure, axes = _timeline_axes(run, "Broker request-handler idle")
-    _plot_timeline(axes, points, color="#2ca02c", label="handler idle, busiest broker")
-    axes.axhline(HANDLER_IDLE_MIN_PCT, color="#b00020", linestyle="--", linewidth=1,
-                 label=f"check threshold {HANDLER_IDLE_MIN_PCT:g} %")
-    axes.set_ylabel("handler idle (%)")
-    axes.set_ylim(0, 100)
-    axes.legend(loc="lower left", fontsize="small")
-    return Plot(_png(figure), f"broker handler idle per second, {run.label}",
-                "The least request-handler idle % of any broker each second: the dip inside the shaded window "
-                "is the handler capacity the load takes; near 0 % every request queues.")
-
-
 def mean_batch_plot(runs: list[RunFigures]) -> Plot:
-    figure, axes = _pyplot().subplots(figsize=(10, 0.6 + 0.55 * len(runs)))
+    figure, axes = _pyplot().subplots(figsize=(10, 0.8 + 0.55 * len(runs)), layout="constrained")
     sizes_kb = [(run.summary["mean_batch_bytes"] or 0.0) / 1024 for run in runs]
     bars = axes.barh([run.label for run in runs], sizes_kb, color="#1f77b4")
     axes.bar_label(bars, labels=[f"{kb:,.1f} KB" for kb in sizes_kb], padding=3)
@@ -143,38 +104,127 @@ def mean_batch_plot(runs: list[RunFigures]) -> Plot:
     axes.set_ylabel("run")
     axes.set_title("Mean batch size per run")
     axes.margins(x=0.15)
-    return Plot(_png(figure), "mean batch size per run",
+    return Plot(_svg(figure), "mean batch size per run",
                 "Mean records per produce batch for each run: bigger batches carry the same data in fewer "
                 "produce requests, which is what keeps the brokers' handlers free for the neighbours.")
 
 
+_NUMBER = re.compile(r"^[-+]?[\d,]*\.?\d+( ?[%x])?$|^(n/a|-)$")
+
+
+def _cell(cell: str) -> str:
+    """Numbers right-aligned (the table's default), words left-aligned, a breach in red."""
+    if cell.startswith("over SLA"):
+        return f'<td class="over">{escape(cell)}</td>'
+    return f"<td>{escape(cell)}</td>" if _NUMBER.match(cell) else f'<td class="text">{escape(cell)}</td>'
+
+
 def _html_table(header: list[str], rows: list[list[str]]) -> str:
     head = "".join(f"<th>{escape(cell)}</th>" for cell in header)
-    body = "".join("<tr>" + "".join(
-        f'<td class="over">{escape(cell)}</td>' if cell.startswith("over SLA") else f"<td>{escape(cell)}</td>"
-        for cell in row) + "</tr>" for row in rows)
+    body = "".join("<tr>" + "".join(_cell(cell) for cell in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def render_html(runs: list[RunFigures]) -> str:
+def _header_html(header: Header) -> list[str]:
+    def verdict(line: str, passed: bool | None) -> str:
+        return f'<li><span class="{ {True: "pass", False: "over", None: "meta"}[passed] }">{escape(line)}</span></li>'
+    return [f'<p class="meta">Generated {escape(header.generated)} by quietload {escape(header.version)}.</p>',
+            "<p>Inputs:</p><ul>", *(f"<li><code>{escape(path)}</code>: {escape(what)}</li>" for path, what in header.inputs),
+            "</ul>", "<p>Verdicts (the gate's rules, from <code>check --json</code> where given):</p><ul>",
+            *(verdict(v.line(), v.passed) for v in header.verdicts), "</ul>"]
+
+
+def overlay_html(runs: list[RunFigures]) -> list[str]:
+    """The before/after story: each neighbour's p99 and the request rate, every run on one time axis."""
+    from reports.overlay import (BROKER_TIMELINES, broker_series, neighbour_series, neighbour_slas, overlay_figure)
+    parts = ["<h2>Before and after, on one time axis</h2>"]
+    for name in neighbour_names(runs):
+        if series := neighbour_series(runs, name):
+            figure = overlay_figure(series, f"Neighbour {name}: p99 latency per second", "p99 latency (ms)",
+                                    lines=neighbour_slas(runs, name), log_if_wide=True)
+            parts.append(Plot(_svg(figure), f"{name} p99 per second, every run", NEIGHBOUR_CAPTION.format(name=name)).html())
+    key, title, ylabel, scale, lines, percent, caption = BROKER_TIMELINES[0]
+    if series := broker_series(runs, key, scale):
+        parts.append(Plot(_svg(overlay_figure(series, title, ylabel, lines=lines, percent=percent)), title, caption).html())
+    return parts
+
+
+NEIGHBOUR_CAPTION = ("{name}'s p99 send-to-acknowledgement latency each second, every run on one time axis from its "
+                     "load's start: points above the dashed SLA line after the load starts are the breaches the batch "
+                     "job causes; a run whose line stays under it kept {name} within its SLA.")
+
+
+def cloudwatch_html(runs: list[RunFigures]) -> list[str]:
+    from reports.overlay import (BROKER_TIMELINES, CLOUDWATCH_HEADER, CLOUDWATCH_NOTE, broker_series, cloudwatch_rows,
+                                 overlay_figure)
+    parts = ["<h2>The brokers under their CloudWatch names</h2>", f"<p>{escape(CLOUDWATCH_NOTE)}</p>",
+             _html_table(CLOUDWATCH_HEADER, cloudwatch_rows(runs))]
+    for key, title, ylabel, scale, lines, percent, caption in BROKER_TIMELINES[1:]:
+        if series := broker_series(runs, key, scale):
+            parts.append(Plot(_svg(overlay_figure(series, title, ylabel, lines=lines, percent=percent)), title, caption).html())
+    return parts
+
+
+BREAKDOWN_CAPTION = ("For each run and neighbour, the p99 of each part of its produce requests' time in the brokers "
+                     "during the load (bars), the brokers' TotalTimeMs p99 (black tick) and the end-to-end p99 (red "
+                     "diamond): the longest bar is what the fix must shorten; a diamond far right of the tick is time "
+                     "spent behind earlier requests, outside the brokers' timing.")
+LAG_CAPTION = ("How far the followers were behind the leaders each second (bytes not yet replicated, all partitions): "
+               "with acks=all a neighbour's produce waits until its followers have fetched, so a load that outruns "
+               "replication makes every acks=all client wait (RemoteTimeMs).")
+
+
+def breakdown_html(runs: list[RunFigures]) -> list[str]:
+    from reports.overlay import (BREAKDOWN_HEADER, BREAKDOWN_NOTE, breakdown_figure, breakdown_rows, overlay_figure,
+                                 replica_lag_series)
+    rows = breakdown_rows(runs)
+    if not rows:
+        return []
+    parts = ["<h2>What the neighbours' latency is made of</h2>", f"<p>{escape(BREAKDOWN_NOTE)}</p>",
+             _html_table(BREAKDOWN_HEADER, rows)]
+    if (figure := breakdown_figure(runs)) is not None:
+        parts.append(Plot(_svg(figure), "neighbour latency by part", BREAKDOWN_CAPTION).html())
+    if series := replica_lag_series(runs):
+        figure = overlay_figure(series, "Replica lag", "bytes behind the leaders (MB)")
+        parts.append(Plot(_svg(figure), "replica lag per second, every run", LAG_CAPTION).html())
+    return parts
+
+
+def render_html(runs: list[RunFigures], header: Header | None = None, gates: list[dict] | None = None) -> str:
     from reports.versus import pair_runs, render_versus_html
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              "<title>quietload report</title>", f"<style>{_STYLE}</style></head><body>",
-             "<h1>quietload report</h1>"]
+             "<h1>quietload report</h1>", *(_header_html(header) if header else [])]
     if len(runs) > 1:
-        parts += ["<h2>Comparison</h2>", _html_table(*comparison_table(runs)), mean_batch_plot(runs).html(),
-                  *batch_size_html(runs)]
+        parts += ["<h2>Comparison</h2>", _html_table(*comparison_table(runs))]
+    if runs:
+        parts += [*overlay_html(runs), *cloudwatch_html(runs), *breakdown_html(runs), "<h2>Batch sizes</h2>"]
+        if len(runs) > 1:
+            parts.append(mean_batch_plot(runs).html())
+        parts += batch_size_html(runs)
     parts += render_versus_html(pair_runs(runs), _html_table)
+    for gate in gates or []:
+        parts += gate_html(gate)
     for run in runs:
-        parts += [f"<h2>{escape(run.scenario_name)}</h2>",
-                  f"<p>Evaluator: {escape(run.result.evaluator)}; seed: {run.result.seed}.</p>",
+        parts += [f"<h2>{escape(run.label)}</h2>",
+                  f"<p>Scenario: {escape(run.scenario_name)}; evaluator: {escape(run.result.evaluator)}; "
+                  f"seed: {run.result.seed}.</p>",
                   _html_table(["figure", "value"], summary_rows(run))]
         if run.neighbours:
             parts.append(_html_table(NEIGHBOUR_HEADER, neighbour_rows(run)))
         parts += ["<h3>Mechanism</h3>", "<ul>", *(f"<li>{escape(s)}</li>" for s in run.result.mechanism), "</ul>"]
-        plots = [neighbour_p99_plot(run), produce_requests_plot(run), handler_idle_plot(run)]
-        parts += [plot.html() for plot in plots if plot is not None]
-        if len(runs) == 1:
-            parts += batch_size_html(runs)
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+def gate_html(gate: dict) -> list[str]:
+    from reports.header import gate_seeds
+    from workloads.units import format_seeds
+    outcome = "PASS" if gate["passed"] else "FAIL"
+    parts = [f"<h2>Gate result: {escape(gate['scenario'])}</h2>",
+             f'<p><span class="{"pass" if gate["passed"] else "over"}">{outcome}</span> ({escape(gate["evaluator"])}, '
+             f"{escape(format_seeds(gate_seeds(gate)))}).</p>",
+             _html_table(["rule", "status", "reason"], [[v["rule"], v["status"], v.get("reason", "")] for v in gate["verdicts"]])]
+    if gate.get("recommendations"):
+        parts += ["<p>Recommended change:</p><ul>", *(f"<li>{escape(a)}</li>" for a in gate["recommendations"]), "</ul>"]
+    return parts

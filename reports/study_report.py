@@ -197,10 +197,10 @@ IMPORTANCE_CAPTION = ("How much of the variation in produce requests across the 
 
 def pareto_plot(study: dict):
     """x: produce requests; y: load (s); all trials faint, the front as a line, the pick and the job as it is marked."""
-    from reports.report_html import Plot, _png, _pyplot
+    from reports.report_html import Plot, _pyplot, _svg
 
     plt = _pyplot()
-    figure, axes = plt.subplots(figsize=(10, 4.2))
+    figure, axes = plt.subplots(figsize=(10, 4.6), layout="constrained")
     trials, name = _trials(study), study["scenario"]["name"]
 
     def xy(group: list[dict]) -> tuple[list[int], list[float]]:
@@ -219,24 +219,25 @@ def pareto_plot(study: dict):
     if requests and max(requests) > 20 * min(requests):  # a 10x cut in requests needs a log axis to show both ends
         axes.set_xscale("log")
         axes.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,g}"))
+        axes.xaxis.set_minor_formatter(plt.NullFormatter())   # one number format on the axis: the decades'
         axes.set_xlabel("produce requests during the load (log scale)")
     else:
         axes.set_xlabel("produce requests during the load")
     axes.set_ylabel("load duration (s)")
     axes.set_title(f"Tuning study, Pareto front: {name}")
     axes.grid(alpha=0.3)
-    axes.legend(loc="best", fontsize="small")
-    return Plot(_png(figure), f"Pareto front, {name}", PARETO_CAPTION)
+    figure.legend(loc="outside lower center", ncol=3, frameon=False, fontsize="small")   # off the trials
+    return Plot(_svg(figure), f"Pareto front, {name}", PARETO_CAPTION)
 
 
 def importance_plot(study: dict):
     """Horizontal bars of the study's importances, most important on top; None without any."""
     if not study["importances"]:
         return None
-    from reports.report_html import Plot, _png, _pyplot
+    from reports.report_html import Plot, _pyplot, _svg
 
     names, values = list(study["importances"]), list(study["importances"].values())
-    figure, axes = _pyplot().subplots(figsize=(10, 0.8 + 0.45 * len(names)))
+    figure, axes = _pyplot().subplots(figsize=(10, 0.8 + 0.45 * len(names)), layout="constrained")
     bars = axes.barh(names, values, color="#1f77b4")
     axes.bar_label(bars, labels=[f"{value:.4f}" for value in values], padding=3)
     axes.invert_yaxis()
@@ -244,7 +245,7 @@ def importance_plot(study: dict):
     axes.set_ylabel("knob")
     axes.set_title(f"Parameter importance: {study['scenario']['name']}")
     axes.margins(x=0.15)
-    return Plot(_png(figure), f"parameter importance, {study['scenario']['name']}", IMPORTANCE_CAPTION)
+    return Plot(_svg(figure), f"parameter importance, {study['scenario']['name']}", IMPORTANCE_CAPTION)
 
 
 def render_study_html(study: dict) -> str:

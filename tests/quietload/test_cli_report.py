@@ -47,7 +47,9 @@ def test_report_of_two_catalog_results(catalog_results, tmp_path):
     assert markdown.count("## Comparison") == 1
     html = (out / "report.html").read_text()
     assert 'src="http' not in html
-    assert html.count("<img") == html.count("<figcaption>") == 2 * 3 + 2   # + mean batch bars, batch-size distribution
+    # both runs on each plot: the two neighbours' p99, requests, CPU, handler idle, bytes in, the latency parts,
+    # replica lag; then the mean batch bars and the batch-size distribution
+    assert html.count("<img") == html.count("<figcaption>") == 2 + 6 + 2
 
 
 def test_default_out_dir(catalog_results, tmp_path, monkeypatch):
@@ -105,5 +107,5 @@ def test_report_of_a_study_with_a_run_adds_the_pareto_table_and_two_plots(catalo
     rows = markdown[front + 4:front + 4 + len(study["pareto_front"]) + 1]
     assert [row.split(" | ")[0] for row in rows[1:-1]] == [f"| {n}" for n in study["pareto_front"][1:]] and rows[-1] == ""
     html = (out / "report.html").read_text()
-    assert html.count("<img") == html.count("<figcaption>") == 4 + 2   # the run's four plots, the study's two
+    assert html.count("<img") == html.count("<figcaption>") == 2 + 6 + 1 + 2   # the run's nine plots, the study's two
     assert [row["trial"] for row in csv.DictReader((out / "trials.csv").open())] == [str(t["number"]) for t in study["trials"]]

@@ -61,7 +61,7 @@ def test_markdown_shows_one_runs_figures_formatted_from_the_inputs(glue):
     start = lines.index("## glue")
     assert lines[start:] == [
         "## glue", "",
-        "Evaluator: model; seed: 2.", "",
+        "Scenario: glue; evaluator: model; seed: 2.", "",
         "| figure | value |",
         "| --- | ---: |",
         "| produce requests | 32,104 |",
@@ -101,14 +101,16 @@ def test_markdown_compares_several_runs_in_one_table(glue, glue_fixed):
         "| run | produce requests | batches / request | mean batch (KB) | records / request | compression ratio "
         "| load (s) | handler idle during (%) | CPU during (%) | payment-api p99 during (ms) | fraud p99 during (ms) |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-        "| glue, seed 2 | 32,104 | 1.25 | 60.0 | 118.4 | 0.50 | 41.3 | 3.3 | 97.0 | 1,234.6 | 9.5 |",
-        "| glue-fixed, seed 2 | 3,950 | 1.25 | 256.0 | 118.4 | 0.50 | 41.3 | n/a | 97.0 | 9.9 | - |",
+        "| glue | 32,104 | 1.25 | 60.0 | 118.4 | 0.50 | 41.3 | 3.3 | 97.0 | 1,234.6 | 9.5 |",
+        "| glue-fixed | 3,950 | 1.25 | 256.0 | 118.4 | 0.50 | 41.3 | n/a | 97.0 | 9.9 | - |",
     ]
-    assert [line for line in lines if line.startswith("## ")] == ["## Comparison", "## glue", "## glue-fixed"]
+    assert [line for line in lines if line.startswith("## ")] == [
+        "## Comparison", "## The brokers under their CloudWatch names", "## glue", "## glue-fixed"]
 
 
-def test_runs_with_the_same_label_are_numbered(glue):
-    assert [run.label for run in run_figures([glue, glue])] == ["glue, seed 2 (#1)", "glue, seed 2 (#2)"]
+def test_runs_alike_in_everything_are_told_apart_by_their_files(glue):
+    assert [run.label for run in run_figures([glue, glue], ["a/glue.json", "b/glue-again.json"])] == [
+        "glue [glue.json]", "glue [glue-again.json]"]
 
 
 def test_csv_holds_the_exact_input_figures(glue, glue_fixed):
@@ -117,7 +119,7 @@ def test_csv_holds_the_exact_input_figures(glue, glue_fixed):
                              "mean_batch_bytes", "records_per_request", "compression_ratio", "load_seconds",
                              "handler_idle_pct_during", "cpu_pct_during", "p99_ms_during.payment-api",
                              "p99_ms_during.fraud"]
-    assert rows[0] == {"run": "glue, seed 2", "scenario": "glue", "evaluator": "model", "seed": "2",
+    assert rows[0] == {"run": "glue", "scenario": "glue", "evaluator": "model", "seed": "2",
                        "produce_requests": "32104", "batches_per_request": "1.25377", "mean_batch_bytes": "61440.0",
                        "records_per_request": "118.437", "compression_ratio": "0.498123",
                        "load_seconds": "41.2638", "handler_idle_pct_during": "3.26471", "cpu_pct_during": "97.0412",
@@ -132,7 +134,7 @@ def test_json_holds_the_exact_input_figures(glue, glue_fixed):
     report = json.loads(render_json(run_figures([glue, glue_fixed])))
     assert report["schema"] == "quietload-report/1"
     first = report["runs"][0]
-    assert (first["label"], first["scenario"], first["evaluator"], first["seed"]) == ("glue, seed 2", "glue", "model", 2)
+    assert (first["label"], first["scenario"], first["evaluator"], first["seed"]) == ("glue", "glue", "model", 2)
     assert first["summary"] == {key: SUMMARY[key] for key in first["summary"]}
     assert len(first["summary"]) == 8
     assert first["neighbours"] == [PAYMENT, FRAUD]
@@ -149,7 +151,7 @@ def test_timelines_skip_seconds_without_records(glue):
 
 
 def _figures(html: str) -> list[tuple[str, str]]:
-    return re.findall(r'<figure><img src="data:image/png;base64,([A-Za-z0-9+/=]+)" alt="[^"]*">'
+    return re.findall(r'<figure><img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="[^"]*">'
                       r"<figcaption>([^<]+)</figcaption></figure>", html)
 
 
@@ -157,20 +159,22 @@ def test_html_is_self_contained_with_a_captioned_image_per_plot(glue, glue_fixed
     html = render_html(run_figures([glue, glue_fixed]))
     assert 'src="http' not in html and "<link" not in html and "<script" not in html
     figures = _figures(html)
-    # Per run: neighbour p99, produce requests, handler idle; across runs: the mean batch size bars
-    # and the batch-size distribution.
-    assert len(figures) == html.count("<img") == 8
-    assert all(base64.b64decode(png).startswith(b"\x89PNG") for png, _ in figures)
+    # Both runs on one plot each: each neighbour's p99 (2), produce requests, handler idle (the
+    # hand-made results have no CPU or bytes timelines); then the mean batch size bars and the
+    # batch-size distribution.
+    assert len(figures) == html.count("<img") == 6
+    assert all(base64.b64decode(svg).startswith(b"<?xml") for svg, _ in figures)
     assert all(caption.strip() and "\n" not in caption for _, caption in figures)
-    assert figures[0][1].startswith("Mean records per produce batch")
-    assert unescape(figures[1][1]).startswith("The share of the batch load's produce batches in each size bucket")
-    assert "<p>No batch-size distribution in glue-fixed, seed 2 (" in html
+    assert [unescape(caption).split(" ")[0] for _, caption in figures] == [
+        "payment-api's", "fraud's", "Produce", "The", "Mean", "The"]
+    assert "<p>No batch-size distribution in glue-fixed (" in html
     assert "1,234.6" in html and "32,104" in html and "Batches were small." in html
 
 
 def test_html_of_one_run_has_no_comparison(glue):
     html = render_html(run_figures([glue]))
-    assert len(_figures(html)) == html.count("<img") == 4   # its three timelines and its batch-size distribution
+    # its neighbours' p99, produce requests, handler idle and batch-size distribution; no mean batch bars
+    assert len(_figures(html)) == html.count("<img") == 5
     assert "Comparison" not in html
 
 
@@ -203,7 +207,9 @@ def test_report_of_a_real_result_carries_its_figures(real_result, tmp_path):
     assert f"| mean batch (KB) | {summary['mean_batch_bytes'] / 1024:,.1f} |" in markdown
     assert all(f"- {sentence}" in markdown for sentence in real_result.mechanism)
     html = paths[3].read_text()
-    assert len(_figures(html)) == html.count("<img") == 4 and 'src="http' not in html
+    # the two neighbours' p99, requests, CPU, handler idle, bytes in, the latency parts, replica lag and the
+    # batch-size distribution
+    assert len(_figures(html)) == html.count("<img") == 9 and 'src="http' not in html
     sizes = real_result.batch_sizes
     rows = list(csv.DictReader(io.StringIO(paths[4].read_text())))
     assert [int(r["bucket_upper_bytes"]) for r in rows] == sizes["bucket_upper_bytes"]
@@ -214,10 +220,11 @@ def test_report_of_a_real_result_carries_its_figures(real_result, tmp_path):
 
 
 def test_batch_sizes_csv_has_each_bucket_of_each_run_with_a_distribution(glue, glue_fixed):
-    rows = list(csv.DictReader(io.StringIO(render_batch_size_csv(run_figures([glue, glue_fixed, glue])))))
+    runs = run_figures([glue, glue_fixed, glue], ["1.json", "2.json", "3.json"])
+    rows = list(csv.DictReader(io.StringIO(render_batch_size_csv(runs))))
     assert list(rows[0]) == ["run", "scenario", "evaluator", "seed", "source", "bucket_upper_bytes", "wire_batches",
                              "record_batches"]
-    assert [r["run"] for r in rows] == ["glue, seed 2 (#1)"] * 8 + ["glue, seed 2 (#3)"] * 8   # glue-fixed has none
+    assert [r["run"] for r in rows] == ["glue [1.json]"] * 8 + ["glue [3.json]"] * 8   # glue-fixed has none
     assert [(int(r["bucket_upper_bytes"]), int(r["wire_batches"]), int(r["record_batches"])) for r in rows[:8]] \
         == list(zip(SIZES["bucket_upper_bytes"], SIZES["wire_bytes"], SIZES["record_bytes"]))
 
@@ -229,25 +236,26 @@ def test_a_distribution_without_record_sizes_leaves_them_empty():
     assert "| 64-128 | 160 | 40.0 | n/a |" in render_markdown(run).splitlines()
 
 
-def test_batch_size_plot_draws_each_runs_shares_and_the_batch_size_line(glue, glue_fixed, monkeypatch):
+def test_batch_size_plot_draws_each_run_in_its_own_panel_with_its_batch_size_line(glue, glue_fixed, monkeypatch):
     import reports.report_html as report_html
     drawn = []
-    monkeypatch.setattr(report_html, "_png", lambda figure: drawn.append(figure) or b"\x89PNG")
-    batch_size_plot(run_figures([glue, glue_fixed, _result("small", 3, [], {**SIZES, "wire_bytes": [400], "bucket_upper_bytes": [1024], "record_bytes": [400]})]))
-    (axes,) = drawn[0].axes
-    steps = [patch.get_data() for patch in axes.patches]
-    assert [list(s.edges) for s in steps] == [[0.5, 1, 2, 4, 8, 16, 32, 64, 128], [0.5, 1]]
-    assert list(steps[0].values) == [1.0, 0.0, 1.5, 2.5, 5.0, 10.0, 40.0, 40.0]   # % of 400 batches
-    assert list(steps[1].values) == [100.0]
-    (limit,) = [line.get_xdata() for line in axes.lines]
-    assert list(limit) == [128, 128]                    # batch.size 131072 bytes, in KB
-    assert axes.get_xscale() == "log" and axes.get_xlabel().startswith("batch size (KB on the wire, log2 buckets")
-    assert axes.get_ylabel() == "share of batches (%)"
-    assert [t.get_text() for t in axes.get_legend().get_texts()] == [
-        "glue, seed 2 (model)", "small, seed 3 (model)", "batch.size 128 KB"]
+    monkeypatch.setattr(report_html, "_svg", lambda figure: drawn.append(figure) or b"<?xml")
+    small = _result("small", 3, [], {**SIZES, "wire_bytes": [400], "bucket_upper_bytes": [1024], "record_bytes": [400]})
+    batch_size_plot(run_figures([glue, glue_fixed, small]))
+    top, bottom = drawn[0].axes          # glue-fixed has no distribution: two panels, none hidden behind another
+    steps = [[patch.get_data() for patch in axes.patches] for axes in (top, bottom)]
+    assert [[list(s.edges) for s in panel] for panel in steps] == [[[0.5, 1, 2, 4, 8, 16, 32, 64, 128]], [[0.5, 1]]]
+    assert list(steps[0][0].values) == [1.0, 0.0, 1.5, 2.5, 5.0, 10.0, 40.0, 40.0]   # % of 400 batches
+    assert list(steps[1][0].values) == [100.0]
+    assert [[list(line.get_xdata()) for line in axes.lines] for axes in (top, bottom)] == [[[128, 128]]] * 2   # batch.size in KB
+    assert [axes.get_title(loc="left") for axes in (top, bottom)] == [
+        "glue (seed 2): 400 batches, the model's batches as sent", "small (seed 3): 400 batches, the model's batches as sent"]
+    assert bottom.get_xscale() == "log" and bottom.get_xlabel().startswith("batch size (KB on the wire, log2 buckets")
+    assert [axes.get_ylim() for axes in (top, bottom)] == [(0, 100)] * 2
+    assert [t.get_text() for t in bottom.get_xticklabels()] == ["0.5", "1", "2", "4", "8", "16", "32", "64", "128"][1:]
 
 
 def test_no_plot_when_no_run_has_a_distribution(glue_fixed):
     assert batch_size_plot(run_figures([glue_fixed])) is None
     html = render_html(run_figures([glue_fixed]))
-    assert "<h3>Batch-size distribution</h3>" in html and "No batch-size distribution in glue-fixed, seed 2 (" in html
+    assert "<h3>Batch-size distribution</h3>" in html and "No batch-size distribution in glue-fixed (" in html

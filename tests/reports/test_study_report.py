@@ -93,9 +93,10 @@ def test_csv_has_every_trial_with_its_exact_values_knobs_and_constraints():
         "50", "zstd", repr(10.5 / 10.0 - 1))
 
 
-def test_plots_are_pngs_with_their_captions():
+def test_plots_are_svgs_with_their_captions():
     front, importance = pareto_plot(STUDY), importance_plot(STUDY)
-    assert front.png.startswith(b"\x89PNG") and importance.png.startswith(b"\x89PNG")
+    assert front.mime == importance.mime == "image/svg+xml"
+    assert front.image.startswith(b"<?xml") and importance.image.startswith(b"<?xml")
     assert (front.caption, importance.caption) == (PARETO_CAPTION, IMPORTANCE_CAPTION)
     assert front.caption.startswith("Every trial's produce requests against its load time")
     assert importance.caption.startswith("How much of the variation in produce requests")

@@ -1,0 +1,158 @@
+"""The head of a report an operator forwards: when and by which quietload it was made, from which
+files, and each run's verdict in one line; and the gate results (``check --json``) it was given.
+
+A run's verdict is the gate's: from a gate result of the same scenario, evaluator and seed when
+one was given, else the gate's rules applied to the result with the thresholds of its scenario's
+``check:`` section (the same rules ``quietload check`` applies; the report never runs the model).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from reports.gate import FAIL, RULES, SKIPPED, Thresholds, _apply
+from simulator.result import ResultError, RunResult
+from workloads.units import format_seeds
+
+GATE_KIND = "quietload.check"
+GATE_REQUIRED = ("passed", "scenario", "evaluator", "verdicts")
+
+
+def quietload_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("quietload")
+    except PackageNotFoundError:   # run from a source tree that was never installed
+        return "unknown"
+
+
+def is_gate_file(path: str | Path) -> bool:
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError):   # the RunResult reader names what is wrong with it
+        return False
+    return isinstance(data, dict) and data.get("gate") == GATE_KIND
+
+
+def read_gate(path: str | Path) -> dict:
+    path = Path(path)
+    try:
+        gate = json.loads(path.read_text())
+    except ValueError as error:
+        raise ResultError(f"{path}: not JSON ({error})") from None
+    if not isinstance(gate, dict) or gate.get("gate") != GATE_KIND:
+        raise ResultError(f"{path}: not a gate result of quietload check --json")
+    if missing := [key for key in GATE_REQUIRED if key not in gate]:
+        raise ResultError(f"{path}: gate result lacks {', '.join(missing)}")
+    if not isinstance(gate["verdicts"], list) or not all(isinstance(v, dict) and {"rule", "status"} <= v.keys()
+                                                         for v in gate["verdicts"]):
+        raise ResultError(f"{path}: gate result's verdicts must each have a rule and a status")
+    return gate
+
+
+def gate_seeds(gate: dict) -> list[int]:
+    return list(gate.get("seeds") or [gate.get("seed")])
+
+
+def _same_run(gate: dict, result: RunResult) -> bool:
+    return (gate["scenario"] == result.scenario.get("name") and gate["evaluator"] == result.evaluator
+            and result.seed in gate_seeds(gate))
+
+
+def judged(gate: dict, result: RunResult) -> bool:
+    """Whether the gate's verdicts are this run's: the gate's rules, with its thresholds, give this
+    run the same reasons (they quote its figures). Runs of one scenario name and seed differ when
+    ``--set`` changed them, so name and seed alone do not say which run a gate judged."""
+    try:
+        thresholds = Thresholds(**gate["thresholds"])
+    except (KeyError, TypeError):
+        return False
+    try:
+        again = {v.rule: v.reason for v in (_apply(rule, result, thresholds) for rule in RULES)}
+    except ResultError:
+        return False
+    return all(again.get(v["rule"]) == v.get("reason") for v in gate["verdicts"] if v["status"] != SKIPPED)
+
+
+def matching_gate(result: RunResult, gates: list[dict]) -> dict | None:
+    """The first gate result that judged this run (its scenario, evaluator and seed, and its figures
+    in the verdicts' reasons when the gate judged one seed)."""
+    return next((g for g in gates if _same_run(g, result) and (len(gate_seeds(g)) > 1 or judged(g, result))), None)
+
+
+@dataclass(frozen=True)
+class RunVerdict:
+    label: str
+    passed: bool | None       # None: the gate's rules cannot judge the result (why: ``source``)
+    failed_rules: tuple[str, ...]
+    rules: int
+    source: str               # "check --json", "the gate's rules", or why it was not judged
+    worst: str                # the worst neighbour's p99 during the load against its SLA
+
+    def line(self) -> str:
+        if self.passed is None:
+            return f"{self.label}: not judged ({self.source}); {self.worst}"
+        outcome = ("PASS" if self.passed else
+                   f"FAIL ({len(self.failed_rules)} of {self.rules} rules: {', '.join(self.failed_rules)})")
+        return f"{self.label}: {outcome}; {self.worst} [{self.source}]"
+
+
+def worst_neighbour(result: RunResult) -> str:
+    tenants = [t for t in result.summary.get("tenants", []) if t.get("p99_ms_during") is not None]
+    if not tenants:
+        return "no neighbour measured during the load"
+    worst = max(tenants, key=lambda t: t["p99_ms_during"] / t["sla_p99_ms"] if t["sla_p99_ms"] else 0.0)
+    return f"worst neighbour {worst['name']} p99 {worst['p99_ms_during']:,.1f} ms during the load, SLA {worst['sla_p99_ms']:g} ms"
+
+
+def run_verdict(label: str, result: RunResult, gates: list[dict]) -> RunVerdict:
+    if (gate := matching_gate(result, gates)) is not None:
+        failed = tuple(v["rule"] for v in gate["verdicts"] if v["status"] == FAIL)
+        return RunVerdict(label, bool(gate["passed"]), failed, len(gate["verdicts"]), "check --json", worst_neighbour(result))
+    thresholds = Thresholds.of_scenario(result.scenario.get("check"))
+    try:
+        verdicts = [_apply(rule, result, thresholds) for rule in RULES]
+    except ResultError as error:   # e.g. a result without the brokers' figures
+        return RunVerdict(label, None, (), len(RULES), str(error), worst_neighbour(result))
+    failed = tuple(v.rule for v in verdicts if v.failed)
+    return RunVerdict(label, not failed, failed, len(verdicts), "the gate's rules", worst_neighbour(result))
+
+
+@dataclass(frozen=True)
+class Header:
+    generated: str            # UTC, to the second
+    version: str
+    inputs: tuple[tuple[str, str], ...]   # (file, what it holds)
+    verdicts: tuple[RunVerdict, ...]
+
+    def markdown(self) -> list[str]:
+        return [f"Generated {self.generated} by quietload {self.version}.", "", "Inputs:", "",
+                *(f"- `{path}`: {what}" for path, what in self.inputs), "",
+                "Verdicts (the gate's rules, from `check --json` where given):", "",
+                *(f"- {v.line()}" for v in self.verdicts), ""]
+
+    def to_dict(self) -> dict:
+        return {"generated": self.generated, "quietload_version": self.version,
+                "inputs": [{"path": path, "holds": what} for path, what in self.inputs],
+                "verdicts": [{"run": v.label, "passed": v.passed, "failed_rules": list(v.failed_rules),
+                              "rules": v.rules, "source": v.source, "line": v.line()} for v in self.verdicts]}
+
+
+def describe_input(item: RunResult | dict) -> str:
+    if isinstance(item, RunResult):
+        return f"run of {item.scenario.get('name')} ({item.evaluator}, seed {item.seed})"
+    if item.get("gate") == GATE_KIND:
+        outcome = "PASS" if item["passed"] else "FAIL"
+        return f"gate result of {item['scenario']} ({item['evaluator']}, {format_seeds(gate_seeds(item))}): {outcome}"
+    if "pareto_front" in item:
+        return f"tuning study of {item['scenario']['name']}"
+    return f"capacity plan of {item.get('scenario')}"
+
+
+def build_header(labels: list[str], results: list[RunResult], inputs: list[tuple[str, RunResult | dict]],
+                 gates: list[dict], now: datetime | None = None) -> Header:
+    when = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return Header(when, quietload_version(), tuple((str(path), describe_input(item)) for path, item in inputs),
+                  tuple(run_verdict(label, result, gates) for label, result in zip(labels, results)))

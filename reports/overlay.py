@@ -1,0 +1,261 @@
+"""Every run on common axes: the before/after story of one batch job in one plot per figure.
+
+Time is counted from each run's load start (``windows.during``), so the runs' loads line up
+whatever their ``before`` windows; a dotted line in a run's colour marks its load's end. Figures
+come from the results' 1-second ``timelines`` as they are. The broker figures are also given
+under the names an Amazon MSK operator reads in CloudWatch, and the neighbours' time in the
+brokers is split into the parts Kafka's produce request metrics time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from reports.gate import CPU_MAX_PCT, HANDLER_IDLE_MIN_PCT
+from reports.report import RunFigures, format_figure, neighbour_names
+
+MB = 1024 ** 2
+COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+TIME_AXIS = "seconds since the run's load started (dotted lines: each run's load end, in its colour)"
+
+
+def run_color(index: int) -> str:
+    return COLORS[index % len(COLORS)]
+
+
+def load_window(run: RunFigures) -> tuple[float, float | None]:
+    """(start, length) of the run's load in simulated seconds; a run without windows starts at 0."""
+    during = run.result.windows.get("during")
+    return (during[0], during[1] - during[0]) if during else (0.0, None)
+
+
+def aligned(run: RunFigures, key: str, scale: float = 1.0) -> list[tuple[float, float]]:
+    """``(seconds since the load started, value x scale)`` of one timeline, seconds without a value left out."""
+    from reports.report_html import timeline_points
+    start, _ = load_window(run)
+    return [(t - start, v * scale) for t, v in timeline_points(run, key)]
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    color: str
+    points: list[tuple[float, float]]
+    load_seconds: float | None
+
+
+def series_of(runs: list[RunFigures], key: str, scale: float | None = None) -> list[Series]:
+    """One series per run that has the timeline (``scale`` per run when a callable gives it)."""
+    out = []
+    for i, run in enumerate(runs):
+        points = aligned(run, key, 1.0 if scale is None else scale)
+        if points:
+            out.append(Series(run.label, run_color(i), points, load_window(run)[1]))
+    return out
+
+
+LEGEND_ROW_INCHES = 0.25
+
+
+def legend_rows(entries: int) -> int:
+    return (entries + 1) // 2
+
+
+def legend_below(figure: Any, entries: int) -> None:
+    """The legend under the plot (the figure's constrained layout makes room), never over the data."""
+    figure.legend(loc="outside lower center", ncol=2, frameon=False, fontsize="small")
+
+
+def overlay_figure(series: list[Series], title: str, ylabel: str, *, lines: tuple[tuple[float, str], ...] = (),
+                   percent: bool = False, log_if_wide: bool = False) -> Any:
+    from reports.report_html import _pyplot
+    plt = _pyplot()
+    entries = len(series) + 1 + len(lines)
+    figure, axes = plt.subplots(figsize=(10, 3.4 + LEGEND_ROW_INCHES * legend_rows(entries)), layout="constrained")
+    axes.axvline(0.0, color="#444444", linewidth=1, label="load starts")
+    for s in series:
+        axes.plot([t for t, _ in s.points], [v for _, v in s.points], marker=".", markersize=5, linewidth=1.6,
+                  color=s.color, label=s.label)
+        if s.load_seconds is not None:
+            axes.axvline(s.load_seconds, color=s.color, linestyle=":", linewidth=1.4)
+    for value, label in lines:
+        axes.axhline(value, color="#b00020", linestyle="--", linewidth=1, label=label)
+    values = [v for s in series for _, v in s.points] + [value for value, _ in lines]
+    if log_if_wide and values and min(values) > 0 and max(values) > 20 * min(values):
+        # a load that multiplies p99 needs a log axis to show both levels
+        axes.set_yscale("log")
+        axes.yaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,g}"))
+        ylabel += ", log scale"
+    elif percent:
+        axes.set_ylim(0, 100)
+    else:
+        axes.set_ylim(bottom=0)
+    axes.set_ylabel(ylabel)
+    axes.set_xlabel(TIME_AXIS)
+    axes.set_title(title)
+    axes.grid(alpha=0.3)
+    legend_below(figure, entries)
+    return figure
+
+
+def neighbour_series(runs: list[RunFigures], name: str) -> list[Series]:
+    return series_of(runs, f"tenant.{name}.p99_ms")
+
+
+def neighbour_slas(runs: list[RunFigures], name: str) -> tuple[tuple[float, str], ...]:
+    slas = sorted({n["sla_p99_ms"] for run in runs for n in run.neighbours if n["name"] == name})
+    return tuple((sla, f"SLA p99 {sla:g} ms") for sla in slas)
+
+
+def brokers_of(run: RunFigures) -> int:
+    return len(run.result.brokers) or int((run.result.scenario.get("cluster") or {}).get("brokers") or 1)
+
+
+# (timeline, title, y label, scale, threshold line, percent axis, caption)
+BROKER_TIMELINES: tuple[tuple[str, str, str, str, tuple[tuple[float, str], ...], bool, str], ...] = (
+    ("produce_requests_per_s", "Produce requests per second, all brokers", "produce requests (per s)", "one", (), False,
+     "Produce requests the brokers received each second, every run on one time axis: the rise after the load starts "
+     "is the batch job's request rate on top of the neighbours'; fewer is quieter."),
+    ("cpu_pct_max", "CpuUser + CpuSystem: the busiest broker's CPU", "broker CPU (%)", "one",
+     ((CPU_MAX_PCT, f"check threshold {CPU_MAX_PCT:g} %"),), True,
+     "The busiest broker's CPU each second (CloudWatch CpuUser + CpuSystem): above about 60 % the waits for a core "
+     "turn into latency for every client of the broker."),
+    ("handler_idle_pct_min", "RequestHandlerAvgIdlePercent: the least idle broker", "request handler idle (%)", "one",
+     ((HANDLER_IDLE_MIN_PCT, f"check threshold {HANDLER_IDLE_MIN_PCT:g} %"),), True,
+     "The least request-handler idle % of any broker each second (CloudWatch RequestHandlerAvgIdlePercent): the dip "
+     "after the load starts is the handler capacity the load takes; near 0 % every request queues."),
+    ("bytes_in_per_s", "BytesInPerSec: bytes into a broker", "bytes in per broker (MB/s)", "per broker", (), False,
+     "Bytes into the brokers each second, over the broker count (CloudWatch BytesInPerSec, per broker): a live run's "
+     "is Kafka's BytesInPerSec (the clients' produce bytes); the model counts every byte into a broker's network "
+     "interface, so its figure also holds the replicas' fetch responses (ReplicationBytesInPerSec)."),
+)
+
+
+def broker_series(runs: list[RunFigures], key: str, scale: str) -> list[Series]:
+    out = []
+    for i, run in enumerate(runs):
+        factor = 1.0 / MB / brokers_of(run) if scale == "per broker" else 1.0
+        if points := aligned(run, key, factor):
+            out.append(Series(run.label, run_color(i), points, load_window(run)[1]))
+    return out
+
+
+def replica_lag_series(runs: list[RunFigures]) -> list[Series]:
+    return series_of(runs, "replica_lag_bytes", 1.0 / MB)
+
+
+# ---- the same figures under MSK's CloudWatch names ---------------------------------------------
+CLOUDWATCH_HEADER = ["run", "CpuUser + CpuSystem (%)", "ProduceTotalTimeMsMean (ms)", "RequestHandlerAvgIdlePercent (%)",
+                     "BytesInPerSec (MB/s per broker)"]
+CLOUDWATCH_NOTE = ("During the load, the busiest broker for CPU and ProduceTotalTimeMsMean, the least idle for "
+                   "RequestHandlerAvgIdlePercent, the mean over the load's seconds and the brokers for BytesInPerSec "
+                   "(the model's counts the replicas' fetch responses too, as ReplicationBytesInPerSec).")
+
+
+def busiest_produce_time(run: RunFigures, part: str, statistic: str) -> float | None:
+    """The largest of the brokers' produce ``part`` (``TotalTimeMs``, ...) ``statistic`` (``mean``, ``p99``)."""
+    values = [((b.get("produce_time_ms") or {}).get(part) or {}).get(statistic) for b in run.result.brokers]
+    values = [v for v in values if v is not None]
+    return max(values) if values else None
+
+
+def bytes_in_per_broker_during(run: RunFigures) -> float | None:
+    """Mean bytes/s into one broker over the load's whole seconds."""
+    start, length = load_window(run)
+    if length is None:
+        return None
+    points = [v for t, v in aligned(run, "bytes_in_per_s") if 0.0 <= t and t + 1.0 <= length + 1e-9]
+    return sum(points) / len(points) / brokers_of(run) if points else None
+
+
+def cloudwatch_figures(run: RunFigures) -> dict[str, float | None]:
+    return {"CpuUser + CpuSystem": run.result.summary.get("cpu_pct_during"),
+            "ProduceTotalTimeMsMean": busiest_produce_time(run, "TotalTimeMs", "mean"),
+            "RequestHandlerAvgIdlePercent": run.result.summary.get("handler_idle_pct_during"),
+            "BytesInPerSec": bytes_in_per_broker_during(run)}
+
+
+def cloudwatch_rows(runs: list[RunFigures]) -> list[list[str]]:
+    rows = []
+    for run in runs:
+        f = cloudwatch_figures(run)
+        bytes_in = None if f["BytesInPerSec"] is None else f["BytesInPerSec"] / MB
+        rows.append([run.label, format_figure(f["CpuUser + CpuSystem"], "{:,.1f}"),
+                     format_figure(f["ProduceTotalTimeMsMean"], "{:,.2f}"),
+                     format_figure(f["RequestHandlerAvgIdlePercent"], "{:,.1f}"), format_figure(bytes_in, "{:,.1f}")])
+    return rows
+
+
+# ---- what the neighbours' latency is made of ----------------------------------------------------
+PARTS = (("RequestQueueTimeMs", "queue: waiting for a handler thread"),
+         ("LocalTimeMs", "local: appending to the leader's log"),
+         ("RemoteTimeMs", "remote: waiting for followers to fetch"))
+BREAKDOWN_HEADER = ["run", "neighbour", "p99 during (ms)", "in the brokers, TotalTimeMs p99 (ms)",
+                    "RequestQueueTimeMs p99 (ms)", "LocalTimeMs p99 (ms)", "RemoteTimeMs p99 (ms)", "replica lag max (MB)",
+                    "largest part"]
+BREAKDOWN_NOTE = ("The neighbours' produce requests as the brokers timed them during the load (p99 of each part, so the "
+                  "parts do not add up to the total); RequestQueueTimeMs is that of every produce request on the "
+                  "busiest broker, as the model and Kafka keep no queue time per client. Time beyond the brokers' "
+                  "TotalTimeMs is spent in the client and behind the neighbour's earlier requests on its connection "
+                  "(a broker reads one request per connection at a time).")
+
+
+def latency_parts(run: RunFigures, name: str) -> dict[str, float | None]:
+    tenant = next((t for t in run.result.summary.get("tenants", []) if t["name"] == name), {})
+    broker = tenant.get("broker_time_ms_p99_during") or {}
+    return {"p99_during": tenant.get("p99_ms_during"), "TotalTimeMs": broker.get("TotalTimeMs"),
+            "RequestQueueTimeMs": busiest_produce_time(run, "RequestQueueTimeMs", "p99") if broker else None,
+            "LocalTimeMs": broker.get("LocalTimeMs"), "RemoteTimeMs": broker.get("RemoteTimeMs")}
+
+
+def largest_part(parts: dict[str, float | None]) -> str:
+    known = [(parts[key], text) for key, text in PARTS if parts[key] is not None]
+    return max(known)[1] if known else "n/a (no broker timing in this result)"
+
+
+def breakdown_rows(runs: list[RunFigures]) -> list[list[str]]:
+    """Per run and neighbour; none when no run has the brokers' timing of its neighbours."""
+    if not any(t.get("broker_time_ms_p99_during") for run in runs for t in run.result.summary.get("tenants", [])):
+        return []
+    rows = []
+    for run in runs:
+        lag = run.result.summary.get("replica_lag_bytes_max_during")
+        for name in [n["name"] for n in run.neighbours]:
+            parts = latency_parts(run, name)
+            rows.append([run.label, name, *(format_figure(parts[key], "{:,.1f}") for key in
+                                            ("p99_during", "TotalTimeMs", "RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs")),
+                         format_figure(None if lag is None else lag / MB, "{:,.1f}"), largest_part(parts)])
+    return rows
+
+
+def breakdown_figure(runs: list[RunFigures]) -> Any | None:
+    """Per run and neighbour: the three parts as bars, the end-to-end p99 and the brokers' total as marks."""
+    from reports.report_html import _pyplot
+    rows = [(f"{run.label}: {name}", latency_parts(run, name)) for run in runs for name in neighbour_names([run])]
+    rows = [(label, parts) for label, parts in rows if parts["TotalTimeMs"] is not None]
+    if not rows:
+        return None
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(10, 1.6 + 0.9 * len(rows) + LEGEND_ROW_INCHES * legend_rows(len(PARTS) + 2)),
+                                layout="constrained")
+    height = 0.25
+    for k, (key, text) in enumerate(PARTS):
+        ys = [i + (k - 1) * height for i in range(len(rows))]
+        axes.barh(ys, [parts[key] or 0.0 for _, parts in rows], height=height, color=COLORS[k + 2], label=f"{key} p99 ({text})")
+    axes.plot([parts["TotalTimeMs"] for _, parts in rows], range(len(rows)), "|", color="black", markersize=22,
+              markeredgewidth=2, linestyle="none", label="TotalTimeMs p99 (in the brokers)")
+    axes.plot([parts["p99_during"] or 0.0 for _, parts in rows], range(len(rows)), "D", color="#b00020",
+              linestyle="none", label="p99 during the load, send to acknowledgement")
+    values = [v for _, parts in rows for v in parts.values() if v]
+    if values and max(values) > 20 * min(values):
+        axes.set_xscale("log")
+        axes.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,g}"))
+        axes.set_xlabel("ms (p99 during the load, log scale)")
+    else:
+        axes.set_xlabel("ms (p99 during the load)")
+    axes.set_yticks(range(len(rows)), [label for label, _ in rows])
+    axes.invert_yaxis()
+    axes.set_title("What the neighbours' latency is made of, in the brokers")
+    axes.grid(alpha=0.3, axis="x")
+    legend_below(figure, len(PARTS) + 2)
+    return figure
