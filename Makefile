@@ -5,7 +5,7 @@ VENV := .venv
 # uv installs into our own .venv and never downloads a Python.
 UV := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON_DOWNLOADS=never $(VENV)/bin/uv
 
-.PHONY: venv native test demo bench clean
+.PHONY: venv native test test-pythons demo bench clean
 
 MODEL_SOURCES := $(wildcard simulator/model/*.py)
 
@@ -14,7 +14,7 @@ $(VENV)/.stamp: pyproject.toml uv.lock
 		|| { echo "error: need Python 3.11, got $(PYTHON)" >&2; exit 1; }
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check uv==$(UV_VERSION)
-	$(UV) sync --frozen --group dev
+	$(UV) sync --frozen --group dev --all-extras
 	touch $@
 
 venv: $(VENV)/.stamp
@@ -27,6 +27,25 @@ native: .build/mypyc/manifest
 
 test: native
 	$(VENV)/bin/python -m pytest
+
+# The model alone (pip install . without extras: no Java, Maven, Spark, Kafka client, boto3 or
+# psycopg) on each of TEST_PYTHONS, with the locked versions, running the tests that need
+# nothing else; one venv per version under .build/.
+TEST_PYTHONS ?= 3.12 3.13
+test-pythons: $(VENV)/.stamp
+	@set -e; for v in $(TEST_PYTHONS); do \
+	  py=$$(PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep "^$$v\." | tail -1) \
+	        python$$v -c 'import sys; print(sys.executable)' 2>/dev/null) \
+	    || { echo "error: no python$$v on this machine" >&2; exit 1; }; \
+	  env=.build/py$$v; echo "== Python $$v ($$py): model-only install in $$env"; \
+	  $(VENV)/bin/uv venv -q --allow-existing --python "$$py" $$env; \
+	  $(VENV)/bin/uv export -q --frozen --all-groups --all-extras --no-hashes --no-emit-project -o $$env/constraints.txt; \
+	  VIRTUAL_ENV=$$env UV_PYTHON_DOWNLOADS=never $(VENV)/bin/uv pip install -q -c $$env/constraints.txt . pytest xmlschema; \
+	  $$env/bin/python -m pytest -m "not live" -q -p no:cacheprovider \
+	    --ignore=tests/simulator/live --ignore=tests/tuner/test_postgres_storage.py \
+	    --ignore=tests/tuner/test_snippets_live.py --ignore=tests/workloads/imports/test_import_files.py \
+	    --ignore=tests/workloads/imports/test_cloudwatch_localstack.py; \
+	done
 
 demo: native
 	$(VENV)/bin/quietload simulate workloads/catalog/paypay-glue-2gb.yaml

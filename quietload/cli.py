@@ -18,6 +18,7 @@ from quietload.cli_calibrate import calibrate, validate
 from quietload.cli_plan import plan
 from quietload.cli_tune import tune
 from quietload.cli_import import import_
+from quietload.extras import missing_extra, require
 from quietload.paths import check_output_dir, check_output_file, is_stdout
 from quietload.progress import SimulationProgress
 from reports.gate import CPU_MAX_PCT, HANDLER_IDLE_MIN_PCT, REQUESTS_PER_BROKER_MAX, Thresholds
@@ -51,6 +52,10 @@ class _OneLineErrors(TyperGroup):
             return super().invoke(ctx)
         except (ScenarioError, ResultError) as error:
             message = str(error)
+        except ModuleNotFoundError as error:   # an optional part not installed (pyproject's extras)
+            if (extra := missing_extra(error)) is None:
+                raise
+            message = extra
         except UsageError as error:   # a bad option or argument: the same one line as bad input
             if isinstance(error, NoArgsIsHelpError):
                 raise
@@ -260,6 +265,7 @@ def stack_up(
 
     Example: quietload stack up --brokers 3 --scenario workloads/catalog/paypay-glue-2gb.yaml
     """
+    require("live", "quietload stack up")
     options: dict[str, Any] = {"run_dir": run_dir, "port": port, "progress": _stack_progress}
     cluster = (KafkaCluster.for_scenario(Scenario.from_yaml(scenario_file), brokers, **options) if scenario_file
                else KafkaCluster(brokers=brokers or 1, **options))

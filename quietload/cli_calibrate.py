@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from quietload.extras import require
 from quietload.paths import check_output_dir
 
 _Repeat = Annotated[int, typer.Option(min=1, help="Live runs of each configuration (seeds 1..N); figures are their medians.")]
@@ -42,6 +43,7 @@ def calibrate(
 
     Example: quietload calibrate --name this-machine --repeat 3
     """
+    require("live", "quietload calibrate")
     from tuner.calibration import CALIBRATION, calibrate as run, pick, profile_target, render_calibration
     from tuner.calibration.calibrate import fit_profile, runs_from_files
     from tuner.calibration.runs import live_evaluator, local_kafka_version, preflight
@@ -75,6 +77,7 @@ def validate(
 
     Example: quietload validate --profile this-machine --repeat 3 --seeds 5
     """
+    require("live", "quietload validate")
     from simulator.model.model import ModelEvaluator
     from tuner.calibration import HELD_OUT, pick
     from tuner.calibration.runs import live_evaluator, preflight

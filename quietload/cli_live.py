@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from quietload.extras import require
 from quietload.paths import check_output_file, is_stdout
 from reports.spread import render_spread, write_spread
 from reports.summary import render_summary
@@ -64,6 +65,7 @@ def live(
 
     Example: quietload live workloads/catalog/paypay-glue-2gb.yaml --set dataset.files.0.size=40MB --set batch.spark.spark.executor.instances=1 --set batch.spark.spark.executor.cores=1 --repeat 3
     """
+    require("live", "quietload live")
     from simulator.live.clients import security_from_environment
     from simulator.live.evaluator import LiveEvaluator
 

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from quietload.paths import check_output_dir
 from quietload.progress import StudyProgress
 
 
@@ -36,6 +37,7 @@ def tune(
     from tuner import TuneRequest, run_tune
     from workloads import Scenario, ScenarioError
     from workloads.limits import check_run_size
+    check_output_dir(out_dir, "--out")
     if sampler not in ("tpe", "random"):
         raise ScenarioError("--sampler", f"expected tpe or random, got {sampler!r}")
     if not force:   # the scenario as given, on each trial's and each validation's seeds; the knobs move it little

@@ -95,3 +95,10 @@ def test_check_json_dash_writes_the_verdicts_to_standard_output(tmp_path, monkey
 
 def test_a_dash_where_no_stream_is_offered_is_refused():
     _one_line_error(_run("check", BASE, *SMALL, "--junit", "-"), "--junit: cannot write to standard output (-); name a file")
+
+
+def test_tune_out_and_plan_json_are_checked_before_the_work(tmp_path):
+    (tmp_path / "taken").write_text("")
+    _one_line_error(_run("tune", BASE, *SMALL, "--out", str(tmp_path / "taken")),
+                    f"--out: {tmp_path / 'taken'} is not a directory")
+    _one_line_error(_run("plan", BASE, *SMALL, "--json", str(tmp_path)), f"--json: {tmp_path} is a directory; name a file")
