@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from quietload.paths import check_output_file
 from quietload.progress import PointsProgress
 from reports.plan_report import render_plan_csv, render_plan_table
 from tuner.capacity import plan_path, run_plan, write_plan
@@ -40,6 +41,7 @@ def plan(
     if profile is not None:   # once plan's broker types; the name now belongs to the cost profile
         raise ScenarioError("--profile", "plan's broker types are --broker-type (e.g. kafka.m5.xlarge); "
                                          "the cost profile is the scenario's `profile` (--set profile=NAME)")
+    check_output_file(json_file, "--json")
     given = {"load_gb": load_gb, "loads": loads, "spacing": spacing, "brokers": brokers, "broker_types": broker_types,
              "replication_factor": replication_factor, "broker_down": broker_down, "quota": quota}
     with PointsProgress(scenario_file.stem) as progress:
