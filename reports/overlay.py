@@ -208,7 +208,16 @@ def latency_parts(run: RunFigures, name: str) -> dict[str, float | None]:
             "LocalTimeMs": broker.get("LocalTimeMs"), "RemoteTimeMs": broker.get("RemoteTimeMs")}
 
 
+OUTSIDE = "outside the brokers' timing: behind earlier requests on its connection, in the client"
+
+
 def largest_part(parts: dict[str, float | None]) -> str:
+    """The broker part with the largest p99; or, when the end-to-end p99 is more than twice the
+    brokers' TotalTimeMs p99, the time outside the brokers' timing (p99s do not subtract exactly,
+    hence the margin)."""
+    total, during = parts["TotalTimeMs"], parts["p99_during"]
+    if total is not None and during is not None and during > 2 * total:
+        return OUTSIDE
     known = [(parts[key], text) for key, text in PARTS if parts[key] is not None]
     return max(known)[1] if known else "n/a (no broker timing in this result)"
 

@@ -219,7 +219,8 @@ def pareto_plot(study: dict):
     if requests and max(requests) > 20 * min(requests):  # a 10x cut in requests needs a log axis to show both ends
         axes.set_xscale("log")
         axes.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,g}"))
-        axes.xaxis.set_minor_formatter(plt.NullFormatter())   # one number format on the axis: the decades'
+        axes.xaxis.set_major_locator(plt.LogLocator(subs=(1.0, 2.0, 5.0)))   # 1-2-5 steps: labels within a decade too
+        axes.xaxis.set_minor_formatter(plt.NullFormatter())   # one number format on the axis
         axes.set_xlabel("produce requests during the load (log scale)")
     else:
         axes.set_xlabel("produce requests during the load")
