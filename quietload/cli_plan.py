@@ -26,6 +26,7 @@ def plan(
     quota: Annotated[str | None, typer.Option(metavar="RATE,...", help="What-if: producer_byte_rate quota on the batch client, per broker, e.g. 20MB/s.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of every point's run: same seed, same plan.")] = 1,
     repeat: Annotated[int, typer.Option(min=1, help="Run every point on N seeds (--seed onwards) and count it at its worst: its longest load, each neighbour's highest p99.")] = 1,
+    refine: Annotated[int, typer.Option(min=0, metavar="STEPS", help="Bisect each option's capacity STEPS times between its last load within SLA and the next over it (one run per option per step).")] = 0,
     engine: Annotated[str, typer.Option(help="local (processes on this machine) or spark.")] = "local",
     workers: Annotated[int | None, typer.Option(min=1, help="Processes of the local engine, at least 1 [default: the CPU count].")] = None,
     master: Annotated[str, typer.Option(help="Spark master URL of the spark engine.")] = "local[*]",
@@ -45,7 +46,8 @@ def plan(
     given = {"load_gb": load_gb, "loads": loads, "spacing": spacing, "brokers": brokers, "broker_types": broker_types,
              "replication_factor": replication_factor, "broker_down": broker_down, "quota": quota}
     with PointsProgress(scenario_file.stem) as progress:
-        result = run_plan(scenario_file, overrides, given, seed, engine, workers, master, keep_results, progress, repeat, force)
+        result = run_plan(scenario_file, overrides, given, seed, engine, workers, master, keep_results, progress, repeat,
+                          force, refine)
         progress.finish()
     path = write_plan(result, json_file or plan_path(result["scenario"]))
     csv_path = path.with_suffix(".csv")

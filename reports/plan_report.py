@@ -15,7 +15,8 @@ PLAN_KIND, PLAN_SCHEMA_VERSION = "quietload-plan", 1
 DEFINITIONS = (
     "Ingest (GB/h) = load_gb x loads over load_seconds (first load's start to last load's end) x 3600. "
     "Within SLA: every neighbour's p99 during the load at most its SLA. Max / current: the largest ingest "
-    "within SLA over the ingest of the scenario's own load on the current cluster.")
+    "within SLA over the ingest of the scenario's own load on the current cluster; \"at least\" and \">=\" where "
+    "no point tried went over SLA (the capacity lies beyond the largest point tried).")
 
 
 def is_plan_file(path: str | Path) -> bool:
@@ -56,23 +57,37 @@ def _ms(value: float) -> str:
     return f"{value:,.2f}" if value < 100 else f"{value:,.0f}"
 
 
+def _tried(option: dict, end: int) -> str:
+    """The smallest (``end`` 0) or largest (1) ingest the option's points tried, when the plan says."""
+    tried = option.get("ingest_tried_gb_per_hour")
+    return f" ({_gbh(tried[end])})" if tried else ""
+
+
+def _capacity(option: dict) -> str:
+    if option["max_ingest_gb_per_hour"] is None:
+        return "below the smallest point tried" + _tried(option, 0)
+    return ("at least " if option.get("headroom_at_least") else "") + _gbh(option["max_ingest_gb_per_hour"])
+
+
 def _breach(option: dict) -> str:
     b = option["first_breach"]
     if not b:
-        return "none in the grid"
+        return "none: the capacity is beyond the largest point tried" + _tried(option, 1)
     return (f"{b['tenant']} {_ms(b['p99_ms_during'])} ms > {b['sla_p99_ms']:g} ms at {_gbh(b['ingest_gb_per_hour'])} "
             f"({_where(b)})")
 
 
 def _headroom(option: dict) -> str:
-    return "n/a" if option["headroom"] is None else f"{option['headroom']:.2f}x"
+    if option["max_ingest_gb_per_hour"] is None or option["headroom"] is None:
+        return "-"   # no point within SLA: the headroom is unknown, not zero
+    return (">= " if option.get("headroom_at_least") else "") + f"{option['headroom']:.2f}x"
 
 
 OPTION_HEADER = ["cluster option", "max ingest within SLA", "reached at", "max / current", "current plan", "first breach"]
 
 
 def option_rows(plan: dict) -> list[list[str]]:
-    return [[o["name"], _gbh(o["max_ingest_gb_per_hour"]), _where(o["max_point"]), _headroom(o),
+    return [[o["name"], _capacity(o), _where(o["max_point"]), _headroom(o),
              {True: "within SLA", False: "over SLA", None: "-"}[o["current_plan_feasible"]], _breach(o)]
             for o in plan["options"]]
 
@@ -87,8 +102,10 @@ def _headline(plan: dict) -> list[str]:
     runs = len(plan["points"])
     seeds = _seeds(plan)
     runs_of = format_seeds(seeds) + (", each point at its worst" if len(seeds) > 1 else "")
+    refined = sum(1 for p in plan["points"] if p.get("refined"))
+    bisected = f", {refined} of them bisecting capacities between grid points" if refined else ""
     return [f"{plan['scenario']} plan ({plan['evaluator']}, {runs_of}): {len(plan['options'])} cluster option(s), "
-            f"{runs * len(seeds)} runs",
+            f"{runs * len(seeds)} runs{bisected}",
             f"current plan: {_where(cur)}: {_gbh(cur['ingest_gb_per_hour'])} on the current cluster, "
             f"{'within SLA' if cur['feasible'] else 'over SLA'}"]
 

@@ -119,15 +119,48 @@ def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str
     options = cluster_options(mapping, plan)
     tasks = []
     for option, point in itertools.product(options, points):
-        task_mapping = sized(option.mapping, scenario, point)
-        task_scenario = Scenario.from_mapping(task_mapping)
+        task = make_task(option, scenario, point, seeds, keep_dir, point == current)
         if not force:
-            check_run_size(task_scenario, f"at the plan's point {option.name}, {point.load_gb:g} GB x {point.loads}; "
-                                          "--force runs it anyway", runs=len(seeds))
-        tasks.append({"option": option.name, **dataclasses.asdict(point), "current_plan": point == current,
-                      "seeds": list(seeds), "scenario": task_mapping,
-                      "keep_dir": str(keep_dir) if keep_dir else None})
+            check_run_size(Scenario.from_mapping(task["scenario"]), f"at the plan's point {option.name}, "
+                           f"{point.load_gb:g} GB x {point.loads}; --force runs it anyway", runs=len(seeds))
+        tasks.append(task)
     return scenario, grid, options, tasks
+
+
+def make_task(option: ClusterOption, scenario: Scenario, point: LoadPoint, seeds: Sequence[int],
+              keep_dir: str | Path | None, current: bool = False) -> dict:
+    return {"option": option.name, **dataclasses.asdict(point), "current_plan": current, "seeds": list(seeds),
+            "scenario": sized(option.mapping, scenario, point), "keep_dir": str(keep_dir) if keep_dir else None}
+
+
+def bracket(points: list[dict]) -> tuple[dict, dict] | None:
+    """The option's point of most ingest within SLA and, among the points of its load count and
+    spacing, the next larger load over SLA: the two grid points its capacity lies between."""
+    within = [p for p in points if p["feasible"]]
+    if not within:
+        return None
+    best = max(within, key=lambda p: p["ingest_gb_per_hour"])
+    over = [p for p in points if not p["feasible"] and (p["loads"], p["spacing_s"]) == (best["loads"], best["spacing_s"])
+            and p["load_gb"] > best["load_gb"]]
+    return (best, min(over, key=lambda p: p["load_gb"])) if over else None
+
+
+def refine(tasks_of: Callable[[list[tuple[ClusterOption, LoadPoint]]], list[dict]], options: list[ClusterOption],
+           points: list[dict], steps: int) -> list[dict]:
+    """``steps`` bisections of each option's load between its bracket (``bracket``): each step runs
+    the midpoint's load size on every option still bracketed, in one batch; the points it adds."""
+    brackets = {o.name: bracket([p for p in points if p["option"] == o.name]) for o in options}
+    added: list[dict] = []
+    for _ in range(steps):
+        live = [(o, brackets[o.name]) for o in options if brackets[o.name]]
+        if not live:
+            break
+        mids = [(o, LoadPoint((low["load_gb"] + high["load_gb"]) / 2, low["loads"], low["spacing_s"])) for o, (low, high) in live]
+        for (option, (low, high)), point in zip(live, tasks_of(mids)):
+            point["refined"] = True
+            brackets[option.name] = (point, high) if point["feasible"] else (low, point)
+            added.append(point)
+    return added
 
 
 @functools.lru_cache(maxsize=1)
@@ -195,19 +228,25 @@ def option_verdict(option: ClusterOption, points: list[dict], current_ingest: fl
         breach = {"tenant": tenant["name"], "p99_ms_during": tenant["p99_ms_during"], "sla_p99_ms": tenant["sla_p99_ms"],
                   "ingest_gb_per_hour": first["ingest_gb_per_hour"], **{k: first[k] for k in where}}
     mine = next((p for p in points if p["current_plan"]), None)
+    tried = [p["ingest_gb_per_hour"] for p in points]
+    # no point within SLA: the capacity lies below the smallest point tried, not at zero (headroom None);
+    # no point over it: at or beyond the largest point tried (the headroom a lower bound)
     return {"name": option.name, "changes": option.changes, "max_ingest_gb_per_hour": capacity,
             "max_point": {k: best[k] for k in where} if best else None, "first_breach": breach,
-            "headroom": _round((capacity or 0.0) / current_ingest) if current_ingest else None,
+            "headroom": _round(capacity / current_ingest) if current_ingest and capacity is not None else None,
+            "headroom_at_least": breach is None and capacity is not None,
+            "ingest_tried_gb_per_hour": [min(tried), max(tried)] if tried else None,
             "current_plan_feasible": mine["feasible"] if mine else None}
 
 
 def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, given: dict[str, Any] | None = None,
              seed: int = 1, engine: str = "local", workers: int | None = None, master: str = "local[*]",
              keep_dir: str | Path | None = None, progress: Progress | None = None, repeat: int = 1,
-             force: bool = False) -> dict:
+             force: bool = False, refine_steps: int = 0) -> dict:
     """The plan of ``scenario_file``: every (cluster option, load point) on the model (on
-    ``repeat`` seeds from ``seed``), and each option's verdict. The same plan whatever the engine
-    and the worker count."""
+    ``repeat`` seeds from ``seed``), ``refine_steps`` bisections of each option's capacity
+    between grid points, and each option's verdict. The same plan whatever the engine and the
+    worker count."""
     if engine not in ENGINES:
         raise ScenarioError("--engine", f"expected one of {', '.join(ENGINES)}, got {engine!r}")
     workers = workers or os.cpu_count() or 1
@@ -218,16 +257,28 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
     seeds = range(seed, seed + repeat)   # a list only once the limits have passed it
     scenario, grid, options, tasks = build_tasks(scenario_file, overrides or [], given or {}, seeds, keep_dir, force)
     report = progress or (lambda done, total: None)
-    if engine == "spark":
-        from tuner.capacity_spark import evaluate_on_spark
-        points = evaluate_on_spark(tasks, master, report)
-    else:
-        points = evaluate_locally(tasks, workers, report)
+
+    def evaluate(batch: list[dict], before: int = 0, total: int = 0) -> list[dict]:
+        counted = lambda done, _: report(before + done, total or len(batch))   # noqa: E731
+        if engine == "spark":
+            from tuner.capacity_spark import evaluate_on_spark
+            return evaluate_on_spark(batch, master, counted)
+        return evaluate_locally(batch, workers, counted)
+    points = evaluate(tasks)
+    if refine_steps:
+        total = len(tasks) + refine_steps * len(options)    # at most: an option without a bracket stops early
+        done = [len(tasks)]
+
+        def midpoints(mids: list[tuple[ClusterOption, LoadPoint]]) -> list[dict]:
+            found = evaluate([make_task(o, scenario, p, seeds, keep_dir) for o, p in mids], done[0], total)
+            done[0] += len(found)
+            return found
+        points += refine(midpoints, options, points, refine_steps)
     current = next(p for p in points if p["option"] == "current" and p["current_plan"])
     by_option = {o.name: [p for p in points if p["option"] == o.name] for o in options}
     return {"kind": PLAN_KIND, "schema_version": PLAN_SCHEMA_VERSION, "scenario": scenario.name,
             "source": str(scenario_file), "evaluator": "model", "seed": seed, "seeds": list(seeds),
-            "grid": grid.to_dict(),
+            "grid": grid.to_dict(), "refine_steps": refine_steps,
             "current_plan": {k: current[k] for k in ("load_gb", "loads", "spacing_s", "ingest_gb_per_hour", "feasible")},
             "options": [option_verdict(o, by_option[o.name], current["ingest_gb_per_hour"]) for o in options],
             "points": points}

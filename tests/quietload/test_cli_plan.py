@@ -90,3 +90,17 @@ def test_a_json_file_that_is_neither_a_result_nor_a_plan_is_refused(tmp_path):
     result = _invoke("report", str(other), "--out", str(tmp_path / "report"))
     assert result.exit_code == 2
     assert result.stderr.strip() == f"error: {other}: not a quietload RunResult of schema_version 1 (found None)"
+
+
+def test_refine_bisects_between_grid_points_and_says_so(tmp_path):
+    result = _invoke("plan", FIXED, *SMALL, "--refine", "2", "--json", str(tmp_path / "plan.json"))
+    assert result.exit_code == 0, result.output
+    plan = json.loads((tmp_path / "plan.json").read_text())
+    assert plan["refine_steps"] == 2
+    grid = [p for p in plan["points"] if not p.get("refined")]
+    for point in (p for p in plan["points"] if p.get("refined")):
+        same = [g["load_gb"] for g in grid if (g["option"], g["loads"], g["spacing_s"]) == (point["option"], point["loads"], point["spacing_s"])]
+        assert min(same) < point["load_gb"] < max(same)      # between grid points, never beyond them
+    refined = sum(1 for p in plan["points"] if p.get("refined"))
+    assert refined <= 2 * len(plan["options"])
+    assert (f", {refined} of them bisecting capacities between grid points" in result.stdout) == (refined > 0)

@@ -42,7 +42,7 @@ def test_the_table_shows_each_options_capacity_headroom_and_first_breach():
         "",
         "cluster option  max ingest within SLA  reached at             max / current  current plan  first breach",
         "current         400 GB/h               1 GB x 1, spacing 0 s  1.00x          within SLA    api 10.04 ms > 10 ms at 410 GB/h (2 GB x 1, spacing 0 s)",
-        "brokers=6       800 GB/h               2 GB x 1, spacing 0 s  2.00x          within SLA    none in the grid",
+        "brokers=6       800 GB/h               2 GB x 1, spacing 0 s  2.00x          within SLA    none: the capacity is beyond the largest point tried",
     ]
 
 
@@ -50,7 +50,21 @@ def test_markdown_section_has_the_definitions_and_one_row_per_option():
     lines = render_plan_markdown(PLAN).splitlines()
     assert lines[0] == "## Capacity plan: nightly"
     assert any(line.startswith("Ingest (GB/h) = load_gb x loads over load_seconds") for line in lines)
-    assert "| brokers=6 | 800 GB/h | 2 GB x 1, spacing 0 s | 2.00x | within SLA | none in the grid |" in lines
+    assert ("| brokers=6 | 800 GB/h | 2 GB x 1, spacing 0 s | 2.00x | within SLA | none: the capacity is beyond the "
+            "largest point tried |") in lines
+
+
+def test_no_breach_and_no_point_within_sla_are_bounds_not_figures():
+    """A plan whose option never went over SLA has at least its capacity; one never within SLA has no headroom
+    to show (not 0.00x) and its capacity lies below the smallest point tried."""
+    beyond = {**PLAN["options"][1], "headroom_at_least": True, "ingest_tried_gb_per_hour": [790.0, 800.0]}
+    below = {**PLAN["options"][0], "name": "quota=1MB/s", "max_ingest_gb_per_hour": None, "max_point": None,
+             "headroom": None, "headroom_at_least": False, "ingest_tried_gb_per_hour": [350.0, 410.0]}
+    rows = render_plan_table({**PLAN, "options": [beyond, below]}).splitlines()[-2:]
+    assert rows[0].split("  ")[0] == "brokers=6"
+    assert "at least 800 GB/h" in rows[0] and ">= 2.00x" in rows[0]
+    assert rows[0].endswith("none: the capacity is beyond the largest point tried (800 GB/h)")
+    assert "below the smallest point tried (350 GB/h)" in rows[1] and "0.00x" not in rows[1]
 
 
 def test_csv_has_every_point_with_each_neighbours_p99_and_sla():

@@ -1,6 +1,7 @@
 import pytest
 
-from tuner.capacity import GIB, Grid, LoadPoint, current_load, ingest_gb_per_hour, option_verdict, run_plan, sized
+from tuner.capacity import (GIB, Grid, LoadPoint, bracket, current_load, ingest_gb_per_hour, option_verdict, refine,
+                             run_plan, sized)
 from tuner.whatif import ClusterOption, cluster_options
 from workloads import CATALOG, Scenario, ScenarioError
 from workloads.loader import load_mapping
@@ -102,7 +103,35 @@ def test_capacity_is_the_largest_ingest_within_sla_and_the_first_breach_the_leas
                                        "ingest_gb_per_hour": 800.0, "load_gb": 0.8, "loads": 1, "spacing_s": 0.0}
     assert verdict["headroom"] == 1.5 and verdict["current_plan_feasible"] is True
     nothing = option_verdict(ClusterOption("y"), [_point(800.0, [12.0, 11.0], current=True)], current_ingest=800.0)
-    assert (nothing["max_ingest_gb_per_hour"], nothing["headroom"], nothing["current_plan_feasible"]) == (None, 0.0, False)
+    # nothing within SLA: the capacity lies below the smallest point tried, the headroom unknown (not 0)
+    assert (nothing["max_ingest_gb_per_hour"], nothing["headroom"], nothing["current_plan_feasible"]) == (None, None, False)
+    assert nothing["ingest_tried_gb_per_hour"] == [800.0, 800.0]
+    assert verdict["headroom_at_least"] is False
+    everything = option_verdict(ClusterOption("z"), [_point(400.0, [5.0, 6.0], current=True), _point(900.0, [9.0, 9.0])],
+                                current_ingest=400.0)
+    # nothing over SLA: the capacity is at least the largest point tried
+    assert (everything["headroom"], everything["headroom_at_least"], everything["ingest_tried_gb_per_hour"]) == (2.25, True, [400.0, 900.0])
+
+
+def _load(gb, feasible, option="x", loads=1):
+    return {"option": option, "load_gb": gb, "loads": loads, "spacing_s": 0.0, "feasible": feasible,
+            "ingest_gb_per_hour": 100.0 * gb * loads}
+
+
+def test_refining_bisects_the_load_between_the_last_point_within_sla_and_the_next_over_it():
+    """The bisection alone: a stated threshold (within SLA up to 3.3 GB) stands in for the model."""
+    runs = []
+
+    def tasks_of(mids):
+        runs.append([(option.name, point.load_gb) for option, point in mids])
+        return [_load(point.load_gb, point.load_gb <= 3.3, option.name) for option, point in mids]
+    points = [_load(1.0, True), _load(2.0, True), _load(4.0, False), _load(3.0, False, loads=2),
+              _load(1.0, False, "y"), _load(2.0, True, "z"), _load(8.0, True, "z")]
+    added = refine(tasks_of, [ClusterOption("x"), ClusterOption("y"), ClusterOption("z")], points, steps=3)
+    # x: 2 within, 4 over -> 3 (within), 3.5 (over), 3.25 (within); y has nothing within SLA and z nothing over it
+    assert runs == [[("x", 3.0)], [("x", 3.5)], [("x", 3.25)]]
+    assert [(p["load_gb"], p["feasible"], p["refined"]) for p in added] == [(3.0, True, True), (3.5, False, True), (3.25, True, True)]
+    assert bracket([_load(2.0, True), _load(4.0, False, loads=2)]) is None    # another load count is no bracket
 
 
 @pytest.fixture(scope="module")
