@@ -31,8 +31,11 @@ def cluster_options(mapping: dict, plan: Plan) -> list[ClusterOption]:
     for name in plan.broker_types:
         # the cluster's brokers on another MSK type: its hardware (on the burst figures, as a load of
         # minutes runs), the scenario's own server.properties
-        settings = broker_settings(broker_type(name))
-        options.append(_set(mapping, f"broker_type={name}", {f"cluster.broker.{k}": v for k, v in settings.items()}))
+        kind = broker_type(name)
+        changes = {f"cluster.broker.{k}": v for k, v in broker_settings(kind).items()}
+        if kind.express:
+            changes.update(_express_throttle(mapping, kind.express_ingress))
+        options.append(_set(mapping, f"broker_type={name}", changes))
     for rf in plan.replication_factor:
         options.append(_replication(mapping, rf))
     if plan.broker_down:
@@ -45,6 +48,14 @@ def cluster_options(mapping: dict, plan: Plan) -> list[ClusterOption]:
         if names.count(name) > 1:
             raise ScenarioError("plan", f"what-if {name} is listed twice")
     return options
+
+
+def _express_throttle(mapping: dict, ingress: float) -> dict:
+    """MSK throttles an Express broker's client ingress at its published throughput, as a Kafka
+    produce quota would; the batch load is nearly all of that ingress, so the model meters it as
+    the batch client's producer_byte_rate per broker (a lower quota of the scenario's stays)."""
+    own = Scenario.from_mapping(mapping).batch.quota.producer_byte_rate
+    return {} if own is not None and own <= ingress else {"batch.quota.producer_byte_rate": f"{ingress:.0f}B/s"}
 
 
 def _checked(name: str, mapping: dict) -> dict:
