@@ -208,7 +208,7 @@ def latency_parts(run: RunFigures, name: str) -> dict[str, float | None]:
             "LocalTimeMs": broker.get("LocalTimeMs"), "RemoteTimeMs": broker.get("RemoteTimeMs")}
 
 
-OUTSIDE = "outside the brokers' timing: behind earlier requests on its connection, in the client"
+OUTSIDE = "outside the brokers' timing: in the client (its linger.ms, its queue) and behind earlier requests on its connection"
 
 
 def largest_part(parts: dict[str, float | None]) -> str:
