@@ -32,7 +32,7 @@ def plan(
     master: Annotated[str, typer.Option(help="Spark master URL of the spark engine.")] = "local[*]",
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Where to write the plan (default: results/<scenario>-plan.json); the points' CSV goes next to it.")] = None,
     keep_results: Annotated[Path | None, typer.Option(metavar="DIR", help="Also write every point's full RunResult into DIR.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Run even points past the model's limits of time and memory (see README: Limits).")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Run even points past the model's limits of time and memory (see docs/scenarios.md: Limits).")] = False,
 ) -> None:
     """Capacity planning: the largest batch ingest (GB/hour) each cluster option absorbs with every
     neighbour within its SLA, and the headroom of the job's current load.
