@@ -49,7 +49,7 @@ def tune(
                           quotas, sampler, out_dir, repeat, validate)
     progress = StudyProgress(f"tuning {scenario_file.stem}")
     try:
-        outcome = run_tune(request, progress, progress.note)
+        outcome = run_tune(request, progress, progress.note, progress.validation)
     finally:
         progress.finish()
     typer.echo(outcome.recommendation.render())

@@ -124,6 +124,7 @@ class StudyProgress(StepProgress):
         super().__init__(label, 0, "trials", stream, clock, every_s)
         self.best = "none feasible yet"
         self.closed = False
+        self.validating: StepProgress | None = None
 
     def __call__(self, done: int, total: int, best_requests: int | None) -> None:
         if not self.entered:
@@ -133,14 +134,31 @@ class StudyProgress(StepProgress):
         self.update(done, total)
 
     def finish(self) -> None:  # type: ignore[override]
-        """The study's closing line, once."""
+        """The study's closing line, once; then the validation's, when it ran."""
         if self.entered and not self.closed:
             self.closed = True
             super().finish(f"{self.label}: trial {self.done:,.0f}/{self.total:,.0f}, best feasible {self.best}, "
                            f"{self.elapsed_s:,.1f} s")
+        if self.validating is not None:
+            validating, self.validating = self.validating, None
+            validating.finish(f"{self.label}: {validating.done:,.0f} held-out runs in {validating.elapsed_s:,.1f} s")
+
+    def validation(self, done: int, most: int) -> None:
+        """The held-out validation's model runs: done, and the most there can be (it stops at
+        the first front point that holds, so its ETA is the longest it can take)."""
+        if self.validating is None:
+            self.finish()
+            self.validating = StepProgress(f"{self.label}: held-out validation", most, "runs at most",
+                                           self.stream, self.clock, self.every_s).__enter__()
+        self.validating.update(done, most)
 
     def note(self, text: str) -> None:
         """A line of what follows the study (the front on held-out seeds), after its closing line."""
-        self.finish()
-        self.stream.write(f"{self.label}: {text}\n")
-        self.stream.flush()
+        if not self.closed:
+            self.finish()
+        line = f"{self.label}: {text}"
+        if self.validating is not None and self.validating.live:
+            self.validating._bar.console.print(line, markup=False, highlight=False)   # above the bar
+        else:
+            self.stream.write(line + "\n")
+            self.stream.flush()

@@ -64,20 +64,21 @@ def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
                          study_name=study, sampler=request.sampler, prefer=scenario.tune.prefer)
 
 
-def _validated(objective: Objective, summary: StudySummary, count: int,
-               progress_line: Callable[[str], None] | None) -> tuple[StudySummary, Validation | None]:
+def _validated(objective: Objective, summary: StudySummary, count: int, progress_line: Callable[[str], None] | None,
+               runs: Callable[[int, int], None] | None = None) -> tuple[StudySummary, Validation | None]:
     """The study with its pick replaced by the first front point that holds on ``count`` seeds
     after the study's own (no pick when none holds)."""
     if not count or not summary.front:
         return summary, None
     first = objective.seeds[-1] + 1
     validation = validate_front(objective, summary.front, summary.settings.prefer,
-                                tuple(range(first, first + count)), progress_line)
+                                tuple(range(first, first + count)), progress_line, runs)
     return dataclasses.replace(summary, pick=validation.pick, validation=validation.to_dict()), validation
 
 
 def tune(request: TuneRequest, progress: Progress | None = None,
-         progress_line: Callable[[str], None] | None = None) -> TuneOutcome:
+         progress_line: Callable[[str], None] | None = None,
+         validation_runs: Callable[[int, int], None] | None = None) -> TuneOutcome:
     """Run (or resume) the study, pick from its feasible Pareto front the first point that holds
     on held-out seeds, explain the pick against the scenario as it is, and write the study JSON,
     the recommendation, the tuned scenario and the snippets under ``out_dir``."""
@@ -87,7 +88,7 @@ def tune(request: TuneRequest, progress: Progress | None = None,
                           repeat=request.repeat or scenario.tune.repeat)
     summary = run_study(objective, settings_for(request, scenario), progress)
     count = scenario.tune.validate if request.validate is None else request.validate
-    summary, validation = _validated(objective, summary, count, progress_line)
+    summary, validation = _validated(objective, summary, count, progress_line, validation_runs)
     chosen = summary.pick or (validation.closest if validation else None) or closest_miss(summary.trials)
     if chosen is None:
         raise ScenarioError("tune", f"no trial of study {summary.name!r} completed ({summary.failed} failed)")

@@ -65,15 +65,21 @@ class Validation:
 
 
 def validate_front(objective: Objective, front: list[TrialRecord], prefer: str, seeds: tuple[int, ...],
-                   progress: Progress | None = None) -> Validation:
+                   progress: Progress | None = None,
+                   runs: Callable[[int, int], None] | None = None) -> Validation:
     """Each front point in the preference's order on ``seeds``, one seed after another until
-    it misses on one, until a point holds on all of them."""
+    it misses on one, until a point holds on all of them. ``runs`` gets the model runs done
+    and the most there can be (every point on every seed) after each run."""
     tried: list[Tried] = []
     points = ranked(front, prefer)
+    done, most = 0, len(points) * len(seeds)
     for trial in points:
         held, missed_on, requests = 0, None, 0
         for seed in seeds:
             outcome = objective.evaluate_on(trial.params, (seed,))
+            done += 1
+            if runs:
+                runs(done, most)
             requests = max(requests, outcome.produce_requests)
             if not outcome.feasible:
                 missed_on = seed

@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 import yaml
@@ -37,7 +38,9 @@ def test_tune_writes_the_study_the_recommendation_and_the_snippets(tmp_path, mon
     # stderr is not a terminal here: only the closing progress line, then the pick on 20 held-out seeds
     lines = result.stderr.splitlines()
     assert lines[0].startswith("tuning paypay-glue-2gb: trial 4/4, best feasible "), result.stderr
-    assert lines[1:] == [f"tuning paypay-glue-2gb: trial {study['pick']} on 20 held-out seeds: held"]
+    assert lines[-2] == f"tuning paypay-glue-2gb: trial {study['pick']} on 20 held-out seeds: held"
+    assert re.fullmatch(r"tuning paypay-glue-2gb: 20 held-out runs in [\d.]+ s", lines[-1]), lines[-1]
+    assert all(" runs at most, " in line for line in lines[1:-2])   # a line every 5 s without a terminal
     assert "  - held its constraints on held-out model seeds 2-21\n" in result.stdout
     [tried] = study["validation"]["tried"]
     assert study["validation"] == {"seeds": list(range(2, 22)), "held": True, "pick": study["pick"],

@@ -61,3 +61,20 @@ def test_a_study_closes_once_and_its_validation_lines_follow():
         "tuning tiny: trial 4/4, best feasible 120 requests, 6.0 s",
         "tuning tiny: trial 3 on 20 held-out seeds: held",
     ]
+
+
+def test_the_held_out_validation_has_its_own_lines_with_an_eta():
+    stream, clock = io.StringIO(), Clock()
+    progress = StudyProgress("tuning tiny", stream, clock, every_s=5.0)
+    progress(1, 1, 120)
+    for done in range(1, 9):            # 8 of at most 40 runs, one a second; the first point holds
+        clock.now += 1.0
+        progress.validation(done, 40)
+    progress.note("trial 0 on 20 held-out seeds: held")
+    progress.finish()
+    assert stream.getvalue().splitlines() == [
+        "tuning tiny: trial 1/1, best feasible 120 requests, 1.0 s",     # closed by the first held-out run
+        "tuning tiny: held-out validation: 6/40 runs at most, 0:00:05 elapsed, ETA 0:00:34",
+        "tuning tiny: trial 0 on 20 held-out seeds: held",
+        "tuning tiny: 8 held-out runs in 7.0 s",
+    ]
