@@ -109,3 +109,13 @@ def test_report_of_a_study_with_a_run_adds_the_pareto_table_and_two_plots(catalo
     html = (out / "report.html").read_text()
     assert html.count("<img") == html.count("<figcaption>") == 2 + 6 + 1 + 2   # the run's nine plots, the study's two
     assert [row["trial"] for row in csv.DictReader((out / "trials.csv").open())] == [str(t["number"]) for t in study["trials"]]
+
+
+def test_a_broken_gate_result_is_one_error_line_and_writes_nothing(catalog_results, tmp_path):
+    gate = tmp_path / "check.json"
+    gate.write_text(json.dumps({"gate": "quietload.check", "passed": True}))
+    out = tmp_path / "report"
+    outcome = _invoke("report", str(catalog_results[0]), str(gate), "--out", str(out))
+    assert outcome.exit_code == 2
+    assert outcome.stderr.splitlines() == [f"error: {gate}: gate result lacks scenario, evaluator, verdicts"]
+    assert not out.exists()
