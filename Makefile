@@ -44,7 +44,8 @@ test-pythons: $(VENV)/.stamp
 	  $$env/bin/python -m pytest -m "not live" -q -p no:cacheprovider \
 	    --ignore=tests/simulator/live --ignore=tests/tuner/test_postgres_storage.py \
 	    --ignore=tests/tuner/test_snippets_live.py --ignore=tests/workloads/imports/test_import_files.py \
-	    --ignore=tests/workloads/imports/test_cloudwatch_localstack.py; \
+	    --ignore=tests/workloads/imports/test_cloudwatch_localstack.py \
+	    --ignore=tests/quietload/test_cli_import_bad_input.py; \
 	done
 
 demo: native
