@@ -143,6 +143,7 @@ def _assign(node: dict, cls: type, segments: list[str], value: Any, path: str) -
         if not index.isdigit() or not isinstance(items, list) or int(index) >= len(items):
             raise ScenarioError(f"{where}.{index}", "no such list item")
         element = typing.get_args(child)[0]
+        element = element.class_for(items[int(index)]) if hasattr(element, "class_for") else element
         _assign(items[int(index)], element, rest[1:], value, f"{where}[{index}]")
         return
     if not isinstance(child, type) or not hasattr(child, "__dataclass_fields__") or child.__name__ == "CostProfile":

@@ -78,6 +78,23 @@ class SchedulerFigures:
 
 
 @dataclass(frozen=True)
+class StreamingCosts:
+    """Fixed costs of the streaming frameworks (milliseconds / microseconds), which simulator/model/
+    streaming.py places on or off a record's path. Defaults: checkpoints on object storage, from
+    seeds/spark-async-progress-tracking-latency.txt (async progress tracking saves 200-250 ms a
+    micro-batch, 700-900 ms -> 150-250 ms end to end): the offset-log and commit-log writes ~110 ms
+    each; planning ~80 ms (assumed: the rest of a 150-250 ms cycle); the rest assumed."""
+
+    microbatch_planning_ms: float = f.prop(parse=_cost, default=80.0)    # latest offsets, plan, schedule tasks
+    offset_log_write_ms: float = f.prop(parse=_cost, default=110.0)      # offsets/<batch> in the checkpoint
+    commit_log_write_ms: float = f.prop(parse=_cost, default=110.0)      # commits/<batch> in the checkpoint
+    state_commit_ms: float = f.prop(parse=_cost, default=50.0)           # a state store's delta file, per batch
+    end_txn_request_us: float = f.prop(parse=_cost, default=100.0)       # EndTxn on the coordinator's handler
+    txn_marker_us: float = f.prop(parse=_cost, default=30.0)             # a commit marker, per partition written
+    poll_us: float = f.prop(parse=_cost, default=20.0)                   # one consumer poll() on the client
+
+
+@dataclass(frozen=True)
 class SparkRates:
     """Per-core rates of a Spark executor, in bytes of Kafka value per second."""
 
@@ -176,6 +193,8 @@ class CostProfile:
     spark: SparkRates = f.prop(parse=lambda v, p: f.build(SparkRates, v, p))
     scheduler: SchedulerFigures = f.prop(parse=lambda v, p: f.build(SchedulerFigures, v, p),
                                          default_factory=SchedulerFigures)
+    streaming: StreamingCosts = f.prop(parse=lambda v, p: f.build(StreamingCosts, v, p),
+                                       default_factory=StreamingCosts)
 
     @classmethod
     def load(cls, name_or_path: str, field: str = "profile") -> "CostProfile":

@@ -224,9 +224,21 @@ class Tenant:
     @classmethod
     def build(cls, raw: Any, path: str) -> "Tenant":
         raw = f.require_mapping(raw, path)
+        if "kind" in raw:   # a streaming pipeline fed by this producer (workloads.streaming)
+            from workloads.streaming import build
+            return build(raw, path)
         client = f.build(Client, raw.get("client"), f.join(path, "client"))
         return f.build(cls, raw, path, client=client,
                        producer=ProducerConfig.build(raw.get("producer"), client, f.join(path, "producer")))
+
+    @classmethod
+    def class_for(cls, raw: Any) -> type:
+        """The class a tenant's mapping builds: a streaming kind's, or this one (for --set paths)."""
+        from workloads.streaming import kind_class
+        return kind_class(raw)
+
+    def validate(self, cluster: "Cluster", path: str) -> None:
+        """Checks against the cluster beyond the input topic (a streaming tenant's output topic)."""
 
 
 @dataclass(frozen=True)
@@ -359,6 +371,7 @@ class Scenario:
                 raise ScenarioError(f"tenants[{i}].topic", f"topic {tenant.topic!r} is not in cluster.topics")
             if tenant.record_size > tenant.producer.max_request_size:
                 raise ScenarioError(f"tenants[{i}].record_size", "is larger than the tenant's max.request.size")
+            tenant.validate(self.cluster, f"tenants[{i}]")
         tenant_names = [t.name for t in self.tenants]
         for name in tenant_names:
             if tenant_names.count(name) > 1:
