@@ -69,6 +69,9 @@ def validate(
     metrics: _Metrics = None,
     out: Annotated[Path, typer.Option("--out", metavar="DIR", help="Where fidelity.json/.md/.csv and every RunResult go.")] = Path("results/fidelity"),
     run_dir: _RunDir = Path(".quietload") / "validate",
+    history: Annotated[Path | None, typer.Option("--history", metavar="FILE", help="Instead: replay the past loads of a metrics history (written by quietload import) on the model, beside what was observed.")] = None,
+    scenario_file: Annotated[Path | None, typer.Option("--scenario", metavar="FILE", help="With --history: the imported scenario.")] = None,
+    last: Annotated[int | None, typer.Option("--last", min=1, help="With --history: only the last N past loads.")] = None,
 ) -> None:
     """Run held-out configurations (partitions, record size, codec, linger.ms 0/5/25, batch.size, repartition,
     keys, 3 brokers with acks=all, a 0.5-vCPU broker) live and on the model; print per configuration and
@@ -76,7 +79,12 @@ def validate(
     rank correlations and the verdict of each target.
 
     Example: quietload validate --profile this-machine --repeat 3 --seeds 5
+    (or, on your cluster's history: quietload validate --history mine.history.json --scenario mine.yaml)
     """
+    if history is not None:
+        from tuner.calibration.history import validate_history
+        typer.echo(validate_history(history, scenario_file, seeds, _say, last))
+        return
     require("live", "quietload validate")
     from simulator.model.model import ModelEvaluator
     from tuner.calibration import HELD_OUT, pick

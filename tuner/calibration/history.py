@@ -1,15 +1,16 @@
 """The cost profile fitted to a cluster's own history, and the model replaying its past loads.
 
-Calibration (``fit_history``): each past load on each broker is one observation for
-``fit.fit_costs``, the fitter ``quietload calibrate`` uses. Its figures are the load's excess over
-the broker's quiet level (the median of the periods no load touches, which holds the neighbours'
-work and the broker's background): handler-busy seconds ((100 - RequestHandlerAvgIdlePercent) %
-x num.io.threads) and CPU seconds ((CpuUser + CpuSystem) % x vCPUs), over the load's periods and
-the one after it, against the records, bytes and (where the metrics have them) produce requests
-the broker took in above its quiet rate. The noise of each figure is its quiet standard
-deviation x sqrt(periods summed). Metrics carry no batch counts and CloudWatch no request
-counts: those terms keep the base profile's value and are marked assumed; a history whose loads
-all ran one way cannot tell records from bytes, and the fitter then holds one of them too.
+Calibration (``fit_history``): each period of a past load (and the one after it) on each broker is
+one observation of the kind ``quietload calibrate`` fits. Its figures are the excess over the
+broker's quiet level (the median of the periods no load touches, which holds the neighbours' work
+and the broker's background): handler-busy seconds ((100 - RequestHandlerAvgIdlePercent) % x
+num.io.threads) and CPU seconds ((CpuUser + CpuSystem) % x vCPUs), against the records and bytes
+the broker took in above its quiet rate and its produce requests: counted where the metrics count
+them (the JMX exporters), else (CloudWatch) the model's for those bytes. No metric counts batches:
+each request carries the model's batches per request for the job's settings, predicted on the
+fitted costs (slower brokers make bigger batches). A history's loads are one job run one way, so
+its counts rise and fall together and cannot tell the terms apart: ``fit_scales`` fits one factor
+on the base profile's request-handler terms and one on its network terms, with ``fit``'s solver.
 
 Replay (``replay``): each past load runs on the model, with the scenario's dataset sized so the
 load carries the bytes the load topic took in, over several seeds; per load the model's interval
@@ -28,7 +29,7 @@ from typing import Any, Callable
 
 from reports.versus import ratio
 from tuner.calibration.calibrate import flat_values, profile_target
-from tuner.calibration.fit import Fit, Observation, fit_costs
+from tuner.calibration.fit import FIGURES, TERMS, Fit, FitResidual, FittedTerm, Observation, _solve
 from workloads import Scenario, ScenarioError
 from workloads.imports import History, Imported, Window, build, find_loads, write
 from workloads.loader import dump_yaml, safe_yaml
@@ -51,15 +52,31 @@ def _excess(series: list[float | None] | None, span: range, busy: set[int], scal
     return sum((v - level) * scale for v in present), spread * scale * math.sqrt(len(present))
 
 
-def observations(history: History, loads: list[Window], scenario: Scenario) -> list[Observation]:
-    """One observation per past load and broker."""
+@dataclass(frozen=True)
+class Batching:
+    """What the model predicts of the job's load per byte on the wire: produce requests and batches
+    (no metric counts batches, and CloudWatch no requests)."""
+
+    requests_per_byte: float
+    batches_per_request: float
+
+    @classmethod
+    def of(cls, scenario: Scenario, evaluator: Any) -> "Batching":
+        result = evaluator.evaluate(dataclasses.replace(scenario, tenants=()), 1)
+        s = result.summary
+        return cls(s["produce_requests"] / s["wire_bytes"], s["batches"] / s["produce_requests"])
+
+
+def observations(history: History, loads: list[Window], scenario: Scenario, batching: Batching) -> list[Observation]:
+    """One observation per period of a past load (and the one after it) and broker: its requests where
+    the metrics count them (else the model's for the period's bytes) and the model's batches per request."""
     busy = {k for w in loads for k in range(w.first - 1, w.last + 2)}
     settings, period = scenario.cluster.broker, history.period
     codec = scenario.batch.producer.compression_type
     out = []
-    for window in loads:
-        span = range(window.first, window.last + 2)
-        label = datetime.fromtimestamp(window.start, timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+    for k in sorted({k for w in loads for k in range(w.first, min(w.last + 2, history.points))}):
+        span = range(k, k + 1)
+        label = datetime.fromtimestamp(history.start + k * period, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         for broker, figures in sorted(history.brokers.items()):
             idle = figures.get("RequestHandlerAvgIdlePercent")
             busy_series = None if idle is None else [None if v is None else 100.0 - v for v in idle]
@@ -69,18 +86,68 @@ def observations(history: History, loads: list[Window], scenario: Scenario) -> l
             cpu = _excess(cpu_series, span, busy, settings.vcpus / 100.0 * period)
             records = _excess(figures.get("MessagesInPerSec"), span, busy, period)[0]
             wire = _excess(figures.get("BytesInPerSec"), span, busy, period)[0]
-            requests = _excess(figures.get("ProduceRequestsPerSec"), span, busy, period)[0]
             if records <= 0 or wire <= 0:
-                continue      # the load's partitions led elsewhere: nothing of it on this broker
+                continue      # none of the load on this broker in this period
+            counted = figures.get("ProduceRequestsPerSec")
+            requests = (max(0.0, _excess(counted, span, busy, period)[0]) if counted is not None
+                        else wire * batching.requests_per_byte)
             # bytes in are the batches on the wire; uncompressed sizes the metrics do not give, so a codec's
             # decompression term gets no count (held at the base value)
-            out.append(Observation(run=f"{label} broker {broker}", requests=max(0.0, requests), batches=0.0,
+            out.append(Observation(run=f"{label} broker {broker}", requests=requests,
+                                   batches=requests * batching.batches_per_request,
                                    records=records, wire_bytes=wire, record_bytes=wire if codec == "none" else 0.0,
                                    received_bytes=wire, codec="none", handler_busy_s=handler[0], cpu_s=cpu[0],
                                    handler_noise_s=handler[1], cpu_noise_s=cpu[1]))
     if not out:
         raise ScenarioError("--profile", "no past load in the metrics to fit the costs to")
     return out
+
+
+def fit_scales(found: list[Observation], base: dict[str, float]) -> Fit:
+    """The base profile's broker costs scaled to the history: one factor for the request handlers'
+    terms (the handler-busy seconds and their share of the CPU), one for the network threads' (the
+    rest of the CPU), by ``fit``'s bounded least squares, each figure weighted by its noise. A
+    history's loads are one job run one way: their requests, batches, records and bytes rise and fall
+    together, so a term-by-term fit (``fit_costs``) would split their sum arbitrarily; what the history
+    does determine is how much dearer or cheaper this cluster's brokers are than the base profile."""
+    import numpy as np
+    values = np.array([base[name] for name, _ in TERMS])
+    network = np.array([name.startswith("broker.network_") for name, _ in TERMS])
+    rows, target, weights, labels = [], [], [], []
+    for o in found:
+        columns, measured, noise = o.columns(), o.measured(), o.noise()
+        for figure in FIGURES:
+            handler_part = float(columns[figure][~network] @ values[~network])
+            network_part = float(columns[figure][network] @ values[network])
+            rows.append([handler_part, network_part])
+            target.append(measured[figure])
+            weights.append(1.0 / noise[figure])
+            labels.append((o.run, figure))
+    w = np.array(weights)
+    design, goal = np.array(rows) * w[:, None], np.array(target) * w
+    if len(goal) <= 2:
+        raise ScenarioError("--profile", "the history's loads give too few figures to fit the costs to")
+    scales, residual, errors = _solve(design, goal, np.ones(2))
+    terms = [FittedTerm(name, float(base[name] * scales[int(name.startswith("broker.network_"))]),
+                        None if errors[int(name.startswith("broker.network_"))] is None
+                        else float(base[name] * errors[int(name.startswith("broker.network_"))]))
+             for name, _ in TERMS if base[name] > 0]
+    residuals = [FitResidual(run, figure, float(m), float(m + r / wt)) for (run, figure), m, r, wt
+                 in zip(labels, target, residual, weights)]
+    return Fit(terms, residuals, [], [])
+
+
+def scaled(base: CostProfile, fit: Fit) -> CostProfile:
+    """``base`` with the fitted broker costs in place."""
+    broker = dict(vars(base.broker))
+    broker["decompress_byte_ns"] = dict(broker["decompress_byte_ns"])
+    for term in fit.terms:
+        key = term.name.split(".", 1)[1]
+        if key.startswith("decompress_byte_ns."):
+            broker["decompress_byte_ns"][key.split(".")[1]] = term.value
+        else:
+            broker[key] = term.value
+    return dataclasses.replace(base, broker=dataclasses.replace(base.broker, **broker))
 
 
 @dataclass(frozen=True)
@@ -91,11 +158,18 @@ class HistoryCalibration:
 
 
 def fit_history(history: History, loads: list[Window], scenario: Scenario, target: Path, kafka_version: str,
-                base_profile: str = "default") -> HistoryCalibration:
+                evaluator: Any = None, base_profile: str = "default") -> HistoryCalibration:
     """Fit the broker's costs to the history's past loads; write the profile with its provenance."""
+    from simulator.model.model import ModelEvaluator
     base = CostProfile.load(base_profile, "--base")
-    found = observations(history, loads, scenario)
-    fit = fit_costs(found, flat_values(base))
+    evaluator = evaluator or ModelEvaluator()
+    profile = base
+    for _ in range(2):     # batching follows the brokers' speed (slow brokers, bigger batches): predict it on the fitted costs
+        batching = Batching.of(dataclasses.replace(scenario, profile=profile), evaluator)
+        found = observations(history, loads, scenario, batching)
+        fit = fit_scales(found, flat_values(base))
+        profile = scaled(base, fit)
+    counted = any("ProduceRequestsPerSec" in figures for figures in history.brokers.values())
     base_path = Path(base_profile) if Path(base_profile).suffix else PROFILE_DIR / f"{base_profile}.yaml"
     raw = {"name": target.stem, **{k: v for k, v in safe_yaml(base_path.read_text(), "--base", str(base_path)).items()
                                    if k not in ("name", "provenance")}}
@@ -117,12 +191,17 @@ def fit_history(history: History, loads: list[Window], scenario: Scenario, targe
     raw["provenance"] = {
         "summary": (f"Fitted by quietload import to {len(loads)} past load(s) in the {history.source} metrics of "
                     f"{history.cluster!r} ({len(found)} load-broker observations), from the base profile {base.name}: "
-                    f"each load's handler-busy and CPU seconds above the broker's quiet level against the records, "
-                    f"bytes{' and produce requests' if any(o.requests for o in found) else ''} it took in above its "
-                    f"quiet rate; uncertainty is one standard error. Metrics carry no batch counts"
-                    f"{'' if any(o.requests for o in found) else ' and no request counts'}: those terms, and the "
-                    f"terms the loads could not tell apart ({', '.join(fit.held) or 'none'}), keep the base value, "
-                    f"assumed. Followers' fetches (replication) are counted in the produce costs they follow."),
+                    f"the base profile's broker costs scaled by one factor for the request handlers' terms and one "
+                    f"for the network threads', so that they give each load period's handler-busy and CPU seconds "
+                    f"above the broker's quiet level from the records and bytes it took in above its quiet rate, its "
+                    f"produce requests "
+                    f"({'counted by the brokers' if counted else 'the model: the metrics count none'}; "
+                    f"{batching.requests_per_byte * 1e6:.4g} per MB on the wire) and its batches (the model's "
+                    f"{batching.batches_per_request:.3g} per request for the job's producer settings: no metric counts "
+                    f"them); uncertainty is one standard error. The loads of one job rise and fall together in all "
+                    f"these counts, so the history tells how dear this cluster's brokers are, not how the cost "
+                    f"splits between the terms: the split is the base profile's (quietload calibrate measures it). "
+                    f"Followers' fetches (replication) are counted in the produce costs they follow."),
         "calibrated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "kafka_version": kafka_version,
         "machine": {"cores": max(1, int(vcpus)), "cpu_model": f"MSK broker of {scenario.name}", "kernel": ""},
@@ -188,3 +267,120 @@ def render_import(outcome: ImportOutcome) -> str:
         lines.append(f"wrote {outcome.history_path}")
     lines.append(f"wrote {outcome.scenario_path}")
     return "\n".join(lines)
+
+
+# Replay: (title, format) of each figure, observed over the load's whole periods and predicted over the same time
+REPLAY_FIGURES = (("handler idle (%)", "{:,.1f}"), ("CPU (%)", "{:,.1f}"), ("produce TotalTime mean (ms)", "{:,.2f}"),
+                  ("bytes in (MB)", "{:,.1f}"))
+REPLAY_HEADER = ["past load", "figure", "model (min-max over seeds)", "observed", "observed / model"]
+PROBE_BYTES = 4 * 1024**2     # a small run that tells the model's wire bytes per input byte for the scenario's rows
+
+
+@dataclass(frozen=True)
+class Replayed:
+    load: str
+    figures: list[tuple[str, list[float], float | None, str]]     # title, model per seed, observed, format
+
+
+def _observed(history: History, window: Window) -> dict[str, float | None]:
+    span = range(window.first, window.last + 1)
+
+    def over_brokers(name: str, pick: Callable[[list[float]], float]) -> float | None:
+        values = []
+        for k in span:
+            present = [s[k] for f in history.brokers.values() if (s := f.get(name)) is not None and s[k] is not None]
+            if present:
+                values.append(pick(present))
+        return statistics.mean(values) if values else None
+
+    cpu = {b: [None if u is None and s is None else (u or 0.0) + (s or 0.0)
+               for u, s in zip(f.get("CpuUser", []), f.get("CpuSystem", []))] for b, f in history.brokers.items()}
+    cpu_max = [max(v) for k in span if (v := [c[k] for c in cpu.values() if k < len(c) and c[k] is not None])]
+    return {"handler idle (%)": over_brokers("RequestHandlerAvgIdlePercent", min),
+            "CPU (%)": statistics.mean(cpu_max) if cpu_max else None,
+            "produce TotalTime mean (ms)": over_brokers("ProduceTotalTimeMsMean", max),
+            "bytes in (MB)": window.bytes / 1e6}
+
+
+def _predicted(result: Any, window: Window, period: float) -> dict[str, float | None]:
+    """The run's figures over the load's whole periods from its start; seconds past the run's end at its quiet level."""
+    lines, start = result.timelines, int(result.windows["during"][0])
+    before = max(1, int(result.windows["before"][1]))
+    seconds = int(round((window.last - window.first + 1) * period))
+
+    def average(name: str) -> float | None:
+        series = [v for v in lines.get(name, []) if v is not None]
+        if not series:
+            return None
+        quiet = statistics.mean(series[:before])
+        return statistics.mean([(lines[name][s] if s < len(lines[name]) and lines[name][s] is not None else quiet)
+                                for s in range(start, start + seconds)])
+    totals = [(b.get("produce_time_ms") or {}).get("TotalTimeMs", {}).get("mean") for b in result.brokers]
+    return {"handler idle (%)": average("handler_idle_pct_min"), "CPU (%)": average("cpu_pct_max"),
+            "produce TotalTime mean (ms)": max([t for t in totals if t is not None], default=None),
+            "bytes in (MB)": result.summary["wire_bytes"] / 1e6}
+
+
+def sized_like(scenario: Scenario, wire_bytes: float, evaluator: Any) -> Scenario:
+    """The scenario with its input scaled so that its load puts ``wire_bytes`` on the wire."""
+    from workloads.scenario import FileGroup
+    total = sum(scenario.dataset.file_sizes)
+    probe = dataclasses.replace(scenario, dataset=dataclasses.replace(scenario.dataset, files=(FileGroup(PROBE_BYTES, 1),)),
+                                tenants=())
+    per_byte = evaluator.evaluate(probe, 1).summary["wire_bytes"] / PROBE_BYTES
+    scale = wire_bytes / per_byte / total
+    files = tuple(FileGroup(max(1, round(g.size * scale)), g.count) for g in scenario.dataset.files)
+    return dataclasses.replace(scenario, dataset=dataclasses.replace(scenario.dataset, files=files))
+
+
+def replay(history: History, scenario: Scenario, seeds: int, evaluator: Any, last: int | None = None,
+           say: Callable[[str], None] = lambda line: None) -> list[Replayed]:
+    """Each past load (the ``last`` ones) on the model with ``seeds`` seeds, beside what the metrics observed."""
+    loads = find_loads(history, scenario.batch.topic)
+    if not loads:
+        raise ScenarioError("--history", f"no past load on {scenario.batch.topic!r} in the history")
+    out = []
+    for window in loads[-last:] if last else loads:
+        label = datetime.fromtimestamp(window.start, timezone.utc).strftime("%Y-%m-%d %H:%M")
+        say(f"replaying the load of {label} UTC ({window.bytes / 1e6:,.0f} MB) on {seeds} model seeds")
+        sized = sized_like(scenario, window.bytes, evaluator)
+        predicted = [_predicted(evaluator.evaluate(sized, seed), window, history.period) for seed in range(1, seeds + 1)]
+        observed = _observed(history, window)
+        out.append(Replayed(label, [(title, [p[title] for p in predicted if p[title] is not None], observed[title], fmt)
+                                    for title, fmt in REPLAY_FIGURES]))
+    return out
+
+
+def replay_rows(replayed: list[Replayed]) -> list[list[str]]:
+    rows = []
+    for load in replayed:
+        for title, model, observed, fmt in load.figures:
+            middle = statistics.median(model) if model else None
+            r = ratio(middle, observed)
+            interval = "n/a" if not model else f"{fmt.format(min(model))}-{fmt.format(max(model))}"
+            rows.append([load.load, title, interval, "n/a" if observed is None else fmt.format(observed),
+                         "n/a" if r is None else f"{r:.2f}x"])
+    return rows
+
+
+def render_replay(replayed: list[Replayed]) -> str:
+    """The table of the live validation, a past load per configuration; then each figure's median and worst error."""
+    from tuner.fidelity import _markdown_table
+    errors = []
+    for title, _ in REPLAY_FIGURES:
+        found = [abs(r - 1) for load in replayed for t, model, observed, _ in load.figures if t == title and model
+                 and (r := ratio(statistics.median(model), observed)) is not None]
+        errors.append([title, f"{len(found)}", f"{statistics.median(found):.0%}" if found else "n/a",
+                       f"{max(found):.0%}" if found else "n/a"])
+    return "\n".join([*_markdown_table(REPLAY_HEADER, replay_rows(replayed)), "",
+                      *_markdown_table(["figure", "loads", "median error", "worst error"], errors)])
+
+
+def validate_history(history_path: Path, scenario_path: Path | None, seeds: int, say: Callable[[str], None],
+                     last: int | None = None) -> str:
+    """``quietload validate --history``: the past loads replayed on the model, as a table."""
+    from simulator.model.model import ModelEvaluator
+    if scenario_path is None:
+        raise ScenarioError("--history", "replays the loads of an imported scenario: give --scenario FILE too")
+    return render_replay(replay(History.read(history_path), Scenario.from_yaml(scenario_path), seeds, ModelEvaluator(),
+                                last, say))

@@ -1,0 +1,5 @@
+"""The CLI's bad-input assertions (tests/quietload/_bad_input.py) for the import's CloudWatch cases."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "quietload"))
