@@ -54,9 +54,11 @@ public class ProducerProbe {
             double requests = metric(producer, "request-total") - requests0;
             long[] sched = senderSchedstat();
             System.out.printf("records=%d requests=%.0f seconds=%.3f request_latency_avg_ms=%.3f sender_run_s=%.3f "
-                            + "sender_runqueue_s=%.3f sender_timeslices=%d%n",
+                            + "sender_runqueue_s=%.3f sender_timeslices=%d request_latency_max_ms=%.3f batch_size_avg=%.1f "
+                            + "records_per_request_avg=%.2f%n",
                     records, requests, elapsed, metric(producer, "request-latency-avg"), (sched[0] - sched0[0]) / 1e9,
-                    (sched[1] - sched0[1]) / 1e9, sched[2] - sched0[2]);
+                    (sched[1] - sched0[1]) / 1e9, sched[2] - sched0[2], metric(producer, "request-latency-max"),
+                    metric(producer, "batch-size-avg"), metric(producer, "records-per-request-avg"));
         }
     }
 

@@ -53,9 +53,9 @@ def compile_probe(work: Path, classpath: str) -> None:
 
 
 def run_probe(work: Path, classpath: str, bootstrap: str, seconds: float, rate: float, size: int,
-              cores: list[int]) -> dict[str, float]:
+              cores: list[int], producer: dict[str, str] | None = None) -> dict[str, float]:
     args = [java_command(), "-cp", f"{classpath}:{work}", "ProducerProbe", bootstrap, "card-transactions",
-            str(seconds), str(rate), str(size)] + [f"{k}={v}" for k, v in PRODUCER.items()]
+            str(seconds), str(rate), str(size)] + [f"{k}={v}" for k, v in (producer or PRODUCER).items()]
     out = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, check=True,
                          preexec_fn=(lambda: os.sched_setaffinity(0, cores)) if cores else None).stdout
     return {k: float(v) for k, v in (item.split("=") for item in out.split())}

@@ -6,10 +6,13 @@ times each) and on the model with that profile (SEEDS seeds each), and prints th
 the table (per configuration and figure: the model's interval, the live median and spread,
 live / model), the summary errors, the rank correlations and each target's verdict. Every
 RunResult and fidelity.json/.md/.csv go to OUT_DIR. With --profile an existing calibrated profile
-is used and the calibration is not run again.
+is used and the calibration is not run again. With --from the RunResults already in the given
+directories (e.g. one validation run per configuration, made in several sittings) are paired and
+judged together, and nothing runs.
 
     flock /tmp/quietload-live.lock .venv/bin/python bench/fidelity.py [--cal-repeat 3] [--repeat 3] [--seeds 5]
         [--profile PROFILE] [--point NAME ...] [--configuration NAME ...] [--out results/fidelity-bench]
+    .venv/bin/python bench/fidelity.py --from results/fidelity-a/validation --from results/fidelity-b/validation
 """
 from __future__ import annotations
 
@@ -18,10 +21,11 @@ import time
 from pathlib import Path
 
 from simulator.model.model import ModelEvaluator
+from simulator.result import RunResult
 from tuner.calibration import CALIBRATION, HELD_OUT, calibrate, pick, render_calibration
 from tuner.calibration.calibrate import machine
 from tuner.calibration.runs import live_evaluator, preflight
-from tuner.fidelity import render_validation, validate, write_validation
+from tuner.fidelity import judged, render_validation, validate, write_validation
 
 
 def say(line: str) -> None:
@@ -37,7 +41,15 @@ def main() -> None:
     options.add_argument("--point", action="append", help="calibration design points (default: all)")
     options.add_argument("--configuration", action="append", help="held-out configurations (default: all)")
     options.add_argument("--out", type=Path, default=Path("results/fidelity-bench"))
+    options.add_argument("--from", dest="sources", type=Path, action="append",
+                         help="judge the RunResults in this directory (repeatable) instead of running")
     args = options.parse_args()
+    if args.sources:
+        validation = judged([RunResult.read(path) for source in args.sources for path in sorted(source.glob("*.json"))])
+        print(render_validation(validation))
+        for path in write_validation(validation, args.out):
+            print(f"wrote {path}")
+        return
     host = machine()
     print(f"machine: {host['cores']} cores ({host['cpu_model']}), Linux {host['kernel']}")
     began = time.monotonic()

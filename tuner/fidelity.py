@@ -124,10 +124,16 @@ def validate(live: Any, model: Any, points: tuple[Point, ...], profile: str, rep
     model_runs = run_points(points, profile, model, seeds, lambda line: None, results_dir)
     live_runs = run_points(points, profile, live, repeat, say, results_dir)
     results = [r for runs in (*model_runs, *live_runs) for r in runs.results]
+    failed = [f"{r.point.name} seed {seed}: {why}" for r in (*model_runs, *live_runs) for seed, why in r.failed]
+    return judged(results, failed)
+
+
+def judged(results: list[Any], failed: list[str] | None = None) -> Validation:
+    """Model and live RunResults of the same configurations paired, summarised and judged (also
+    for runs made in several sittings and read back from their files)."""
     pairs = pair_runs(run_figures(results))
     summary = fidelity_summary(pairs)
-    failed = [f"{r.point.name} seed {seed}: {why}" for r in (*model_runs, *live_runs) for seed, why in r.failed]
-    return Validation(pairs, summary, judge(pairs, summary), failed)
+    return Validation(pairs, summary, judge(pairs, summary), failed or [])
 
 
 def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:

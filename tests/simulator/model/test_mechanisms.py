@@ -107,6 +107,32 @@ def test_a_long_round_trip_makes_linger_zero_batches_bigger(make_scenario, evalu
     assert far["produce_requests"] < near["produce_requests"]
 
 
+# A broker whose CPU cannot keep up with the load (here 60 ns per byte at 20 MB/s: 1.2 s of CPU
+# a second on one vCPU) reads one request per connection at a time (the channel is muted until
+# the response is sent), so the producer's next requests wait in its in-flight window while full
+# batches of the other partitions pile up: each drain then packs many partitions into one
+# request, up to max.request.size. This is how a cold or small live broker turned the same load
+# into 49 requests of ~30 batches where a warm one took ~1,000 of one or two.
+def test_a_saturated_broker_makes_the_producer_pack_more_batches_per_request(make_scenario, evaluator, tmp_path):
+    def run(byte_ns: float) -> tuple[dict, dict]:
+        raw = yaml.safe_load((PROFILE_DIR / "default.yaml").read_text())
+        raw["name"] = f"byte-{byte_ns:g}"
+        raw["broker"]["produce_byte_ns"] = byte_ns
+        path = tmp_path / f"byte-{byte_ns:g}.yaml"
+        path.write_text(yaml.safe_dump(raw))
+        result = evaluator.evaluate(make_scenario({
+            "profile": str(path), "cluster": {"topics": [{"name": "bulk", "partitions": 30}], "broker": {"vcpus": 1}},
+            "dataset": {"files": [{"size": "8MB"}]},
+            "batch": {"spark": {"append_rate": "20MB/s"}, "producer": {"linger.ms": 5, "max.request.size": "1MB"}}}), seed=1)
+        return result.summary, result.producers[0]
+    (quick, quick_producer), (saturated, saturated_producer) = run(0.5), run(60.0)
+    assert saturated["record_bytes"] == pytest.approx(quick["record_bytes"], rel=1e-9)
+    assert quick_producer["batches_per_request"] < 2.5
+    assert saturated_producer["batches_per_request"] > 4 * quick_producer["batches_per_request"]
+    assert saturated["produce_requests"] * 4 < quick["produce_requests"]
+    assert saturated["load_seconds"] > quick["load_seconds"]
+
+
 # Records are appended whole: KafkaProducer.send() adds a record to the batch in one call, so a
 # drain finds whole records only. At 100 KB/s a ~1 KB record takes ~10 ms to make and the
 # sender answers in microseconds: each request carries exactly one record, never a part of one.
