@@ -127,7 +127,7 @@ def _fetchers(result: RunResult) -> Change | None:
     name, remote, total = max(waits, key=lambda w: w[1])
     fetchers = (((result.scenario.get("cluster") or {}).get("broker") or {}).get("num.replica.fetchers"))
     now = f" (now {fetchers})" if fetchers else ""
-    more = 4 * fetchers if isinstance(fetchers, int) else 8
+    more = 2 * fetchers if isinstance(fetchers, int) else 4   # doubled while the model says it helps
     return Change(f"num.replica.fetchers={more}", (f"cluster.broker.num.replica.fetchers={more}",),
                   f"give the brokers more replica fetchers, num.replica.fetchers{now}",
                   f"{name}'s requests spent {remote:,.1f} of their {total:,.1f} ms in the brokers waiting for "
@@ -252,6 +252,11 @@ def _knobs(change: Change) -> frozenset[str]:
     return frozenset(value.partition("=")[0] for value in change.overrides)
 
 
+def _on(changes: tuple[Change, ...], change: Change) -> tuple[Change, ...]:
+    """``changes`` with ``change`` added, replacing an earlier change of the same settings."""
+    return (*(c for c in changes if not _knobs(c) & _knobs(change)), change)
+
+
 def tried_advice(results: list[RunResult], source: RunResult, failed_rules: set[str], trial: Trial, judge: Judge,
                  deadline_s: float | None = None, tried: Callable[[str], None] | None = None) -> list[str]:
     """The recommended change for ``results`` (the gate's runs), found as the module's notes say:
@@ -264,17 +269,19 @@ def tried_advice(results: list[RunResult], source: RunResult, failed_rules: set[
     for _ in range(ROUNDS):
         if best.passed:
             break
-        kept = set().union(*map(_knobs, best.changes))
-        found = [c for c in candidates(best.source, set(best.failed) or failed_rules) if c.overrides and not _knobs(c) & kept]
+        applied = {v for c in best.changes for v in c.overrides}
+        found = [c for c in candidates(best.source, set(best.failed) or failed_rules)
+                 if c.overrides and not set(c.overrides) <= applied]
         tried_now = []
         for change in found:
+            changes = _on(best.changes, change)
             if tried:
-                tried(", ".join(c.label for c in (*best.changes, change)))
+                tried(", ".join(c.label for c in changes))
             try:
-                runs = trial(tuple(v for c in (*best.changes, change) for v in c.overrides))
+                runs = trial(tuple(v for c in changes for v in c.overrides))
             except ScenarioError:   # a combination the scenario refuses (e.g. with another of its settings)
                 continue
-            tried_now.append(predict((*best.changes, change), runs, judge, deadline_s))
+            tried_now.append(predict(changes, runs, judge, deadline_s))
         better = sorted((p for p in tried_now if p.rank() < best.rank()), key=Prediction.rank)
         rejected = [p for p in tried_now if p.rank() >= best.rank()]
         if not better:
