@@ -376,6 +376,8 @@ class Scenario:
         for name in tenant_names:
             if tenant_names.count(name) > 1:
                 raise ScenarioError("tenants", f"tenant {name!r} is listed twice")
+        from workloads.streaming import check_inputs
+        check_inputs(self)
 
     @property
     def load_start(self) -> float:

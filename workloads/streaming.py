@@ -212,5 +212,21 @@ def validate(tenant: StreamingTenant, cluster: Any, path: str) -> None:
                                                    f"the {partitions} partitions of {tenant.topic!r}")
 
 
+def check_inputs(scenario: Any) -> None:
+    """A pipeline's input topic is written by its upstream producer alone: its latency follows
+    that producer's records (the load's, another tenant's or another pipeline's output would be
+    read too but not timed)."""
+    writers: dict[str, list[str]] = {scenario.batch.topic: ["the batch load"]}
+    for tenant in scenario.tenants:
+        writers.setdefault(tenant.topic, []).append(f"tenant {tenant.name!r}")
+        if isinstance(tenant, StreamingTenant):
+            writers.setdefault(tenant.output_topic, []).append(f"tenant {tenant.name!r}'s output")
+    for i, tenant in enumerate(scenario.tenants):
+        others = [w for w in writers[tenant.topic] if w != f"tenant {tenant.name!r}"]
+        if isinstance(tenant, StreamingTenant) and others:
+            raise ScenarioError(f"tenants[{i}].topic", f"{tenant.topic!r} is also written by {others[0]}; "
+                                                       "a pipeline's input topic is fed by its own producer alone")
+
+
 def is_streaming(tenant: Any) -> bool:
     return isinstance(tenant, StreamingTenant)

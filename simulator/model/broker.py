@@ -27,7 +27,7 @@ RESPONSE_BYTES = 64
 
 class Partition:
     __slots__ = ("topic", "index", "leader", "followers", "leo", "hw", "follower_leo", "waiting",
-                 "fetch_waiters", "batches")
+                 "fetch_waiters", "batches", "observer")
 
     def __init__(self, topic: str, index: int, leader: Broker, followers: list[Broker]):
         self.topic, self.index, self.leader, self.followers = topic, index, leader, followers
@@ -37,6 +37,7 @@ class Partition:
         self.waiting: deque[tuple[float, Request]] = deque()   # (end offset, request) for acks=all
         self.fetch_waiters: list[Request] = []
         self.batches = 0.0
+        self.observer: Any = None           # a consumed partition's log (simulator/model/consumer.py)
 
     def __repr__(self) -> str:
         return f"{self.topic}-{self.index}"
@@ -244,6 +245,8 @@ class Broker:
         if request.kind == "fetch":
             return (self.fetch_request_s + len(request.partitions) * self.fetch_partition_s
                     + self._fetchable(request) * self.fetch_byte_s)
+        if request.kind != "produce":   # a consumer's or a transaction's request: its client knows its cost
+            return float(request.client.handler_cpu(request, self))
         cpu = self.produce_request_s
         decompress = self.decompress_byte_s[request.client.codec]
         for batch in request.batches:
@@ -257,8 +260,10 @@ class Broker:
         request.t_local = now
         if request.kind == "produce":
             self._append(request, now)
-        else:
+        elif request.kind == "fetch":
             self._fetch(request, now)
+        else:
+            request.client.handled(request, now)
         self._dispatch(now)
 
     # ---- produce ------------------------------------------------------------------------------
@@ -270,6 +275,9 @@ class Broker:
             partition = batch.partition
             partition.leo += batch.wire
             partition.batches += 1
+            observer = getattr(partition, "observer", None)
+            if observer is not None:
+                observer.appended(batch, now)
             if wait_for_replicas and partition.followers:
                 partition.waiting.append((partition.leo, request))
                 request.pending += 1
@@ -287,6 +295,9 @@ class Broker:
         if hw <= partition.hw:
             return
         partition.hw = hw
+        observer = getattr(partition, "observer", None)
+        if observer is not None:
+            observer.visible(now)
         waiting = partition.waiting
         while waiting and waiting[0][0] <= hw:
             _, request = waiting.popleft()
@@ -304,7 +315,7 @@ class Broker:
         delivered = self.nic_out.take(sent, size, connection)
         if request.kind == "fetch":
             delivered = max(delivered, request.client.broker.nic_in.take(sent, size, connection))
-        else:
+        elif request.kind == "produce":
             self._record_produce_times(request, begin, delivered)
         if request.kind == "produce":
             self._throttle(request, now, cpu)

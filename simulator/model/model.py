@@ -18,6 +18,7 @@ from simulator.model.producer import Producer
 from simulator.model.spark import plan_writes
 from simulator.result import RunResult
 from workloads import Scenario, ScenarioError
+from workloads.streaming import is_streaming
 from workloads.rows import RowShape, csv_line, generate_rows, read_sample_csv, to_json_value
 
 
@@ -133,7 +134,7 @@ class ModelRun:
         self.load_plan = None
         self.bulk_record_bytes = 0.0
         self._build_loads()
-        self.tenants = [self._tenant(t) for t in scenario.tenants]
+        self.tenants = [self._neighbour(t) for t in scenario.tenants]
         self.load_end = math.nan
         self.replica_lag: list[float] = []     # sampled once a second
 
@@ -193,6 +194,14 @@ class ModelRun:
 
     def _noise(self, spread: float) -> float:
         return min(1.5, max(0.5, 1.0 + spread * self.rng.gauss(0.0, 1.0))) if spread else 1.0
+
+    def _neighbour(self, tenant):
+        """A producer tenant, or a streaming pipeline fed by one (simulator/model/streaming.py)."""
+        run = self._tenant(tenant)
+        if not is_streaming(tenant):
+            return run
+        from simulator.model.streaming import build
+        return build(self, tenant, run)
 
     def _tenant(self, tenant) -> TenantRun:
         partitions = self.partitions[tenant.topic]

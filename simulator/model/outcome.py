@@ -126,6 +126,9 @@ def build(run) -> RunResult:
     for tenant in run.tenants:
         tenant_figures, line = _tenant_figures(tenant, windows, seconds)
         tenant_figures["broker_time_ms_p99_during"] = _broker_times(run, tenant.spec.name, start, end)
+        if hasattr(tenant, "stages"):   # a streaming pipeline: its latency_ms is end to end
+            from simulator.model.streaming import figures as pipeline_figures
+            tenant_figures.update(pipeline_figures(tenant, windows))
         tenants.append(tenant_figures)
         tenant_lines[f"tenant.{tenant.spec.name}.p99_ms"] = line
 

@@ -95,6 +95,8 @@ BAD = {
     "guarantee misspelt": ({"kind": "kafka-streams", "processing.guarantee": "exactly_once"}, "tenants[1].processing.guarantee: expected one of at_least_once, exactly_once_v2"),
     "exactly-once with acks 1": ({"kind": "flink", "sink.delivery-guarantee": "exactly-once", "sink": {"acks": 1}},
                                  "tenants[1].sink.acks: a transactional (exactly-once) producer needs acks all"),
+    "input fed by a producer tenant too": ({"topic": "api"}, "tenants[1].topic: 'api' is also written by tenant 'api'"),
+    "input is the load's topic": ({"topic": "bulk"}, "tenants[1].topic: 'bulk' is also written by the batch load"),
     "zero threads": ({"kind": "kafka-streams", "num.stream.threads": 0}, "tenants[1].num.stream.threads: expected a whole number of at least 1"),
 }
 

@@ -1,0 +1,320 @@
+"""Streaming pipelines on the model: each framework's cadence between its consumers
+(``consumer.Consumer``) and its sink producers (``producer.Producer``).
+
+- Record at a time (Kafka Streams, Spark continuous and real-time mode, Flink): a thread per
+  worker polls its consumer, does ``record_cost`` of work per record and hands each result to
+  its producer; the consumer fetches again as soon as the thread has taken its records. Kafka
+  Streams commits every ``commit.interval.ms`` on the thread (flush, then the offset commit; for
+  exactly-once the transaction's EndTxn, which makes the output visible). Real-time mode stops
+  at each ``realTime`` boundary to plan its next long batch. Flink's source hands records to its
+  processing thread through a network buffer flushed every ``execution.buffer-timeout`` (a job
+  with a keyBy); its exactly-once sink commits at each checkpoint.
+- Micro-batch (Spark ``processingTime``): a trigger asks the leaders for their latest offsets
+  (ListOffsets through their handlers), writes the offset log, plans, runs a task per partition
+  with new records on its slots (each fetches its range, processes it, flushes the producer),
+  writes the state and the commit log, and waits for the next trigger. With
+  ``asyncProgressTrackingEnabled`` the two log writes go to one background writer, durably at
+  most every ``asyncProgressTrackingCheckpointIntervalMs``; with two writes already queued the
+  query waits (Spark's AsyncProgressTrackingMicroBatchExecution).
+
+Workers run on their own cores (an assumption: the pipelines' hosts are not the brokers').
+End to end latency: the input record's intended send time to its output record's
+acknowledgement (exactly-once: the commit that makes it visible).
+"""
+from __future__ import annotations
+
+import math
+import random
+from typing import Any, Callable
+
+from simulator.model.broker import Broker, Request
+from simulator.model.compression import record_overhead
+from simulator.model.consumer import Consumer, InputLog
+from simulator.model.producer import Producer
+from workloads.streaming import (SINK_CLIENT, Flink, KafkaStreams, SparkContinuous, SparkMicroBatch, SparkRealTime,
+                                 StreamingTenant)
+
+NETWORK_BUFFER = 32 * 1024        # Flink's taskmanager.memory.segment-size: a full buffer leaves at once
+POLLING_DELAY = 0.010             # spark.sql.streaming.pollingDelay: an idle trigger looks again after it
+
+
+class Call:
+    """A request to a broker whose handler cost its caller states (ListOffsets, OffsetCommit, EndTxn)."""
+
+    def __init__(self, broker: Broker, cost: float, rtt: float, on_done: Callable[[float], None]):
+        self.broker, self.cost, self.half_rtt, self.on_done = broker, cost, rtt / 2, on_done
+        self.connection = broker.connect(self)
+        self.response_at = self._response
+
+    def send(self, now: float) -> None:
+        self.broker.receive(Request("call", self.connection, 200.0, self), now + self.half_rtt)
+
+    def handler_cpu(self, request: Request, broker: Broker) -> float:
+        return self.cost
+
+    def handled(self, request: Request, now: float) -> None:
+        self.broker._respond(request, now)
+
+    def _response(self, request: Request) -> None:
+        self.on_done(self.broker.engine.now)
+
+
+class PipelineRun:
+    """A streaming tenant on the model: its upstream producer (``producer``), the end to end
+    latencies (``latencies``: (intended, seconds)) and each record's parts."""
+
+    def __init__(self, spec: StreamingTenant, upstream: Any):
+        self.spec, self.producer = spec, upstream.producer
+        self.upstream = upstream.latencies
+        self.latencies: list[tuple[float, float]] = []
+        self.parts: list[tuple[float, float, float, float]] = []   # intended, to pipeline, in it, to output
+        self.stages: dict[float, tuple[float, float]] = {}         # intended -> (fetched, emitted)
+        self.committing: list[float] = []       # exactly-once: emitted, not yet committed
+        self.batches: list[dict] = []           # micro-batches: what each took
+        self.consumers: list[Consumer] = []
+        self.sinks: list[Producer] = []
+
+    def emitted(self, intended: float, fetched: float, now: float) -> None:
+        self.stages[intended] = (fetched, now)
+        if self.spec.exactly_once:
+            self.committing.append(intended)
+
+    def done(self, intended: float, now: float) -> None:
+        fetched, emitted = self.stages.pop(intended)
+        self.latencies.append((intended, now - intended))
+        self.parts.append((intended, fetched - intended, emitted - fetched, now - emitted))
+
+    def acked(self, intended: list[float], now: float) -> None:
+        if not self.spec.exactly_once:
+            for t in intended:
+                self.done(t, now)
+
+    def committed(self, records: list[float], now: float) -> None:
+        for t in records:
+            self.done(t, now)
+
+
+class Pipeline:
+    """What every framework shares: the logs, the sink producers, the coordinator calls."""
+
+    def __init__(self, run: Any, spec: StreamingTenant, upstream: Any):
+        self.run, self.spec, self.engine = run, spec, run.engine
+        profile = run.scenario.profile
+        self.costs, self.broker_costs = profile.streaming, profile.broker
+        self.rtt = run.scenario.cluster.network_rtt
+        self.logs = [InputLog(p) for p in run.partitions[spec.topic]]
+        self.out = PipelineRun(spec, upstream)
+        self.record_bytes = spec.record_size + record_overhead(spec.record_size, None)
+        self.rng = random.Random(run.rng.random())
+        workers = spec.workers or len(self.logs)
+        self.assigned = [[log for i, log in enumerate(self.logs) if i % workers == w] for w in range(workers)]
+        self.assigned = [logs for logs in self.assigned if logs]
+        self.coordinator = run.brokers[sum(spec.name.encode()) % len(run.brokers)]
+
+    def sink(self, index: int) -> Producer:
+        run, spec = self.run, self.spec
+        producer = Producer(self.engine, f"{spec.name}-sink{index}", run.partitions[spec.output_topic], spec.sink,
+                            SINK_CLIENT, run.scenario.profile.client, random.Random(self.rng.random()),
+                            run.rows.curve(spec.sink.compression_type).ratio_at, self.record_bytes, False, self.rtt)
+        producer.neighbour = True     # its batches are not the load's
+        producer.on_records_acked = self.out.acked
+        self.out.sinks.append(producer)
+        return producer
+
+    def consumer(self, logs: list[InputLog], on_data: Callable[[float], None]) -> Consumer:
+        consumer = Consumer(self.engine, self.spec.name, logs, self.spec.consumer, self.broker_costs, self.rtt, on_data)
+        self.out.consumers.append(consumer)
+        return consumer
+
+    def emit(self, producer: Producer, record: tuple[float, float]) -> None:
+        now = self.engine.now
+        producer.append_record(now, self.record_bytes, None, record[0])
+        self.out.emitted(record[0], record[1], now)
+        producer.poke()
+
+    def commit(self, producer: Producer, on_done: Callable[[float], None]) -> None:
+        """Flush, then the offset commit (at least once) or EndTxn with its markers (exactly once)."""
+        records, self.out.committing = self.out.committing, []
+        if self.spec.exactly_once:
+            markers = len(self.run.partitions[self.spec.output_topic]) + len(self.logs)
+            cost = self.costs.end_txn_request_us * 1e-6 + markers * self.costs.txn_marker_us * 1e-6
+        else:
+            cost = self.broker_costs.produce_request_us * 1e-6     # an append to __consumer_offsets
+
+        def flushed() -> None:
+            Call(self.coordinator, cost, self.rtt, lambda now: (self.out.committed(records, now), on_done(now))).send(self.engine.now)
+        producer.flush(flushed)
+
+
+class Worker:
+    """A record-at-a-time thread: poll, process each record, hand it to the producer, repeat."""
+
+    def __init__(self, pipeline: Pipeline, logs: list[InputLog], producer: Producer, deliver: Callable | None = None):
+        self.pipeline, self.engine, self.producer = pipeline, pipeline.engine, producer
+        self.costs, self.spec = pipeline.costs, pipeline.spec
+        self.consumer = pipeline.consumer(logs, self.wake)
+        self.busy = False
+        self.deliver = deliver or self.process       # Flink: into the network buffer instead
+        self.next_commit = math.inf
+        self.next_boundary = math.inf
+        if isinstance(self.spec, KafkaStreams):
+            self.next_commit = self.spec.commit_interval
+        if isinstance(self.spec, SparkRealTime):
+            self.next_boundary = self.spec.real_time_ms / 1e3
+
+    def start(self, _: Any = None) -> None:
+        self.consumer.send_fetches(self.engine.now)
+
+    def wake(self, now: float) -> None:
+        if not self.busy:
+            self._loop()
+
+    def _loop(self, _: Any = None) -> None:
+        now = self.engine.now
+        self.busy = False
+        if now >= self.next_boundary:        # real-time mode: the next long batch is planned
+            self.next_boundary += self.spec.real_time_ms / 1e3
+            self._pause(now + self.costs.microbatch_planning_ms / 1e3)
+            return
+        if now >= self.next_commit:
+            self.next_commit = now + self.spec.commit_interval
+            self.busy = True
+            self.pipeline.commit(self.producer, lambda done: self._pause(done))
+            return
+        records = self.consumer.poll(now)
+        if not records:
+            if self.next_commit < math.inf:
+                self.engine.at(self.next_commit, self._idle_commit)
+            return
+        self.busy = True
+        self.engine.at(self.deliver(records, now + self.costs.poll_us * 1e-6), self._loop)
+
+    def _idle_commit(self, _: Any = None) -> None:
+        if not self.busy and self.engine.now >= self.next_commit:
+            self._loop()
+
+    def _pause(self, until: float) -> None:
+        self.busy = True
+        self.engine.at(until, self._loop)
+
+    def process(self, records: list[tuple[float, float]], start: float) -> float:
+        """Each record's work, then its send(); returns when the last is done."""
+        t = start
+        for record in records:
+            t += self.spec.record_cost
+            self.engine.at(t, self._emit, record)
+        return t
+
+    def _emit(self, record: tuple[float, float]) -> None:
+        self.pipeline.emit(self.producer, record)
+
+
+class FlinkExchange:
+    """Flink's network buffer between the source and the processing thread: flushed when full
+    or by the output flusher every ``execution.buffer-timeout`` (at once when it is 0)."""
+
+    def __init__(self, pipeline: Pipeline, producer: Producer):
+        self.pipeline, self.engine, self.producer = pipeline, pipeline.engine, producer
+        self.timeout = pipeline.spec.buffer_timeout_ms / 1e3
+        self.buffer: list[tuple[float, float]] = []
+        self.queue: list[tuple[float, float]] = []
+        self.free_at = 0.0
+        if self.timeout > 0:
+            self.engine.at(self.timeout, self._flush_tick)
+
+    def deliver(self, records: list[tuple[float, float]], at: float) -> float:
+        self.engine.at(at, self._buffered, records)
+        return at
+
+    def _buffered(self, records: list[tuple[float, float]]) -> None:
+        self.buffer.extend(records)
+        if self.timeout <= 0 or len(self.buffer) * self.pipeline.record_bytes >= NETWORK_BUFFER:
+            self._flush()
+
+    def _flush_tick(self, _: Any = None) -> None:
+        self._flush()
+        self.engine.at(self.engine.now + self.timeout, self._flush_tick)
+
+    def _flush(self) -> None:
+        if not self.buffer:
+            return
+        records, self.buffer = self.buffer, []
+        t = max(self.engine.now, self.free_at)
+        for record in records:             # the processing thread takes them one by one
+            t += self.pipeline.spec.record_cost
+            self.engine.at(t, self._emit, record)
+        self.free_at = t
+
+    def _emit(self, record: tuple[float, float]) -> None:
+        self.pipeline.emit(self.producer, record)
+
+
+def _checkpoints(pipeline: Pipeline, producers: list[Producer], interval: float) -> None:
+    """Flink's exactly-once sink: each checkpoint commits the transaction of every sink."""
+    def checkpoint(_: Any = None) -> None:
+        for producer in producers:
+            pipeline.commit(producer, lambda now: None)
+        pipeline.engine.at(pipeline.engine.now + interval, checkpoint)
+    pipeline.engine.at(interval, checkpoint)
+
+
+def record_at_a_time(pipeline: Pipeline) -> None:
+    spec = pipeline.spec
+    shared = pipeline.sink(0) if isinstance(spec, (SparkContinuous, SparkRealTime)) else None   # one per executor JVM
+    sinks = []
+    for i, logs in enumerate(pipeline.assigned):
+        producer = shared or pipeline.sink(i)
+        sinks.append(producer)
+        deliver = FlinkExchange(pipeline, producer).deliver if isinstance(spec, Flink) else None
+        pipeline.engine.at(0.0, Worker(pipeline, logs, producer, deliver).start)
+    if isinstance(spec, Flink) and spec.exactly_once:
+        _checkpoints(pipeline, sinks, (spec.checkpoint_interval_ms or 60_000.0) / 1e3)
+
+
+def build(run: Any, spec: StreamingTenant, upstream: Any) -> PipelineRun:
+    """The pipeline of ``spec`` on ``run``'s brokers; ``upstream`` is its producer's TenantRun."""
+    pipeline = Pipeline(run, spec, upstream)
+    if isinstance(spec, SparkMicroBatch):
+        from simulator.model.microbatch import MicroBatch
+        MicroBatch(pipeline).start()
+    else:
+        record_at_a_time(pipeline)
+    return pipeline.out
+
+
+def _mean_ms(values: list[float]) -> float | None:
+    return sum(values) / len(values) * 1e3 if values else None
+
+
+def figures(out: PipelineRun, windows: dict) -> dict:
+    """A streaming tenant's own figures beside the producer tenants' ones (workloads.streaming
+    names the shape): the upstream producer's latency, each part of the end to end latency
+    (mean ms: to the pipeline, in it, to the output) and, for micro-batches, what a batch took."""
+    from simulator.model.metrics import LatencyHistogram
+    upstream = {name: LatencyHistogram() for name in windows}
+    parts: dict[str, list[list[float]]] = {name: [[], [], []] for name in windows}
+    for name, (start, end) in windows.items():
+        for intended, latency in out.upstream:
+            if start <= intended < end:
+                upstream[name].record(latency)
+        for intended, *values in out.parts:
+            if start <= intended < end:
+                for i, value in enumerate(values):
+                    parts[name][i].append(value)
+    streaming: dict[str, Any] = {
+        "parts_ms": {name: dict(zip(("to_pipeline", "in_pipeline", "to_output"), (_mean_ms(v) for v in lists)))
+                     for name, lists in parts.items()},
+        "fetch_requests": sum(c.fetches for c in out.consumers),
+        "empty_fetches": sum(c.empty_fetches for c in out.consumers),
+        "sink_produce_requests": sum(p.requests for p in out.sinks),
+        "records_not_out": len(out.stages),
+    }
+    if out.batches:
+        keys = ("offsets_s", "offset_log_s", "planning_s", "tasks_s", "state_s", "commit_log_s")
+        streaming["batches"] = {name: {"count": len(chosen), "records": sum(b.get("records", 0) for b in chosen),
+                                       "batch_ms": _mean_ms([b["end"] - b["start"] for b in chosen]),
+                                       **{k[:-2] + "_ms": _mean_ms([b.get(k, 0.0) for b in chosen]) for k in keys}}
+                                for name, (start, end) in windows.items()
+                                for chosen in [[b for b in out.batches if start <= b["start"] < end]]}
+    return {"kind": out.spec.kind, "output_topic": out.spec.output_topic,
+            "upstream_latency_ms": {name: h.summary() for name, h in upstream.items()}, "streaming": streaming}
