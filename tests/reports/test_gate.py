@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from reports.advice import recommend
-from reports.gate import (FAIL, PASS, SKIPPED, Thresholds, broker_cpu, check, check_runs, handler_idle, load_deadline,
+from reports.advice import recommend, tried_advice
+from reports.gate import (FAIL, PASS, SKIPPED, Thresholds, broker_cpu, check, check_runs, failed_rules, handler_idle, load_deadline,
                           neighbour_sla, produce_request_rate, Verdict)
 from simulator.result import ResultError, RunResult
 
@@ -282,3 +282,44 @@ def test_json_holds_every_verdict_and_the_thresholds(tmp_path):
         ("load_deadline", PASS)]
     assert data["verdicts"][4]["reason"] == "the load took 4.5 s, within its deadline of 600.0 s"
     assert data["recommendations"] == list(report.recommendations)
+
+
+def _predicted(p99: float, requests: int) -> dict:
+    """What a scripted trial returns: RUN's figures with the neighbours' p99 and the request count changed
+    (RUN's brokers would fail the broker rules, so those are made calm)."""
+    return {**_tenants(p99, 5.0), "summary": {**_tenants(p99, 5.0)["summary"], "produce_requests": requests},
+            "brokers": CALM["brokers"], "timelines": CALM["timelines"]}
+
+
+def test_changes_are_kept_in_the_order_the_model_ranks_them_and_only_while_they_help():
+    """A scripted trial stands in for the model (the real one is exercised in tests/quietload/test_cli_check.py):
+    zstd brings p99 to 9 ms alone, linger.ms to 50 ms, acks=all makes it worse."""
+    effects = {"batch.producer.compression.type=zstd": (9.0, 900), "batch.producer.linger.ms=10": (50.0, 800),
+               "batch.producer.acks=all": (700.0, 1000), "batch.quota.producer_byte_rate=123MB/s": (600.0, 1000)}
+    calls = []
+
+    def trial(overrides):
+        calls.append(overrides)
+        p99, requests = min((effects[o] for o in overrides if o in effects), default=(581.72, 1000))
+        return [_run(_predicted(p99, requests))]
+    run = _run({"summary": {"produce_requests": 1000}})
+    failed = {v.rule for v in check(run).verdicts if v.failed}
+    lines = tried_advice([run], run, failed, trial, lambda runs: failed_rules(runs, DEFAULTS))
+    assert lines == [
+        "compression.type=zstd: the load sent 3.3 GB to the brokers uncompressed; with it the model predicts every "
+        "rule passes; payment-api p99 9.0 ms <= SLA 10.0 ms, fraud-scoring p99 5.0 ms <= SLA 10.0 ms; 900 produce "
+        "requests (now 1,000)",
+        "so: --set batch.producer.compression.type=zstd"]
+    assert ("batch.producer.linger.ms=10",) in calls     # linger.ms came first among the hints, but was tried, not taken
+
+
+def test_nothing_is_recommended_when_no_change_passes_on_the_model():
+    def trial(overrides):
+        return [_run(_predicted(700.0, 1000))]    # every change makes the neighbours worse
+    run = _run()
+    failed = {v.rule for v in check(run).verdicts if v.failed}
+    lines = tried_advice([run], run, failed, trial, lambda runs: failed_rules(runs, DEFAULTS))
+    assert lines[0].startswith("no change the figures point to improves the model's prediction")
+    assert not any(line.startswith("so: ") for line in lines)
+    assert all(line.startswith("tried, not recommended: ") and "payment-api p99 700.0 ms > SLA 10.0 ms" in line
+               for line in lines[1:]) and len(lines) > 1
