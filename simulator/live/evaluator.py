@@ -27,6 +27,7 @@ from simulator.live.kafka import DEFAULT_RUN_DIR, KafkaCluster, answers_kafka
 from simulator.live.neighbours import Neighbours
 from simulator.live.outcome import LiveRun, build
 from simulator.live.sampler import MachineLoad, MetricsSampler
+from simulator.live.warmup import BROKER_WARM_UP_TOPIC, RECORD_BYTES, warm_up_brokers
 from simulator.result import RunResult
 from workloads import Scenario, ScenarioError
 from workloads.scenario import QUOTA_CLIENT_ID
@@ -173,6 +174,10 @@ class LiveEvaluator:
             create_topics(scenario, bootstrap, self.security, cluster.brokers if cluster else None)
             if cluster:     # the user's cluster gets no scratch topic: the job warms up without a write there
                 create_warm_up_topic(bootstrap, self.security)
+                warmed = warm_up_brokers(scenario, bootstrap, self.security, cluster.brokers, self.say)
+                notes.append(f"Before the neighbours started, {warmed['records']:,.0f} records of {RECORD_BYTES} bytes "
+                             f"went to {BROKER_WARM_UP_TOPIC} in {warmed['seconds']:.0f} s, so that the brokers' JVMs "
+                             "had compiled their produce paths, as a long-running cluster's have.")
             quota = clients.set_client_quota(bootstrap, scenario.batch.quota, self.security, self.say)
             if cluster is None:    # the user's cluster keeps no quota of the run; the local one is removed
                 stack.callback(clients.clear_client_quota, bootstrap, quota, self.security)
