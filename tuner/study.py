@@ -302,18 +302,37 @@ def _identity(objective: Objective, settings: StudySettings) -> dict[str, Any]:
 _IDENTITY_BEFORE_STORED = {"model_repeat": 1}   # studies stored before a key existed ran with this value
 
 
-def _load_study(objective: Objective, settings: StudySettings) -> Any:
+def _earlier(storage: Any, name: str, fields: dict[str, Any]) -> str | None:
+    """What differs from the latest other study of this scenario's name in ``storage``, if any."""
+    import optuna
+    others = [s for s in optuna.get_all_study_summaries(storage, include_best_trial=False)
+              if s.user_attrs.get("scenario_name") == fields.get("name") and s.study_name != name
+              and "scenario_fields" in s.user_attrs]
+    if not others:
+        return None
+    other = max(others, key=lambda s: getattr(s, "_study_id", 0))   # the latest: the one a user would have resumed
+    changes = scenario_changes(other.user_attrs["scenario_fields"], {k: v for k, v in fields.items() if k != "name"})
+    return f"new study {name!r}: the scenario differs from study {other.study_name!r}'s ({changes})"
+
+
+def _load_study(objective: Objective, settings: StudySettings, note: Callable[[str], None] | None = None) -> Any:
     import optuna
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(storage=open_storage(settings.storage), study_name=settings.study_name,
+    storage = open_storage(settings.storage)
+    study = optuna.create_study(storage=storage, study_name=settings.study_name,
                                 directions=["minimize"] * len(OBJECTIVES), sampler=_sampler(settings),
                                 load_if_exists=True)
     identity = _identity(objective, settings)
     stored = {key: study.user_attrs[key] for key in identity if key in study.user_attrs}
     if not stored:
+        fields = scenario_fields(objective.scenario({}))
         for key, value in identity.items():
             study.set_user_attr(key, value)
-        study.set_user_attr("scenario_fields", scenario_fields(objective.scenario({})))
+        study.set_user_attr("scenario_fields", fields)
+        study.set_user_attr("scenario_name", objective.scenario({}).name)
+        earlier = _earlier(storage, settings.study_name, {**fields, "name": objective.scenario({}).name})
+        if earlier and note:
+            note(earlier)
         return study
     if stored.get("scenario_digest") != identity["scenario_digest"]:
         # its trials were judged on another scenario (another SLA, cluster, job): never mix them in
@@ -392,10 +411,12 @@ def _best_requests(records: list[TrialRecord]) -> int | None:
     return min((r.produce_requests for r in records if r.feasible), default=None)
 
 
-def run_study(objective: Objective, settings: StudySettings, progress: Progress | None = None) -> StudySummary:
-    """Run (or resume) the study until ``settings.trials`` trials have completed; return its summary."""
+def run_study(objective: Objective, settings: StudySettings, progress: Progress | None = None,
+              note: Callable[[str], None] | None = None) -> StudySummary:
+    """Run (or resume) the study until ``settings.trials`` trials have completed; return its summary.
+    ``note`` hears of a new study beside an earlier one of the same scenario name, and what differs."""
     from optuna.trial import TrialState
-    study = _load_study(objective, settings)
+    study = _load_study(objective, settings, note)
     done = _records(study)
     best = _best_requests(done)
     pending: dict[Future, Any] = {}

@@ -86,7 +86,7 @@ def tune(request: TuneRequest, progress: Progress | None = None,
     scenario = Scenario.from_mapping(base, source=str(request.scenario_file))
     objective = Objective(base, search_space(scenario, request.quotas), request.seed,
                           repeat=request.repeat or scenario.tune.repeat)
-    summary = run_study(objective, settings_for(request, scenario), progress)
+    summary = run_study(objective, settings_for(request, scenario), progress, progress_line)
     count = scenario.tune.validate if request.validate is None else request.validate
     summary, validation = _validated(objective, summary, count, progress_line, validation_runs)
     chosen = summary.pick or (validation.closest if validation else None) or closest_miss(summary.trials)

@@ -102,6 +102,9 @@ def test_a_changed_scenario_never_resumes_a_study_judged_on_the_old_one(tmp_path
     assert second.exit_code in (0, 1), second.output
     after = _study(tmp_path)
     assert after["study_name"] != before["study_name"] and after["scenario"]["digest"] != before["scenario"]["digest"]
+    # and says so, naming what changed
+    assert (f"tuning copy: new study '{after['study_name']}': the scenario differs from study '{before['study_name']}''s "
+            "(tenants[0].sla_p99 10 -> 20, tenants[1].sla_p99 10 -> 20)") in second.stderr.splitlines()
     assert [t["number"] for t in after["trials"]] == [0, 1, 2]          # run afresh, not the old study's trials
     for trial in after["trials"]:
         for name, tenant in trial["figures"]["tenants"].items():
