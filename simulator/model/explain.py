@@ -40,15 +40,22 @@ def mechanism(result) -> list[str]:
     if lag > 10 * 1024**2:
         lines.append(f"With acks={producer['acks']} replication fell up to {format_bytes(lag)} behind the leaders; "
                      f"replica fetchers copied the load's partitions together with the neighbours'.")
-    for tenant in s["tenants"]:
+    for tenant, detail in zip(s["tenants"], result.tenants):
         before, during = tenant["p99_ms_before"], tenant["p99_ms_during"]
+        if "streaming" in detail:   # a pipeline: end to end, by part (simulator/model/streaming.py)
+            from simulator.model.streaming import explain
+            lines.append(explain(detail))
         if not (before and during):
             continue
-        line = (f"Neighbour {tenant['name']}: p99 {before:.1f} ms alone, {during:.1f} ms during the load "
+        pipeline = "streaming" in detail
+        line = (f"{'Pipeline' if pipeline else 'Neighbour'} {tenant['name']}: {'end to end ' if pipeline else ''}"
+                f"p99 {before:.1f} ms alone, {during:.1f} ms during the load "
                 f"({during / before:.1f}x; SLA {tenant['sla_p99_ms']:g} ms)")
         broker = tenant["broker_time_ms_p99_during"]
         if during > 2 * before and broker["TotalTimeMs"] is not None:
-            line += (f": in the brokers its requests took up to {broker['TotalTimeMs']:.0f} ms (p99), "
+            whose = "its upstream producer's" if pipeline else "its"
+            line += (f": in the brokers {whose} requests took up to "
+                     f"{broker['TotalTimeMs']:.0f} ms (p99), "
                      f"{broker['RemoteTimeMs']:.0f} ms of it waiting for followers to fetch (RemoteTimeMs) and "
                      f"{broker['LocalTimeMs']:.0f} ms appending to the log (LocalTimeMs); a broker reads one request "
                      f"per connection at a time, so its next requests and records waited behind each of them")

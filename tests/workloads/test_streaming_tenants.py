@@ -119,3 +119,12 @@ def test_the_command_line_refuses_a_bad_pipeline_with_exit_2(tmp_path):
     path = write_yaml(tmp_path, "scenario.yaml", scenario(**{"kind": "kafka-streams", "num.stream.threads": 0}))
     assert_refused(["simulate", path, "--json", str(tmp_path / "r.json")], "tenants[1].num.stream.threads")
     assert not (tmp_path / "r.json").exists()
+
+
+def test_the_catalog_s_streaming_neighbours_beside_the_published_load():
+    from workloads import CATALOG
+    scenario = Scenario.from_yaml(CATALOG / "streaming-neighbours.yaml")
+    producer, fraud, enrichment = scenario.tenants
+    assert type(producer).__name__ == "Tenant" and scenario.batch.producer.linger_ms == 0.0
+    assert (fraud.kind, fraud.processing_time_ms, fraud.async_progress) == ("spark-microbatch", 500.0, True)
+    assert enrichment.kind == "kafka-streams"
