@@ -31,7 +31,7 @@ from reports.versus import ratio
 from tuner.calibration.calibrate import flat_values, profile_target
 from tuner.calibration.fit import FIGURES, TERMS, Fit, FitResidual, FittedTerm, Observation, _solve
 from workloads import Scenario, ScenarioError
-from workloads.imports import History, Imported, Window, build, find_loads, write
+from workloads.imports import History, Imported, Window, baseline, build, find_loads, write
 from workloads.loader import dump_yaml, safe_yaml
 from workloads.profile import PROFILE_DIR, CostProfile
 
@@ -227,6 +227,7 @@ class ImportOutcome:
     loads: list[Window]
     neighbours: list[Any]
     assumptions: tuple[str, ...]
+    baseline: dict[str, dict[str, float]]     # per broker, each figure's quiet median
 
 
 def import_and_write(imported: Imported, out: Path, history_path: Path | None, profile: str | None,
@@ -246,11 +247,17 @@ def import_and_write(imported: Imported, out: Path, history_path: Path | None, p
     if imported.history is not None:
         written = imported.history.write(history_path or out.with_name(out.stem + ".history.json"))
     write(imports, out)
-    return ImportOutcome(out, written, calibration, imports.loads, imports.neighbours, imports.scenario.assumptions)
+    quiet = baseline(imported.history, imports.loads) if imported.history is not None else {}
+    return ImportOutcome(out, written, calibration, imports.loads, imports.neighbours, imports.scenario.assumptions, quiet)
 
 
 def render_import(outcome: ImportOutcome) -> str:
     lines = ["assumptions:", *(f"  - {a}" for a in outcome.assumptions)]
+    if outcome.baseline:
+        shown = ("RequestHandlerAvgIdlePercent", "CpuUser", "CpuSystem", "ProduceTotalTimeMsMean")
+        lines += ["quiet baseline (medians outside the loads):", *(
+            f"  broker {broker}: " + ", ".join(f"{name} {figures[name]:.4g}" for name in shown if name in figures)
+            for broker, figures in outcome.baseline.items())]
     if outcome.loads:
         lines += ["past loads:", *(f"  {datetime.fromtimestamp(w.start, timezone.utc):%Y-%m-%d %H:%M} UTC  "
                                    f"{w.seconds:6.0f} s  {w.records:14,.0f} records  {w.bytes:16,.0f} bytes"

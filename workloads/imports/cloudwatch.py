@@ -22,7 +22,7 @@ from workloads.imports.history import History
 NAMESPACE = "AWS/Kafka"
 DIMENSIONS = ("Cluster Name", "Broker ID", "Topic")
 LEVELS = ("DEFAULT", "PER_BROKER", "PER_TOPIC_PER_BROKER")
-# metric -> (level it is published from, per topic?, needed?)
+# metric -> the monitoring level MSK publishes it from
 BROKER_METRICS = {"CpuUser": "DEFAULT", "CpuSystem": "DEFAULT", "BytesInPerSec": "DEFAULT", "MessagesInPerSec": "DEFAULT",
                   "RequestHandlerAvgIdlePercent": "PER_BROKER", "ProduceTotalTimeMsMean": "PER_BROKER",
                   "ProduceRequestQueueTimeMsMean": "PER_BROKER", "ProduceLocalTimeMsMean": "PER_BROKER",
@@ -116,10 +116,14 @@ def _history(cluster: str, first: float, period: int, values: dict) -> History:
     topic_bytes: dict[str, list] = {}
     topic_records: dict[str, list] = {}
     brokers: dict[str, dict[str, list]] = {}
+    per_topic: dict[tuple[str, str], list] = {}
     for (name, broker, topic), series in values.items():
         if topic is None:
             brokers.setdefault(broker, {})[name] = series
         else:
             into = topic_bytes if name == "BytesInPerSec" else topic_records
             into[topic] = _add(into.get(topic, [None] * len(series)), series)
+            per_topic[(broker, name)] = _add(per_topic.get((broker, name), [None] * len(series)), series)
+    for (broker, name), series in per_topic.items():     # a broker's own total, where only its topics' are listed
+        brokers.setdefault(broker, {}).setdefault(name, series)
     return History(cluster, "cloudwatch", float(first), float(period), topic_bytes, topic_records, brokers)

@@ -21,6 +21,7 @@ from workloads.errors import ScenarioError
 BROKER_FIGURES = ("CpuUser", "CpuSystem", "RequestHandlerAvgIdlePercent", "ProduceTotalTimeMsMean",
                   "ProduceRequestQueueTimeMsMean", "ProduceLocalTimeMsMean", "ProduceResponseQueueTimeMsMean",
                   "ProduceResponseSendTimeMsMean", "BytesInPerSec", "MessagesInPerSec", "ProduceRequestsPerSec")
+ALL_TOPICS = "(all topics)"   # a source without per-topic figures: the brokers' bytes and records of every topic
 LOAD_SHARE = 0.2     # a load's period: the load topic's bytes above this share of its peak (and of its quiet level x 2)
 SCHEMA = "quietload-history/1"
 Series = list[float | None]
@@ -92,6 +93,8 @@ def _median(values: list[float]) -> float:
 def find_loads(history: History, topic: str) -> list[Window]:
     """The runs of periods in which ``topic`` took in more than LOAD_SHARE of its peak bytes and
     more than twice its quiet level (its median): the past batch loads."""
+    if topic not in history.topic_bytes and ALL_TOPICS in history.topic_bytes:
+        topic = ALL_TOPICS      # the loads show in every topic's sum, above the neighbours
     if topic not in history.topic_bytes:
         raise ScenarioError("--load-topic", f"topic {topic!r} has no BytesInPerSec in the metrics "
                             f"(topics: {', '.join(sorted(history.topic_bytes)) or 'none'})")
@@ -126,7 +129,7 @@ def neighbours(history: History, load_topic: str, loads: list[Window]) -> list[N
     quiet = quiet_periods(history, loads)
     found = []
     for topic in sorted(history.topic_bytes):
-        if topic == load_topic or topic.startswith("__"):     # Kafka's internal topics are no producer's
+        if topic in (load_topic, ALL_TOPICS) or topic.startswith("__"):     # Kafka's internal topics are no producer's
             continue
         records = history.topic_records.get(topic)
         if records is None:

@@ -16,9 +16,7 @@ import urllib.request
 from typing import Callable
 
 from workloads.errors import ScenarioError
-from workloads.imports.history import History
-
-ALL_TOPICS = "(all topics)"
+from workloads.imports.history import ALL_TOPICS, History
 
 
 def scrape(url: str) -> dict[str, float]:

@@ -110,7 +110,7 @@ def _producer(imported: Imported, client: dict, said: list[str]) -> dict:
     return producer
 
 
-def _cluster(imported: Imported, topics: list[str], load_topic: str, said: list[str]) -> dict:
+def _cluster(imported: Imported, topics: list[str], said: list[str]) -> dict:
     if imported.msk:
         cluster = {k: v for k, v in imported.msk.cluster.items()}
         said.extend(imported.msk.notes)
@@ -156,7 +156,7 @@ def build(imported: Imported, name: str) -> Imports:
     spark, client = _spark(imported, said)
     producer = _producer(imported, client, said)
     files, compression = _files(imported, loads, said)
-    cluster = _cluster(imported, [load_topic, *(n.topic for n in found)], load_topic, said)
+    cluster = _cluster(imported, [load_topic, *(n.topic for n in found)], said)
     mapping: dict[str, Any] = {
         "name": name,
         "description": "Imported by quietload import from the job's and the cluster's own descriptions and metrics.",

@@ -127,7 +127,7 @@ def gather(request: Request, clients: Clients = boto3_clients) -> Imported:
         try:
             text = (_s3_object(location, clients, where) if location.startswith("s3://")
                     else read_text(Path(location), where))
-        except ScenarioError as error:
+        except (ScenarioError, ModuleNotFoundError) as error:     # ModuleNotFoundError: without the aws extra
             if request.script:
                 raise
             text = None      # the job's own script is read when S3 is reachable; else its settings are assumed, and said
@@ -137,7 +137,7 @@ def gather(request: Request, clients: Clients = boto3_clients) -> Imported:
             try:
                 with aws_errors("input"):
                     files = input_files(script.input_paths, clients("s3"))
-            except ScenarioError as error:      # the sizes are read when S3 is reachable; else assumed, and said
+            except (ScenarioError, ModuleNotFoundError) as error:   # read when S3 is reachable; else assumed, and said
                 notes.append(f"The input's sizes were not read from S3 ({error}).")
     msk = None
     if request.msk_cluster or request.msk_cluster_arn:
