@@ -43,7 +43,6 @@ def calibrate(
 
     Example: quietload calibrate --name this-machine --repeat 3
     """
-    require("live", "quietload calibrate")
     from tuner.calibration import CALIBRATION, calibrate as run, pick, profile_target, render_calibration
     from tuner.calibration.calibrate import fit_profile, runs_from_files
     from tuner.calibration.runs import live_evaluator, local_kafka_version, preflight
@@ -54,7 +53,9 @@ def calibrate(
         typer.echo(render_calibration(fit_profile(runs, base, target, local_kafka_version(_say))))
         return
     check_output_dir(results, "--results")
-    chosen = preflight(pick(CALIBRATION, points, "--point"), base, overrides, bootstrap_servers, metrics, True)
+    design = pick(CALIBRATION, points, "--point")
+    require("live", "quietload calibrate")
+    chosen = preflight(design, base, overrides, bootstrap_servers, metrics, True)
     evaluator, version = live_evaluator(run_dir, bootstrap_servers, metrics, _say)
     typer.echo(render_calibration(run(evaluator, chosen, base, target, repeat, version, _say, results)))
 
@@ -85,14 +86,15 @@ def validate(
         from tuner.calibration.history import validate_history
         typer.echo(validate_history(history, scenario_file, seeds, _say, last))
         return
-    require("live", "quietload validate")
     from simulator.model.model import ModelEvaluator
     from tuner.calibration import HELD_OUT, pick
     from tuner.calibration.runs import live_evaluator, preflight
     from tuner.fidelity import render_validation, validate as run, write_validation
 
     check_output_dir(out, "--out")
-    chosen = preflight(pick(HELD_OUT, configurations, "--configuration"), profile, overrides, bootstrap_servers, metrics)
+    held_out = pick(HELD_OUT, configurations, "--configuration")
+    require("live", "quietload validate")
+    chosen = preflight(held_out, profile, overrides, bootstrap_servers, metrics)
     evaluator, _ = live_evaluator(run_dir, bootstrap_servers, metrics, _say)
     validation = run(evaluator, ModelEvaluator(), chosen, profile, repeat, seeds, _say, out)
     typer.echo(render_validation(validation))
