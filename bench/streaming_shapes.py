@@ -22,7 +22,7 @@ PIPELINES = [
     ("spark-continuous", {}),
     ("spark-realtime", {}),
     ("kafka-streams", {}),
-    ("flink", {"execution.buffer-timeout": "5ms"}),
+    ("flink", {}),
 ]
 
 

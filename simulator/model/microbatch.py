@@ -13,10 +13,12 @@ trigger (``spark.sql.streaming.pollingDelay`` when the trigger is 0).
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 from simulator.model.consumer import InputLog
 from simulator.model.streaming import POLLING_DELAY, Call, Pipeline
+from workloads.streaming import SparkMicroBatch
 
 
 class AsyncLogWriter:
@@ -39,6 +41,7 @@ class AsyncLogWriter:
 
 class MicroBatch:
     def __init__(self, pipeline: Pipeline):
+        assert isinstance(pipeline.spec, SparkMicroBatch)
         self.pipeline, self.engine, self.spec, self.out = pipeline, pipeline.engine, pipeline.spec, pipeline.out
         self.costs = pipeline.costs
         self.interval = self.spec.processing_time_ms / 1e3
@@ -63,15 +66,15 @@ class MicroBatch:
     def _trigger(self, _: Any = None) -> None:
         now = self.engine.now
         self.batch = {"start": now}
-        leaders = {log.partition.leader: [] for log in self.pipeline.logs}
+        leaders: dict[Any, list[InputLog]] = {}
         for log in self.pipeline.logs:
-            leaders[log.partition.leader].append(log)
+            leaders.setdefault(log.partition.leader, []).append(log)
         self.offsets_pending = len(leaders)
         self.ends = {}
         b = self.pipeline.broker_costs
         for leader, logs in leaders.items():
             cost = b.fetch_request_us * 1e-6 + len(logs) * b.fetch_partition_us * 1e-6
-            Call(leader, cost, self.pipeline.rtt, lambda done, logs=logs: self._latest(logs, done)).send(now)
+            Call(leader, cost, self.pipeline.rtt, partial(self._latest, logs)).send(now)
 
     def _latest(self, logs: list[InputLog], now: float) -> None:
         for log in logs:          # the offsets as the leader answered (its high watermark)
@@ -168,7 +171,7 @@ class MicroBatch:
         self.ending.discard(log)
         del self.running[log]
         self.flushing += 1
-        self.producer.flush(lambda log=log: self._task_flushed(log))
+        self.producer.flush(partial(self._task_flushed, log))
 
     def _task_flushed(self, log: InputLog) -> None:
         self.flushing -= 1

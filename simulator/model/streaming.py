@@ -6,9 +6,10 @@
   its producer; the consumer fetches again as soon as the thread has taken its records. Kafka
   Streams commits every ``commit.interval.ms`` on the thread (flush, then the offset commit; for
   exactly-once the transaction's EndTxn, which makes the output visible). Real-time mode stops
-  at each ``realTime`` boundary to plan its next long batch. Flink's source hands records to its
-  processing thread through a network buffer flushed every ``execution.buffer-timeout`` (a job
-  with a keyBy); its exactly-once sink commits at each checkpoint.
+  at each ``realTime`` boundary to plan its next long batch. A Flink job reading Kafka, mapping
+  and writing Kafka chains its operators into one task per parallel subtask, so no record waits
+  in a network buffer (``execution.buffer-timeout`` applies to jobs with a shuffle, which this
+  one is not); its exactly-once sink commits a transaction at each checkpoint.
 - Micro-batch (Spark ``processingTime``): a trigger asks the leaders for their latest offsets
   (ListOffsets through their handlers), writes the offset log, plans, runs a task per partition
   with new records on its slots (each fetches its range, processes it, flushes the producer),
@@ -34,7 +35,6 @@ from simulator.model.producer import Producer
 from workloads.streaming import (SINK_CLIENT, Flink, KafkaStreams, SparkContinuous, SparkMicroBatch, SparkRealTime,
                                  StreamingTenant)
 
-NETWORK_BUFFER = 32 * 1024        # Flink's taskmanager.memory.segment-size: a full buffer leaves at once
 POLLING_DELAY = 0.010             # spark.sql.streaming.pollingDelay: an idle trigger looks again after it
 
 
@@ -141,26 +141,28 @@ class Pipeline:
         else:
             cost = self.broker_costs.produce_request_us * 1e-6     # an append to __consumer_offsets
 
+        def committed(now: float) -> None:
+            self.out.committed(records, now)
+            on_done(now)
+
         def flushed() -> None:
-            Call(self.coordinator, cost, self.rtt, lambda now: (self.out.committed(records, now), on_done(now))).send(self.engine.now)
+            Call(self.coordinator, cost, self.rtt, committed).send(self.engine.now)
         producer.flush(flushed)
 
 
 class Worker:
     """A record-at-a-time thread: poll, process each record, hand it to the producer, repeat."""
 
-    def __init__(self, pipeline: Pipeline, logs: list[InputLog], producer: Producer, deliver: Callable | None = None):
+    def __init__(self, pipeline: Pipeline, logs: list[InputLog], producer: Producer):
         self.pipeline, self.engine, self.producer = pipeline, pipeline.engine, producer
         self.costs, self.spec = pipeline.costs, pipeline.spec
         self.consumer = pipeline.consumer(logs, self.wake)
         self.busy = False
-        self.deliver = deliver or self.process       # Flink: into the network buffer instead
-        self.next_commit = math.inf
-        self.next_boundary = math.inf
-        if isinstance(self.spec, KafkaStreams):
-            self.next_commit = self.spec.commit_interval
-        if isinstance(self.spec, SparkRealTime):
-            self.next_boundary = self.spec.real_time_ms / 1e3
+        # Kafka Streams commits every commit.interval.ms; real-time mode plans a batch every realTime
+        self.commit_every = self.spec.commit_interval if isinstance(self.spec, KafkaStreams) else math.inf
+        self.batch_every = self.spec.real_time_ms / 1e3 if isinstance(self.spec, SparkRealTime) else math.inf
+        self.next_commit = self.commit_every
+        self.next_boundary = self.batch_every
 
     def start(self, _: Any = None) -> None:
         self.consumer.send_fetches(self.engine.now)
@@ -173,11 +175,11 @@ class Worker:
         now = self.engine.now
         self.busy = False
         if now >= self.next_boundary:        # real-time mode: the next long batch is planned
-            self.next_boundary += self.spec.real_time_ms / 1e3
+            self.next_boundary += self.batch_every
             self._pause(now + self.costs.microbatch_planning_ms / 1e3)
             return
         if now >= self.next_commit:
-            self.next_commit = now + self.spec.commit_interval
+            self.next_commit = now + self.commit_every
             self.busy = True
             self.pipeline.commit(self.producer, lambda done: self._pause(done))
             return
@@ -187,7 +189,7 @@ class Worker:
                 self.engine.at(self.next_commit, self._idle_commit)
             return
         self.busy = True
-        self.engine.at(self.deliver(records, now + self.costs.poll_us * 1e-6), self._loop)
+        self.engine.at(self.process(records, now + self.costs.poll_us * 1e-6), self._loop)
 
     def _idle_commit(self, _: Any = None) -> None:
         if not self.busy and self.engine.now >= self.next_commit:
@@ -209,46 +211,6 @@ class Worker:
         self.pipeline.emit(self.producer, record)
 
 
-class FlinkExchange:
-    """Flink's network buffer between the source and the processing thread: flushed when full
-    or by the output flusher every ``execution.buffer-timeout`` (at once when it is 0)."""
-
-    def __init__(self, pipeline: Pipeline, producer: Producer):
-        self.pipeline, self.engine, self.producer = pipeline, pipeline.engine, producer
-        self.timeout = pipeline.spec.buffer_timeout_ms / 1e3
-        self.buffer: list[tuple[float, float]] = []
-        self.queue: list[tuple[float, float]] = []
-        self.free_at = 0.0
-        if self.timeout > 0:
-            self.engine.at(self.timeout, self._flush_tick)
-
-    def deliver(self, records: list[tuple[float, float]], at: float) -> float:
-        self.engine.at(at, self._buffered, records)
-        return at
-
-    def _buffered(self, records: list[tuple[float, float]]) -> None:
-        self.buffer.extend(records)
-        if self.timeout <= 0 or len(self.buffer) * self.pipeline.record_bytes >= NETWORK_BUFFER:
-            self._flush()
-
-    def _flush_tick(self, _: Any = None) -> None:
-        self._flush()
-        self.engine.at(self.engine.now + self.timeout, self._flush_tick)
-
-    def _flush(self) -> None:
-        if not self.buffer:
-            return
-        records, self.buffer = self.buffer, []
-        t = max(self.engine.now, self.free_at)
-        for record in records:             # the processing thread takes them one by one
-            t += self.pipeline.spec.record_cost
-            self.engine.at(t, self._emit, record)
-        self.free_at = t
-
-    def _emit(self, record: tuple[float, float]) -> None:
-        self.pipeline.emit(self.producer, record)
-
-
 def _checkpoints(pipeline: Pipeline, producers: list[Producer], interval: float) -> None:
     """Flink's exactly-once sink: each checkpoint commits the transaction of every sink."""
     def checkpoint(_: Any = None) -> None:
@@ -265,8 +227,7 @@ def record_at_a_time(pipeline: Pipeline) -> None:
     for i, logs in enumerate(pipeline.assigned):
         producer = shared or pipeline.sink(i)
         sinks.append(producer)
-        deliver = FlinkExchange(pipeline, producer).deliver if isinstance(spec, Flink) else None
-        pipeline.engine.at(0.0, Worker(pipeline, logs, producer, deliver).start)
+        pipeline.engine.at(0.0, Worker(pipeline, logs, producer).start)
     if isinstance(spec, Flink) and spec.exactly_once:
         _checkpoints(pipeline, sinks, (spec.checkpoint_interval_ms or 60_000.0) / 1e3)
 
@@ -311,8 +272,6 @@ def figures(out: PipelineRun, windows: dict) -> dict:
         "sink_linger_ms": out.spec.sink.linger_ms,
         "exactly_once": out.spec.exactly_once,
     }
-    if isinstance(out.spec, Flink):
-        streaming["buffer_timeout_ms"] = out.spec.buffer_timeout_ms
     if out.batches:
         keys = ("offsets_s", "offset_log_s", "planning_s", "tasks_s", "state_s", "commit_log_s")
         streaming["batches"] = {name: {"count": len(chosen), "records": sum(b.get("records", 0) for b in chosen),
@@ -340,9 +299,7 @@ def explain(tenant: dict) -> str:
     batches = tenant["streaming"].get("batches", {}).get("before")
     why = {"to_output": (f" (the sink producer's batches wait up to linger.ms={tenant['streaming']['sink_linger_ms']:g}"
                          + (", and its records are visible only once their transaction commits)" if tenant["streaming"]["exactly_once"] else ")")),
-           "in_pipeline": (f" (Flink's network buffers leave when full or every execution.buffer-timeout="
-                           f"{tenant['streaming']['buffer_timeout_ms']:g} ms)" if "buffer_timeout_ms" in tenant["streaming"] else
-                           " (each record waits for the ones polled before it)")}
+           "in_pipeline": " (each record waits for the ones polled before it)"}
     text += why.get(largest, "") if largest != "to_pipeline" else ""
     if batches and batches["count"]:
         text += (f" (a micro-batch took {batches['batch_ms']:.0f} ms: latest offsets {batches['offsets_ms']:.1f}, "

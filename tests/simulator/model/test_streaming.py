@@ -125,3 +125,18 @@ def test_record_at_a_time_latency_grows_when_the_broker_s_handlers_are_busy(make
     assert during["p50"] > before["p50"] + 3 * 1.5 * 0.8
     parts = tenant["streaming"]["parts_ms"]
     assert parts["during"]["to_pipeline"] > parts["before"]["to_pipeline"] + 1.5 * 0.8
+
+
+def test_exactly_once_output_is_visible_when_its_transaction_commits(make_scenario, evaluator, tmp_path):
+    """exactly_once_v2 commits every 100 ms (StreamsConfig's default under it): a record's output
+    counts once EndTxn has run on the coordinator's handler (100 us, and 30 us for each of the
+    3 partitions' markers), not when its produce was acknowledged."""
+    run = run_of(make_scenario, evaluator, free_profile(tmp_path),
+                 pipeline("kafka-streams", rate="50/s", partitions=2, **{"processing.guarantee": "exactly_once_v2"}))
+    (out,) = run.tenants
+    end_txn = 100e-6 + 3 * 30e-6
+    waits = [to_output for _, _, _, to_output in out.parts]
+    assert waits and all(end_txn - 1e-6 <= wait <= 0.1 + end_txn + 1e-6 for wait in waits)
+    assert sum(waits) / len(waits) == pytest.approx(0.05, abs=0.01)      # half a commit interval
+    committed_at = sorted({round(intended + latency, 6) for intended, latency in out.latencies})
+    assert all(b - a >= 0.1 - 1e-6 for a, b in zip(committed_at, committed_at[1:]))   # one commit per interval
