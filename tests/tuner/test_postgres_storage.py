@@ -139,7 +139,9 @@ def _stored_trials(url: str) -> list:
 def _trials_done(stderr: str) -> int:
     """The study's completed trials when this tuner's last trial completed (its progress line,
     before the lines of the front's points on held-out seeds)."""
-    line, *validated = stderr.splitlines()
+    # less the lines every 5 s of a long study or validation and the validation's closing line
+    line, *validated = [line for line in stderr.splitlines()
+                        if " elapsed, ETA " not in line and " held-out runs in " not in line]
     assert line.startswith("tuning paypay-glue-2gb: trial "), line
     assert validated and all(" held-out seeds: " in v for v in validated), validated
     return int(line.split("trial ")[1].split("/")[0])
