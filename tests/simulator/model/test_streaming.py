@@ -140,3 +140,19 @@ def test_exactly_once_output_is_visible_when_its_transaction_commits(make_scenar
     assert sum(waits) / len(waits) == pytest.approx(0.05, abs=0.01)      # half a commit interval
     committed_at = sorted({round(intended + latency, 6) for intended, latency in out.latencies})
     assert all(b - a >= 0.1 - 1e-6 for a, b in zip(committed_at, committed_at[1:]))   # one commit per interval
+
+
+def test_max_offsets_per_trigger_caps_each_batch_and_the_backlog_grows(make_scenario, evaluator, tmp_path):
+    """100 records/s against at most 50 a one-second trigger: every batch takes 50, the rest wait
+    for later triggers, so the backlog grows by 50 records a second and each second's records
+    wait a second longer than the last's."""
+    run = run_of(make_scenario, evaluator, free_profile(tmp_path),
+                 pipeline("spark-microbatch", rate="100/s", processingTime="1s", maxOffsetsPerTrigger=50),
+                 {"windows": {"before": "6s"}})
+    (out,) = run.tenants
+    assert [b["records"] for b in out.batches[1:]] == [50] * len(out.batches[1:])
+    by_second: dict[int, list[float]] = {}
+    for intended, latency in out.latencies:
+        by_second.setdefault(int(intended), []).append(latency)
+    means = [sum(v) / len(v) for _, v in sorted(by_second.items()) if len(v) == 100]
+    assert len(means) >= 3 and all(b - a == pytest.approx(1.0, abs=0.05) for a, b in zip(means, means[1:]))
