@@ -128,3 +128,13 @@ def test_the_catalog_s_streaming_neighbours_beside_the_published_load():
     assert type(producer).__name__ == "Tenant" and scenario.batch.producer.linger_ms == 0.0
     assert (fraud.kind, fraud.processing_time_ms, fraud.async_progress) == ("spark-microbatch", 500.0, True)
     assert enrichment.kind == "kafka-streams"
+
+
+def test_the_model_s_run_size_counts_a_pipeline_s_records_five_times():
+    from workloads.limits import RunSize, estimate
+    pipeline = build(rate="10000/s")
+    producer = Scenario.from_mapping({**scenario(rate="10000/s"), "tenants": [   # the same tenant without its pipeline
+        BASE["tenants"][0], {k: v for k, v in {**PIPELINE, "rate": "10000/s"}.items()
+                             if k not in ("kind", "output_topic", "record_cost")}]})
+    seconds = estimate(producer).seconds
+    assert RunSize.total(estimate(pipeline).events) - RunSize.total(estimate(producer).events) == pytest.approx(4 * 10000 * seconds)
