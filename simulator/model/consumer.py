@@ -162,6 +162,9 @@ class Consumer:
         return self.fetch_request_s + len(request.partitions) * self.fetch_partition_s + size * self.fetch_byte_s
 
     def handled(self, request: Request, now: float) -> None:
+        broker = request.connection.broker      # RequestsPerSec{request=Fetch} counts consumers' too
+        broker.fetch_count += 1
+        broker.fetch_requests.add(now)
         counts, size = self._readable(request)
         if size >= self.min_bytes or self.max_wait <= 0.0:
             self._complete(request, counts, size, now)

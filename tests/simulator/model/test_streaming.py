@@ -156,3 +156,10 @@ def test_max_offsets_per_trigger_caps_each_batch_and_the_backlog_grows(make_scen
         by_second.setdefault(int(intended), []).append(latency)
     means = [sum(v) / len(v) for _, v in sorted(by_second.items()) if len(v) == 100]
     assert len(means) >= 3 and all(b - a == pytest.approx(1.0, abs=0.05) for a, b in zip(means, means[1:]))
+
+
+def test_the_brokers_count_a_pipeline_s_fetches_with_the_followers(make_scenario, evaluator, tmp_path):
+    result = evaluator.evaluate(make_scenario(free_profile(tmp_path), pipeline("kafka-streams", rate="3/s")), 1)
+    (tenant,) = result.tenants
+    fetches = tenant["streaming"]["fetch_requests"]
+    assert fetches > 0 and result.summary["fetch_requests"] == fetches    # one broker: no follower fetches
