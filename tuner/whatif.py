@@ -34,7 +34,7 @@ def cluster_options(mapping: dict, plan: Plan) -> list[ClusterOption]:
         kind = broker_type(name)
         changes = {f"cluster.broker.{k}": v for k, v in broker_settings(kind).items()}
         if kind.express:
-            changes.update(_express_throttle(mapping, kind.express_ingress))
+            changes.update(_express_throttle(mapping, kind.express_ingress_quota))
         options.append(_set(mapping, f"broker_type={name}", changes))
     for rf in plan.replication_factor:
         options.append(_replication(mapping, rf))
@@ -51,8 +51,7 @@ def cluster_options(mapping: dict, plan: Plan) -> list[ClusterOption]:
 
 
 def _express_throttle(mapping: dict, ingress: float) -> dict:
-    """MSK throttles an Express broker's client ingress at its published throughput, as a Kafka
-    produce quota would; the batch load is nearly all of that ingress, so the model meters it as
+    """MSK throttles an Express broker's client ingress at its quota, as a Kafka produce quota would; the batch load is nearly all of that ingress, so the model meters it as
     the batch client's producer_byte_rate per broker (a lower quota of the scenario's stays)."""
     own = Scenario.from_mapping(mapping).batch.quota.producer_byte_rate
     return {} if own is not None and own <= ingress else {"batch.quota.producer_byte_rate": f"{ingress:.0f}B/s"}

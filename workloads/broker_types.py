@@ -13,8 +13,9 @@ so ``broker_settings(..., sustained=True)`` gives the baselines.
 Disk: a Standard broker writes to one EBS volume with MSK's default storage throughput of
 250 MiB/s (``provisioned_storage`` lifts it on kafka.m5.4xlarge / kafka.m7g.2xlarge and larger);
 what a broker writes is bounded by the smaller of the volume and the instance's EBS bandwidth.
-Express brokers have no customer-managed volume: MSK stores their data and throttles each
-broker's client traffic at a published ingress and egress throughput (``express_ingress``).
+Express brokers have no customer-managed volume: MSK stores their data, recommends a maximum
+ingress and egress throughput per broker (``express_ingress``: above it performance degrades)
+and throttles each broker's client traffic at its quota (``express_ingress_quota``).
 """
 from __future__ import annotations
 
@@ -36,9 +37,12 @@ SOURCES = {
     "msk-storage": "Amazon MSK Developer Guide, Manage storage throughput for Standard brokers: 250 MiB/s by default; "
                    "provisioned up to the maximum per size, https://docs.aws.amazon.com/msk/latest/developerguide/"
                    "msk-provision-throughput-management.html",
-    "msk-express": "Amazon MSK Developer Guide, Express brokers and the Express broker quota: per-broker ingress and "
-                   "egress throughput by size (express.m7g.16xlarge 500 MBps ingress, as in the AWS News Blog of "
-                   "2024-11-07), https://docs.aws.amazon.com/msk/latest/developerguide/msk-broker-types-express.html",
+    "msk-express": "Amazon MSK Developer Guide, Best practices for Express brokers: the recommended maximum ingress "
+                   "and egress throughput per broker by size (express.m7g.16xlarge 500 MBps ingress, as in the AWS News "
+                   "Blog of 2024-11-07), https://docs.aws.amazon.com/msk/latest/developerguide/bestpractices-express.html",
+    "msk-express-quota": "Amazon MSK Developer Guide, Amazon MSK quota, Express broker quota: the per-broker ingress and "
+                         "egress throughput above which MSK throttles client traffic (1.5 x the recommended ingress), "
+                         "https://docs.aws.amazon.com/msk/latest/developerguide/limits.html#msk-express-quota",
 }
 
 DEFAULT_STORAGE = 250 * MIB     # MSK's default EBS storage throughput (msk-storage)
@@ -56,8 +60,10 @@ class BrokerType:
     ebs_baseline: float               # bytes/s of EBS bandwidth sustained
     ebs_burst: float
     provisioned_storage: float | None = None   # bytes/s: most storage throughput MSK provisions on it
-    express_ingress: float | None = None       # bytes/s of client ingress per Express broker
+    express_ingress: float | None = None       # bytes/s of client ingress per Express broker, recommended maximum
     express_egress: float | None = None
+    express_ingress_quota: float | None = None  # bytes/s at which MSK throttles it
+    express_egress_quota: float | None = None
     sources: tuple[str, ...] = ()
 
     @property
@@ -73,12 +79,13 @@ def _standard(family: str, size: str, vcpus: int, network: tuple[float, float], 
                       ebs[0] * MBIT, ebs[1] * MBIT, provisioned * MIB if provisioned else None, sources=sources)
 
 
-def _express(size: str, standard: BrokerType, ingress_mb: float, egress_mb: float) -> BrokerType:
-    """MBps as MSK publishes them (decimal megabytes per second)."""
+def _express(size: str, standard: BrokerType, recommended: tuple[float, float], quota: tuple[float, float]) -> BrokerType:
+    """(ingress, egress) in MBps as MSK publishes them (decimal megabytes per second)."""
     return BrokerType(f"express.m7g.{size}", standard.vcpus, standard.memory_gib, standard.network_baseline,
                       standard.network_burst, standard.ebs_baseline, standard.ebs_burst,
-                      express_ingress=ingress_mb * 1e6, express_egress=egress_mb * 1e6,
-                      sources=("ec2-m7g", "ec2-network", "msk-express"))
+                      express_ingress=recommended[0] * 1e6, express_egress=recommended[1] * 1e6,
+                      express_ingress_quota=quota[0] * 1e6, express_egress_quota=quota[1] * 1e6,
+                      sources=("ec2-m7g", "ec2-network", "msk-express", "msk-express-quota"))
 
 
 _M5 = [_standard("m5", "large", 2, (0.75, 10), (650, 4750)),
@@ -96,9 +103,11 @@ _M7G = [_standard("m7g", "large", 2, (0.937, 12.5), (630, 10000)),
         _standard("m7g", "8xlarge", 32, (15, 15), (10000, 10000), 1000),
         _standard("m7g", "12xlarge", 48, (22.5, 22.5), (15000, 15000), 1000),
         _standard("m7g", "16xlarge", 64, (30, 30), (20000, 20000), 1000)]
-_EXPRESS = [_express(m.name.rsplit(".", 1)[1], m, ingress, egress) for m, (ingress, egress) in
-            zip(_M7G, [(15.6, 31.2), (31.2, 62.5), (62.5, 125.0), (124.9, 249.8), (250.0, 500.0),
-                       (375.0, 750.0), (500.0, 1000.0)])]
+_EXPRESS = [_express(m.name.rsplit(".", 1)[1], m, recommended, quota) for m, recommended, quota in
+            zip(_M7G, [(15.6, 31.2), (31.2, 62.5), (62.5, 125.0), (124.9, 249.8), (250.0, 500.0), (375.0, 750.0),
+                       (500.0, 1000.0)],
+                [(23.4, 58.5), (46.8, 117.0), (93.7, 234.2), (187.5, 468.7), (375.0, 937.5), (562.5, 1406.2),
+                 (750.0, 1875.0)])]
 
 BROKER_TYPES: dict[str, BrokerType] = {t.name: t for t in _M5 + _M7G + _EXPRESS}
 
@@ -115,8 +124,8 @@ def broker_settings(kind: BrokerType, sustained: bool = False) -> dict[str, obje
     """``cluster.broker.*`` values for ``kind``: on its bursts (a load of minutes) or, ``sustained``,
     on its baselines. A Standard broker's disk is the smaller of MSK's default volume throughput and
     the instance's EBS bandwidth; an Express broker has no volume, so its disk is the instance's EBS
-    bandwidth and MSK's per-broker ingress throttle stays in ``kind.express_ingress`` (plan's what-if
-    meters the load by it, ``tuner.whatif``)."""
+    bandwidth and MSK's per-broker ingress throttle stays in ``kind.express_ingress_quota`` (plan's
+    what-if meters the load by it, ``tuner.whatif``)."""
     network = kind.network_baseline if sustained else kind.network_burst
     ebs = kind.ebs_baseline if sustained else kind.ebs_burst
     disk = ebs if kind.express else min(DEFAULT_STORAGE, ebs)
@@ -130,5 +139,7 @@ def table_rows() -> list[dict[str, object]]:
              "EBS Mbit/s": f"{t.ebs_baseline / MBIT:g} (burst {t.ebs_burst / MBIT:g})",
              "storage MiB/s": ("managed" if t.express else f"250 (up to {t.provisioned_storage / MIB:g})"
                                if t.provisioned_storage else "250"),
-             "Express MBps in/out": f"{t.express_ingress / 1e6:g} / {t.express_egress / 1e6:g}" if t.express else "",
+             "Express MBps in/out": (f"{t.express_ingress / 1e6:g} / {t.express_egress / 1e6:g} (throttled above "
+                                     f"{t.express_ingress_quota / 1e6:g} / {t.express_egress_quota / 1e6:g})"
+                                     if t.express else ""),
              "sources": ", ".join(t.sources)} for t in BROKER_TYPES.values()]

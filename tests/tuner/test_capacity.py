@@ -82,12 +82,12 @@ def test_what_ifs_change_only_their_part_of_the_cluster():
     assert built["current"].cluster == Scenario.from_yaml(CATALOG / "rf3-acks-all.yaml").cluster
 
 
-def test_an_express_broker_type_throttles_the_load_at_its_published_ingress():
+def test_an_express_broker_type_throttles_the_load_at_its_ingress_quota():
     options = _options(CATALOG / "rf3-acks-all.yaml", broker_types=("express.m7g.large", "express.m7g.16xlarge"))
     built = {name: Scenario.from_mapping(o.mapping) for name, o in options.items()}
     large, big = built["broker_type=express.m7g.large"], built["broker_type=express.m7g.16xlarge"]
     assert (large.cluster.broker.vcpus, big.cluster.broker.vcpus) == (2, 64)
-    assert (large.batch.quota.producer_byte_rate, big.batch.quota.producer_byte_rate) == (15.6e6, 500e6)
+    assert (large.batch.quota.producer_byte_rate, big.batch.quota.producer_byte_rate) == (23.4e6, 750e6)
     assert built["current"].batch.quota.producer_byte_rate is None
     # a scenario's own lower quota stays
     low = _options(CATALOG / "rf3-acks-all.yaml", ["batch.quota.producer_byte_rate=5MB/s"], broker_types=("express.m7g.large",))

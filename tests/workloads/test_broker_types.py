@@ -31,6 +31,9 @@ def test_express_throughput_grows_with_size_up_to_the_published_500_mbps():
     express = [k for k in BROKER_TYPES.values() if k.express]
     assert [round(k.express_ingress / 1e6, 1) for k in express] == [15.6, 31.2, 62.5, 124.9, 250.0, 375.0, 500.0]
     assert all(k.express_egress == pytest.approx(2 * k.express_ingress, rel=0.01) for k in express)
+    # MSK throttles at the quota, 1.5 x the recommended ingress
+    assert all(k.express_ingress_quota == pytest.approx(1.5 * k.express_ingress, rel=0.01) for k in express)
+    assert all(k.express_egress_quota > k.express_egress for k in express)
 
 
 def test_settings_take_the_burst_or_the_baseline_and_the_volume_bounds_the_disk():
