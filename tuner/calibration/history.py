@@ -48,7 +48,7 @@ def _excess(series: list[float | None] | None, span: range, busy: set[int], scal
     if series is None:
         return 0.0, 0.0
     level, spread = _quiet(series, busy)
-    present = [series[k] for k in span if k < len(series) and series[k] is not None]
+    present = [v for k in span if k < len(series) and (v := series[k]) is not None]
     return sum((v - level) * scale for v in present), spread * scale * math.sqrt(len(present))
 
 
@@ -128,10 +128,12 @@ def fit_scales(found: list[Observation], base: dict[str, float]) -> Fit:
     if len(goal) <= 2:
         raise ScenarioError("--profile", "the history's loads give too few figures to fit the costs to")
     scales, residual, errors = _solve(design, goal, np.ones(2))
-    terms = [FittedTerm(name, float(base[name] * scales[int(name.startswith("broker.network_"))]),
-                        None if errors[int(name.startswith("broker.network_"))] is None
-                        else float(base[name] * errors[int(name.startswith("broker.network_"))]))
-             for name, _ in TERMS if base[name] > 0]
+    terms = []
+    for name, _ in TERMS:
+        k = int(name.startswith("broker.network_"))
+        if base[name] > 0:
+            error = errors[k]
+            terms.append(FittedTerm(name, float(base[name] * scales[k]), None if error is None else float(base[name] * error)))
     residuals = [FitResidual(run, figure, float(m), float(m + r / wt)) for (run, figure), m, r, wt
                  in zip(labels, target, residual, weights)]
     return Fit(terms, residuals, [], [])
@@ -295,14 +297,14 @@ def _observed(history: History, window: Window) -> dict[str, float | None]:
     def over_brokers(name: str, pick: Callable[[list[float]], float]) -> float | None:
         values = []
         for k in span:
-            present = [s[k] for f in history.brokers.values() if (s := f.get(name)) is not None and s[k] is not None]
+            present = [v for f in history.brokers.values() if (s := f.get(name)) is not None and (v := s[k]) is not None]
             if present:
                 values.append(pick(present))
         return statistics.mean(values) if values else None
 
     cpu = {b: [None if u is None and s is None else (u or 0.0) + (s or 0.0)
                for u, s in zip(f.get("CpuUser", []), f.get("CpuSystem", []))] for b, f in history.brokers.items()}
-    cpu_max = [max(v) for k in span if (v := [c[k] for c in cpu.values() if k < len(c) and c[k] is not None])]
+    cpu_max = [max(v) for k in span if (v := [x for c in cpu.values() if k < len(c) and (x := c[k]) is not None])]
     return {"handler idle (%)": over_brokers("RequestHandlerAvgIdlePercent", min),
             "CPU (%)": statistics.mean(cpu_max) if cpu_max else None,
             "produce TotalTime mean (ms)": over_brokers("ProduceTotalTimeMsMean", max),
@@ -353,7 +355,7 @@ def replay(history: History, scenario: Scenario, seeds: int, evaluator: Any, las
         sized = sized_like(scenario, window.bytes, evaluator)
         predicted = [_predicted(evaluator.evaluate(sized, seed), window, history.period) for seed in range(1, seeds + 1)]
         observed = _observed(history, window)
-        out.append(Replayed(label, [(title, [p[title] for p in predicted if p[title] is not None], observed[title], fmt)
+        out.append(Replayed(label, [(title, [v for p in predicted if (v := p[title]) is not None], observed[title], fmt)
                                     for title, fmt in REPLAY_FIGURES]))
     return out
 

@@ -134,8 +134,8 @@ def neighbours(history: History, load_topic: str, loads: list[Window]) -> list[N
         records = history.topic_records.get(topic)
         if records is None:
             raise ScenarioError("metrics", f"topic {topic!r} has BytesInPerSec but no MessagesInPerSec: its record size is unknown")
-        pairs = [(records[k], history.topic_bytes[topic][k]) for k in quiet]
-        pairs = [(r, b) for r, b in pairs if r is not None and b is not None and r > 0]
+        pairs = [(r, b) for k in quiet if (r := records[k]) is not None and (b := history.topic_bytes[topic][k]) is not None
+                 and r > 0]
         if not pairs:
             continue
         rate = _median([r for r, _ in pairs])

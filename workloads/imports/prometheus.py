@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 import urllib.error
 import urllib.request
-from typing import Callable
+from typing import Any, Callable
 
 from workloads.errors import ScenarioError
 from workloads.imports.history import ALL_TOPICS, History
@@ -38,7 +38,7 @@ def _topic_counts(metrics: dict[str, float], name: str) -> dict[str, float]:
     return counts or {ALL_TOPICS: metrics.get(name, 0.0)}
 
 
-def _figures(metrics: dict[str, float]) -> dict[str, float]:
+def _figures(metrics: dict[str, float]) -> dict[str, float | None]:
     from simulator.live._prometheus import metric_sum
     return {"produce": metric_sum(metrics, "kafka_network_RequestsPerSec_total", request="Produce"),
             "bytes": metrics.get("kafka_server_BytesInPerSec_total", 0.0),
@@ -57,7 +57,7 @@ def sample(urls: list[str], duration: float, period: float, vcpus: float,
     the process counter does not split them)."""
     if period <= 0 or duration < period:
         raise ScenarioError("--for", f"needs at least one period of {period:g} s, got {duration:g} s")
-    scrapes: list[tuple[float, list[dict[str, float]], list[dict]]] = []
+    scrapes: list[tuple[float, list[dict[str, float]], list[dict[str, Any]]]] = []
     start = time.time()
     for step in range(int(duration // period) + 1):
         if step:
@@ -93,7 +93,7 @@ def sample(urls: list[str], duration: float, period: float, vcpus: float,
                     totals[topic] = totals.get(topic, 0.0) + (c1[topic] - c0.get(topic, 0.0)) / seconds
             for topic, value in totals.items():
                 into.setdefault(topic, [None] * (len(figures["CpuUser"]) - 1)).append(value)
-    notes = ()
+    notes: tuple[str, ...] = ()
     if ALL_TOPICS in topic_bytes:
         notes = ("The exporters give bytes and records in for all topics together (no topic label): no neighbour is told "
                  "apart from the load.",)

@@ -42,7 +42,8 @@ def _typed(value: Any) -> Any:
 
 class _Reader(ast.NodeVisitor):
     def __init__(self, parameters: dict[str, str]) -> None:
-        self.parameters, self.constants = parameters, {}
+        self.parameters = parameters
+        self.constants: dict[str, Any] = {}
         self.producer: dict[str, Any] = {}
         self.topic: str | None = None
         self.repartition: int | None = None
