@@ -126,4 +126,12 @@ def _history(cluster: str, first: float, period: int, values: dict) -> History:
             per_topic[(broker, name)] = _add(per_topic.get((broker, name), [None] * len(series)), series)
     for (broker, name), series in per_topic.items():     # a broker's own total, where only its topics' are listed
         brokers.setdefault(broker, {}).setdefault(name, series)
-    return History(cluster, "cloudwatch", float(first), float(period), topic_bytes, topic_records, brokers)
+    notes = []
+    for broker, figures in sorted(brokers.items()):
+        idle = figures.get("RequestHandlerAvgIdlePercent")
+        # MSK documents a percentage; Kafka's meter is a fraction. A broker whose every point is at most 1 over the
+        # whole history was not idle under 1 % for weeks: its points are fractions, read as such and said
+        if idle and all(v is None or v <= 1.0 for v in idle):
+            figures["RequestHandlerAvgIdlePercent"] = [None if v is None else 100.0 * v for v in idle]
+            notes.append(f"Broker {broker}'s RequestHandlerAvgIdlePercent points are fractions (all at most 1): read as 0-1.")
+    return History(cluster, "cloudwatch", float(first), float(period), topic_bytes, topic_records, brokers, tuple(notes))

@@ -112,3 +112,14 @@ def test_the_api_paths_make_the_calls_aws_documents(tmp_path):
         glue_stub.assert_no_pending_responses()
         kafka_stub.assert_no_pending_responses()
     assert (imported.glue.worker_type, imported.msk.kind.name, imported.script.repartition) == ("G.2X", "kafka.m5.large", 60)
+
+
+def test_handler_idle_published_as_a_fraction_is_read_as_one():
+    from workloads.imports.cloudwatch import _history
+    values = {("RequestHandlerAvgIdlePercent", "1", None): [0.9, 0.35, None], ("RequestHandlerAvgIdlePercent", "2", None): [92.0, 35.0, 90.0],
+              ("BytesInPerSec", "1", "t"): [10.0, 20.0, 10.0]}
+    history = _history("c", 0.0, 60, values)
+    assert history.brokers["1"]["RequestHandlerAvgIdlePercent"] == [90.0, 35.0, None]
+    assert history.brokers["2"]["RequestHandlerAvgIdlePercent"] == [92.0, 35.0, 90.0]
+    assert history.brokers["1"]["BytesInPerSec"] == [10.0, 20.0, 10.0]      # the broker's total from its topics'
+    assert history.notes == ("Broker 1's RequestHandlerAvgIdlePercent points are fractions (all at most 1): read as 0-1.",)
