@@ -169,6 +169,12 @@ def build(imported: Imported, name: str) -> Imports:
     }
     if not mapping["tenants"]:
         del mapping["tenants"]
+    if imported.msk and imported.msk.kind.express and imported.msk.kind.express_ingress_quota:
+        # MSK throttles an Express broker's client ingress at its quota; the load is nearly all of it (as plan's what-if)
+        quota = imported.msk.kind.express_ingress_quota
+        mapping["batch"]["quota"] = {"producer_byte_rate": f"{quota:.0f}B/s"}
+        said.append(f"Express brokers: MSK throttles each broker's client ingress at {quota / 1e6:g} MB/s, metered on the "
+                    "load as its producer_byte_rate per broker.")
     if imported.profile is None:
         said.append("Cost profile: default (assumed; no metrics history fitted).")
     return Imports(Scenario.from_mapping(mapping, source=name), mapping, loads, found)

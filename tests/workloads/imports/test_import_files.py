@@ -123,3 +123,12 @@ def test_handler_idle_published_as_a_fraction_is_read_as_one():
     assert history.brokers["2"]["RequestHandlerAvgIdlePercent"] == [92.0, 35.0, 90.0]
     assert history.brokers["1"]["BytesInPerSec"] == [10.0, 20.0, 10.0]      # the broker's total from its topics'
     assert history.notes == ("Broker 1's RequestHandlerAvgIdlePercent points are fractions (all at most 1): read as 0-1.",)
+
+
+def test_an_express_cluster_throttles_the_load_at_its_quota():
+    cluster = _json("describe-cluster-v2.json")
+    cluster["ClusterInfo"]["Provisioned"]["BrokerNodeGroupInfo"]["InstanceType"] = "express.m7g.large"
+    kind = broker_type("express.m7g.large")
+    imports = build(Imported(msk=read_msk_cluster(cluster), load_topic="bulk"), "express")
+    assert imports.scenario.batch.quota.producer_byte_rate == round(kind.express_ingress_quota)
+    assert imports.scenario.cluster.broker.vcpus == kind.vcpus
