@@ -27,6 +27,8 @@ from simulator.live.kafka import DEFAULT_RUN_DIR, KafkaCluster, answers_kafka
 from simulator.live.neighbours import Neighbours
 from simulator.live.outcome import LiveRun, build
 from simulator.live.sampler import MachineLoad, MetricsSampler
+from simulator.live.streaming import StreamingNeighbours, is_streaming, with_pipelines
+from simulator.live.streaming import notes as streaming_notes
 from simulator.live.warmup import BROKER_WARM_UP_TOPIC, RECORD_BYTES, warm_up_brokers
 from simulator.result import RunResult
 from workloads import Scenario, ScenarioError
@@ -172,6 +174,11 @@ class LiveEvaluator:
             if status := storage.status():
                 place("storage", status.pid)
             create_topics(scenario, bootstrap, self.security, cluster.brokers if cluster else None)
+            # the streaming tenants' pipelines: their JVMs start while the brokers warm up and the data is written
+            streaming = stack.enter_context(StreamingNeighbours(
+                scenario.tenants, bootstrap, self.security, seed, list(budget["neighbours"].cores) if self.pin else None,
+                place=lambda pid: place("neighbours", pid), progress=self.say))
+            notes.extend(streaming_notes(scenario.tenants))
             if cluster:     # the user's cluster gets no scratch topic: the job warms up without a write there
                 create_warm_up_topic(bootstrap, self.security)
                 warmed = warm_up_brokers(scenario, bootstrap, self.security, cluster.brokers, self.say)
@@ -189,7 +196,7 @@ class LiveEvaluator:
             sampler = (MetricsSampler(cluster.scrape, list(range(cluster.brokers))) if cluster
                        else MetricsSampler(lambda b: parse_metrics(http_get(self.metrics_urls[b])), list(range(len(self.metrics_urls))))
                        if self.metrics_urls else None)
-            neighbours = Neighbours(scenario.tenants, bootstrap, self.security, seed,
+            neighbours = Neighbours([t for t in scenario.tenants if not is_streaming(t)], bootstrap, self.security, seed,
                                     list(budget["neighbours"].cores) if self.pin else None)
             fault = (FaultInjector(cluster, self.kill_broker, bootstrap, scenario.batch.topic, expected.rows,
                                    before_kill=sampler.sample if sampler else lambda: None)
@@ -200,6 +207,7 @@ class LiveEvaluator:
             machine = MachineLoad()
             machine.start()
             stack.callback(machine.stop)
+            streaming.flow()     # the streaming tenants' pipelines run warm before anything is measured
             neighbours.start()
             stack.callback(neighbours.stop)
             if neighbours.pid:
@@ -227,7 +235,8 @@ class LiveEvaluator:
             if fault:
                 fault.stop()
             _sleep(scenario.windows.after, "after window (neighbours alone)", self.say)
-            traces = neighbours.stop()
+            traces = neighbours.stop() + streaming.stop()
+            traces = [next(t for t in traces if t.name == tenant.name) for tenant in scenario.tenants]
             machine_load = machine.stop()
             scrapes = sampler.stop() if sampler else {}
             ended = time.time()
@@ -249,7 +258,7 @@ class LiveEvaluator:
                       notes=notes, faults=faults, batch_sizes=batch_sizes, machine=machine_load)
         if progress:
             progress(ended - started)
-        return build(run)
+        return with_pipelines(build(run), list(scenario.tenants), traces, started)
 
 
 def _as_dict(value: Any) -> dict:

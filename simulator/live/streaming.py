@@ -1,0 +1,302 @@
+"""The scenario's streaming tenants on real parts: each pipeline (Spark Structured Streaming,
+Kafka Streams, Flink) in a process of its own, fed by its own upstream producer at the tenant's
+rate, its output timed by a consumer (``simulator.live.streaming_feed``).
+
+``launch()`` builds what needs building and starts every pipeline (its JVM's start can overlap
+other work); ``flow()`` waits until each says it runs, starts the feed, waits until every
+pipeline's output arrives, lets them settle, and from then on counts a record that never comes
+out as lost: JVM start-up, Spark's first batches and
+Kafka Streams' rebalance stay before the run's windows. ``stop()`` stops the feed (its last
+records drain through the pipelines), then each pipeline, which first reports the produce
+requests its own producers sent; every process and temporary file goes, whatever happens.
+The pipelines and the feed run on the tenants' host (the ``neighbours`` CPU budget).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from simulator.live._jars import ROOT
+from simulator.live._process import StackError, die_with_parent, last_error
+from simulator.live.clients import java_security
+from simulator.live.neighbours import TenantTrace
+from simulator.live.streaming_feed import PipelineTrace, StreamingFeed
+from simulator.live.streaming_spark import PRODUCE_REQUESTS, RUNNING
+
+START_TIMEOUT_S = 180.0     # a pipeline's JVM up and its query or client running
+FLOW_TIMEOUT_S = 120.0      # the first output record of every pipeline
+SETTLE_S = 5.0              # after the first output: first batches, rebalances, JIT
+
+
+def is_streaming(tenant: Any) -> bool:
+    from workloads.streaming import is_streaming as streaming
+    return streaming(tenant)
+
+
+def java_properties(tenant: Any, bootstrap: str, security: dict[str, str]) -> dict[str, str]:
+    """A Kafka Streams or Flink tenant's properties file: the framework's and its Kafka clients'
+    own names, and the pipeline's topics and per-record work under ``quietload.*``."""
+    from simulator.live.spark_job import _property_text
+
+    consumer = {"fetch.min.bytes": tenant.consumer.fetch_min_bytes, "fetch.max.wait.ms": int(tenant.consumer.fetch_max_wait_ms),
+                "max.poll.records": tenant.consumer.max_poll_records,
+                "max.partition.fetch.bytes": tenant.consumer.max_partition_fetch_bytes}
+    clients = {**{f"consumer.{k}": v for k, v in consumer.items()},
+               **{f"producer.{k}": v for k, v in tenant.sink.as_properties().items()}}
+    ours = {"quietload.input": tenant.topic, "quietload.output": tenant.output_topic,
+            "quietload.work.ns": round(tenant.record_cost * 1e9)}
+    secure = java_security(security)
+    if tenant.kind == "kafka-streams":
+        framework = {"application.id": f"quietload-{tenant.name}", "bootstrap.servers": bootstrap,
+                     "num.stream.threads": tenant.num_stream_threads, "processing.guarantee": tenant.processing_guarantee,
+                     **({"commit.interval.ms": int(tenant.commit_interval_ms)} if tenant.commit_interval_ms is not None else {}),
+                     **secure}
+    else:
+        framework = {"quietload.bootstrap": bootstrap, "quietload.group": f"quietload-{tenant.name}",
+                     "parallelism.default": tenant.parallelism, "execution.buffer-timeout": int(tenant.buffer_timeout_ms),
+                     "execution.checkpointing.interval": int(tenant.checkpoint_interval_ms or 0),
+                     "sink.delivery-guarantee": tenant.delivery_guarantee,
+                     **{f"{side}.{k}": v for side in ("consumer", "producer") for k, v in secure.items()}}
+    return {k: _property_text(v) for k, v in sorted({**framework, **clients, **ours}.items())}
+
+
+class _Pipeline:
+    """One pipeline's process (a new session: its JVM and every thread end with the group; killed
+    if its parent dies) and its progress lines."""
+
+    def __init__(self, tenant: Any, command: list[str], request: str | None, log: Path) -> None:
+        self.tenant, self.log = tenant, log
+        with log.open("ab") as out:
+            self.process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"},
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=out, text=True,
+                                            start_new_session=True, preexec_fn=die_with_parent)
+        if request is not None:
+            self.process.stdin.write(request + "\n")
+            self.process.stdin.flush()
+        self.lines: "queue.Queue[str | None]" = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def wait_for(self, prefix: str, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                raise StackError(f"the {self.tenant.kind} pipeline of {self.tenant.name} stopped: {last_error(self.log)} (log: {self.log})")
+            if line.startswith(prefix):
+                return line
+        raise StackError(f"the {self.tenant.kind} pipeline of {self.tenant.name} said nothing of {prefix!r} "
+                         f"within {timeout:.0f} s (log: {self.log})")
+
+    def stop(self, timeout: float = 60.0) -> int:
+        """Closes its standard input (the stop signal); the produce requests it reports."""
+        try:
+            self.process.stdin.close()
+            return int(self.wait_for(PRODUCE_REQUESTS, timeout).removeprefix(PRODUCE_REQUESTS))
+        finally:
+            try:
+                self.process.wait(30.0)
+            except subprocess.TimeoutExpired:
+                pass
+            self.kill()
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.process.wait()
+
+
+class StreamingNeighbours:
+    """The streaming tenants' pipelines and feed. As a context manager: launched on entry (then
+    ``flow()``), every process gone on exit; ``stop()`` returns each tenant's trace (once), its produce requests
+    those of the upstream producer and of the pipeline's own producers."""
+
+    def __init__(self, tenants: list, bootstrap: str, security: dict[str, str] | None = None, seed: int = 1,
+                 cpus: list[int] | None = None, place: Callable[[int], None] = lambda pid: None,
+                 progress: Callable[[str], None] = lambda line: None) -> None:
+        self.tenants = [t for t in tenants if is_streaming(t)]
+        self.bootstrap, self.security, self.seed = bootstrap, security or {}, seed
+        self.cpus = cpus or sorted(os.sched_getaffinity(0))
+        self.place, self.say = place, progress
+        self.pipelines: list[_Pipeline] = []
+        self.feed: StreamingFeed | None = None
+        self.work: Path | None = None
+
+    def __enter__(self) -> "StreamingNeighbours":
+        try:
+            self.launch()
+        except BaseException:
+            self.close(failed=True)
+            raise
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close(failed=exc_info[0] is not None)
+
+    def start(self) -> None:
+        self.launch()
+        self.flow()
+
+    def launch(self) -> None:
+        """Every pipeline's process started (the pipelines' topics must exist)."""
+        if not self.tenants:
+            return
+        self.work = Path(tempfile.mkdtemp(prefix="quietload-streaming-"))
+        for tenant in self.tenants:
+            self.say(f"starting the {tenant.kind} pipeline of {tenant.name}: {tenant.topic} -> {tenant.output_topic} ...")
+            self.pipelines.append(self._launch(tenant))
+
+    def flow(self) -> None:
+        """Once every pipeline runs: its feed started, its output arrived, settled."""
+        if not self.tenants:
+            return
+        for pipeline in self.pipelines:
+            pipeline.wait_for(RUNNING, START_TIMEOUT_S)
+        self.feed = StreamingFeed(self.tenants, self.bootstrap, self.security, self.seed, self.cpus)
+        self.feed.start()
+        deadline = time.monotonic() + FLOW_TIMEOUT_S
+        for index, pipeline in enumerate(self.pipelines):
+            while self.feed.seen(index) == 0:
+                if pipeline.process.poll() is not None:
+                    raise StackError(f"the {pipeline.tenant.kind} pipeline of {pipeline.tenant.name} stopped: "
+                                     f"{last_error(pipeline.log)} (log: {pipeline.log})")
+                if not self.feed.alive():
+                    raise StackError("the streaming tenants' producers and consumers stopped before any output")
+                if time.monotonic() > deadline:
+                    raise StackError(f"no output of the {pipeline.tenant.kind} pipeline of {pipeline.tenant.name} "
+                                     f"within {FLOW_TIMEOUT_S:.0f} s (log: {pipeline.log})")
+                time.sleep(0.2)
+        # into the tenants' CPU budget only now: their first batches and compilation ran unheld,
+        # as a long-running pipeline's did long ago
+        for pid in [p.process.pid for p in self.pipelines] + [self.feed.pid]:
+            self.place(pid)
+        self.say(f"streaming pipelines flowing; settling {SETTLE_S:.0f} s")
+        time.sleep(SETTLE_S)
+        self.feed.measure_from_now()
+
+    def _launch(self, tenant: Any) -> _Pipeline:
+        from simulator.live.spark_job import resolve_spark_jars
+        from simulator.live.streaming_java import java_pipeline_command
+        from simulator.live.streaming_spark import request_for
+
+        assert self.work is not None
+        log = self.work / f"{tenant.name}.log"
+        if tenant.kind.startswith("spark-"):
+            checkpoint = self.work / tenant.name
+            checkpoint.mkdir()
+            request = request_for(tenant, self.bootstrap, str(checkpoint), self.cpus,
+                                  [str(jar) for jar in resolve_spark_jars(self.say)])
+            secure = {f"kafka.{k}": v for k, v in java_security(self.security).items()}
+            request["source"] |= secure
+            request["sink"] |= secure
+            return _Pipeline(tenant, [sys.executable, "-m", "simulator.live.streaming_spark"], json.dumps(request), log)
+        properties = self.work / f"{tenant.name}.properties"
+        properties.touch(mode=0o600)     # it may hold the cluster's credentials
+        properties.write_text("".join(f"{k}={v}\n" for k, v in java_properties(tenant, self.bootstrap, self.security).items()))
+        return _Pipeline(tenant, java_pipeline_command(tenant.kind, properties, self.work, self.say), None, log)
+
+    def stop(self) -> list[TenantTrace]:
+        """The feed first (its last records drain through the pipelines), then each pipeline."""
+        if self.feed is None:
+            self.close()
+            return []
+        try:
+            self.say("stopping the streaming feed ...")
+            traces = self.feed.stop()
+            self.say("stopping the pipelines ...")
+            self.feed = None
+            requests = [pipeline.stop() for pipeline in self.pipelines]
+        except BaseException:
+            self.close(failed=True)
+            raise
+        self.close()
+        return [dataclasses.replace(trace, produce_requests=trace.produce_requests + sent, pipeline_produce_requests=sent)
+                for trace, sent in zip(traces, requests)]
+
+    def close(self, failed: bool = False) -> None:
+        """Every process of ours killed, the temporary files removed (the credentials with them);
+        after a failure the pipelines' logs are kept in the system's temporary directory."""
+        if self.feed is not None:
+            try:
+                self.feed.stop(timeout=5.0)
+            except StackError:
+                pass
+            self.feed = None
+        for pipeline in self.pipelines:
+            pipeline.kill()
+        self.pipelines = []
+        if self.work is not None:
+            for path in self.work.iterdir():
+                if not (failed and path.suffix == ".log"):      # an error names its log by this path
+                    shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink()
+            if not failed:
+                self.work.rmdir()
+            self.work = None
+
+
+def with_pipelines(result: Any, tenants: list, traces: list[TenantTrace], started: float) -> Any:
+    """``result`` with each streaming tenant's figures beside its end to end ``latency_ms``, in
+    the model's shape (simulator.model.streaming.figures): its kind and output topic, the
+    upstream producer's latency per window, and what a live run sees of the pipeline (its own
+    produce requests, the records lost); the parts the model splits latency into, the fetches
+    and the batches are None: no client reports them per record here."""
+    from simulator.model.metrics import LatencyHistogram
+
+    pipelines = {trace.name: trace for trace in traces if isinstance(trace, PipelineTrace)}
+    if not pipelines:
+        return result
+    specs = {t.name: t for t in tenants}
+    entries = []
+    for entry in result.tenants:
+        trace = pipelines.get(entry["name"])
+        if trace is not None:
+            upstream = {name: LatencyHistogram() for name in result.windows}
+            for intended, latency in trace.upstream:
+                for name, (start, end) in result.windows.items():
+                    if start <= intended - started < end:
+                        upstream[name].record(latency)
+            spec = specs[entry["name"]]
+            entry = {**entry, "kind": spec.kind, "output_topic": spec.output_topic,
+                     "upstream_latency_ms": {name: h.summary() for name, h in upstream.items()},
+                     "streaming": {"parts_ms": {name: dict.fromkeys(("to_pipeline", "in_pipeline", "to_output"))
+                                                for name in result.windows},
+                                   "fetch_requests": None, "empty_fetches": None,
+                                   "sink_produce_requests": trace.pipeline_produce_requests,
+                                   "records_not_out": trace.failed}}
+        entries.append(entry)
+    return type(result)(**{**result.__dict__, "tenants": entries})
+
+
+def notes(tenants: list) -> list[str]:
+    """What the live run's streaming tenants were, in a line each."""
+    lines = []
+    for tenant in tenants:
+        if not is_streaming(tenant):
+            continue
+        work = ("no per-record work (a Spark query's records pass through; record_cost is the model's only)"
+                if tenant.kind.startswith("spark-") else f"{tenant.record_cost * 1e6:g} µs of CPU per record")
+        lines.append(f"Streaming tenant {tenant.name}: a {tenant.kind} pipeline {tenant.topic} -> {tenant.output_topic}, "
+                     f"fed at {tenant.rate:g} records/s by its own producer, {work}; end-to-end latency from each input "
+                     "record's intended send time to its output record seen by a consumer of the output topic. "
+                     "The pipeline started and ran warm before the windows.")
+    return lines

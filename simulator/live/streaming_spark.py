@@ -1,0 +1,114 @@
+"""A Spark Structured Streaming pipeline on PySpark 4.1 in local mode, in a driver process of its
+own: the Kafka source reads the input topic, every record goes on unchanged (its value carries
+the upstream producer's intended send time), the Kafka sink writes the output topic.
+
+Triggers, by the tenant's kind: ``processingTime`` micro-batches (with or without
+``asyncProgressTrackingEnabled``), ``continuous`` processing, and Spark 4.1's real-time mode.
+PySpark 4.1.1's ``DataStreamWriter.trigger`` has no ``realTime`` keyword; the JVM's
+``Trigger.RealTime`` (spark-sql-api 4.1.1) is set through the writer's Java object instead.
+
+    python -m simulator.live.streaming_spark   (the request as one JSON line on standard input)
+
+Prints RUNNING once the query started; stops when its standard input closes, after printing the
+sink's produce requests (kafka-clients' request-total, from the driver JVM's MBean server).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+RUNNING = "quietload: pipeline running"
+PRODUCE_REQUESTS = "quietload: produce requests "
+
+
+def request_for(tenant: Any, bootstrap: str, checkpoint: str, cpus: list[int], jars: list[str]) -> dict:
+    """What the driver needs from a Spark streaming tenant (workloads.streaming): the trigger
+    under Spark's names, the source's and sink's Kafka client properties as ``kafka.*`` options."""
+    from simulator.live.spark_job import _JMX_ACCESS, _property_text
+
+    trigger: dict[str, Any] = {"kind": tenant.kind}
+    source = {"kafka.fetch.min.bytes": tenant.consumer.fetch_min_bytes,
+              "kafka.fetch.max.wait.ms": int(tenant.consumer.fetch_max_wait_ms),
+              "kafka.max.poll.records": tenant.consumer.max_poll_records,
+              "kafka.max.partition.fetch.bytes": tenant.consumer.max_partition_fetch_bytes}
+    sink = {f"kafka.{name}": value for name, value in tenant.sink.as_properties().items()}
+    if tenant.kind == "spark-microbatch":
+        trigger["processingTime"] = f"{tenant.processing_time_ms:g} milliseconds"
+        if tenant.max_offsets_per_trigger:
+            source["maxOffsetsPerTrigger"] = tenant.max_offsets_per_trigger
+        if tenant.async_progress:
+            sink |= {"asyncProgressTrackingEnabled": True,
+                     "asyncProgressTrackingCheckpointIntervalMs": int(tenant.async_checkpoint_interval_ms)}
+    elif tenant.kind == "spark-continuous":
+        trigger["continuous"] = f"{tenant.continuous_ms:g} milliseconds"
+    else:
+        trigger["realTime"] = f"{tenant.real_time_ms:g} milliseconds"
+    slots = max(tenant.slots or 1, 1)
+    return {"bootstrap": bootstrap, "input": tenant.topic, "output": tenant.output_topic, "trigger": trigger,
+            "source": {k: _property_text(v) for k, v in source.items()},
+            "sink": {k: _property_text(v) for k, v in sink.items()}, "checkpoint": checkpoint, "cpus": cpus,
+            "settings": {"spark.master": f"local[{slots}]", "spark.ui.enabled": "false",
+                         "spark.ui.showConsoleProgress": "false", "spark.driver.memory": "512m",
+                         "spark.sql.shuffle.partitions": "1", "spark.jars": ",".join(jars),
+                         "spark.driver.extraJavaOptions": f"{_JMX_ACCESS} -Djava.io.tmpdir={checkpoint}"}}
+
+
+def _start(spark: Any, request: dict) -> Any:
+    reader = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", request["bootstrap"])
+              .option("subscribe", request["input"]).option("startingOffsets", "latest"))
+    for option, value in request["source"].items():
+        reader = reader.option(option, value)
+    writer = (reader.load().selectExpr("key", "value").writeStream.format("kafka")
+              .option("kafka.bootstrap.servers", request["bootstrap"]).option("topic", request["output"])
+              .option("checkpointLocation", os.path.join(request["checkpoint"], "query")))
+    for option, value in request["sink"].items():
+        writer = writer.option(option, value)
+    trigger = request["trigger"]
+    if "processingTime" in trigger:
+        writer = writer.trigger(processingTime=trigger["processingTime"])
+    elif "continuous" in trigger:
+        writer = writer.trigger(continuous=trigger["continuous"])
+    else:   # no Python keyword in 4.1.1: the JVM's trigger on the writer's Java object; real-time
+        writer = writer.outputMode("update")    # mode refuses Append (STREAMING_REAL_TIME_MODE.OUTPUT_MODE_NOT_SUPPORTED)
+        writer._jwrite = writer._jwrite.trigger(spark._jvm.org.apache.spark.sql.streaming.Trigger.RealTime(trigger["realTime"]))
+    return writer.start()
+
+
+def _produce_requests(spark: Any) -> int:
+    jvm = spark._jvm
+    server = jvm.java.lang.management.ManagementFactory.getPlatformMBeanServer()
+    pattern = jvm.javax.management.ObjectName("kafka.producer:type=producer-metrics,client-id=*")
+    return round(sum(float(server.getAttribute(name, "request-total")) for name in server.queryNames(pattern, None)))
+
+
+def main() -> int:
+    from pyspark.sql import SparkSession
+
+    request = json.loads(sys.stdin.readline())
+    os.sched_setaffinity(0, request["cpus"])   # the JVM that pyspark starts inherits it
+    builder = SparkSession.builder.appName("quietload-streaming-pipeline")
+    for key, value in request["settings"].items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    try:
+        spark.sparkContext.setLogLevel("WARN")
+        query = _start(spark, request)
+        print(RUNNING, flush=True)
+        while sys.stdin.readline():   # the parent closes our standard input to stop us
+            pass
+        if query.exception() is not None:
+            print(f"quietload: the query failed: {query.exception()}", file=sys.stderr, flush=True)
+            return 1
+        try:
+            print(f"{PRODUCE_REQUESTS}{_produce_requests(spark)}", flush=True)
+        finally:
+            query.stop()
+    finally:
+        spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
