@@ -53,9 +53,8 @@ def calibrate(
         typer.echo(render_calibration(fit_profile(runs, base, target, local_kafka_version(_say))))
         return
     check_output_dir(results, "--results")
-    design = pick(CALIBRATION, points, "--point")
+    chosen = preflight(pick(CALIBRATION, points, "--point"), base, overrides, bootstrap_servers, metrics, True)
     require("live", "quietload calibrate")
-    chosen = preflight(design, base, overrides, bootstrap_servers, metrics, True)
     evaluator, version = live_evaluator(run_dir, bootstrap_servers, metrics, _say)
     typer.echo(render_calibration(run(evaluator, chosen, base, target, repeat, version, _say, results)))
 
@@ -92,9 +91,8 @@ def validate(
     from tuner.fidelity import render_validation, validate as run, write_validation
 
     check_output_dir(out, "--out")
-    held_out = pick(HELD_OUT, configurations, "--configuration")
+    chosen = preflight(pick(HELD_OUT, configurations, "--configuration"), profile, overrides, bootstrap_servers, metrics)
     require("live", "quietload validate")
-    chosen = preflight(held_out, profile, overrides, bootstrap_servers, metrics)
     evaluator, _ = live_evaluator(run_dir, bootstrap_servers, metrics, _say)
     validation = run(evaluator, ModelEvaluator(), chosen, profile, repeat, seeds, _say, out)
     typer.echo(render_validation(validation))
