@@ -23,10 +23,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *   java -cp 'lib/*' quietload.streaming.FlinkPipeline PROPERTIES_FILE
  *
  * The file holds quietload.input, quietload.output, quietload.work.ns, quietload.bootstrap,
- * Flink's own settings parallelism.default, execution.buffer-timeout (ms) and
- * execution.checkpointing.interval (ms, 0: none), the sink's sink.delivery-guarantee, and the connector's Kafka client properties
- * as consumer.<name> and producer.<name>. Prints RUNNING once the job is submitted; stops when
- * its standard input closes, after printing its producers' produce requests.
+ * quietload.group; Flink's own parallelism.default, execution.buffer-timeout (ms),
+ * execution.checkpointing.interval (ms, 0: none) and sink.delivery-guarantee; and the
+ * connector's Kafka client properties as consumer.<name> and producer.<name>. Prints RUNNING
+ * once the job is submitted; stops when its standard input closes, after printing its
+ * producers' produce requests.
  */
 public final class FlinkPipeline {
     static volatile boolean stopping;
