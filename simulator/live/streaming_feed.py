@@ -39,7 +39,7 @@ class PipelineTrace(TenantTrace):
 
 
 HEADER = struct.Struct(">qq")       # intended send time (ns since the epoch), record index
-DRAIN_S = 15.0                       # after the last send: how long output records may still arrive
+DRAIN_S = 30.0                       # after the last send: how long output records may still arrive (a micro-batch query on a busy core lags seconds)
 
 
 def encode(intended_ns: int, index: int, padding: bytes) -> bytes:
