@@ -39,7 +39,8 @@ class PipelineTrace(TenantTrace):
 
 
 HEADER = struct.Struct(">qq")       # intended send time (ns since the epoch), record index
-DRAIN_S = 30.0                       # after the last send: how long output records may still arrive (a micro-batch query on a busy core lags seconds)
+# after the last send: how long output records may still arrive (a micro-batch query on a busy core lags seconds)
+DRAIN_S = 30.0
 
 
 def encode(intended_ns: int, index: int, padding: bytes) -> bytes:
