@@ -30,6 +30,7 @@ from typing import Any, Callable
 from reports.versus import ratio
 from tuner.calibration.calibrate import flat_values, profile_target
 from tuner.calibration.fit import FIGURES, TERMS, Fit, FitResidual, FittedTerm, Observation, _solve
+from tuner.calibration.fit import _excess as fit_excess
 from workloads import Scenario, ScenarioError
 from workloads.imports import History, Imported, Window, baseline, build, find_loads, write
 from workloads.loader import dump_yaml, safe_yaml
@@ -152,11 +153,57 @@ def scaled(base: CostProfile, fit: Fit) -> CostProfile:
     return dataclasses.replace(base, broker=dataclasses.replace(base.broker, **broker))
 
 
+CLOSURE_SEEDS = 3
+
+
+def closure(scenario: Scenario, profile: CostProfile, wire_bytes: float, batching: Batching, counted: bool,
+            evaluator: Any) -> tuple[float, float]:
+    """The fit's own error on the model, per factor (request handlers', network threads'): the job beside its
+    neighbours on one broker with the fitted costs, a past load's per-broker bytes, over a few seeds, observed
+    as the history is (each figure's excess over its quiet level, requests counted or the model's, batches the
+    model's per request) and fitted back the same way; what comes back over what it ran on. The neighbours'
+    requests and work do not stay at their quiet level beside a load (a slower broker, bigger batches), and
+    that moves the excess the fit reads: the closure measures what it costs the fit."""
+    topics = tuple(dataclasses.replace(t, replication_factor=None, leaders=None) for t in scenario.cluster.topics)
+    cluster = dataclasses.replace(scenario.cluster, brokers=1, topics=topics, replication_factor=1, min_insync_replicas=1)
+    one = sized_like(dataclasses.replace(scenario, profile=profile, cluster=cluster),
+                     wire_bytes / scenario.cluster.brokers, evaluator)
+    settings, found = one.cluster.broker, []
+    for seed in range(1, CLOSURE_SEEDS + 1):
+        result = evaluator.evaluate(one, seed)
+        lines, windows = result.timelines, result.windows
+        handler = fit_excess([None if v is None else (100.0 - v) / 100.0 * settings.num_io_threads
+                              for v in lines["handler_idle_pct_min"]], windows)
+        cpu = fit_excess([None if v is None else v / 100.0 * settings.vcpus for v in lines["cpu_pct_max"]], windows)
+        wire = fit_excess(lines["bytes_in_per_s"], windows)[0]
+        requests = (fit_excess(lines["produce_requests_per_s"], windows)[0] if counted
+                    else wire * batching.requests_per_byte)
+        found.append(Observation(run=f"closure seed {seed}", requests=requests,
+                                 batches=requests * batching.batches_per_request,
+                                 records=float(sum(p["records"] for p in result.producers)), wire_bytes=wire,
+                                 record_bytes=wire, received_bytes=wire, codec="none", handler_busy_s=handler[0],
+                                 cpu_s=cpu[0], handler_noise_s=handler[1], cpu_noise_s=cpu[1]))
+    values = flat_values(profile)
+    ratios = {t.name: t.value / values[t.name] for t in fit_scales(found, values).terms}
+    return ratios["broker.produce_request_us"], ratios["broker.network_request_us"]
+
+
+def with_closure(fit: Fit, ratios: tuple[float, float]) -> Fit:
+    """Each term's standard error: the solver's and the closure's error (|ratio - 1| x value) in quadrature."""
+    terms = []
+    for term in fit.terms:
+        off = abs(ratios[int(term.name.startswith("broker.network_"))] - 1.0) * term.value
+        terms.append(dataclasses.replace(term, standard_error=math.hypot(term.standard_error or 0.0, off)))
+    return dataclasses.replace(fit, terms=terms)
+
+
 @dataclass(frozen=True)
 class HistoryCalibration:
     path: Path
     fit: Fit
     observations: list[Observation]
+    solver_fit: Fit | None = None             # the fit with the solver's standard errors alone
+    closure: tuple[float, float] | None = None
 
 
 def fit_history(history: History, loads: list[Window], scenario: Scenario, target: Path, kafka_version: str,
@@ -172,6 +219,8 @@ def fit_history(history: History, loads: list[Window], scenario: Scenario, targe
         fit = fit_scales(found, flat_values(base))
         profile = scaled(base, fit)
     counted = any("ProduceRequestsPerSec" in figures for figures in history.brokers.values())
+    ratios = closure(scenario, profile, statistics.mean(w.bytes for w in loads), batching, counted, evaluator)
+    solver_fit, fit = fit, with_closure(fit, ratios)
     base_path = Path(base_profile) if Path(base_profile).suffix else PROFILE_DIR / f"{base_profile}.yaml"
     raw = {"name": target.stem, **{k: v for k, v in safe_yaml(base_path.read_text(), "--base", str(base_path)).items()
                                    if k not in ("name", "provenance")}}
@@ -200,7 +249,11 @@ def fit_history(history: History, loads: list[Window], scenario: Scenario, targe
                     f"({'counted by the brokers' if counted else 'the model: the metrics count none'}; "
                     f"{batching.requests_per_byte * 1e6:.4g} per MB on the wire) and its batches (the model's "
                     f"{batching.batches_per_request:.3g} per request for the job's producer settings: no metric counts "
-                    f"them); uncertainty is one standard error. The loads of one job rise and fall together in all "
+                    f"them). Uncertainty is one standard error: the solver's (from the Jacobian and the residuals) and, in "
+                    f"quadrature, the fit's closure on the model (the job beside its neighbours on one broker with the "
+                    f"fitted costs, over {CLOSURE_SEEDS} seeds, observed and fitted back the same way, gave back {ratios[0]:.4f} x the request "
+                    f"handlers' factor and {ratios[1]:.4f} x the network threads'): beside a load the neighbours' "
+                    f"requests and work leave their quiet level, which the excess over it does not see. The loads of one job rise and fall together in all "
                     f"these counts, so the history tells how dear this cluster's brokers are, not how the cost "
                     f"splits between the terms: the split is the base profile's (quietload calibrate measures it). "
                     f"Followers' fetches (replication) are counted in the produce costs they follow."),
@@ -218,7 +271,7 @@ def fit_history(history: History, loads: list[Window], scenario: Scenario, targe
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(dump_yaml(raw, width=110))
     CostProfile.load(str(target))      # what was written reads back
-    return HistoryCalibration(target, fit, found)
+    return HistoryCalibration(target, fit, found, solver_fit, ratios)
 
 
 @dataclass(frozen=True)
