@@ -8,9 +8,13 @@ num.io.threads) and CPU seconds ((CpuUser + CpuSystem) % x vCPUs), against the r
 the broker took in above its quiet rate and its produce requests: counted where the metrics count
 them (the JMX exporters), else (CloudWatch) the model's for those bytes. No metric counts batches:
 each request carries the model's batches per request for the job's settings, predicted on the
-fitted costs (slower brokers make bigger batches). A history's loads are one job run one way, so
+fitted costs (slower brokers make bigger batches), and the model's uncompressed bytes per byte on the
+wire for the job's codec (the brokers' decompression). A history's loads are one job run one way, so
 its counts rise and fall together and cannot tell the terms apart: ``fit_scales`` fits one factor
 on the base profile's request-handler terms and one on its network terms, with ``fit``'s solver.
+Each factor's standard error is the solver's and, in quadrature, the fit's closure on the model
+(``closure``): what the same fit gives back from the model's own figures of the job beside its
+neighbours, against the costs it ran on.
 
 Replay (``replay``): each past load runs on the model, with the scenario's dataset sized so the
 load carries the bytes the load topic took in, over several seeds; per load the model's interval
@@ -60,12 +64,14 @@ class Batching:
 
     requests_per_byte: float
     batches_per_request: float
+    records_bytes_per_byte: float = 1.0     # the batches' uncompressed bytes per byte on the wire (the codec's)
 
     @classmethod
     def of(cls, scenario: Scenario, evaluator: Any) -> "Batching":
         result = evaluator.evaluate(dataclasses.replace(scenario, tenants=()), 1)
         s = result.summary
-        return cls(s["produce_requests"] / s["wire_bytes"], s["batches"] / s["produce_requests"])
+        return cls(s["produce_requests"] / s["wire_bytes"], s["batches"] / s["produce_requests"],
+                   s["record_bytes"] / s["wire_bytes"])
 
 
 def observations(history: History, loads: list[Window], scenario: Scenario, batching: Batching) -> list[Observation]:
@@ -92,12 +98,12 @@ def observations(history: History, loads: list[Window], scenario: Scenario, batc
             counted = figures.get("ProduceRequestsPerSec")
             requests = (max(0.0, _excess(counted, span, busy, period)[0]) if counted is not None
                         else wire * batching.requests_per_byte)
-            # bytes in are the batches on the wire; uncompressed sizes the metrics do not give, so a codec's
-            # decompression term gets no count (held at the base value)
+            # bytes in are the batches on the wire; their uncompressed size no metric gives: the model's ratio
+            # for the job's codec and rows, so that the brokers' decompression is counted, not put on the rest
             out.append(Observation(run=f"{label} broker {broker}", requests=requests,
                                    batches=requests * batching.batches_per_request,
-                                   records=records, wire_bytes=wire, record_bytes=wire if codec == "none" else 0.0,
-                                   received_bytes=wire, codec="none", handler_busy_s=handler[0], cpu_s=cpu[0],
+                                   records=records, wire_bytes=wire, record_bytes=wire * batching.records_bytes_per_byte,
+                                   received_bytes=wire, codec=codec, handler_busy_s=handler[0], cpu_s=cpu[0],
                                    handler_noise_s=handler[1], cpu_noise_s=cpu[1]))
     if not out:
         raise ScenarioError("--profile", "no past load in the metrics to fit the costs to")
@@ -181,7 +187,8 @@ def closure(scenario: Scenario, profile: CostProfile, wire_bytes: float, batchin
         found.append(Observation(run=f"closure seed {seed}", requests=requests,
                                  batches=requests * batching.batches_per_request,
                                  records=float(sum(p["records"] for p in result.producers)), wire_bytes=wire,
-                                 record_bytes=wire, received_bytes=wire, codec="none", handler_busy_s=handler[0],
+                                 record_bytes=wire * batching.records_bytes_per_byte, received_bytes=wire,
+                                 codec=one.batch.producer.compression_type, handler_busy_s=handler[0],
                                  cpu_s=cpu[0], handler_noise_s=handler[1], cpu_noise_s=cpu[1]))
     values = flat_values(profile)
     ratios = {t.name: t.value / values[t.name] for t in fit_scales(found, values).terms}
@@ -249,7 +256,8 @@ def fit_history(history: History, loads: list[Window], scenario: Scenario, targe
                     f"({'counted by the brokers' if counted else 'the model: the metrics count none'}; "
                     f"{batching.requests_per_byte * 1e6:.4g} per MB on the wire) and its batches (the model's "
                     f"{batching.batches_per_request:.3g} per request for the job's producer settings: no metric counts "
-                    f"them). Uncertainty is one standard error: the solver's (from the Jacobian and the residuals) and, in "
+                    f"them) and uncompressed bytes (the model's {batching.records_bytes_per_byte:.3g} per byte on the "
+                    f"wire for the job's codec). Uncertainty is one standard error: the solver's (from the Jacobian and the residuals) and, in "
                     f"quadrature, the fit's closure on the model (the job beside its neighbours on one broker with the "
                     f"fitted costs, over {CLOSURE_SEEDS} seeds, observed and fitted back the same way, gave back {ratios[0]:.4f} x the request "
                     f"handlers' factor and {ratios[1]:.4f} x the network threads'): beside a load the neighbours' "
