@@ -47,10 +47,13 @@ def import_(
 
     Example: quietload import --glue-job job.json --msk-cluster cluster.json --cloudwatch payments --since 14d --out mine.yaml
     """
+    from quietload.paths import check_output_file
     from tuner.calibration.history import import_and_write, render_import
     from workloads.imports import Request, gather
     from workloads.imports.sources import parse_since, parse_until
 
+    check_output_file(out, "--out")            # before any source is read
+    check_output_file(history, "--history")
     request = Request(glue_job, glue_job_name, script, msk_cluster, msk_cluster_arn, configuration, cloudwatch,
                       parse_since(since, "--since"), parse_until(until), period, tuple(prometheus or ()),
                       parse_since(prometheus_for, "--for"), load_topic, _partitions(partitions), sla)

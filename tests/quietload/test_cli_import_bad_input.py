@@ -73,6 +73,12 @@ def test_bad_input_is_one_line_and_nothing_is_written(case, tmp_path, capfd):
     assert list(tmp_path.glob("*.history.json")) == []
 
 
+def test_an_unwritable_out_is_refused_before_any_source_is_read(tmp_path):
+    # the exporter would be sampled for an hour: refused first, so the line names --out
+    assert_refused(["import", "--prometheus", "http://127.0.0.1:9/metrics", "--for", "1h", "--out", str(tmp_path)],
+                   f"--out: {tmp_path} is a directory; name a file")
+
+
 @pytest.fixture
 def no_credentials(monkeypatch, tmp_path):
     for name in [n for n in os.environ if n.startswith("AWS_")]:
