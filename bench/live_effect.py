@@ -15,7 +15,11 @@ of RequestHandlerAvgIdlePercent during it and of the bytes per second; then the 
 many-small / few-large measured beside the model's (seeds 1-3, the ``loopback`` profile). Every
 RunResult and the figures go to OUT_DIR.
 
-    flock /tmp/quietload-live.lock .venv/bin/python bench/live_effect.py [REPEATS] [OUT_DIR]
+    flock /tmp/quietload-live.lock .venv/bin/python bench/live_effect.py [REPEATS] [OUT_DIR] [SETTING...]
+
+A SETTING ``key=value`` replaces one of the settings above for both configurations,
+``many-small:key=value`` or ``few-large:key=value`` for one (e.g. ``cluster.broker.vcpus=0.25``,
+or a quota for the few-large configuration alone to hold it to what many-small reaches unthrottled).
 """
 from __future__ import annotations
 
@@ -58,6 +62,15 @@ def figures(results: list) -> dict[str, list[float]]:
             "handler_idle_pct_during": [r.summary["handler_idle_pct_during"] for r in results],
             "value_mb_per_s": [r.summary["record_bytes"] / r.summary["load_seconds"] / 2**20 for r in results],
             "produce_requests": [r.summary["produce_requests"] for r in results]}
+
+
+def apply(settings: list[str]) -> None:
+    """Lay SETTINGs over ONE_BROKER (both) or CONFIGURATIONS[name] (``name:key=value``)."""
+    for setting in settings:
+        name, _, assignment = setting.rpartition(":") if setting.split("=")[0].count(":") else ("", "", setting)
+        target = CONFIGURATIONS[name] if name else ONE_BROKER
+        key = assignment.split("=")[0]
+        target[:] = [s for s in target if s.split("=")[0] != key] + [assignment]
 
 
 def main(repeats: int, out_dir: Path) -> None:
@@ -108,5 +121,6 @@ def main(repeats: int, out_dir: Path) -> None:
 
 
 if __name__ == "__main__":
+    apply(sys.argv[3:])
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 5,
          Path(sys.argv[2]) if len(sys.argv) > 2 else Path("results/live-effect"))
