@@ -165,10 +165,13 @@ def capacity_plot(plan: dict):
     dots within SLA, crosses over it; each SLA a dashed line. Points are not joined: grid points
     differ in load size, load count and spacing, so two of them next to each other in ingest are
     not steps along one curve."""
-    from reports.report_html import Plot, _png, _pyplot
+    from reports.overlay import LEGEND_ROW_INCHES, legend_below, legend_rows
+    from reports.report_html import Plot, _pyplot, _svg
 
     plt = _pyplot()
-    figure, axes = plt.subplots(figsize=(10, 4.2))
+    slas = sorted({t["sla_p99_ms"] for p in plan["points"] for t in p["tenants"]})
+    entries = len(plan["options"]) + len(slas)
+    figure, axes = plt.subplots(figsize=(10, 4.2 + LEGEND_ROW_INCHES * legend_rows(entries)), layout="constrained")
     values = []
     for option in plan["options"]:
         points = [p for p in plan["points"] if p["option"] == option["name"] and worst_p99(p) is not None]
@@ -180,7 +183,7 @@ def capacity_plot(plan: dict):
             chosen = [p for p in points if p["feasible"] == feasible]
             axes.plot([p["ingest_gb_per_hour"] for p in chosen], [worst_p99(p) for p in chosen], marker,
                       linestyle="none", color=color)
-    for sla in sorted({t["sla_p99_ms"] for p in plan["points"] for t in p["tenants"]}):
+    for sla in slas:
         axes.axhline(sla, color="#b00020", linestyle="--", linewidth=1, label=f"SLA p99 {sla:g} ms")
     if values and min(values) > 0 and max(values) > 20 * min(values):
         axes.set_yscale("log")
@@ -191,8 +194,8 @@ def capacity_plot(plan: dict):
     axes.set_xlabel("batch ingest (GB/hour)")
     axes.set_title(f"Capacity: worst neighbour p99 against batch ingest, {plan['scenario']}")
     axes.grid(alpha=0.3)
-    axes.legend(loc="upper left", fontsize="small")
-    return Plot(_png(figure), f"capacity plot, {plan['scenario']}",
+    legend_below(figure, entries)
+    return Plot(_svg(figure), f"capacity plot, {plan['scenario']}",
                 "Each cluster option's worst neighbour p99 against the batch ingest of each grid point (dots within "
                 "every neighbour's SLA, crosses over it; points are not joined, as they differ in load size, count "
                 "and spacing): an option's capacity is its rightmost dot.")

@@ -74,9 +74,9 @@ def test_csv_has_every_point_with_each_neighbours_p99_and_sla():
     assert (rows[1]["p99_ms_during.api"], rows[1]["sla_p99_ms.api"], rows[1]["sla_p99_ms.scoring"]) == ("10.04", "10.0", "20.0")
 
 
-def test_capacity_plot_is_a_png_with_a_caption():
+def test_capacity_plot_is_an_svg_with_a_caption():
     plot = capacity_plot(PLAN)
-    assert plot.png.startswith(b"\x89PNG")
+    assert plot.image.startswith(b"<?xml") and b"<svg" in plot.image
     assert plot.caption.startswith("Each cluster option's worst neighbour p99 against the batch ingest")
 
 
@@ -103,9 +103,15 @@ def test_report_with_a_plan_adds_its_section_plot_and_points(tmp_path):
 def test_capacity_plot_draws_each_point_as_a_marker_without_joining_them(monkeypatch):
     import reports.report_html as report_html
     drawn = []
-    monkeypatch.setattr(report_html, "_png", lambda figure: drawn.append(figure) or b"\x89PNG")
+    monkeypatch.setattr(report_html, "_svg", lambda figure: drawn.append(figure) or b"<svg/>")
     capacity_plot(PLAN)
     (axes,) = drawn[0].axes
+    # the legend under the plot, off the data: the options, then each SLA
+    drawn[0].canvas.draw()
+    (legend,) = drawn[0].legends
+    assert axes.get_legend() is None
+    assert not legend.get_window_extent().overlaps(axes.get_window_extent())
+    assert [t.get_text() for t in legend.get_texts()][-2:] == ["SLA p99 10 ms", "SLA p99 20 ms"]
     sla = [line for line in axes.lines if line.get_linestyle() == "--"]
     points = [line for line in axes.lines if line not in sla]
     assert sorted(line.get_ydata()[0] for line in sla) == [10.0, 20.0]
