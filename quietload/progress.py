@@ -122,22 +122,22 @@ class StudyProgress(StepProgress):
     def __init__(self, label: str, stream: TextIO | None = None,
                  clock: Callable[[], float] = time.monotonic, every_s: float = LINE_EVERY_S) -> None:
         super().__init__(label, 0, "trials", stream, clock, every_s)
-        self.best = "none feasible yet"
+        self.best = "none feasible"
         self.closed = False
         self.validating: StepProgress | None = None
 
     def __call__(self, done: int, total: int, best_requests: int | None) -> None:
         if not self.entered:
             self.__enter__()
-        self.best = f"{best_requests:,} requests" if best_requests is not None else "none feasible yet"
-        self._bar.update(self._task, description=f"{self.label} (best feasible {self.best})")
+        self.best = f"best feasible {best_requests:,} requests" if best_requests is not None else "none feasible"
+        self._bar.update(self._task, description=f"{self.label} ({self.best})")
         self.update(done, total)
 
     def finish(self) -> None:  # type: ignore[override]
         """The study's closing line, once; then the validation's, when it ran."""
         if self.entered and not self.closed:
             self.closed = True
-            super().finish(f"{self.label}: trial {self.done:,.0f}/{self.total:,.0f}, best feasible {self.best}, "
+            super().finish(f"{self.label}: trial {self.done:,.0f}/{self.total:,.0f}, {self.best}, "
                            f"{self.elapsed_s:,.1f} s")
         if self.validating is not None:
             validating, self.validating = self.validating, None

@@ -63,6 +63,15 @@ def test_a_study_closes_once_and_its_validation_lines_follow():
     ]
 
 
+def test_a_study_without_a_feasible_trial_says_so_once():
+    stream, clock = io.StringIO(), Clock()
+    progress = StudyProgress("tuning tiny", stream, clock, every_s=5.0)
+    clock.now += 1.0
+    progress(1, 1, None)
+    progress.finish()
+    assert stream.getvalue().splitlines() == ["tuning tiny: trial 1/1, none feasible, 1.0 s"]
+
+
 def test_the_held_out_validation_has_its_own_lines_with_an_eta():
     stream, clock = io.StringIO(), Clock()
     progress = StudyProgress("tuning tiny", stream, clock, every_s=5.0)
