@@ -66,10 +66,11 @@ def test_a_study_closes_once_and_its_validation_lines_follow():
 def test_a_study_without_a_feasible_trial_says_so_once():
     stream, clock = io.StringIO(), Clock()
     progress = StudyProgress("tuning tiny", stream, clock, every_s=5.0)
+    progress(1, 2, None)                # the study's clock starts at its first trial
     clock.now += 1.0
-    progress(1, 1, None)
+    progress(2, 2, None)
     progress.finish()
-    assert stream.getvalue().splitlines() == ["tuning tiny: trial 1/1, none feasible, 1.0 s"]
+    assert stream.getvalue().splitlines() == ["tuning tiny: trial 2/2, none feasible, 1.0 s"]
 
 
 def test_the_held_out_validation_has_its_own_lines_with_an_eta():
