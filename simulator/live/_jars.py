@@ -51,6 +51,20 @@ def resolve_jars(progress: Callable[[str], None] = _silent) -> KafkaJars:
                      versions[0], f"KAFKA_HOME={home}" if home else "Maven Central")
 
 
+def run_maven(command: list[str], partial: Path, what: str) -> None:
+    """Run Maven into the ``partial`` folder; on failure remove it and raise one line naming
+    ``what`` failed and Maven's first [ERROR] (or that it did not answer in 15 minutes)."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        done = None
+    if done is None or done.returncode != 0:
+        shutil.rmtree(partial, ignore_errors=True)
+        errors = [line[8:] for line in (done.stdout + done.stderr).splitlines() if line.startswith("[ERROR] ")] if done else []
+        raise StackError(f"{what} failed: "
+                         + (errors[0] if errors else "no answer in 15 min" if done is None else f"mvn exited with {done.returncode}"))
+
+
 def _maven_copy(pom: Path, cache: Path, agent_only: bool, progress: Callable[[str], None]) -> None:
     mvn = shutil.which("mvn")
     if not mvn:
@@ -60,15 +74,7 @@ def _maven_copy(pom: Path, cache: Path, agent_only: bool, progress: Callable[[st
     shutil.rmtree(partial, ignore_errors=True)
     command = [mvn, "-q", "-B", "-Dstyle.color=never", "-f", str(pom), "dependency:copy-dependencies",
                f"-DoutputDirectory={partial / 'lib'}"] + (["-DincludeArtifactIds=jmx_prometheus_javaagent"] if agent_only else [])
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        done = None
-    if done is None or done.returncode != 0:
-        shutil.rmtree(partial, ignore_errors=True)
-        errors = [line[8:] for line in (done.stdout + done.stderr).splitlines() if line.startswith("[ERROR] ")] if done else []
-        raise StackError("resolving the Kafka jars with Maven failed: "
-                         + (errors[0] if errors else "no answer in 15 min" if done is None else f"mvn exited with {done.returncode}"))
+    run_maven(command, partial, "resolving the Kafka jars with Maven")
     (partial / "agent").mkdir()
     for jar in (partial / "lib").glob("jmx_prometheus_javaagent-*.jar"):
         jar.rename(partial / "agent" / jar.name)

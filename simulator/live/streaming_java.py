@@ -8,12 +8,11 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
 import time
 from pathlib import Path
 from typing import Callable
 
-from simulator.live._jars import ROOT, java_command
+from simulator.live._jars import ROOT, java_command, run_maven
 from simulator.live._process import StackError
 
 APPS = ROOT / "simulator" / "live" / "streaming_apps"
@@ -50,15 +49,7 @@ def build_app(app: str, progress: Callable[[str], None] = lambda line: None) -> 
     shutil.rmtree(partial, ignore_errors=True)
     command = [mvn, "-q", "-B", "-Dstyle.color=never", "-f", str(source / "pom.xml"), f"-Dbuild.dir={partial / 'target'}",
                "package", "dependency:copy-dependencies", f"-DoutputDirectory={partial / 'lib'}"]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        done = None
-    if done is None or done.returncode != 0:
-        shutil.rmtree(partial, ignore_errors=True)
-        errors = [line[8:] for line in (done.stdout + done.stderr).splitlines() if line.startswith("[ERROR] ")] if done else []
-        raise StackError(f"building the {app} pipeline with Maven failed: "
-                         + (errors[0] if errors else "no answer in 15 min" if done is None else f"mvn exited with {done.returncode}"))
+    run_maven(command, partial, f"building the {app} pipeline with Maven")
     for jar in (partial / "target").glob("*.jar"):
         jar.rename(partial / "lib" / jar.name)
     shutil.rmtree(partial / "target")
