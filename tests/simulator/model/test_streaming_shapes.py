@@ -36,7 +36,9 @@ def frameworks(make_scenario, evaluator):
 def test_micro_batch_is_far_above_continuous_and_kafka_streams_which_are_close(frameworks):
     micro, continuous, streams = p(frameworks, "micro"), p(frameworks, "continuous"), p(frameworks, "streams")
     assert micro > 20 * max(continuous, streams)
-    assert 1 / 5 < continuous / streams < 5
+    # both process record at a time behind the same sink producer: only their loops' own costs
+    # differ (0.99x on seed 1), so "close" is within 20 %, not an order of magnitude
+    assert 0.8 < continuous / streams < 1.25
 
 
 def test_async_progress_tracking_cuts_micro_batch_latency_about_threefold(frameworks):
