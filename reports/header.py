@@ -7,13 +7,12 @@ one was given, else the gate's rules applied to the result with the thresholds o
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from reports.gate import FAIL, RULES, SKIPPED, Thresholds, _apply
-from simulator.result import ResultError, RunResult
+from simulator.result import ResultError, RunResult, json_field, read_json
 from workloads.units import format_seeds
 
 GATE_KIND = "quietload.check"
@@ -29,19 +28,12 @@ def quietload_version() -> str:
 
 
 def is_gate_file(path: str | Path) -> bool:
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError):   # the RunResult reader names what is wrong with it
-        return False
-    return isinstance(data, dict) and data.get("gate") == GATE_KIND
+    return json_field(path, "gate") == GATE_KIND
 
 
 def read_gate(path: str | Path) -> dict:
     path = Path(path)
-    try:
-        gate = json.loads(path.read_text())
-    except ValueError as error:
-        raise ResultError(f"{path}: not JSON ({error})") from None
+    gate = read_json(path)
     if not isinstance(gate, dict) or gate.get("gate") != GATE_KIND:
         raise ResultError(f"{path}: not a gate result of quietload check --json")
     if missing := [key for key in GATE_REQUIRED if key not in gate]:

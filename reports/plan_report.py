@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from html import escape
 from pathlib import Path
 
-from simulator.result import ResultError
+from simulator.result import ResultError, json_field, read_json
 from workloads.units import format_seeds
 
 PLAN_KIND, PLAN_SCHEMA_VERSION = "quietload-plan", 1
@@ -21,19 +20,12 @@ DEFINITIONS = (
 
 def is_plan_file(path: str | Path) -> bool:
     """Whether ``path`` holds a plan (its ``kind``); anything else is left to the RunResult reader."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError):  # the RunResult reader names what is wrong with it
-        return False
-    return isinstance(data, dict) and data.get("kind") == PLAN_KIND
+    return json_field(path, "kind") == PLAN_KIND
 
 
 def read_plan(path: str | Path) -> dict:
     path = Path(path)
-    try:
-        plan = json.loads(path.read_text())
-    except ValueError as error:
-        raise ResultError(f"{path}: not JSON ({error})") from None
+    plan = read_json(path)
     if not isinstance(plan, dict) or plan.get("kind") != PLAN_KIND or plan.get("schema_version") != PLAN_SCHEMA_VERSION:
         raise ResultError(f"{path}: not a quietload plan of schema_version {PLAN_SCHEMA_VERSION}")
     missing = [key for key in ("scenario", "options", "points", "current_plan") if key not in plan]

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from html import escape
 from pathlib import Path
 
-from simulator.result import ResultError
+from simulator.result import ResultError, json_field, read_json
 from tuner.space import render_value
 from tuner.study import STUDY_KIND, STUDY_SCHEMA_VERSION
 from workloads.units import format_seeds
@@ -18,19 +17,12 @@ REQUIRED = ("scenario", "trials", "pareto_front", "pick", "importances")
 
 def is_study_file(path: str | Path) -> bool:
     """Whether ``path`` holds a study (its ``kind``); anything else is left to the other readers."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError):  # the RunResult reader names what is wrong with it
-        return False
-    return isinstance(data, dict) and data.get("kind") == STUDY_KIND
+    return json_field(path, "kind") == STUDY_KIND
 
 
 def read_study(path: str | Path) -> dict:
     path = Path(path)
-    try:
-        study = json.loads(path.read_text())
-    except ValueError as error:
-        raise ResultError(f"{path}: not JSON ({error})") from None
+    study = read_json(path)
     if not isinstance(study, dict) or study.get("kind") != STUDY_KIND or study.get("schema_version") != STUDY_SCHEMA_VERSION:
         found = study.get("schema_version") if isinstance(study, dict) else type(study).__name__
         raise ResultError(f"{path}: not a quietload study of schema_version {STUDY_SCHEMA_VERSION} (found {found!r})")

@@ -35,6 +35,25 @@ class ResultError(ValueError):
     """A file that is not a RunResult of this schema version."""
 
 
+def read_json(path: Path) -> Any:
+    """What ``path`` holds, for the readers of the other files a report takes (plans, studies, gate
+    results); one ResultError when it is not JSON."""
+    try:
+        return json.loads(path.read_text())
+    except ValueError as error:
+        raise ResultError(f"{path}: not JSON ({error})") from None
+
+
+def json_field(path: str | Path, key: str) -> Any:
+    """``key`` of the JSON object in ``path``, or None: a file that cannot be read is left to the
+    RunResult reader, which names what is wrong with it."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    return data.get(key) if isinstance(data, dict) else None
+
+
 # What a RunResult's figures must be, checked where a file is read so that no renderer meets a
 # string where it adds numbers: ``N`` a finite number or null, ``I`` a whole number, ``S`` a
 # text, ``"*"`` any key. Keys not named are free and none is required here (older files lack
