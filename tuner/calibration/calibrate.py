@@ -97,9 +97,16 @@ def _set(raw: dict, dotted: str, value: Any) -> None:
     node[last] = value
 
 
-def profile_document(name: str, base: CostProfile, base_raw: dict, fit: Fit, runs: list[PointRuns],
-                     observations: dict[str, Observation], append_rate: tuple[float, float] | None,
-                     kafka_version: str) -> dict:
+def base_document(base_profile: str) -> dict:
+    """The base profile's own YAML (a fitted profile keeps all of it but its name and provenance)."""
+    path = Path(base_profile) if Path(base_profile).suffix else PROFILE_DIR / f"{base_profile}.yaml"
+    return safe_yaml(path.read_text(), "--base", str(path))
+
+
+def fitted_document(name: str, base: CostProfile, base_raw: dict, fit: Fit,
+                    append_rate: tuple[float, float] | None = None) -> tuple[dict, list[dict]]:
+    """The base profile's document as ``name`` with the fitted terms (and a measured append rate) in
+    place, and every parameter's value and source for the provenance."""
     raw = {"name": name, **{k: v for k, v in base_raw.items() if k not in ("name", "provenance")}}
     fitted = {t.name: t for t in fit.terms}
     parameters = []
@@ -115,6 +122,24 @@ def profile_document(name: str, base: CostProfile, base_raw: dict, fit: Fit, run
                                "uncertainty": float(f"{append_rate[1]:.2g}")})
         else:
             parameters.append({"name": dotted, "value": value, "source": "assumed"})
+    return raw, parameters
+
+
+def residual_rows(fit: Fit) -> list[dict]:
+    return [{"run": r.run, "figure": r.figure, "measured": float(f"{r.measured:.5g}"), "fitted": float(f"{r.fitted:.5g}")}
+            for r in fit.residuals]
+
+
+def write_profile(document: dict, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(dump_yaml(document, width=110))
+    CostProfile.load(str(target))      # what was written reads back
+
+
+def profile_document(name: str, base: CostProfile, base_raw: dict, fit: Fit, runs: list[PointRuns],
+                     observations: dict[str, Observation], append_rate: tuple[float, float] | None,
+                     kafka_version: str) -> dict:
+    raw, parameters = fitted_document(name, base, base_raw, fit, append_rate)
     used = []
     for point_runs in runs:
         for result in point_runs.results:
@@ -150,8 +175,7 @@ def profile_document(name: str, base: CostProfile, base_raw: dict, fit: Fit, run
         "base_profile": base.name,
         "runs": used,
         "parameters": parameters,
-        "residuals": [{"run": r.run, "figure": r.figure, "measured": float(f"{r.measured:.5g}"),
-                       "fitted": float(f"{r.fitted:.5g}")} for r in fit.residuals],
+        "residuals": residual_rows(fit),
     }
     return raw
 
@@ -181,8 +205,7 @@ def runs_from_files(paths: list[Path], points: tuple[Point, ...]) -> list[PointR
 def fit_profile(runs: list[PointRuns], base_profile: str, target: Path, kafka_version: str) -> Calibration:
     """Fit the costs to the design's runs and write the profile to ``target``."""
     base = CostProfile.load(base_profile, "--base")
-    base_path = Path(base_profile) if Path(base_profile).suffix else PROFILE_DIR / f"{base_profile}.yaml"
-    base_raw = safe_yaml(base_path.read_text(), "--base", str(base_path))
+    base_raw = base_document(base_profile)
     observations: dict[str, Observation] = {}
     for point_runs in runs:
         for result in point_runs.results:
@@ -190,10 +213,8 @@ def fit_profile(runs: list[PointRuns], base_profile: str, target: Path, kafka_ve
             observations[label] = observe(result, label)
     fit = fit_costs(list(observations.values()), flat_values(base))
     append_rate = measured_append_rate(runs)
-    document = profile_document(target.stem, base, base_raw, fit, runs, observations, append_rate, kafka_version)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(dump_yaml(document, width=110))
-    CostProfile.load(str(target))      # what was written reads back
+    write_profile(profile_document(target.stem, base, base_raw, fit, runs, observations, append_rate, kafka_version),
+                  target)
     return Calibration(target, fit, runs, append_rate)
 
 

@@ -32,12 +32,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from reports.versus import ratio
-from tuner.calibration.calibrate import flat_values, profile_target
+from tuner.calibration.calibrate import (base_document, fitted_document, flat_values, profile_target, residual_rows,
+                                         write_profile)
 from tuner.calibration.fit import FIGURES, TERMS, Fit, FitResidual, FittedTerm, Observation, _solve
 from tuner.calibration.fit import _excess as fit_excess
 from workloads import Scenario, ScenarioError
 from workloads.imports import History, Imported, Window, baseline, build, find_loads, write
-from workloads.loader import dump_yaml, safe_yaml
+from workloads.imports.history import busy_periods
 from workloads.profile import PROFILE_DIR, CostProfile
 
 
@@ -48,13 +49,22 @@ def _quiet(series: list[float | None], busy: set[int]) -> tuple[float, float]:
     return statistics.median(values), statistics.stdev(values) if len(values) > 1 else 0.0
 
 
-def _excess(series: list[float | None] | None, span: range, busy: set[int], scale: float) -> tuple[float, float]:
+Quieted = tuple[list[float | None], tuple[float, float]]     # a series, and its median and spread outside the loads
+
+
+def _excess(quieted: Quieted | None, span: range, scale: float) -> tuple[float, float]:
     """Sum over ``span`` of (value - quiet median) x scale, and the noise of that sum."""
-    if series is None:
+    if quieted is None:
         return 0.0, 0.0
-    level, spread = _quiet(series, busy)
+    series, (level, spread) = quieted
     present = [v for k in span if k < len(series) and (v := series[k]) is not None]
     return sum((v - level) * scale for v in present), spread * scale * math.sqrt(len(present))
+
+
+def _cpu(figures: dict[str, list[float | None]]) -> list[float | None]:
+    """A broker's CpuUser + CpuSystem per period (MSK's two halves of its CPU)."""
+    return [None if u is None and s is None else (u or 0.0) + (s or 0.0)
+            for u, s in zip(figures.get("CpuUser", []), figures.get("CpuSystem", []))]
 
 
 @dataclass(frozen=True)
@@ -77,26 +87,29 @@ class Batching:
 def observations(history: History, loads: list[Window], scenario: Scenario, batching: Batching) -> list[Observation]:
     """One observation per period of a past load (and the one after it) and broker: its requests where
     the metrics count them (else the model's for the period's bytes) and the model's batches per request."""
-    busy = {k for w in loads for k in range(w.first - 1, w.last + 2)}
+    busy = busy_periods(loads)
     settings, period = scenario.cluster.broker, history.period
     codec = scenario.batch.producer.compression_type
+    # per broker, each series with its quiet level, once: a history holds weeks of periods
+    brokers: dict[str, dict[str, Quieted]] = {}
+    for broker, figures in sorted(history.brokers.items()):
+        idle = figures.get("RequestHandlerAvgIdlePercent")
+        named = {"handler": None if idle is None else [None if v is None else 100.0 - v for v in idle],
+                 "cpu": _cpu(figures), "records": figures.get("MessagesInPerSec"),
+                 "wire": figures.get("BytesInPerSec"), "requests": figures.get("ProduceRequestsPerSec")}
+        brokers[broker] = {name: (s, _quiet(s, busy)) for name, s in named.items() if s is not None}
     out = []
     for k in sorted({k for w in loads for k in range(w.first, min(w.last + 2, history.points))}):
         span = range(k, k + 1)
         label = datetime.fromtimestamp(history.start + k * period, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        for broker, figures in sorted(history.brokers.items()):
-            idle = figures.get("RequestHandlerAvgIdlePercent")
-            busy_series = None if idle is None else [None if v is None else 100.0 - v for v in idle]
-            cpu_series = [None if u is None and s is None else (u or 0.0) + (s or 0.0)
-                          for u, s in zip(figures.get("CpuUser", []), figures.get("CpuSystem", []))]
-            handler = _excess(busy_series, span, busy, settings.num_io_threads / 100.0 * period)
-            cpu = _excess(cpu_series, span, busy, settings.vcpus / 100.0 * period)
-            records = _excess(figures.get("MessagesInPerSec"), span, busy, period)[0]
-            wire = _excess(figures.get("BytesInPerSec"), span, busy, period)[0]
+        for broker, named in brokers.items():
+            handler = _excess(named.get("handler"), span, settings.num_io_threads / 100.0 * period)
+            cpu = _excess(named.get("cpu"), span, settings.vcpus / 100.0 * period)
+            records = _excess(named.get("records"), span, period)[0]
+            wire = _excess(named.get("wire"), span, period)[0]
             if records <= 0 or wire <= 0:
                 continue      # none of the load on this broker in this period
-            counted = figures.get("ProduceRequestsPerSec")
-            requests = (max(0.0, _excess(counted, span, busy, period)[0]) if counted is not None
+            requests = (max(0.0, _excess(named["requests"], span, period)[0]) if "requests" in named
                         else wire * batching.requests_per_byte)
             # bytes in are the batches on the wire; their uncompressed size no metric gives: the model's ratio
             # for the job's codec and rows, so that the brokers' decompression is counted, not put on the rest
@@ -208,9 +221,6 @@ def with_closure(fit: Fit, ratios: tuple[float, float]) -> Fit:
 class HistoryCalibration:
     path: Path
     fit: Fit
-    observations: list[Observation]
-    solver_fit: Fit | None = None             # the fit with the solver's standard errors alone
-    closure: tuple[float, float] | None = None
 
 
 def fit_history(history: History, loads: list[Window], scenario: Scenario, target: Path, kafka_version: str,
@@ -227,24 +237,8 @@ def fit_history(history: History, loads: list[Window], scenario: Scenario, targe
         profile = scaled(base, fit)
     counted = any("ProduceRequestsPerSec" in figures for figures in history.brokers.values())
     ratios = closure(scenario, profile, statistics.mean(w.bytes for w in loads), batching, counted, evaluator)
-    solver_fit, fit = fit, with_closure(fit, ratios)
-    base_path = Path(base_profile) if Path(base_profile).suffix else PROFILE_DIR / f"{base_profile}.yaml"
-    raw = {"name": target.stem, **{k: v for k, v in safe_yaml(base_path.read_text(), "--base", str(base_path)).items()
-                                   if k not in ("name", "provenance")}}
-    fitted = {t.name: t for t in fit.terms}
-    parameters = []
-    for dotted, value in flat_values(base).items():
-        if dotted in fitted:
-            term = fitted[dotted]
-            node = raw
-            *parents, last = dotted.split(".")
-            for key in parents:
-                node = node[key]
-            node[last] = float(f"{term.value:.4g}")
-            parameters.append({"name": dotted, "value": float(f"{term.value:.4g}"), "source": "fitted",
-                               "uncertainty": None if term.standard_error is None else float(f"{term.standard_error:.2g}")})
-        else:
-            parameters.append({"name": dotted, "value": value, "source": "assumed"})
+    fit = with_closure(fit, ratios)
+    raw, parameters = fitted_document(target.stem, base, base_document(base_profile), fit)
     vcpus = scenario.cluster.broker.vcpus
     raw["provenance"] = {
         "summary": (f"Fitted by quietload import to {len(loads)} past load(s) in the {history.source} metrics of "
@@ -273,13 +267,10 @@ def fit_history(history: History, loads: list[Window], scenario: Scenario, targe
                   "produce_requests": round(o.requests, 1), "handler_busy_s": round(o.handler_busy_s, 5),
                   "cpu_s": round(o.cpu_s, 5)}} for o in found],
         "parameters": parameters,
-        "residuals": [{"run": r.run, "figure": r.figure, "measured": float(f"{r.measured:.5g}"),
-                       "fitted": float(f"{r.fitted:.5g}")} for r in fit.residuals],
+        "residuals": residual_rows(fit),
     }
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(dump_yaml(raw, width=110))
-    CostProfile.load(str(target))      # what was written reads back
-    return HistoryCalibration(target, fit, found, solver_fit, ratios)
+    write_profile(raw, target)
+    return HistoryCalibration(target, fit)
 
 
 @dataclass(frozen=True)
@@ -288,7 +279,6 @@ class ImportOutcome:
     history_path: Path | None
     calibration: HistoryCalibration | None
     loads: list[Window]
-    neighbours: list[Any]
     assumptions: tuple[str, ...]
     baseline: dict[str, dict[str, float]]     # per broker, each figure's quiet median
 
@@ -311,7 +301,7 @@ def import_and_write(imported: Imported, out: Path, history_path: Path | None, p
         written = imported.history.write(history_path or out.with_name(out.stem + ".history.json"))
     write(imports, out)
     quiet = baseline(imported.history, imports.loads) if imported.history is not None else {}
-    return ImportOutcome(out, written, calibration, imports.loads, imports.neighbours, imports.scenario.assumptions, quiet)
+    return ImportOutcome(out, written, calibration, imports.loads, imports.scenario.assumptions, quiet)
 
 
 def render_import(outcome: ImportOutcome) -> str:
@@ -363,8 +353,7 @@ def _observed(history: History, window: Window) -> dict[str, float | None]:
                 values.append(pick(present))
         return statistics.mean(values) if values else None
 
-    cpu = {b: [None if u is None and s is None else (u or 0.0) + (s or 0.0)
-               for u, s in zip(f.get("CpuUser", []), f.get("CpuSystem", []))] for b, f in history.brokers.items()}
+    cpu = {b: _cpu(f) for b, f in history.brokers.items()}
     cpu_max = [max(v) for k in span if (v := [x for c in cpu.values() if k < len(c) and (x := c[k]) is not None])]
     return {"handler idle (%)": over_brokers("RequestHandlerAvgIdlePercent", min),
             "CPU (%)": statistics.mean(cpu_max) if cpu_max else None,

@@ -118,9 +118,14 @@ def find_loads(history: History, topic: str) -> list[Window]:
     return windows
 
 
+def busy_periods(loads: list[Window], margin: int = 1) -> set[int]:
+    """The periods a load touches, and ``margin`` periods either side of it."""
+    return {k for w in loads for k in range(w.first - margin, w.last + margin + 1)}
+
+
 def quiet_periods(history: History, loads: list[Window], margin: int = 1) -> list[int]:
     """The periods no load touches (``margin`` periods either side of a load left out too)."""
-    busy = {k for w in loads for k in range(w.first - margin, w.last + margin + 1)}
+    busy = busy_periods(loads, margin)
     return [k for k in range(history.points) if k not in busy]
 
 
