@@ -292,26 +292,26 @@ def _sampler(settings: StudySettings) -> Any:
     return optuna.samplers.TPESampler(seed=settings.seed)
 
 
-def _identity(objective: Objective, settings: StudySettings) -> dict[str, Any]:
+def _identity(objective: Objective, settings: StudySettings, fields: dict[str, Any]) -> dict[str, Any]:
     """What a resumed study must share with the one in storage, or its trials do not compare."""
     return {"model_seed": settings.seed, "model_repeat": objective.repeat, "sampler": settings.sampler,
             "space": {r.name: r.describe() for r in objective.space.ranges},
-            "scenario_digest": scenario_digest(scenario_fields(objective.scenario({})))}
+            "scenario_digest": scenario_digest(fields)}
 
 
 _IDENTITY_BEFORE_STORED = {"model_repeat": 1}   # studies stored before a key existed ran with this value
 
 
-def _earlier(storage: Any, name: str, fields: dict[str, Any]) -> str | None:
+def _earlier(storage: Any, name: str, scenario_name: str, fields: dict[str, Any]) -> str | None:
     """What differs from the latest other study of this scenario's name in ``storage``, if any."""
     import optuna
     others = [s for s in optuna.get_all_study_summaries(storage, include_best_trial=False)
-              if s.user_attrs.get("scenario_name") == fields.get("name") and s.study_name != name
+              if s.user_attrs.get("scenario_name") == scenario_name and s.study_name != name
               and "scenario_fields" in s.user_attrs]
     if not others:
         return None
     other = max(others, key=lambda s: getattr(s, "_study_id", 0))   # the latest: the one a user would have resumed
-    changes = scenario_changes(other.user_attrs["scenario_fields"], {k: v for k, v in fields.items() if k != "name"})
+    changes = scenario_changes(other.user_attrs["scenario_fields"], fields)
     return f"new study {name!r}: the scenario differs from study {other.study_name!r}'s ({changes})"
 
 
@@ -322,15 +322,16 @@ def _load_study(objective: Objective, settings: StudySettings, note: Callable[[s
     study = optuna.create_study(storage=storage, study_name=settings.study_name,
                                 directions=["minimize"] * len(OBJECTIVES), sampler=_sampler(settings),
                                 load_if_exists=True)
-    identity = _identity(objective, settings)
+    scenario = objective.scenario({})
+    fields = scenario_fields(scenario)
+    identity = _identity(objective, settings, fields)
     stored = {key: study.user_attrs[key] for key in identity if key in study.user_attrs}
     if not stored:
-        fields = scenario_fields(objective.scenario({}))
         for key, value in identity.items():
             study.set_user_attr(key, value)
         study.set_user_attr("scenario_fields", fields)
-        study.set_user_attr("scenario_name", objective.scenario({}).name)
-        earlier = _earlier(storage, settings.study_name, {**fields, "name": objective.scenario({}).name})
+        study.set_user_attr("scenario_name", scenario.name)
+        earlier = _earlier(storage, settings.study_name, scenario.name, fields)
         if earlier and note:
             note(earlier)
         return study
@@ -339,7 +340,7 @@ def _load_study(objective: Objective, settings: StudySettings, note: Callable[[s
         where = f"study {settings.study_name!r} in {display_url(settings.storage)}"
         if "scenario_fields" not in study.user_attrs:
             raise ScenarioError("--study-name", f"{where} was stored without its scenario's digest; name a new study")
-        changes = scenario_changes(study.user_attrs["scenario_fields"], scenario_fields(objective.scenario({})))
+        changes = scenario_changes(study.user_attrs["scenario_fields"], fields)
         raise ScenarioError("--study-name", f"{where} ran another scenario ({changes}); name a new study "
                             "or leave --study-name out (each scenario then gets its own)")
     for key, value in identity.items():
