@@ -119,10 +119,12 @@ def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str
     options = cluster_options(mapping, plan)
     tasks = []
     for option, point in itertools.product(options, points):
-        if not force:   # before make_task lists the seeds
-            check_run_size(Scenario.from_mapping(sized(option.mapping, scenario, point)), f"at the plan's point "
-                           f"{option.name}, {point.load_gb:g} GB x {point.loads}; --force runs it anyway", runs=len(seeds))
-        tasks.append(make_task(option, scenario, point, seeds, keep_dir, point == current))
+        task = make_task(option, scenario, point, seeds, keep_dir, point == current)
+        task_scenario = Scenario.from_mapping(task["scenario"])   # with or without --force: bad input stops here
+        if not force:
+            check_run_size(task_scenario, f"at the plan's point {option.name}, "
+                           f"{point.load_gb:g} GB x {point.loads}; --force runs it anyway", runs=len(seeds))
+        tasks.append(task)
     return scenario, grid, options, tasks
 
 
