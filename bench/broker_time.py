@@ -105,10 +105,11 @@ def main(seconds: float, broker_vcpus: float, rounds: int) -> None:
             print(head)
             for name, overrides in [(f"{n} #{r + 1}" if rounds > 1 else n, o) for r in range(rounds)
                                     for n, o in CASES.items()]:
-                before, cpu0, throttled0, at0 = (produce_sums(cluster.scrape()), cluster.scrape()["process_cpu_seconds_total"],
+                metrics0 = cluster.scrape()
+                before, cpu0, throttled0, at0 = (produce_sums(metrics0), metrics0["process_cpu_seconds_total"],
                                                  budgets.throttled().get("broker-0", 0.0), time.time())
                 threads0 = thread_cpu(broker_pid)
-                idle0 = cluster.scrape().get("kafka_server_RequestHandlerAvgIdleNanos_total", 0.0)
+                idle0 = metrics0.get("kafka_server_RequestHandlerAvgIdleNanos_total", 0.0)
                 real = run_probe(work, jars.classpath, cluster.bootstrap_servers, seconds, RATE_MB * 1024**2, RECORD_BYTES,
                                  job_core, {**BASE, **overrides})
                 metrics, at1 = cluster.scrape(), time.time()

@@ -67,7 +67,7 @@ def figures(results: list) -> dict[str, list[float]]:
 def apply(settings: list[str]) -> None:
     """Lay SETTINGs over ONE_BROKER (both) or CONFIGURATIONS[name] (``name:key=value``)."""
     for setting in settings:
-        name, _, assignment = setting.rpartition(":") if setting.split("=")[0].count(":") else ("", "", setting)
+        name, _, assignment = setting.partition(":") if ":" in setting.split("=")[0] else ("", "", setting)
         target = CONFIGURATIONS[name] if name else ONE_BROKER
         key = assignment.split("=")[0]
         target[:] = [s for s in target if s.split("=")[0] != key] + [assignment]

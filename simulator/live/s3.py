@@ -76,11 +76,11 @@ class LocalStackS3:
 
     def __init__(self, run_dir: Path | str = DEFAULT_RUN_DIR, port: int | None = None, start_timeout: float = 60.0,
                  stop_timeout: float = 15.0, progress: Callable[[str], None] = lambda line: None,
-                 services: tuple[str, ...] = ("s3",)) -> None:
+                 services: tuple[str, ...] = ()) -> None:
         if port is not None and not 1024 <= port <= 65535:
             raise ScenarioError("s3 port", f"expected a port from 1024 to 65535, got {port}")
         self.run_dir, self.port = Path(run_dir).absolute(), port
-        self.services = services     # S3 always; an import's tests add cloudwatch
+        self.services = services     # beside S3 (an import's tests add cloudwatch)
         self.start_timeout, self.stop_timeout, self.progress = start_timeout, stop_timeout, progress
         self._child: subprocess.Popen | None = None
         self._with_parent = False     # `stack up` leaves it running; a run's own ends with the run
@@ -150,7 +150,7 @@ class LocalStackS3:
         started = time.monotonic()
         self.progress(f"starting LocalStack {LOCALSTACK_VERSION} (S3) on 127.0.0.1:{port} ...")
         self.filesystem.mkdir(parents=True)
-        env = {**os.environ, "GATEWAY_LISTEN": f"127.0.0.1:{port}", "SERVICES": ",".join(dict.fromkeys(("s3", *self.services))),
+        env = {**os.environ, "GATEWAY_LISTEN": f"127.0.0.1:{port}", "SERVICES": ",".join(("s3", *self.services)),
                "FILESYSTEM_ROOT": str(self.filesystem),   # else it writes to /var/lib/localstack
                "OVERRIDE_IN_DOCKER": "0",                 # a host process, even inside a container
                "DNS_ADDRESS": "0", "DISABLE_EVENTS": "1", "SKIP_SSL_CERT_DOWNLOAD": "1", "PERSISTENCE": "0",

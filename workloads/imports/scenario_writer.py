@@ -112,7 +112,7 @@ def _producer(imported: Imported, client: dict, said: list[str]) -> dict:
 
 def _cluster(imported: Imported, topics: list[str], said: list[str]) -> dict:
     if imported.msk:
-        cluster = {k: v for k, v in imported.msk.cluster.items()}
+        cluster = dict(imported.msk.cluster)
         said.extend(imported.msk.notes)
     else:
         brokers = len(imported.history.brokers) if imported.history else 3
