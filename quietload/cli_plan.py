@@ -9,7 +9,7 @@ import typer
 from quietload.paths import check_output_file
 from quietload.progress import PointsProgress
 from reports.plan_report import render_plan_csv, render_plan_table
-from tuner.capacity import plan_path, run_plan, write_plan
+from tuner.planning import plan_path, run_plan, write_plan
 from workloads import ScenarioError
 
 def plan(

@@ -8,9 +8,9 @@ from html import escape
 from pathlib import Path
 
 from simulator.result import ResultError, json_field, read_json
+from tuner.planning import PLAN_KIND, PLAN_SCHEMA_VERSION
 from workloads.units import format_seeds
 
-PLAN_KIND, PLAN_SCHEMA_VERSION = "quietload-plan", 1
 DEFINITIONS = (
     "Ingest (GB/h) = load_gb x loads over load_seconds (first load's start to last load's end) x 3600. "
     "Within SLA: every neighbour's p99 during the load at most its SLA. Max / current: the largest ingest "

@@ -22,7 +22,7 @@ _POLL_S = 0.5
 
 
 def _evaluate_rows(rows: Iterator[Any]) -> Iterator[tuple[int, str]]:
-    from tuner.capacity import evaluate_point  # imported in the Python worker
+    from tuner.planning.capacity import evaluate_point  # imported in the Python worker
     for row in rows:
         yield row.point_id, json.dumps(evaluate_point(json.loads(row.task)))
 

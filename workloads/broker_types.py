@@ -125,7 +125,7 @@ def broker_settings(kind: BrokerType, sustained: bool = False) -> dict[str, obje
     on its baselines. A Standard broker's disk is the smaller of MSK's default volume throughput and
     the instance's EBS bandwidth; an Express broker has no volume, so its disk is the instance's EBS
     bandwidth and MSK's per-broker ingress throttle stays in ``kind.express_ingress_quota`` (plan's
-    what-if meters the load by it, ``tuner.whatif``)."""
+    what-if meters the load by it, ``tuner.planning.whatif``)."""
     network = kind.network_baseline if sustained else kind.network_burst
     ebs = kind.ebs_baseline if sustained else kind.ebs_burst
     disk = ebs if kind.express else min(DEFAULT_STORAGE, ebs)

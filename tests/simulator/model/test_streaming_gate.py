@@ -6,7 +6,7 @@ import pytest
 
 from reports.gate import FAIL, Thresholds, neighbour_sla
 from simulator.result import RunResult
-from tuner.capacity import within_sla
+from tuner.planning import within_sla
 from tuner.objective import constraints_of
 
 

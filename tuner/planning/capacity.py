@@ -3,7 +3,7 @@
 The grid sweeps the batch load: ``load_gb`` (GB of input files per load: the dataset's file
 sizes scaled in proportion), ``loads`` (``batch.loads``: loads of that size, each its own Spark
 job with its own executors) and ``spacing`` (``batch.spacing``: seconds between their starts).
-Every grid point runs on every cluster option (``tuner.whatif``) with the same seed.
+Every grid point runs on every cluster option (``tuner.planning.whatif``) with the same seed.
 
 A point's ingest (GB/hour) is the GB it loads, ``load_gb x loads``, over the time the cluster
 takes them in, ``load_seconds`` (first load's start to last load's end), times 3600: the rate
@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from reports.plan_report import PLAN_KIND, PLAN_SCHEMA_VERSION
-from tuner.whatif import ClusterOption, cluster_options
+from tuner.planning.whatif import ClusterOption, cluster_options
 from workloads import Scenario, ScenarioError
 from workloads.limits import check_run_size
 from workloads.loader import load_mapping
 from workloads.scenario import Plan
 
+PLAN_KIND, PLAN_SCHEMA_VERSION = "quietload-plan", 1   # the plan file's kind: reports.plan_report reads it
 GIB = 1024**3
 ENGINES = ("local", "spark")
 DEFAULT_LOAD_SCALES = (0.5, 1.0, 2.0)     # x the job's own load: a grid that finishes in a minute or two
