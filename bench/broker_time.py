@@ -36,7 +36,7 @@ from simulator.live.budget import Budget, CpuBudgets
 from simulator.live.evaluator import create_topics
 from simulator.live.kafka import KafkaCluster
 from workloads import CATALOG, Scenario
-from workloads.loader import load_mapping
+from workloads.scenario import load_mapping
 
 sys.path.insert(0, str(Path(__file__).parent))
 from client_cadence import compile_probe, run_probe  # noqa: E402  (the same probe, the same compile)

@@ -25,7 +25,7 @@ from simulator.live.evaluator import create_topics, pin_process
 from simulator.live.kafka import KafkaCluster
 from simulator.model.model import ModelEvaluator
 from workloads import CATALOG, Scenario
-from workloads.loader import load_mapping
+from workloads.scenario import load_mapping
 
 RATES_MB = (1, 6, 22)
 WARM_UP_S = 15.0

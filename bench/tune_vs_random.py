@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tuner import Objective, StudySettings, run_study, search_space
 from workloads import CATALOG, Scenario
-from workloads.loader import load_mapping
+from workloads.scenario import load_mapping
 
 SCENARIO = CATALOG / "paypay-glue-2gb.yaml"
 MODEL_SEED = 1

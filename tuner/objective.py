@@ -18,7 +18,7 @@ from typing import Any
 from simulator.result import RunResult
 from tuner.space import SearchSpace
 from workloads import Scenario
-from workloads.loader import apply_overrides
+from workloads.scenario import apply_overrides
 
 OBJECTIVES = ("produce_requests", "load_seconds")
 

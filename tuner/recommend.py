@@ -13,7 +13,8 @@ from simulator.result import RunResult
 from tuner.snippets import property_value, render_snippets, rounded_params, snippets
 from tuner.space import render_value
 from workloads import Scenario, ScenarioError
-from workloads.loader import apply_overrides, dump_yaml
+from workloads.loader import dump_yaml
+from workloads.scenario import apply_overrides
 from workloads.tuning import KNOBS
 from workloads.units import format_bytes, format_seeds
 

@@ -16,7 +16,7 @@ from tuner.study import (Progress, StudySettings, StudySummary, closest_miss, ru
                           scenario_fields)
 from tuner.validate import Validation, validate_front
 from workloads import Scenario, ScenarioError
-from workloads.loader import load_mapping
+from workloads.scenario import load_mapping
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,10 @@ Parser = Callable[[Any, str], Any]
 
 
 def prop(key: str | None = None, parse: Parser | None = None, default: Any = dataclasses.MISSING,
-         default_factory: Any = dataclasses.MISSING) -> Any:
-    """A field named ``key`` in the file, converted by ``parse``."""
-    metadata = {"key": key, "parse": parse}
+         default_factory: Any = dataclasses.MISSING, element: Callable[[Any], type] | None = None) -> Any:
+    """A field named ``key`` in the file, converted by ``parse``; a list field's ``element`` names the
+    class one item's mapping builds (for ``--set`` paths into it) where the items differ in kind."""
+    metadata = {"key": key, "parse": parse, "element": element}
     if default_factory is not dataclasses.MISSING:
         return dataclasses.field(default_factory=default_factory, metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)

@@ -77,8 +77,10 @@ def read_text(path: Path, field: str) -> str:
         raise ScenarioError(field, f"{path} is not a UTF-8 text file") from None
 
 
-def load_mapping(path: str | Path, overrides: list[str]) -> dict:
-    mapping = apply_overrides(_read(Path(path), []), overrides)
+def load_mapping(path: str | Path, overrides: list[str], schema: type) -> dict:
+    """The file's mapping (``extends`` resolved) with ``overrides`` laid over it, checked against
+    ``schema``'s keys (the Scenario class)."""
+    mapping = apply_overrides(_read(Path(path), []), overrides, schema)
     f.refuse_non_finite(mapping, "")
     return mapping
 
@@ -111,8 +113,7 @@ def merge(base: dict, top: dict) -> dict:
     return merged
 
 
-def apply_overrides(raw: dict, overrides: list[str]) -> dict:
-    from workloads.scenario import Scenario
+def apply_overrides(raw: dict, overrides: list[str], schema: type) -> dict:
     result = copy.deepcopy(raw)
     for item in overrides:
         key, sep, text = item.partition("=")
@@ -120,7 +121,7 @@ def apply_overrides(raw: dict, overrides: list[str]) -> dict:
             raise ScenarioError("--set", f"expected key=value, got {item!r}")
         value = safe_yaml(text, f"--set {key.strip()}", repr(text)) if text.strip() else None
         f.refuse_non_finite(value, f"--set {key.strip()}")
-        _assign(result, Scenario, key.strip().split("."), value, "")
+        _assign(result, schema, key.strip().split("."), value, "")
     return result
 
 
@@ -142,8 +143,8 @@ def _assign(node: dict, cls: type, segments: list[str], value: Any, path: str) -
         index = rest[0]
         if not index.isdigit() or not isinstance(items, list) or int(index) >= len(items):
             raise ScenarioError(f"{where}.{index}", "no such list item")
-        element = typing.get_args(child)[0]
-        element = element.class_for(items[int(index)]) if hasattr(element, "class_for") else element
+        kind_of = known[key].metadata.get("element")
+        element = kind_of(items[int(index)]) if kind_of else typing.get_args(child)[0]
         _assign(items[int(index)], element, rest[1:], value, f"{where}[{index}]")
         return
     if not isinstance(child, type) or not hasattr(child, "__dataclass_fields__") or child.__name__ == "CostProfile":

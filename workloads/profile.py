@@ -11,6 +11,7 @@ from typing import Any
 
 from workloads import _fields as f
 from workloads.errors import ScenarioError
+from workloads.loader import read_text, safe_yaml
 from workloads.units import parse_byte_rate
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
@@ -204,6 +205,5 @@ class CostProfile:
         if not path.is_file():
             known = ", ".join(sorted(p.stem for p in PROFILE_DIR.glob("*.yaml")))
             raise ScenarioError(field, f"no cost profile {name_or_path!r} (known: {known})")
-        from workloads.loader import read_text, safe_yaml   # the loader reads profiles through Scenario
         raw = safe_yaml(read_text(path, field), field, str(path))
         return f.build(cls, raw, f"{path.name}")

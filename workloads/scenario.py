@@ -8,8 +8,13 @@ from typing import Any
 
 from workloads import _fields as f
 from workloads.errors import ScenarioError
+from workloads import streaming
+from workloads.broker_types import broker_type
+from workloads import loader
 from workloads.producer import Client, ProducerConfig
 from workloads.profile import CostProfile
+from workloads.quota import QUOTA_CLIENT_ID, Quota
+from workloads.tenant import Tenant
 from workloads.tuning import Tuning
 from workloads.units import (parse_byte_rate, parse_bytes, parse_milliseconds, parse_record_rate,
                              parse_seconds)
@@ -163,30 +168,6 @@ class Spark:
         return self.default_parallelism or max(self.slots, 2)
 
 
-def _request_percentage(value: Any, path: str) -> float:
-    """Kafka's request_percentage: percent of one thread, so above 100 when several threads may be used."""
-    try:
-        number = float(str(value).strip().rstrip("%").strip())
-    except ValueError:
-        raise ScenarioError(path, f"expected a percentage of one thread's time like 50 or 250%, got {value!r}") from None
-    if not number > 0:
-        raise ScenarioError(path, f"must be greater than zero, got {value!r}")
-    return number
-
-
-QUOTA_CLIENT_ID = "batch-load"   # the job's producers share it, so the brokers meter them as one client
-
-
-@dataclass(frozen=True)
-class Quota:
-    """A client quota on the batch job (all its executors share the client-id
-    ``QUOTA_CLIENT_ID``), per broker: bytes per second, and percent of one request-handler
-    thread's time (200 = two threads)."""
-
-    producer_byte_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
-    request_percentage: float | None = f.prop(parse=lambda v, p: _request_percentage(v, p), default=None)
-
-
 @dataclass(frozen=True)
 class BatchJob:
     topic: str = f.prop(parse=f.text)
@@ -206,39 +187,6 @@ class BatchJob:
         return f.build(cls, raw, path, client=client,
                        spark=f.build(Spark, raw.get("spark"), f.join(path, "spark")),
                        producer=ProducerConfig.build(raw.get("producer"), client, f.join(path, "producer")))
-
-
-@dataclass(frozen=True)
-class Tenant:
-    """A latency-sensitive neighbour producer sharing the cluster."""
-
-    name: str = f.prop(parse=f.text)
-    topic: str = f.prop(parse=f.text)
-    rate: float = f.prop(parse=f.positive(parse_record_rate))
-    record_size: int = f.prop(parse=_positive_bytes)
-    sla_p99_ms: float = f.prop("sla_p99", f.positive(parse_milliseconds))
-    client: Client = f.prop()
-    producer: ProducerConfig = f.prop()
-    keys: int = f.prop(parse=f.non_negative_int, default=0)
-
-    @classmethod
-    def build(cls, raw: Any, path: str) -> "Tenant":
-        raw = f.require_mapping(raw, path)
-        if "kind" in raw:   # a streaming pipeline fed by this producer (workloads.streaming)
-            from workloads.streaming import build
-            return build(raw, path)
-        client = f.build(Client, raw.get("client"), f.join(path, "client"))
-        return f.build(cls, raw, path, client=client,
-                       producer=ProducerConfig.build(raw.get("producer"), client, f.join(path, "producer")))
-
-    @classmethod
-    def class_for(cls, raw: Any) -> type:
-        """The class a tenant's mapping builds: a streaming kind's, or this one (for --set paths)."""
-        from workloads.streaming import kind_class
-        return kind_class(raw)
-
-    def validate(self, cluster: "Cluster", path: str) -> None:
-        """Checks against the cluster beyond the input topic (a streaming tenant's output topic)."""
 
 
 @dataclass(frozen=True)
@@ -298,7 +246,6 @@ def _values(parse: f.Parser) -> f.Parser:
 
 def _broker_type(value: Any, path: str) -> str:
     """An MSK broker type's name (kafka.m5.large), one of ``workloads.broker_types``."""
-    from workloads.broker_types import broker_type
     return broker_type(f.text(value, path), path).name
 
 
@@ -329,7 +276,7 @@ class Scenario:
     cluster: Cluster = f.prop(parse=lambda v, p: f.build(Cluster, v, p))
     dataset: Dataset = f.prop(parse=lambda v, p: f.build(Dataset, v, p))
     batch: BatchJob = f.prop(parse=BatchJob.build)
-    tenants: tuple[Tenant, ...] = f.prop(parse=lambda v, p: tuple(Tenant.build(x, f"{p}[{i}]") for i, x in enumerate(v or [])),
+    tenants: tuple[Tenant, ...] = f.prop(element=streaming.kind_class, parse=lambda v, p: tuple(streaming.tenant(x, f"{p}[{i}]") for i, x in enumerate(v or [])),
                                          default=())
     tenant_host: TenantHost = f.prop(parse=lambda v, p: f.build(TenantHost, v, p), default_factory=TenantHost)
     profile: CostProfile = f.prop(parse=lambda v, p: CostProfile.load(f.text(v, p), p), default=None)
@@ -354,7 +301,6 @@ class Scenario:
 
     @classmethod
     def from_yaml(cls, path: str | Path, overrides: list[str] | None = None) -> "Scenario":
-        from workloads.loader import load_mapping
         return cls.from_mapping(load_mapping(path, overrides or []), source=str(path))
 
     def validate(self) -> None:
@@ -376,8 +322,7 @@ class Scenario:
         for name in tenant_names:
             if tenant_names.count(name) > 1:
                 raise ScenarioError("tenants", f"tenant {name!r} is listed twice")
-        from workloads.streaming import check_inputs
-        check_inputs(self)
+        streaming.check_inputs(self)
 
     @property
     def load_start(self) -> float:
@@ -388,3 +333,12 @@ class Scenario:
         data["profile"] = self.profile.name
         return data
 
+
+def load_mapping(path: str | Path, overrides: list[str]) -> dict:
+    """A scenario file's mapping (``extends`` resolved) with ``--set`` overrides laid over it."""
+    return loader.load_mapping(path, overrides, Scenario)
+
+
+def apply_overrides(raw: dict, overrides: list[str]) -> dict:
+    """``--set KEY=VALUE`` overrides laid over a scenario mapping, each key checked."""
+    return loader.apply_overrides(raw, overrides, Scenario)

@@ -41,7 +41,7 @@ from typing import Any
 from workloads import _fields as f
 from workloads.errors import ScenarioError
 from workloads.producer import Client, ProducerConfig
-from workloads.scenario import Tenant
+from workloads.tenant import Tenant
 from workloads.units import parse_bytes, parse_milliseconds, parse_seconds
 
 KINDS = ("spark-microbatch", "spark-continuous", "spark-realtime", "kafka-streams", "flink")
@@ -175,6 +175,12 @@ def kind_class(raw: Any) -> type:
     """The value object a tenant's mapping builds: a producer ``Tenant`` unless it names a kind."""
     kind = raw.get("kind") if isinstance(raw, dict) else None
     return CLASSES.get(str(kind), StreamingTenant) if kind is not None else Tenant
+
+
+def tenant(raw: Any, path: str) -> Tenant:
+    """A tenant from its mapping: a streaming pipeline if it names a ``kind``, else a producer."""
+    raw = f.require_mapping(raw, path)
+    return build(raw, path) if "kind" in raw else Tenant.build(raw, path)
 
 
 def build(raw: dict, path: str) -> StreamingTenant:

@@ -14,6 +14,7 @@ from typing import Any, Callable
 from workloads import _fields as f
 from workloads.errors import ScenarioError
 from workloads.producer import CODECS
+from workloads.quota import Quota
 from workloads.units import parse_bytes, parse_milliseconds
 
 
@@ -34,7 +35,6 @@ def _acks(value: Any, path: str) -> str:
 def _quota_value(name: str) -> Callable[[Any, str], Any]:
     """The quota field's own parser, so the tune range takes what ``batch.quota`` takes."""
     def parse(value: Any, path: str) -> Any:
-        from workloads.scenario import Quota   # scenario.py imports this module
         return {q.name: q for q in dataclasses.fields(Quota)}[name].metadata["parse"](value, path)
     return parse
 
@@ -70,7 +70,6 @@ KNOBS: dict[str, Knob] = {knob.name: knob for knob in (
 
 def quota_fields() -> set[str]:
     """The quota kinds this version's scenario (and model) knows."""
-    from workloads.scenario import Quota
     return {field.name for field in dataclasses.fields(Quota)}
 
 

@@ -1,7 +1,7 @@
 """The live stack: the same scenarios on real components (Kafka brokers first)."""
 from simulator.live._jars import KafkaJars, resolve_jars
 from simulator.live._process import StackError
-from simulator.live._prometheus import metric_sum, parse_metrics
+from workloads.prometheus_text import metric_sum, parse_metrics
 from simulator.live.kafka import (DEFAULT_RUN_DIR, KafkaCluster, Node, NodeStatus, render_status,
                                   render_stopped)
 

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from simulator.evaluator import Progress
 from simulator.live._process import StackError, http_get
-from simulator.live._prometheus import parse_metrics
+from workloads.prometheus_text import parse_metrics
 from simulator.live.budget import CpuBudgets, job_vcpus, plan_budgets
 from simulator.live.clients import QUIET_LOG
 from simulator.live.kafka import DEFAULT_RUN_DIR, KafkaCluster, answers_kafka

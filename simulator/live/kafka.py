@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from simulator.live._jars import LOCALSTACK, KafkaJars, java_command, resolve_jars
 from simulator.live._process import StackError, http_get, last_error, process_runs, reserve_ports
-from simulator.live._prometheus import parse_metrics
+from workloads.prometheus_text import parse_metrics
 from simulator.live.budget import cgroups_available, remove_leftovers
 from simulator.live.clients import jaas_config
 from workloads import Broker, Scenario, ScenarioError

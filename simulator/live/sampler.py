@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from simulator.live._prometheus import metric_sum
+from workloads.prometheus_text import metric_sum
 
 SCRAPE_INTERVAL_S = 1.0
 

@@ -25,7 +25,7 @@ def scenario(**pipeline) -> dict:
 
 
 def build(overrides=None, **pipeline) -> Scenario:
-    from workloads.loader import apply_overrides
+    from workloads.scenario import apply_overrides
     return Scenario.from_mapping(apply_overrides(scenario(**pipeline), overrides or []))
 
 

@@ -30,7 +30,7 @@ from typing import Any, Callable, Sequence
 from tuner.planning.whatif import ClusterOption, cluster_options
 from workloads import Scenario, ScenarioError
 from workloads.limits import check_run_size
-from workloads.loader import load_mapping
+from workloads.scenario import load_mapping
 from workloads.scenario import Plan
 
 PLAN_KIND, PLAN_SCHEMA_VERSION = "quietload-plan", 1   # the plan file's kind: reports.plan_report reads it

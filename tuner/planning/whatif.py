@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from workloads import Scenario, ScenarioError
 from workloads.broker_types import broker_settings, broker_type
-from workloads.loader import apply_overrides
+from workloads.scenario import apply_overrides
 from workloads.scenario import Plan
 
 @dataclass(frozen=True)

@@ -17,10 +17,10 @@ from typing import Any, Callable
 
 from workloads.errors import ScenarioError
 from workloads.imports.history import ALL_TOPICS, History
+from workloads.prometheus_text import metric_sum, parse_metrics
 
 
 def scrape(url: str) -> dict[str, float]:
-    from simulator.live._prometheus import parse_metrics   # the live stack's parser, loaded only on this path
     try:
         with urllib.request.urlopen(url, timeout=5) as response:
             return parse_metrics(response.read().decode())
@@ -39,7 +39,6 @@ def _topic_counts(metrics: dict[str, float], name: str) -> dict[str, float]:
 
 
 def _figures(metrics: dict[str, float]) -> dict[str, float | None]:
-    from simulator.live._prometheus import metric_sum
     return {"produce": metric_sum(metrics, "kafka_network_RequestsPerSec_total", request="Produce"),
             "bytes": metrics.get("kafka_server_BytesInPerSec_total", 0.0),
             "records": metrics.get("kafka_server_MessagesInPerSec_total", 0.0),

@@ -3,7 +3,7 @@ import pytest
 from tuner.planning import (GIB, ClusterOption, Grid, LoadPoint, bracket, current_load, ingest_gb_per_hour, option_verdict,
                             refine, run_plan, sized)
 from workloads import CATALOG, Scenario, ScenarioError
-from workloads.loader import load_mapping
+from workloads.scenario import load_mapping
 from workloads.scenario import Plan
 
 FIXED = CATALOG / "paypay-glue-2gb-fixed.yaml"

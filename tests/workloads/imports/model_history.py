@@ -15,7 +15,7 @@ import statistics
 from simulator.model.model import ModelEvaluator
 from workloads import Scenario
 from workloads.imports import History
-from workloads.loader import apply_overrides
+from workloads.scenario import apply_overrides
 
 NIGHT = {
     "name": "night",
