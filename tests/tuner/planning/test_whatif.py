@@ -2,7 +2,7 @@ import pytest
 
 from tuner.planning import cluster_options
 from workloads import CATALOG, Scenario, ScenarioError
-from workloads.loader import load_mapping
+from workloads.scenario import load_mapping
 from workloads.scenario import Plan
 
 BASELINE = CATALOG / "paypay-glue-2gb.yaml"
