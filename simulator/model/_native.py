@@ -15,8 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-COMPILED = ("engine", "metrics", "quota", "cpu", "shared", "broker", "batch", "partitioner", "accumulator", "producer", "job")
-SUPPORT = ("spark",)
+COMPILED = ("engine", "metrics", "quota", "cpu", "shared", "request", "broker", "batch", "partitioner",
+            "accumulator", "sender", "producer", "job")
+SUPPORT = ("spark", "client")
 PACKAGE = Path(__file__).resolve().parent
 BUILD = PACKAGE.parents[1] / ".build" / "mypyc"
 MANIFEST = BUILD / "manifest"

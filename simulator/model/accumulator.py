@@ -1,6 +1,8 @@
 """The producer's RecordAccumulator: per-partition deques of batches, filled by the appending
 threads (a flow of bytes for bulk jobs, one record at a time for neighbours), batch capacity
-with the JVM-wide compression ratio estimate, and ``buffer.memory``.
+with the JVM-wide compression ratio estimate, ``buffer.memory``, and what the sender asks of it:
+``ready`` (which leaders have a sendable batch, and when to look again) and ``drain`` (the
+batches of one produce request).
 
 Bulk appends are a flow of bytes (rate x time) so cost grows with batches, not records; a
 drain takes whole records only (send() adds a record in one call): what the flow added of the
@@ -9,46 +11,63 @@ next record stays behind and goes where the next record goes.
 from __future__ import annotations
 
 import math
+import random
 from collections import deque
-from typing import Any, Callable
+from typing import Callable
 
-from simulator.model.batch import BATCH_HEADER, DETERIORATE_STEP, ESTIMATION_FACTOR, IMPROVING_STEP, Batch
-from simulator.model.broker import Partition
+from simulator.model.batch import (BATCH_HEADER, DETERIORATE_STEP, ESTIMATION_FACTOR, IMPROVING_STEP, PARTITION_HEADER,
+                                   REQUEST_HEADER, Batch, FlushToken)
+from simulator.model.broker import Broker, Partition
+from simulator.model.client import ClientSpec
 from simulator.model.partitioner import StickyPartitioner
 
 
-class Accumulator:
-    """The appending side of one producer (``producer.Producer`` adds the sender)."""
+class RecordAccumulator:
+    """The appending side of one producer and its batches until the sender completes them."""
 
-    batch_size: int
-    librdkafka: bool
-    batch_records: float
-    record_bytes: float
-    codec: str
-    keyed: bool
-    partitions: list[Partition]
-    ratio_at: Callable[[float], float]
-    ratio_estimate: float
-    batch_capacity: float
-    buffer_memory: int
-    memory_used: int
-    deques: dict[Partition, deque[Batch]]
-    nonempty: dict[Partition, None]
-    incomplete: dict[Batch, None]
-    sticky: StickyPartitioner
-    flushes: int
-    blocked: bool
-    blocked_since: float
-    on_block_change: Callable[[], None] | None
-    rate: float
-    last_advance: float
-    appended: float
-    carry: float
-    append_seconds: float
-    source_next: float
-    source_interval: float
-    source_size: float
-    source_partition: Callable[[], Partition | None]
+    def __init__(self, spec: ClientSpec, partitions: list[Partition], rng: random.Random,
+                 on_block_change: Callable[[], None] | None = None):
+        config = spec.config
+        self.partitions = partitions
+        self.by_node: dict[Broker, list[Partition]] = {}
+        for partition in partitions:
+            self.by_node.setdefault(partition.leader, []).append(partition)
+        self.nodes = sorted(self.by_node, key=lambda b: b.id)
+        self.batch_size = config.batch_size
+        self.linger = config.linger_ms / 1e3
+        self.buffer_memory = config.buffer_memory
+        self.codec = config.compression_type
+        self.librdkafka = spec.client.kind == "librdkafka"
+        self.batch_records = config.batch_num_messages or math.inf
+        self.ratio_at = spec.ratio_at
+        self.record_bytes = spec.record_bytes
+        self.keyed = spec.keyed
+        self.deques: dict[Partition, deque[Batch]] = {p: deque() for p in partitions}
+        self.nonempty: dict[Partition, None] = {}
+        self.drain_index = {node: 0 for node in self.nodes}     # nodesDrainIndex
+        self.sticky = StickyPartitioner(spec.client.partitioner, partitions, self.deques, rng, config.batch_size)
+        self.ratio_estimate = 1.0
+        self.batch_capacity = 0.0
+        self._update_capacity()
+        self.memory_used = 0
+        self.blocked = False            # send() waits for buffer.memory
+        self.flushes = 0                # flushes in progress
+        self.incomplete: dict[Batch, None] = {}
+        self.on_block_change = on_block_change
+        # the appending flow (bulk jobs): bytes per second while not blocked
+        self.rate = 0.0
+        self.last_advance = 0.0
+        self.appended = 0.0
+        self.carry = 0.0                # part of a record a drain left behind, appended next
+        # a fixed-rate record source (neighbours): records are appended when the producer
+        # next looks, each with its own intended send time
+        self.source_next = math.inf
+        self.source_interval = 0.0
+        self.source_size = 0.0
+        self.source_partition: Callable[[], Partition | None] = lambda: None
+        self.blocked_since = 0.0
+        self.blocked_seconds = 0.0
+        self.append_seconds = 0.0
 
     # ---- capacity and partitioning -------------------------------------------------
     def capacity(self) -> float:
@@ -76,7 +95,7 @@ class Accumulator:
         return self._new_batch(partition, now, memory)
 
     def _new_batch(self, partition: Partition, now: float, memory: int) -> Batch:
-        batch = Batch(partition, now, memory)
+        batch = Batch(partition, now, memory, self.codec)
         self.memory_used += memory
         self.deques[partition].append(batch)
         self.nonempty[partition] = None
@@ -84,6 +103,17 @@ class Accumulator:
         return batch
 
     # ---- appending -------------------------------------------------------------------
+    def set_rate(self, rate: float, now: float) -> None:
+        """The appending threads' bytes per second from ``now`` on."""
+        self.advance(now)
+        self.rate = rate
+
+    def send_at_rate(self, first: float, interval: float, size: float,
+                     partition: Callable[[], Partition | None]) -> None:
+        """Records of ``size`` bytes every ``interval`` seconds from ``first`` on."""
+        self.source_next, self.source_interval, self.source_size = first, interval, size
+        self.source_partition = partition
+
     def advance(self, now: float) -> None:
         """Append the records and the flow's bytes due since the last call, batch by batch."""
         while self.source_next <= now:
@@ -197,3 +227,132 @@ class Accumulator:
             batch.full = False
             batch.bytes += rest
             batch.records += rest / self.record_bytes
+
+    # ---- flush ---------------------------------------------------------------------------
+    def begin_flush(self, now: float, on_done: Callable[[], None]) -> bool:
+        """KafkaProducer.flush(): every batch becomes sendable; ``on_done`` once all the batches
+        incomplete now are done. False when there is none (``on_done`` was called)."""
+        self.advance(now)
+        token = FlushToken(on_done)
+        for batch in self.incomplete:
+            if batch.waiters is None:
+                batch.waiters = []
+            batch.waiters.append(token)
+            token.pending += 1
+        if not token.pending:
+            on_done()
+            return False
+        self.flushes += 1
+        return True
+
+    # ---- what the sender asks ------------------------------------------------------------
+    def sendable(self, dq: deque[Batch], now: float) -> bool:
+        """Full, lingered long enough, memory exhausted or a flush running; and one whole record."""
+        head = dq[0]
+        if len(dq) == 1 and self._part_record(head):
+            return False
+        return (head.full or len(dq) > 1 or now - head.created >= self.linger - 1e-9
+                or self.flushes > 0 or self.blocked)
+
+    def ready(self, now: float) -> tuple[dict[Broker, None], float]:
+        """The leaders with a sendable batch, and when a batch that is not sendable yet will be
+        (lingered, full, or holding one whole record) or the flow fills the sticky one."""
+        ready: dict[Broker, None] = {}
+        next_check = math.inf
+        flowing = self.rate > 0 and not self.blocked
+        for partition in self.nonempty:
+            dq = self.deques[partition]
+            if self.sendable(dq, now):
+                ready[partition.leader] = None
+                continue
+            head = dq[0]
+            next_check = min(next_check, max(head.created + self.linger, self._whole_record_at(partition, head, now)))
+            if flowing and not self.keyed and partition is self.sticky.current:
+                next_check = min(next_check, now + (self.capacity() - head.bytes) / self.rate)
+        return ready, next_check
+
+    def _part_record(self, batch: Batch) -> bool:
+        """The flow has appended less than one record to ``batch``: send() has not returned yet,
+        so there is nothing to drain (unless a flush or a full buffer.memory must take it).
+        Records appended one by one (neighbours') are always whole."""
+        return (not batch.full and batch.bytes < self.record_bytes - 1e-6
+                and not (self.flushes or self.blocked))
+
+    def _whole_record_at(self, partition: Partition, head: Batch, now: float) -> float:
+        """When the head batch holds one whole record: a drain never sends part of one."""
+        if not self._part_record(head):
+            return now
+        growth = 0.0 if self.rate <= 0 or self.blocked else (
+            self.rate / len(self.partitions) if self.keyed else self.rate if partition is self.sticky.current else 0.0)
+        return now + (self.record_bytes - head.bytes) / growth if growth > 0 else math.inf
+
+    def drain(self, node: Broker, now: float, max_size: int, room: int) -> list[list[Batch]]:
+        """drainBatchesForOneNode: the head batch of every partition ``node`` leads, from the
+        partition after the last drain's first, into one request of at most ``max_size``
+        bytes. librdkafka: one partition per request, each when its own batch is sendable, at
+        most ``room`` requests."""
+        partitions = self.by_node[node]
+        start = self.drain_index[node]
+        self.drain_index[node] = (start + 1) % len(partitions)
+        if self.librdkafka:
+            out: list[list[Batch]] = []
+            for i in range(len(partitions)):
+                partition = partitions[(start + i) % len(partitions)]
+                dq = self.deques[partition]
+                if len(out) < room and dq and self.sendable(dq, now):
+                    out.append([self._take(partition, now)])
+            return out
+        taken: list[Batch] = []
+        size = float(REQUEST_HEADER)
+        for i in range(len(partitions)):
+            partition = partitions[(start + i) % len(partitions)]
+            dq = self.deques[partition]
+            if not dq:
+                continue
+            head = dq[0]
+            if self._part_record(head):
+                continue
+            rest = 0.0
+            if not head.full:
+                rest = self._trim(head)
+                self._close(head, now)
+            if taken and size + head.wire + PARTITION_HEADER > max_size:
+                self._untrim(head, rest)
+                break
+            taken.append(self._take(partition, now))
+            size += head.wire + PARTITION_HEADER
+            if rest > 0.0:     # the record send() is still appending goes where the next one does
+                self.carry += rest
+                self.appended -= rest
+        return [taken] if taken else []
+
+    def _take(self, partition: Partition, now: float) -> Batch:
+        dq = self.deques[partition]
+        batch = dq.popleft()
+        self._close(batch, now)
+        if not dq:   # with KIP-480 the next record then needs a new batch, and switches (for_record)
+            del self.nonempty[partition]
+        return batch
+
+    # ---- completion ----------------------------------------------------------------------
+    def deallocate(self, batch: Batch) -> None:
+        """A batch is done: its buffer.memory is free (send() unblocks in ``release``)."""
+        self.memory_used -= batch.memory
+        del self.incomplete[batch]
+
+    def flushed(self, batch: Batch) -> None:
+        """A flush waiting for ``batch`` is done once its last batch is."""
+        for token in batch.waiters or ():
+            token.pending -= 1
+            if not token.pending:
+                self.flushes -= 1
+                token.on_done()
+
+    def release(self, now: float) -> None:
+        """After completions: a send() blocked on buffer.memory goes on when a batch fits."""
+        if self.blocked and self.memory_used + self.batch_size <= self.buffer_memory:
+            self.blocked = False
+            self.blocked_seconds += now - self.blocked_since
+            self.last_advance = now
+            if self.on_block_change:
+                self.on_block_change()

@@ -17,11 +17,12 @@ IMPROVING_STEP, DETERIORATE_STEP = 0.005, 0.05   # CompressionRatioEstimator
 
 
 class Batch:
-    __slots__ = ("partition", "created", "bytes", "records", "full", "memory", "intended",
+    __slots__ = ("partition", "created", "bytes", "records", "full", "memory", "codec", "intended",
                  "waiters", "wire", "closed_at")
 
-    def __init__(self, partition: Partition, created: float, memory: int):
+    def __init__(self, partition: Partition, created: float, memory: int, codec: str):
         self.partition = partition
+        self.codec = codec        # compression.type: the batch header's attributes say it
         self.created = created
         self.bytes = 0.0          # uncompressed record bytes
         self.records = 0.0

@@ -7,86 +7,38 @@ for an I/O handler thread. All threads share the broker's cores (``cpu.Cores``):
 woken while every core is busy waits for one, and its CPU work takes longer when more
 threads are runnable than there are cores; a handler waiting for a core is not idle.
 acks=all produces wait in purgatory until followers' fetches move the high watermark.
+
+A broker knows its clients by ``client.id`` only: quotas are configured per client id
+(``quotas``), and every produce request's time parts go to the request log (``request_log``),
+from which the run keeps its neighbours'.
 """
 from __future__ import annotations
 
+import random
 from collections import deque
-from typing import Any, Callable
+from typing import Callable, Mapping
 
 from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from simulator.model.metrics import Timeline
 from simulator.model.quota import PERCENT_PER_SECOND, RateQuota, byte_rate_quota, request_time_quota
+from simulator.model.request import Client, Connection, Handler, Partition, Request, RequestLog, RequestTimes
 from simulator.model.shared import Shared
+from workloads.profile import BrokerCosts
+from workloads.scenario import Broker as BrokerSpec
+from workloads.scenario import Quota
 
 FETCH_RESPONSE_MAX = 10 * 1024 * 1024     # replica.fetch.response.max.bytes
 PRODUCE_TIME_PARTS = ("RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs",
                       "ResponseSendTimeMs", "TotalTimeMs")
 RESPONSE_BYTES = 64
-
-
-class Partition:
-    __slots__ = ("topic", "index", "leader", "followers", "leo", "hw", "follower_leo", "waiting",
-                 "fetch_waiters", "batches", "observer")
-
-    def __init__(self, topic: str, index: int, leader: Broker, followers: list[Broker]):
-        self.topic, self.index, self.leader, self.followers = topic, index, leader, followers
-        self.leo = 0.0                      # log end offset, in bytes appended
-        self.hw = 0.0
-        self.follower_leo = {f.id: 0.0 for f in followers}
-        self.waiting: deque[tuple[float, Request]] = deque()   # (end offset, request) for acks=all
-        self.fetch_waiters: list[Request] = []
-        self.batches = 0.0
-        self.observer: Any = None           # a consumed partition's log (simulator/model/consumer.py)
-
-    def __repr__(self) -> str:
-        return f"{self.topic}-{self.index}"
-
-
-_NO_PARTITIONS: list[Partition] = []   # shared defaults of requests, never mutated
-_NO_OFFSETS: list[float] = []
-_NO_BATCHES: list[Any] = []
-
-
-class Request:
-    __slots__ = ("kind", "connection", "size", "client", "batches", "acks", "pending", "partitions", "offsets",
-                 "ends", "fetched_batches", "throttle", "t_received",
-                 "t_arrive", "t_enqueue", "t_start", "t_local", "t_complete", "parked", "data")
-
-    def __init__(self, kind: str, connection: Connection, size: float, client: Any):
-        self.kind, self.connection, self.size, self.client = kind, connection, size, client
-        self.batches: list[Any] = _NO_BATCHES
-        self.acks = "1"
-        self.pending = 0
-        # fetch requests: the partitions asked for, the follower's offsets, where the response ends
-        self.partitions: list[Partition] = _NO_PARTITIONS
-        self.offsets: list[float] = _NO_OFFSETS
-        self.ends: list[float] = _NO_OFFSETS
-        self.fetched_batches = 0.0
-        self.throttle = 0.0        # quota throttle time handed back with the response
-        self.parked = False
-        self.data = 0.0
-        self.t_received = self.t_arrive = self.t_enqueue = self.t_start = self.t_local = self.t_complete = 0.0
-
-
-class Connection:
-    """A client's connection to a broker: the broker's side (muting, the requests waiting to
-    be read) and the client's (requests in flight, when the last one was fully sent)."""
-
-    __slots__ = ("broker", "processor", "busy", "free_at", "pending", "inflight", "send_done")
-
-    def __init__(self, broker: Broker, processor: int):
-        self.broker, self.processor = broker, processor
-        self.busy = False
-        self.free_at = 0.0
-        self.pending: deque[Request] = deque()
-        self.inflight = 0
-        self.send_done = 0.0
-
+__all__ = ["Broker", "Client", "Connection", "Fetcher", "Handler", "Partition", "Request", "RequestLog", "RequestTimes",
+           "fetcher_id", "idle_percent"]
 
 class Broker:
-    def __init__(self, engine: Engine, broker_id: int, spec: Any, costs: Any, rtt: float, rng: Any, jitter: float,
-                 scheduler: Scheduler, background: float):
+    def __init__(self, engine: Engine, broker_id: int, spec: BrokerSpec, costs: BrokerCosts, rtt: float,
+                 rng: random.Random, jitter: float, scheduler: Scheduler, background: float,
+                 quotas: Mapping[str, Quota] | None = None, request_log: RequestLog | None = None):
         self.engine, self.id, self.rng, self.jitter = engine, broker_id, rng, jitter
         self.cores = Cores(spec.vcpus, scheduler, rng, background)
         self.nic_in = Shared(spec.nic_bandwidth)
@@ -106,6 +58,8 @@ class Broker:
         self.sweep_at: float | None = None
         self.fetch_max = spec.replica_fetch_max_bytes
         self.half_rtt = rtt / 2
+        self.client_quotas: Mapping[str, Quota] = quotas or {}   # by client.id, as kafka-configs sets them
+        self.request_log = request_log
         self.enqueue_at: Callable[[Request], None] = self._enqueue     # bound once: events are many
         self.handled_at: Callable[[Request], None] = self._handled
         # the profile's CPU costs, in seconds per request, batch, record and byte
@@ -131,8 +85,6 @@ class Broker:
         self.queue_max = 0
         self.queue_changed = 0.0
         self.produce_time: dict[str, list[float]] = {part: [] for part in PRODUCE_TIME_PARTS}
-        # neighbours' own requests: (arrival, LocalTimeMs, RemoteTimeMs, TotalTimeMs) in seconds
-        self.neighbour_times: dict[str, list[tuple[float, float, float, float]]] = {}
         self.produce_count = 0
         self.fetch_count = 0
         self.byte_quotas: dict[str, RateQuota] = {}      # producer_byte_rate, per quota entity (client-id)
@@ -142,10 +94,10 @@ class Broker:
     def __repr__(self) -> str:
         return f"broker-{self.id}"
 
-    def connect(self, client) -> Connection:
+    def connect(self, client_id: str) -> Connection:
         """Acceptor hands new connections to processors round-robin."""
         self._connections += 1
-        return Connection(self, (self._connections - 1) % len(self.processors))
+        return Connection(self, (self._connections - 1) % len(self.processors), client_id)
 
     # ---- CPU ----------------------------------------------------------------------------
     def runnable(self, now: float) -> int:
@@ -246,12 +198,12 @@ class Broker:
             return (self.fetch_request_s + len(request.partitions) * self.fetch_partition_s
                     + self._fetchable(request) * self.fetch_byte_s)
         if request.kind != "produce":   # a consumer's or a transaction's request: its client knows its cost
-            return float(request.client.handler_cpu(request, self))
+            return float(_handler(request).handler_cpu(request, self))
         cpu = self.produce_request_s
-        decompress = self.decompress_byte_s[request.client.codec]
+        decompress = self.decompress_byte_s
         for batch in request.batches:
             cpu += (self.produce_batch_s + batch.records * self.produce_record_s + batch.wire * self.produce_byte_s
-                    + batch.bytes * decompress)
+                    + batch.bytes * decompress[batch.codec])
         return cpu
 
     def _handled(self, request: Request) -> None:
@@ -263,7 +215,7 @@ class Broker:
         elif request.kind == "fetch":
             self._fetch(request, now)
         else:
-            request.client.handled(request, now)
+            _handler(request).handled(request, now)
         self._dispatch(now)
 
     # ---- produce ------------------------------------------------------------------------------
@@ -314,7 +266,7 @@ class Broker:
         sent = self._processor_work(connection, now, cpu)
         delivered = self.nic_out.take(sent, size, connection)
         if request.kind == "fetch":
-            delivered = max(delivered, request.client.broker.nic_in.take(sent, size, connection))
+            delivered = max(delivered, _fetcher(request).broker.nic_in.take(sent, size, connection))
         elif request.kind == "produce":
             self._record_produce_times(request, begin, delivered)
         if request.kind == "produce":
@@ -330,12 +282,14 @@ class Broker:
     def _throttle(self, request: Request, now: float, response_cpu: float) -> None:
         """KafkaApis.handleProduceRequest: the larger of the byte-rate and the request-time
         throttle; the handler thread time counts at once, the network threads' without throttling."""
-        client = request.client
+        client_id = request.connection.client_id
+        config = self.client_quotas.get(client_id)
         throttle = 0.0
-        if client.quota_bound > 0.0:
-            throttle = self._quota(self.byte_quotas, client, byte_rate_quota, client.quota_bound).record(now, request.size)
-        if client.quota_request_percentage > 0.0 and request.acks != "0":
-            quota = self._quota(self.request_quotas, client, request_time_quota, client.quota_request_percentage)
+        if config is not None and config.producer_byte_rate:
+            quota = self._quota(self.byte_quotas, client_id, byte_rate_quota, config.producer_byte_rate)
+            throttle = quota.record(now, request.size)
+        if config is not None and config.request_percentage and request.acks != "0":
+            quota = self._quota(self.request_quotas, client_id, request_time_quota, config.request_percentage)
             throttle = max(throttle, quota.record(now, (request.t_local - request.t_start) * PERCENT_PER_SECOND))
             network_s = self.network_request_s + request.size * self.network_byte_s + response_cpu
             quota.record_no_throttle(now, network_s * PERCENT_PER_SECOND)
@@ -343,10 +297,11 @@ class Broker:
         self.produce_throttle_s += throttle
 
     @staticmethod
-    def _quota(quotas: dict[str, RateQuota], client: Any, make: Any, bound: float) -> RateQuota:
-        quota = quotas.get(client.quota_entity)
+    def _quota(quotas: dict[str, RateQuota], client_id: str, make: Callable[[float], RateQuota],
+               bound: float) -> RateQuota:
+        quota = quotas.get(client_id)
         if quota is None:
-            quota = quotas[client.quota_entity] = make(bound)
+            quota = quotas[client_id] = make(bound)
         return quota
 
     def _record_produce_times(self, request: Request, response_begin: float, delivered: float) -> None:
@@ -357,10 +312,10 @@ class Broker:
         times["ResponseQueueTimeMs"].append(response_begin - request.t_complete)
         times["ResponseSendTimeMs"].append(delivered - response_begin)
         times["TotalTimeMs"].append(delivered - request.t_arrive)
-        if request.client.neighbour:
-            self.neighbour_times.setdefault(request.client.name, []).append(
-                (request.t_arrive, request.t_local - request.t_start, request.t_complete - request.t_local,
-                 delivered - request.t_arrive))
+        if self.request_log is not None:
+            self.request_log(request.connection.client_id,
+                             (request.t_arrive, request.t_local - request.t_start, request.t_complete - request.t_local,
+                              delivered - request.t_arrive))
 
     # ---- fetch (leader side) ----------------------------------------------------------------------
     def _fetchable(self, request: Request) -> float:
@@ -373,7 +328,7 @@ class Broker:
     def _fetch(self, request: Request, now: float) -> None:
         self.fetch_count += 1
         self.fetch_requests.add(now)
-        follower = request.client.broker.id
+        follower = _fetcher(request).broker.id
         offsets = request.offsets
         for i, partition in enumerate(request.partitions):
             if offsets[i] > partition.follower_leo[follower]:
@@ -427,7 +382,7 @@ class Fetcher:
     def __init__(self, engine: Engine, broker: Broker, leader: Broker, partitions: list[Partition]):
         self.engine, self.broker, self.leader, self.partitions = engine, broker, leader, partitions
         self.leo = [0.0] * len(partitions)       # this follower's log end offsets
-        self.connection = leader.connect(self)
+        self.connection = leader.connect(f"broker-{broker.id}-fetcher")
         self.bytes = 0.0
         self.response_at: Callable[[Request], None] = self.on_response
         self.appended_at: Callable[[Request], None] = self._appended
@@ -457,6 +412,19 @@ class Fetcher:
             if ends[i] > leo[i]:
                 leo[i] = ends[i]
         self.start()
+
+
+def _fetcher(request: Request) -> Fetcher:
+    """A fetch request's replica fetcher: the follower broker it appends for."""
+    fetcher = request.client
+    assert isinstance(fetcher, Fetcher)
+    return fetcher
+
+
+def _handler(request: Request) -> Handler:
+    handler = request.handler
+    assert handler is not None, f"a {request.kind} request without its handler"
+    return handler
 
 
 def fetcher_id(topic: str, partition: int, fetchers: int) -> int:

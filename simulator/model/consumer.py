@@ -19,6 +19,8 @@ from typing import Any, Callable
 
 from simulator.model.broker import Broker, Partition, Request
 from simulator.model.engine import Engine
+from workloads.profile import BrokerCosts
+from workloads.streaming import ConsumerConfig
 
 FETCH_HEADER = 100          # a fetch request's bytes before its partitions
 FETCH_PARTITION = 30
@@ -66,8 +68,8 @@ class Consumer:
     """One KafkaConsumer: its assigned partitions, their positions (a batch index), and the fetch
     in flight to each leader. ``on_data`` is called when a response brought records."""
 
-    def __init__(self, engine: Engine, name: str, logs: list[InputLog], config: Any, costs: Any, rtt: float,
-                 on_data: Callable[[float], None]):
+    def __init__(self, engine: Engine, name: str, logs: list[InputLog], config: ConsumerConfig, costs: BrokerCosts,
+                 rtt: float, on_data: Callable[[float], None]):
         self.engine, self.name, self.logs, self.on_data = engine, name, logs, on_data
         self.min_bytes = config.fetch_min_bytes
         self.max_wait = config.fetch_max_wait_ms / 1e3
@@ -82,7 +84,7 @@ class Consumer:
         self.by_node: dict[Broker, list[InputLog]] = {}
         for log in logs:
             self.by_node.setdefault(log.partition.leader, []).append(log)
-        self.connections = {node: node.connect(self) for node in self.by_node}
+        self.connections = {node: node.connect(name) for node in self.by_node}
         self.inflight: dict[Broker, Request | None] = {node: None for node in self.by_node}
         self.buffered: dict[InputLog, int] = {log: 0 for log in logs}
         self.records: deque[tuple[float, float, InputLog]] = deque()   # (intended send time, fetched at, log)
@@ -101,7 +103,7 @@ class Consumer:
             wanted = [log for log in logs if not self.buffered[log] and self.position[log] < self.limit[log]]
             if not wanted:
                 continue
-            request = Request("consumer", self.connections[node], FETCH_HEADER + FETCH_PARTITION * len(wanted), self)
+            request = Request("consumer", self.connections[node], FETCH_HEADER + FETCH_PARTITION * len(wanted), self, self)
             request.partitions = [log.partition for log in wanted]
             request.offsets = [float(self.position[log]) for log in wanted]
             request.batches = wanted          # the logs asked for

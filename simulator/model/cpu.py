@@ -19,7 +19,11 @@ cost grows with requests, not with scheduler ticks:
 from __future__ import annotations
 
 import math
-from typing import Any
+import random
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workloads.profile import CostProfile
 
 
 class Scheduler:
@@ -33,7 +37,7 @@ class Scheduler:
         self.protected_wake_share = protected_wake_share
 
     @classmethod
-    def of(cls, profile: Any) -> "Scheduler":
+    def of(cls, profile: CostProfile) -> "Scheduler":
         s = profile.scheduler
         return cls(s.base_slice_us, s.tick_hz, s.protected_wake_share)
 
@@ -45,7 +49,7 @@ class Cores:
 
     __slots__ = ("count", "scheduler", "slice", "rng", "background", "wakes", "waited", "slow_wakes")
 
-    def __init__(self, count: float, scheduler: Scheduler, rng: Any, background: float = 0.0):
+    def __init__(self, count: float, scheduler: Scheduler, rng: random.Random, background: float = 0.0):
         self.count = float(count)
         self.scheduler = scheduler
         # SCHED_TUNABLESCALING_LOG: the slice grows with the machine's CPUs, 1 + log2(min(cpus, 8))

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import functools
 import math
+import random
 from typing import Callable
 
+from simulator.model.broker import Partition
+from simulator.model.client import ClientSpec
 from simulator.model.cpu import Cores
+from simulator.model.engine import Engine
 from simulator.model.producer import Producer
 from simulator.model.spark import WritePlan, first_wave_order
 
@@ -24,17 +28,18 @@ class Task:
 
 
 class Executor:
-    """An executor JVM: its cores run tasks; its tasks share one cached producer."""
+    """An executor JVM: its cores run tasks; its tasks share one cached producer, whose sender
+    thread runs on the executor's cores beside them."""
 
-    def __init__(self, load: "Load", index: int, producer: Producer, host: Cores):
-        self.load, self.index, self.producer, self.host = load, index, producer, host
+    def __init__(self, load: "Load", index: int, spec: ClientSpec, partitions: list[Partition],
+                 rng: random.Random, host: Cores):
+        self.load, self.index, self.host = load, index, host
         self.appending: list[Task] = []
         self.tasks_run = 0
         self.last_appended = 0.0
         self.token = 0
-        producer.on_block_change = self.reschedule
-        producer.host = host
-        producer.runnable_elsewhere = self.busy_tasks
+        self.producer = Producer(load.engine, f"{load.name}-executor{index}", spec, partitions, rng, host=host,
+                                 runnable_elsewhere=self.busy_tasks, on_block_change=self.reschedule)
 
     def busy_tasks(self) -> float:
         """Task threads on a core: appending, unless send() blocks them on buffer.memory."""
@@ -93,11 +98,15 @@ class Executor:
 
 
 class Load:
-    def __init__(self, engine, plan: WritePlan, producers: list[Producer], cores: int, hosts: list[Cores],
-                 task_rates: list[float], scan_seconds: list[float], executor_order: list[int],
-                 on_done: Callable[["Load"], None]):
-        self.engine, self.plan, self.cores, self.on_done = engine, plan, cores, on_done
-        self.executors = [Executor(self, i, p, h) for i, (p, h) in enumerate(zip(producers, hosts))]
+    """One copy of the batch job (``name``: load0, load1, ...): its executors, one per host, each
+    with its producer's random stream (``rngs``), and its write tasks."""
+
+    def __init__(self, engine: Engine, name: str, plan: WritePlan, spec: ClientSpec, partitions: list[Partition],
+                 rngs: list[random.Random], cores: int, hosts: list[Cores], task_rates: list[float],
+                 scan_seconds: list[float], executor_order: list[int], on_done: Callable[["Load"], None]):
+        self.engine, self.name, self.plan, self.cores, self.on_done = engine, name, plan, cores, on_done
+        self.executors = [Executor(self, i, spec, partitions, rng, host)
+                          for i, (rng, host) in enumerate(zip(rngs, hosts))]
         self.tasks = [Task(i, size, rate) for i, (size, rate) in enumerate(zip(plan.write_tasks, task_rates))]
         self.pending = list(self.tasks)
         self.scan_seconds = scan_seconds

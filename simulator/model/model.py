@@ -9,7 +9,8 @@ import random
 from dataclasses import dataclass, field
 
 from simulator.model import outcome
-from simulator.model.broker import Broker, Fetcher, Partition, fetcher_id
+from simulator.model.broker import Broker, Fetcher, Partition, RequestTimes, fetcher_id
+from simulator.model.client import ClientSpec
 from simulator.model.compression import CompressionCurve, measure_curve, record_overhead
 from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
@@ -18,6 +19,7 @@ from simulator.model.producer import Producer
 from simulator.model.spark import plan_writes
 from simulator.result import RunResult
 from workloads import Scenario, ScenarioError
+from workloads.scenario import QUOTA_CLIENT_ID, Tenant
 from workloads.streaming import is_streaming
 from workloads.rows import RowShape, csv_line, generate_rows, read_sample_csv, to_json_value
 
@@ -26,9 +28,9 @@ from workloads.rows import RowShape, csv_line, generate_rows, read_sample_csv, t
 class TenantRun:
     """A neighbour application: its producer and every record's (intended time, latency)."""
 
-    spec: object
+    spec: Tenant
     producer: Producer
-    latencies: list = field(default_factory=list)
+    latencies: list[tuple[float, float]] = field(default_factory=list)
 
 
 def murmur2(data: bytes) -> int:
@@ -120,9 +122,13 @@ class ModelRun:
         self.rows = evaluator.rows(scenario)
         self.shape = self.rows.shape
         self.scheduler = Scheduler.of(profile)
+        # the neighbours' produce requests as the brokers timed them (their request log), by client.id
+        self.broker_times: dict[str, list[RequestTimes]] = {t.name: [] for t in scenario.tenants}
+        quotas = {QUOTA_CLIENT_ID: scenario.batch.quota}   # kafka-configs --entity-type clients
         self.brokers = [Broker(self.engine, i, cluster.broker, profile.broker, cluster.network_rtt,
                                random.Random(self.rng.random()), scenario.jitter.service_time,
-                               self.scheduler, profile.scheduler.broker_background_threads)
+                               self.scheduler, profile.scheduler.broker_background_threads,
+                               quotas=quotas, request_log=self._request_logged)
                         for i in range(cluster.brokers)]
         self.partitions: dict[str, list[Partition]] = {}
         for topic in cluster.topics:
@@ -171,24 +177,20 @@ class ModelRun:
         scan_rate = spark.csv_scan_rate or profile.spark.csv_scan_rate
         scan_s_per_input_byte = csv_per_input_byte * (1.0 / scan_rate + inflate_s)
         jitter = scenario.jitter.append_rate
+        # Spark's executors share the job's client.id: the brokers meter them as one client
+        spec = ClientSpec(QUOTA_CLIENT_ID, batch.client, batch.producer, profile.client, curve.ratio_at,
+                          self.bulk_record_bytes, batch.key is not None, scenario.cluster.network_rtt)
         for copy in range(batch.loads):
-            producers = [Producer(self.engine, f"load{copy}-executor{e}", self.partitions[batch.topic],
-                                  batch.producer, batch.client, profile.client, random.Random(self.rng.random()),
-                                  curve.ratio_at, self.bulk_record_bytes, batch.key is not None,
-                                  scenario.cluster.network_rtt)
-                         for e in range(spark.executors)]
-            for producer in producers:   # Spark's executors share the job's client-id
-                producer.quota_entity = "batch-job"
-                producer.quota_bound = batch.quota.producer_byte_rate or 0.0
-                producer.quota_request_percentage = batch.quota.request_percentage or 0.0
+            rngs = [random.Random(self.rng.random()) for _ in range(spark.executors)]
             rates = [core_rate * self._noise(jitter) for _ in plan.write_tasks]
             scans = [size * scan_s_per_input_byte * self._noise(jitter) for size in plan.scan_tasks] if plan.shuffled else []
             order = list(range(spark.executors))
             self.rng.shuffle(order)
             # a Glue worker runs one executor with a core per vCPU: its vCPUs by default its cores
-            hosts = [Cores(spark.vcpus or spark.executor_cores, self.scheduler, producer.rng,
-                           profile.scheduler.jvm_background_threads) for producer in producers]
-            load = Load(self.engine, plan, producers, spark.executor_cores, hosts, rates, scans, order, self._load_done)
+            hosts = [Cores(spark.vcpus or spark.executor_cores, self.scheduler, rng,
+                           profile.scheduler.jvm_background_threads) for rng in rngs]
+            load = Load(self.engine, f"load{copy}", plan, spec, self.partitions[batch.topic], rngs,
+                        spark.executor_cores, hosts, rates, scans, order, self._load_done)
             self.loads.append(load)
             self.engine.at(scenario.load_start + copy * batch.spacing, load.start)
 
@@ -203,24 +205,33 @@ class ModelRun:
         from simulator.model.streaming import build
         return build(self, tenant, run)
 
-    def _tenant(self, tenant) -> TenantRun:
+    def _tenant(self, tenant: Tenant) -> TenantRun:
         partitions = self.partitions[tenant.topic]
         record = tenant.record_size + record_overhead(tenant.record_size, 16 if tenant.keys else None)
-        producer = Producer(self.engine, tenant.name, partitions, tenant.producer, tenant.client,
-                            self.scenario.profile.client, random.Random(self.rng.random()),
-                            self.rows.curve(tenant.producer.compression_type).ratio_at,
-                            record, False, self.scenario.cluster.network_rtt)
-        producer.neighbour = True
+        spec = ClientSpec(tenant.name, tenant.client, tenant.producer, self.scenario.profile.client,
+                          self.rows.curve(tenant.producer.compression_type).ratio_at, record, False,
+                          self.scenario.cluster.network_rtt)
+        rng = random.Random(self.rng.random())
+        latencies: list[tuple[float, float]] = []
+
+        def acked(intended: list[float], now: float) -> None:
+            latencies.extend((t, now - t) for t in intended)
         # the neighbours' client host: their application threads sleep between records
-        producer.host = Cores(self.scenario.tenant_host.vcpus, self.scheduler, producer.rng)
+        producer = Producer(self.engine, tenant.name, spec, partitions, rng,
+                            host=Cores(self.scenario.tenant_host.vcpus, self.scheduler, rng), on_records_acked=acked)
         key_partitions = [partitions[murmur2(f"key-{k}".encode()) % len(partitions)] for k in range(tenant.keys)]
-        run = TenantRun(tenant, producer)
-        producer.on_records_acked = lambda intended, now, run=run: run.latencies.extend((t, now - t) for t in intended)
+        run = TenantRun(tenant, producer, latencies)
         interval = 1.0 / tenant.rate
         keys, pick = key_partitions, producer.rng.randrange
         producer.send_at_rate(self.rng.random() * interval, interval, record,
                               (lambda: keys[pick(len(keys))]) if keys else (lambda: None))
         return run
+
+    def _request_logged(self, client_id: str, times: RequestTimes) -> None:
+        """A broker's request log line: the run keeps the neighbours' (they are its tenants)."""
+        rows = self.broker_times.get(client_id)
+        if rows is not None:
+            rows.append(times)
 
     def _load_done(self, load: Load) -> None:
         if all(not math.isnan(l.ended) for l in self.loads):

@@ -62,7 +62,7 @@ def _batch_sizes(bulk_producers: list) -> dict:
 
 def _broker_times(run, name: str, start: float, end: float) -> dict:
     """The neighbour's produce requests as the brokers timed them during the load (p99, ms)."""
-    rows = [row for b in run.brokers for row in b.neighbour_times.get(name, []) if start <= row[0] < end]
+    rows = [row for row in run.broker_times.get(name, []) if start <= row[0] < end]
     return {part: _p99_ms([row[index] for row in rows])
             for index, part in ((1, "LocalTimeMs"), (2, "RemoteTimeMs"), (3, "TotalTimeMs"))}
 

@@ -9,8 +9,8 @@ long queues (adaptive partitioning). librdkafka: a new random partition every
 from __future__ import annotations
 
 import math
+import random
 from collections import deque
-from typing import Any
 
 from simulator.model.batch import Batch
 from simulator.model.broker import Partition
@@ -24,7 +24,7 @@ class StickyPartitioner:
 
     __slots__ = ("kind", "partitions", "deques", "rng", "switch_bytes", "current", "produced", "since")
 
-    def __init__(self, kind: str, partitions: list[Partition], deques: dict[Partition, deque[Batch]], rng: Any,
+    def __init__(self, kind: str, partitions: list[Partition], deques: dict[Partition, deque[Batch]], rng: random.Random,
                  batch_size: int):
         self.kind, self.partitions, self.deques, self.rng = kind, partitions, deques, rng
         self.switch_bytes = 2 * batch_size if kind == "kip794" else math.inf

@@ -26,14 +26,18 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from simulator.model.broker import Broker, Request
+from simulator.model.client import ClientSpec
 from simulator.model.compression import record_overhead
 from simulator.model.consumer import Consumer, InputLog
 from simulator.model.producer import Producer
 from workloads.streaming import (SINK_CLIENT, Flink, KafkaStreams, SparkContinuous, SparkMicroBatch, SparkRealTime,
                                  StreamingTenant)
+
+if TYPE_CHECKING:
+    from simulator.model.model import ModelRun, TenantRun
 
 POLLING_DELAY = 0.010             # spark.sql.streaming.pollingDelay: an idle trigger looks again after it
 
@@ -43,11 +47,11 @@ class Call:
 
     def __init__(self, broker: Broker, cost: float, rtt: float, on_done: Callable[[float], None]):
         self.broker, self.cost, self.half_rtt, self.on_done = broker, cost, rtt / 2, on_done
-        self.connection = broker.connect(self)
-        self.response_at = self._response
+        self.connection = broker.connect("coordinator-call")
+        self.response_at: Callable[[Request], None] = self._response
 
     def send(self, now: float) -> None:
-        self.broker.receive(Request("call", self.connection, 200.0, self), now + self.half_rtt)
+        self.broker.receive(Request("call", self.connection, 200.0, self, self), now + self.half_rtt)
 
     def handler_cpu(self, request: Request, broker: Broker) -> float:
         return self.cost
@@ -63,7 +67,7 @@ class PipelineRun:
     """A streaming tenant on the model: its upstream producer (``producer``), the end to end
     latencies (``latencies``: (intended, seconds)) and each record's parts."""
 
-    def __init__(self, spec: StreamingTenant, upstream: Any):
+    def __init__(self, spec: StreamingTenant, upstream: TenantRun):
         self.spec, self.producer = spec, upstream.producer
         self.upstream = upstream.latencies
         self.latencies: list[tuple[float, float]] = []
@@ -97,7 +101,7 @@ class PipelineRun:
 class Pipeline:
     """What every framework shares: the logs, the sink producers, the coordinator calls."""
 
-    def __init__(self, run: Any, spec: StreamingTenant, upstream: Any):
+    def __init__(self, run: ModelRun, spec: StreamingTenant, upstream: TenantRun):
         self.run, self.spec, self.engine = run, spec, run.engine
         profile = run.scenario.profile
         self.costs, self.broker_costs = profile.streaming, profile.broker
@@ -113,11 +117,11 @@ class Pipeline:
 
     def sink(self, index: int) -> Producer:
         run, spec = self.run, self.spec
-        producer = Producer(self.engine, f"{spec.name}-sink{index}", run.partitions[spec.output_topic], spec.sink,
-                            SINK_CLIENT, run.scenario.profile.client, random.Random(self.rng.random()),
-                            run.rows.curve(spec.sink.compression_type).ratio_at, self.record_bytes, False, self.rtt)
-        producer.neighbour = True     # its batches are not the load's
-        producer.on_records_acked = self.out.acked
+        name = f"{spec.name}-sink{index}"
+        sink = ClientSpec(name, SINK_CLIENT, spec.sink, run.scenario.profile.client,
+                          run.rows.curve(spec.sink.compression_type).ratio_at, self.record_bytes, False, self.rtt)
+        producer = Producer(self.engine, name, sink, run.partitions[spec.output_topic], random.Random(self.rng.random()),
+                            on_records_acked=self.out.acked)
         self.out.sinks.append(producer)
         return producer
 
@@ -128,9 +132,8 @@ class Pipeline:
 
     def emit(self, producer: Producer, record: tuple[float, float]) -> None:
         now = self.engine.now
-        producer.append_record(now, self.record_bytes, None, record[0])
         self.out.emitted(record[0], record[1], now)
-        producer.poke()
+        producer.send(self.record_bytes, None, record[0])
 
     def commit(self, producer: Producer, on_done: Callable[[float], None]) -> None:
         """Flush, then the offset commit (at least once) or EndTxn with its markers (exactly once)."""
@@ -232,7 +235,7 @@ def record_at_a_time(pipeline: Pipeline) -> None:
         _checkpoints(pipeline, sinks, (spec.checkpoint_interval_ms or 60_000.0) / 1e3)
 
 
-def build(run: Any, spec: StreamingTenant, upstream: Any) -> PipelineRun:
+def build(run: ModelRun, spec: StreamingTenant, upstream: TenantRun) -> PipelineRun:
     """The pipeline of ``spec`` on ``run``'s brokers; ``upstream`` is its producer's TenantRun."""
     pipeline = Pipeline(run, spec, upstream)
     if isinstance(spec, SparkMicroBatch):

@@ -72,7 +72,7 @@ class RequestLog:
             self.requests.append(argument)
 
     def of(self, producer) -> list[Request]:
-        return [r for r in self.requests if r.client is producer]
+        return [r for r in self.requests if r.client is producer.sender]
 
     def batches(self, producer) -> list:
         return [b for r in self.of(producer) for b in r.batches]

@@ -13,6 +13,7 @@ from simulator.model.broker import Broker, Request
 from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from workloads.profile import PROFILE_DIR, CostProfile
+from workloads.scenario import Broker as BrokerSpec
 
 EEVDF = Scheduler(base_slice_us=750, tick_hz=250, protected_wake_share=0.06)
 
@@ -89,17 +90,16 @@ def broker_serving(vcpus: float, requests: int) -> float:
     """Seconds a broker with ``vcpus`` takes to answer ``requests`` produce requests that all
     arrive at once on their own connections (8 handler threads, 3 network threads)."""
     engine = Engine(stop_at=60.0)
-    spec = SimpleNamespace(vcpus=vcpus, nic_bandwidth=1e12, disk_bandwidth=1e12, dirty_cache=1e12,
-                           num_network_threads=3, num_io_threads=8, queued_max_requests=500,
-                           replica_fetch_wait_max_ms=500, replica_fetch_max_bytes=1 << 20)
+    spec = BrokerSpec(vcpus=vcpus, nic_bandwidth=1e12, disk_bandwidth=1e12, dirty_cache=10**12,
+                      num_network_threads=3, num_io_threads=8, queued_max_requests=500,
+                      replica_fetch_wait_max_ms=500.0, replica_fetch_max_bytes=1 << 20)
     broker = Broker(engine, 0, spec, CostProfile.load("default").broker, 0.0, random.Random(1), 0.0, EEVDF, 0.0)
     answered: list[float] = []
-    client = SimpleNamespace(codec="none", neighbour=False, name="c", quota_bound=0.0, quota_request_percentage=0.0,
-                             response_at=lambda request: answered.append(engine.now))
+    client = SimpleNamespace(response_at=lambda request: answered.append(engine.now))
     batch = SimpleNamespace(partition=SimpleNamespace(leo=0.0, batches=0, followers=[], fetch_waiters=[]),
-                            records=100.0, bytes=100_000.0, wire=100_000.0)
+                            records=100.0, bytes=100_000.0, wire=100_000.0, codec="none")
     for _ in range(requests):
-        request = Request("produce", broker.connect(client), 100_000.0, client)
+        request = Request("produce", broker.connect("c"), 100_000.0, client)
         request.batches = [batch]
         broker.receive(request, 0.0)
     engine.run()
