@@ -319,9 +319,12 @@ class Scenario:
                 raise ScenarioError(f"tenants[{i}].record_size", "is larger than the tenant's max.request.size")
             tenant.validate(self.cluster, f"tenants[{i}]")
         tenant_names = [t.name for t in self.tenants]
-        for name in tenant_names:
+        for i, name in enumerate(tenant_names):
             if tenant_names.count(name) > 1:
                 raise ScenarioError("tenants", f"tenant {name!r} is listed twice")
+            if name == QUOTA_CLIENT_ID:   # a tenant's client.id is its name
+                raise ScenarioError(f"tenants[{i}].name", f"{name!r} is the batch job's client.id: the brokers "
+                                                          "would meter and log the tenant as the load")
         streaming.check_inputs(self)
 
     @property

@@ -70,6 +70,8 @@ SCENARIOS = {
     "tenant record over max.request.size": (changed("tenants|0|record_size", "2MB"), "is larger than the tenant's max.request.size"),
     "topic twice": (changed("cluster|topics|1|name", "bulk"), "topic 'bulk' is listed twice"),
     "tenant twice": (changed("tenants", [BASE["tenants"][0]] * 2), "tenant 'api' is listed twice"),
+    "tenant named as the job's client.id": (changed("tenants|0|name", "batch-load"),
+                                            "tenants[0].name: 'batch-load' is the batch job's client.id"),
     "repartition zero": (changed("batch|spark|repartition", 0), "batch.spark.repartition"),
     "no executors": (changed("batch|spark|spark.executor.instances", 0), "spark.executor.instances: expected a whole number"),
     "jitter of 1.5": (changed("jitter", {"append_rate": 1.5}), "jitter.append_rate: expected a fraction"),
