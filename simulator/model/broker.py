@@ -26,7 +26,7 @@ from simulator.model.request import Client, Connection, Handler, Partition, Requ
 from simulator.model.shared import Shared
 from workloads.profile import BrokerCosts
 from workloads.scenario import Broker as BrokerSpec
-from workloads.scenario import Quota
+from workloads.quota import Quota
 
 FETCH_RESPONSE_MAX = 10 * 1024 * 1024     # replica.fetch.response.max.bytes
 PRODUCE_TIME_PARTS = ("RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs",

@@ -19,7 +19,8 @@ from simulator.model.producer import Producer
 from simulator.model.spark import plan_writes
 from simulator.result import RunResult
 from workloads import Scenario, ScenarioError
-from workloads.scenario import QUOTA_CLIENT_ID, Tenant
+from workloads.quota import QUOTA_CLIENT_ID
+from workloads.tenant import Tenant
 from workloads.streaming import is_streaming
 from workloads.rows import RowShape, csv_line, generate_rows, read_sample_csv, to_json_value
 
