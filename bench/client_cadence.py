@@ -91,11 +91,11 @@ def main(seconds: float) -> None:
                                  job_cores)
                 run = evaluator.evaluate(scenarios[rate], 1)
                 model = run.summary
-                real_rpr, model_rpr = real['records'] / real['requests'], model['records_per_request']
+                real_rpr, model_rpr = real['records'] / real['requests'], model.records_per_request
                 # the client's request latency: the broker's TotalTimeMs and the round trip
-                model_latency = run.brokers[0]["produce_time_ms"]["TotalTimeMs"]["mean"] + RTT_MS
+                model_latency = run.brokers[0].produce_time_ms["TotalTimeMs"]["mean"] + RTT_MS
                 print(f"{rate:>5} {real['requests'] / real['seconds']:>10,.0f} "
-                      f"{model['produce_requests'] / model['load_seconds']:>6,.0f} "
+                      f"{model.produce_requests / model.load_seconds:>6,.0f} "
                       f"{real_rpr:>12.2f} {model_rpr:>6.2f} {'yes' if abs(model_rpr / real_rpr - 1) <= 0.25 else 'no':>10} "
                       f"{real['request_latency_avg_ms']:>15.2f} {model_latency:>6.2f} "
                       f"{real['sender_run_s'] / real['requests'] * 1e6:>21,.0f} "

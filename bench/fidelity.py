@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from simulator.model.model import ModelEvaluator
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from tuner.calibration import CALIBRATION, HELD_OUT, calibrate, pick, render_calibration
 from tuner.calibration.calibrate import machine
 from tuner.calibration.runs import live_evaluator, preflight

@@ -58,10 +58,10 @@ def write_short_rows(path: Path, rows: int = 2000) -> Path:
 
 def figures(results: list) -> dict[str, list[float]]:
     """Per run: the worst neighbour's p99 during the load (ms), handler idle during it (%), MB/s of values."""
-    return {"worst_p99_ms_during": [max(t["p99_ms_during"] for t in r.summary["tenants"]) for r in results],
-            "handler_idle_pct_during": [r.summary["handler_idle_pct_during"] for r in results],
-            "value_mb_per_s": [r.summary["record_bytes"] / r.summary["load_seconds"] / 2**20 for r in results],
-            "produce_requests": [r.summary["produce_requests"] for r in results]}
+    return {"worst_p99_ms_during": [max(t.p99_ms_during for t in r.summary.tenants) for r in results],
+            "handler_idle_pct_during": [r.summary.handler_idle_pct_during for r in results],
+            "value_mb_per_s": [r.summary.record_bytes / r.summary.load_seconds / 2**20 for r in results],
+            "produce_requests": [r.summary.produce_requests for r in results]}
 
 
 def apply(settings: list[str]) -> None:
@@ -95,7 +95,7 @@ def main(repeats: int, out_dir: Path) -> None:
         print(f"  medians: worst neighbour p99 during {row['worst_p99_ms_during']:.1f} ms, handler idle during "
               f"{row['handler_idle_pct_during']:.1f} %, {row['value_mb_per_s']:.3f} MB/s of values, "
               f"{row['produce_requests']:,.0f} requests; integrity "
-              + ("ok" if all(r.summary["integrity_ok"] for r in runs[name]) else "FAILED"), flush=True)
+              + ("ok" if all(r.summary.integrity_ok for r in runs[name]) else "FAILED"), flush=True)
     print(f"\nmany-small / few-large, live medians of {repeats} alternated runs each [min-max of the runs] "
           f"against the model's medians of seeds {MODEL_SEEDS[0]}-{MODEL_SEEDS[-1]}")
     print(f"  {'figure':<24} {'live many':>10} {'live few':>10} {'live ratio':>11} {'model many':>11} {'model few':>10} "

@@ -65,16 +65,16 @@ def main() -> None:
         overrides = assume(value_bytes)
         results = [evaluator.evaluate(Scenario.from_yaml(CATALOG / f"{name}.yaml", overrides), SEED) for name in VARIANTS]
         runs = [result.summary for result in results]
-        queue = max(broker["RequestQueueSize_max"] for broker in results[0].brokers)
-        value_bytes = value_bytes or runs[0]["record_bytes"]
-        ratios = [[t["p99_ms_during"] / t["p99_ms_before"] for t in run["tenants"]] for run in runs]
-        requests = [run["produce_requests"] for run in runs]
-        batch_kb = runs[0]["mean_batch_bytes"] / 1024
+        queue = max(broker.RequestQueueSize_max for broker in results[0].brokers)
+        value_bytes = value_bytes or runs[0].record_bytes
+        ratios = [[t.p99_ms_during / t.p99_ms_before for t in run.tenants] for run in runs]
+        requests = [run.produce_requests for run in runs]
+        batch_kb = runs[0].mean_batch_bytes / 1024
         low, high = REQUESTS_RATIO_BAND
         steps = [requests[0] / requests[1], requests[1] / requests[2]]
         judged = [_judged(f"{batch_kb:.1f}", BATCH_KB_BAND[0] <= batch_kb <= BATCH_KB_BAND[1]),
-                  _judged(f"{min(ratios[0]):.1f}", all(t["p99_ms_during"] >= max(10 * t["p99_ms_before"], t["sla_p99_ms"])
-                                                       for t in runs[0]["tenants"])),
+                  _judged(f"{min(ratios[0]):.1f}", all(t.p99_ms_during >= max(10 * t.p99_ms_before, t.sla_p99_ms)
+                                                       for t in runs[0].tenants)),
                   _judged(f"{steps[0]:.2f}", low <= steps[0] <= high),
                   _judged(f"{steps[1]:.2f}", low <= steps[1] <= high),
                   _judged(f"{max(ratios[2]):.2f}", max(ratios[2]) <= FIX_P99_RATIO)]
@@ -82,8 +82,8 @@ def main() -> None:
         cells = [cell for cell, _ in judged]
         base = runs[0]
         rows.append((label, f"{requests[0]:,}", cells[0], cells[1], f"{requests[1]:,}", cells[2], f"{requests[2]:,}",
-                     cells[3], cells[4], f"{met} of {len(judged)}", f"{base['handler_idle_pct_during']:.0f}",
-                     f"{queue}", f"{base['cpu_pct_during']:.0f}"))
+                     cells[3], cells[4], f"{met} of {len(judged)}", f"{base.handler_idle_pct_during:.0f}",
+                     f"{queue}", f"{base.cpu_pct_during:.0f}"))
         print(f"  ran {label}", file=sys.stderr, flush=True)
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     for row in rows:

@@ -75,9 +75,9 @@ def main(runs: int, out_dir: Path) -> None:
             print(f"idle stack {seed}: " + ", ".join(f"{name} p99 {p99:.1f} ms" for name, p99 in idle[-1].items()), flush=True)
             result = live.evaluate(scenario, seed)
             result.write(out_dir / f"live-seed{seed}.json")
-            full.append({t["name"]: t["p99_ms_before"] for t in result.summary["tenants"]})
+            full.append({t.name: t.p99_ms_before for t in result.summary.tenants})
             print(f"full run {seed}: " + ", ".join(f"{name} p99 before {p99:.1f} ms" for name, p99 in full[-1].items())
-                  + (f"; noise: {'; '.join(result.summary['noise'])}" if result.summary.get("noise") else ""), flush=True)
+                  + (f"; noise: {'; '.join(result.summary.noise)}" if result.summary.noise else ""), flush=True)
     figures = {}
     print(f"\nneighbours' p99 in the before window, {runs} full runs against {runs} idle stacks ({os.cpu_count()} cores)")
     print(f"  {'neighbour':<14} {'full runs (ms)':<26} {'idle stack (ms)':<26} {'max/min':>8} {'full/idle':>10}")

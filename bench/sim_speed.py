@@ -52,7 +52,7 @@ def time_scenario(path: Path) -> tuple[float, float]:
         gc.collect()
         started = time.perf_counter()
         result = evaluator.evaluate(scenario, SEED)
-        runs.append((time.perf_counter() - started, result.summary["simulated_seconds"]))
+        runs.append((time.perf_counter() - started, result.summary.simulated_seconds))
     wall_s, simulated_s = sorted(runs)[RUNS // 2]
     return wall_s, simulated_s / wall_s
 

@@ -29,7 +29,7 @@ from reports.spread import render_spread
 from reports.summary import render_summary
 from simulator.live import DEFAULT_RUN_DIR, KafkaCluster, render_status, render_stopped
 from simulator.live.s3 import LocalStackS3, render_s3_status, render_s3_stopped
-from simulator.result import ResultError, RunResult, result_path
+from simulator.contract import ResultError, RunResult, result_path
 from workloads import Scenario, ScenarioError
 from workloads.limits import check_run_size, estimate
 from workloads.units import parse_seconds
@@ -115,7 +115,7 @@ def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, f
         with SimulationProgress(scenario.name, estimate(scenario).seconds) as progress:
             results.append(dataclasses.replace(evaluator.evaluate(scenario, seed, progress=progress),
                                                overrides=list(overrides or [])))
-            progress.finish(results[-1].summary["simulated_seconds"])
+            progress.finish(results[-1].summary.simulated_seconds)
     return results
 
 

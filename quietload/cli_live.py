@@ -15,7 +15,7 @@ from quietload.extras import require
 from quietload.paths import check_output_file, is_stdout
 from reports.spread import render_spread, write_spread
 from reports.summary import render_summary
-from simulator.result import RunResult, result_path
+from simulator.contract import RunResult, result_path
 from workloads import Scenario, ScenarioError
 
 
@@ -90,7 +90,7 @@ def live(
         typer.echo("\n" + render_spread(results))
         spread_file = paths[-1].with_name(paths[-1].name.replace(f"-seed{seed + repeat - 1}.json", f"-spread-seed{seed}-{seed + repeat - 1}.json"))
         _say(f"wrote {write_spread(results, paths, spread_file)}")
-    lost = [r.seed for r in results if not r.summary["integrity_ok"]]
+    lost = [r.seed for r in results if not r.summary.integrity_ok]
     if lost:
         typer.echo(f"\nINTEGRITY FAILED in run(s) with seed {', '.join(map(str, lost))}: rows lost or duplicated", err=True)
         raise typer.Exit(1)

@@ -20,7 +20,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
-from simulator.result import RunResult
+from simulator.contract import RunResult, Summary
 from workloads import ScenarioError
 from workloads.units import format_bytes
 
@@ -57,21 +57,21 @@ class Change:
         return f"{self.action}: {self.because}"
 
 
-def _linger(producer: dict, summary: dict) -> Change | None:
-    fill, batch_size = summary.get("batch_fill"), producer.get("batch.size")
+def _linger(producer: dict, summary: Summary) -> Change | None:
+    fill, batch_size = summary.batch_fill, producer.get("batch.size")
     if producer.get("linger.ms") != 0 or fill is None or fill >= LOW_BATCH_FILL or not batch_size:
         return None
-    drain = summary.get("drain_interval_ms")
+    drain = summary.drain_interval_ms
     drained = f"the sender drained every {drain:,.2f} ms and " if drain else ""
     return Change(f"linger.ms={LINGER_MS}", (f"batch.producer.linger.ms={LINGER_MS}",),
                   f"raise linger.ms (e.g. {LINGER_MS}) so batches fill",
                   f"with linger.ms=0 {drained}batches reached {fill * 100:.0f} % of batch.size={format_bytes(batch_size)} "
-                  f"({format_bytes(summary.get('mean_batch_bytes', 0.0))} of records)")
+                  f"({format_bytes(summary.mean_batch_bytes or 0.0)} of records)")
 
 
-def _repartition(result: RunResult, summary: dict) -> Change | None:
+def _repartition(result: RunResult, summary: Summary) -> Change | None:
     """More write tasks share each executor's producer, so it appends faster and fills batches."""
-    fill, spark = summary.get("batch_fill"), ((result.scenario.get("batch") or {}).get("spark") or {})
+    fill, spark = summary.batch_fill, ((result.scenario.get("batch") or {}).get("spark") or {})
     topic = (result.scenario.get("batch") or {}).get("topic")
     partitions = next((t.get("partitions") for t in (result.scenario.get("cluster") or {}).get("topics", [])
                        if t.get("name") == topic), None)
@@ -83,26 +83,26 @@ def _repartition(result: RunResult, summary: dict) -> Change | None:
                   f"{tasks} write tasks filled batches to {fill * 100:.0f} % of batch.size")
 
 
-def _compression(producer: dict, summary: dict) -> Change | None:
-    if producer.get("compression.type") != "none" or not summary.get("wire_bytes"):
+def _compression(producer: dict, summary: Summary) -> Change | None:
+    if producer.get("compression.type") != "none" or not summary.wire_bytes:
         return None
     return Change("compression.type=zstd", ("batch.producer.compression.type=zstd",), "set compression.type=zstd",
-                  f"the load sent {format_bytes(summary['wire_bytes'])} to the brokers uncompressed")
+                  f"the load sent {format_bytes(summary.wire_bytes)} to the brokers uncompressed")
 
 
-def _acks(producer: dict, summary: dict) -> Change | None:
+def _acks(producer: dict, summary: Summary) -> Change | None:
     if str(producer.get("acks")) not in ("0", "1"):
         return None
     waits: list[tuple[str, float, float]] = []
-    for tenant in summary.get("tenants", []):
-        remote = (tenant.get("broker_time_ms_p99_during") or {}).get("RemoteTimeMs")
-        sla = tenant.get("sla_p99_ms")
+    for tenant in summary.tenants:
+        remote = (tenant.broker_time_ms_p99_during or {}).get("RemoteTimeMs")
+        sla = tenant.sla_p99_ms
         if remote is not None and sla and remote > REMOTE_SHARE_OF_SLA * sla:
-            waits.append((tenant["name"], remote, sla))
+            waits.append((tenant.name, remote, sla))
     if not waits:
         return None
     name, remote, sla = max(waits, key=lambda w: w[1])
-    lag = summary.get("replica_lag_bytes_max_during")
+    lag = summary.replica_lag_bytes_max_during
     behind = f"replication fell {format_bytes(lag)} behind and " if lag else ""
     return Change("acks=all, enable.idempotence=true",
                   ("batch.producer.acks=all", "batch.producer.enable.idempotence=true"),
@@ -116,12 +116,12 @@ def _fetchers(result: RunResult) -> Change | None:
     if str(producer.get("acks")) != "all":
         return None   # with acks=1 the acks hint comes first
     waits: list[tuple[str, float, float]] = []
-    for tenant in result.summary.get("tenants", []):
-        times = tenant.get("broker_time_ms_p99_during") or {}
+    for tenant in result.summary.tenants:
+        times = tenant.broker_time_ms_p99_during or {}
         remote, total = times.get("RemoteTimeMs"), times.get("TotalTimeMs")
-        over = (tenant.get("p99_ms_during") or 0.0) > (tenant.get("sla_p99_ms") or float("inf"))
+        over = (tenant.p99_ms_during or 0.0) > (tenant.sla_p99_ms or float("inf"))
         if over and remote and total and remote >= FOLLOWER_SHARE_OF_BROKER_TIME * total:
-            waits.append((tenant["name"], remote, total))
+            waits.append((tenant.name, remote, total))
     if not waits:
         return None
     name, remote, total = max(waits, key=lambda w: w[1])
@@ -134,10 +134,10 @@ def _fetchers(result: RunResult) -> Change | None:
                   f"followers (RemoteTimeMs p99), whose fetches also carry the load's partitions")
 
 
-def _headroom(summary: dict) -> str | None:
+def _headroom(summary: Summary) -> str | None:
     """A neighbour over its SLA during the load that had little of it left before the load."""
-    tight = [(t["name"], t.get("p99_ms_before"), t.get("sla_p99_ms")) for t in summary.get("tenants", [])
-             if (t.get("p99_ms_during") or 0.0) > (t.get("sla_p99_ms") or float("inf"))]
+    tight = [(t.name, t.p99_ms_before, t.sla_p99_ms) for t in summary.tenants
+             if (t.p99_ms_during or 0.0) > (t.sla_p99_ms or float("inf"))]
     tight = [(name, before, sla) for name, before, sla in tight
              if before is not None and sla and before > BUSY_BEFORE_SHARE_OF_SLA * sla]
     if not tight:
@@ -150,7 +150,7 @@ def _headroom(summary: dict) -> str | None:
 def _quota(result: RunResult, because: str) -> Change | None:
     """A producer_byte_rate quota at half the load's bytes per broker per second, whole MB/s."""
     summary, brokers = result.summary, len(result.brokers or []) or ((result.scenario.get("cluster") or {}).get("brokers"))
-    wire, load_s = summary.get("wire_bytes"), summary.get("load_seconds")
+    wire, load_s = summary.wire_bytes, summary.load_seconds
     if not wire or not load_s or not brokers:
         return None
     rate = max(1, round(wire / load_s / brokers / 2 / MB))
@@ -232,15 +232,15 @@ def _against(p99: float, sla: float) -> str:
 
 def predict(changes: tuple[Change, ...], runs: list[RunResult], judge: Judge, deadline_s: float | None) -> Prediction:
     tenants = []
-    for index, tenant in enumerate(runs[0].summary.get("tenants", [])):
-        sent = [p for p in (run.summary["tenants"][index].get("p99_ms_during") for run in runs) if p is not None]
-        tenants.append((tenant["name"], max(sent) if sent else None, tenant["sla_p99_ms"]))
+    for index, tenant in enumerate(runs[0].summary.tenants):
+        sent = [p for p in (run.summary.tenants[index].p99_ms_during for run in runs) if p is not None]
+        tenants.append((tenant.name, max(sent) if sent else None, tenant.sla_p99_ms))
     excess = sum(max(0.0, p99 / sla - 1.0) for _, p99, sla in tenants if p99 is not None and sla)
     if deadline_s:
-        excess += max(0.0, max(run.summary["load_seconds"] for run in runs) / deadline_s - 1.0)
+        excess += max(0.0, max(run.summary.load_seconds for run in runs) / deadline_s - 1.0)
     failed = judge(runs)
     source = next((run for run in runs if judge([run])), runs[0])
-    return Prediction(changes, failed, tuple(tenants), max(int(run.summary.get("produce_requests", 0)) for run in runs),
+    return Prediction(changes, failed, tuple(tenants), max(int(run.summary.produce_requests or 0) for run in runs),
                       excess, source)
 
 

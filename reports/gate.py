@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from reports.advice import Trial, recommend, tried_advice
-from simulator.result import ResultError, RunResult
+from simulator.contract import BrokerFigures, ResultError, RunResult
 from workloads import Gate
 from workloads.units import format_seeds
 
@@ -63,7 +63,8 @@ class Verdict:
 
 
 def _figure(result: RunResult, section: str, *path: str | int) -> Any:
-    """``result.<section>[path[0]][path[1]]...``, or a ResultError naming the missing field."""
+    """``result.<section>[path[0]][path[1]]...`` of a section that is a mapping (``windows``,
+    ``timelines``), or a ResultError naming the missing field."""
     data = getattr(result, section)
     for depth, key in enumerate(path):
         try:
@@ -88,25 +89,36 @@ def _pct(value: float) -> str:
     return f"{value:,.1f} %"
 
 
-def _brokers(result: RunResult) -> list[dict]:
+def _lacks(name: str) -> ResultError:
+    return ResultError(f"RunResult lacks {name}")
+
+
+def _brokers(result: RunResult) -> tuple[BrokerFigures, ...]:
     if not result.brokers:
-        raise ResultError("RunResult lacks brokers")
+        raise _lacks("brokers")
     return result.brokers
 
 
 def _broker_figures(result: RunResult, metric: str) -> list[tuple[Any, float | None]]:
     """(broker id, the metric's mean during the load) for every broker."""
-    return [(broker.get("id", index), _figure(result, "brokers", index, metric, "during"))
-            for index, broker in enumerate(_brokers(result))]
+    figures = []
+    for index, broker in enumerate(_brokers(result)):
+        windows = getattr(broker, metric)
+        if windows is None or "during" not in windows:
+            raise _lacks(f"brokers[{index}].{metric}" + ("" if windows is None else ".during"))
+        figures.append((index if broker.id is None else broker.id, windows["during"]))
+    return figures
 
 
 def neighbour_sla(result: RunResult, thresholds: Thresholds) -> Verdict:
     """Every neighbour's p99 latency during the load is within its own SLA."""
-    tenants = _figure(result, "summary", "tenants")
+    tenants = result.summary.tenants
     if not tenants:
         return Verdict("neighbour_sla", SKIPPED, "no neighbours in this scenario")
-    measured = [tuple(_figure(result, "summary", "tenants", index, key) for key in ("name", "p99_ms_during", "sla_p99_ms"))
-                for index in range(len(tenants))]
+    for index, tenant in enumerate(tenants):
+        if tenant.sla_p99_ms is None:
+            raise _lacks(f"summary.tenants[{index}].sla_p99_ms")
+    measured = [(t.name, t.p99_ms_during, t.sla_p99_ms) for t in tenants]
     unmeasured = [name for name, p99, _ in measured if p99 is None]
     measured = [m for m in measured if m[1] is not None]
     if not measured:
@@ -184,7 +196,9 @@ def produce_request_rate(result: RunResult, thresholds: Thresholds) -> Verdict:
 
 def load_deadline(result: RunResult, thresholds: Thresholds) -> Verdict:
     """The load finishes within its deadline, when one is stated."""
-    load_s = _figure(result, "summary", "load_seconds")
+    load_s = result.summary.load_seconds
+    if load_s is None:
+        raise _lacks("summary.load_seconds")
     if thresholds.deadline_s is None:
         return Verdict("load_deadline", SKIPPED, f"the load took {load_s:,.1f} s; no deadline stated (--deadline)")
     if load_s > thresholds.deadline_s:

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from reports.gate import FAIL, RULES, SKIPPED, Thresholds, _apply
-from simulator.result import ResultError, RunResult, json_field, read_json
+from simulator.contract import ResultError, RunResult, json_field, read_json
 from workloads.units import format_seeds
 
 GATE_KIND = "quietload.check"
@@ -92,11 +92,11 @@ class RunVerdict:
 
 
 def worst_neighbour(result: RunResult) -> str:
-    tenants = [t for t in result.summary.get("tenants", []) if t.get("p99_ms_during") is not None]
+    tenants = [t for t in result.summary.tenants if t.p99_ms_during is not None]
     if not tenants:
         return "no neighbour measured during the load"
-    worst = max(tenants, key=lambda t: t["p99_ms_during"] / t["sla_p99_ms"] if t["sla_p99_ms"] else 0.0)
-    return f"worst neighbour {worst['name']} p99 {worst['p99_ms_during']:,.1f} ms during the load, SLA {worst['sla_p99_ms']:g} ms"
+    worst = max(tenants, key=lambda t: t.p99_ms_during / t.sla_p99_ms if t.sla_p99_ms else 0.0)
+    return f"worst neighbour {worst.name} p99 {worst.p99_ms_during:,.1f} ms during the load, SLA {worst.sla_p99_ms:g} ms"
 
 
 def run_verdict(label: str, result: RunResult, gates: list[dict]) -> RunVerdict:

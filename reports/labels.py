@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from simulator.result import RunResult
+from simulator.contract import RunResult
 
 # Parts of a scenario that say how to tune, plan or judge a job, not what the run did
 NOT_SETTINGS = frozenset({"name", "source", "description", "assumptions", "overrides", "tune", "plan", "check"})

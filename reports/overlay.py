@@ -154,7 +154,7 @@ CLOUDWATCH_NOTE = ("During the load, the busiest broker for CPU and ProduceTotal
 
 def busiest_produce_time(run: RunFigures, part: str, statistic: str) -> float | None:
     """The largest of the brokers' produce ``part`` (``TotalTimeMs``, ...) ``statistic`` (``mean``, ``p99``)."""
-    values = [((b.get("produce_time_ms") or {}).get(part) or {}).get(statistic) for b in run.result.brokers]
+    values = [((b.produce_time_ms or {}).get(part) or {}).get(statistic) for b in run.result.brokers]
     values = [v for v in values if v is not None]
     return max(values) if values else None
 
@@ -169,9 +169,9 @@ def bytes_in_per_broker_during(run: RunFigures) -> float | None:
 
 
 def cloudwatch_figures(run: RunFigures) -> dict[str, float | None]:
-    return {"CpuUser + CpuSystem": run.result.summary.get("cpu_pct_during"),
+    return {"CpuUser + CpuSystem": run.result.summary.cpu_pct_during,
             "ProduceTotalTimeMsMean": busiest_produce_time(run, "TotalTimeMs", "mean"),
-            "RequestHandlerAvgIdlePercent": run.result.summary.get("handler_idle_pct_during"),
+            "RequestHandlerAvgIdlePercent": run.result.summary.handler_idle_pct_during,
             "BytesInPerSec": bytes_in_per_broker_during(run)}
 
 
@@ -201,9 +201,9 @@ BREAKDOWN_NOTE = ("The neighbours' produce requests as the brokers timed them du
 
 
 def latency_parts(run: RunFigures, name: str) -> dict[str, float | None]:
-    tenant = next((t for t in run.result.summary.get("tenants", []) if t["name"] == name), {})
-    broker = tenant.get("broker_time_ms_p99_during") or {}
-    return {"p99_during": tenant.get("p99_ms_during"), "TotalTimeMs": broker.get("TotalTimeMs"),
+    tenant = run.result.summary.tenant(name)
+    broker = (tenant.broker_time_ms_p99_during if tenant else None) or {}
+    return {"p99_during": tenant.p99_ms_during if tenant else None, "TotalTimeMs": broker.get("TotalTimeMs"),
             "RequestQueueTimeMs": busiest_produce_time(run, "RequestQueueTimeMs", "p99") if broker else None,
             "LocalTimeMs": broker.get("LocalTimeMs"), "RemoteTimeMs": broker.get("RemoteTimeMs")}
 
@@ -224,11 +224,11 @@ def largest_part(parts: dict[str, float | None]) -> str:
 
 def breakdown_rows(runs: list[RunFigures]) -> list[list[str]]:
     """Per run and neighbour; none when no run has the brokers' timing of its neighbours."""
-    if not any(t.get("broker_time_ms_p99_during") for run in runs for t in run.result.summary.get("tenants", [])):
+    if not any(t.broker_time_ms_p99_during for run in runs for t in run.result.summary.tenants):
         return []
     rows = []
     for run in runs:
-        lag = run.result.summary.get("replica_lag_bytes_max_during")
+        lag = run.result.summary.replica_lag_bytes_max_during
         for name in [n["name"] for n in run.neighbours]:
             parts = latency_parts(run, name)
             rows.append([run.label, name, *(format_figure(parts[key], "{:,.1f}") for key in

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from reports.batch_sizes import (BATCH_SIZE_HEADER, MISSING_LINE, batch_size_intro, batch_size_rows, distribution,
                                   render_batch_size_csv)
-from simulator.result import WINDOWS, RunResult
+from simulator.contract import WINDOWS, RunResult
 
 if TYPE_CHECKING:
     from reports.header import Header
@@ -66,13 +66,12 @@ class RunFigures:
 
     @property
     def summary(self) -> dict:
-        return {key: self.result.summary.get(key) for key, _, _ in SUMMARY_FIGURES}
+        return {key: getattr(self.result.summary, key) for key, _, _ in SUMMARY_FIGURES}
 
     @property
     def neighbours(self) -> list[dict]:
-        return [{"name": n["name"], "sla_p99_ms": n["sla_p99_ms"],
-                 **{f"p99_ms_{w}": n.get(f"p99_ms_{w}") for w in WINDOWS}}
-                for n in self.result.summary.get("tenants", [])]
+        return [{"name": n.name, "sla_p99_ms": n.sla_p99_ms, **{f"p99_ms_{w}": getattr(n, f"p99_ms_{w}") for w in WINDOWS}}
+                for n in self.result.summary.tenants]
 
     def to_dict(self) -> dict:
         return {"label": self.label, "scenario": self.scenario_name, "evaluator": self.result.evaluator,

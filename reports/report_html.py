@@ -96,7 +96,7 @@ def timeline_points(run: RunFigures, key: str) -> list[tuple[float, float]]:
 
 def mean_batch_plot(runs: list[RunFigures]) -> Plot:
     figure, axes = _pyplot().subplots(figsize=(10, 0.8 + 0.55 * len(runs)), layout="constrained")
-    sizes_kb = [(run.summary["mean_batch_bytes"] or 0.0) / 1024 for run in runs]
+    sizes_kb = [(run.result.summary.mean_batch_bytes or 0.0) / 1024 for run in runs]
     bars = axes.barh([run.label for run in runs], sizes_kb, color="#1f77b4")
     axes.bar_label(bars, labels=[f"{kb:,.1f} KB" for kb in sizes_kb], padding=3)
     axes.invert_yaxis()

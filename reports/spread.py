@@ -6,21 +6,21 @@ import json
 import statistics
 from pathlib import Path
 
-from simulator.result import RunResult
+from simulator.contract import RunResult
 
 
 def spread(results: list[RunResult]) -> dict[str, dict[str, float | None]]:
     """min, median and max of each figure across runs of one scenario (None if any run lacks it)."""
     figures: dict[str, list[float | None]] = {
-        "produce_requests": [r.summary["produce_requests"] for r in results],
-        "mean_batch_kb": [r.summary["mean_batch_bytes"] / 1024 for r in results],
-        "load_seconds": [r.summary["load_seconds"] for r in results],
-        "handler_idle_pct_during": [r.summary["handler_idle_pct_during"] for r in results],
+        "produce_requests": [r.summary.produce_requests for r in results],
+        "mean_batch_kb": [r.summary.mean_batch_bytes / 1024 for r in results],
+        "load_seconds": [r.summary.load_seconds for r in results],
+        "handler_idle_pct_during": [r.summary.handler_idle_pct_during for r in results],
     }
-    for index, tenant in enumerate(results[0].summary["tenants"]):
+    for index, tenant in enumerate(results[0].summary.tenants):
         for window in ("before", "during"):
-            figures[f"{tenant['name']} p99_ms_{window}"] = [r.summary["tenants"][index][f"p99_ms_{window}"]
-                                                           for r in results]
+            figures[f"{tenant.name} p99_ms_{window}"] = [getattr(r.summary.tenants[index], f"p99_ms_{window}")
+                                                         for r in results]
     table: dict[str, dict[str, float | None]] = {}
     for name, values in figures.items():
         known = [v for v in values if v is not None]

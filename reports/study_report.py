@@ -7,7 +7,7 @@ import io
 from html import escape
 from pathlib import Path
 
-from simulator.result import ResultError, json_field, read_json
+from simulator.contract import ResultError, json_field, read_json
 from tuner.space import render_value
 from tuner.study import STUDY_KIND, STUDY_SCHEMA_VERSION
 from workloads.units import format_seeds

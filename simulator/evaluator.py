@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Callable, Protocol
 
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from workloads import Scenario
 
 Progress = Callable[[float], None]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from tuner.space import SearchSpace
 from workloads import Scenario
 from workloads.scenario import apply_overrides
@@ -47,11 +47,11 @@ def figures_of(result: RunResult) -> dict[str, Any]:
     """The summary figures a recommendation compares, before and after."""
     summary = result.summary
     return {
-        "produce_requests": summary["produce_requests"], "batches": summary["batches"],
-        "mean_batch_bytes": summary["mean_batch_bytes"], "compression_ratio": summary["compression_ratio"],
-        "load_seconds": summary["load_seconds"], "wire_bytes": summary["wire_bytes"],
-        "tenants": {t["name"]: {"p99_ms_before": t["p99_ms_before"], "p99_ms_during": t["p99_ms_during"],
-                                "sla_p99_ms": t["sla_p99_ms"]} for t in summary["tenants"]},
+        "produce_requests": summary.produce_requests, "batches": summary.batches,
+        "mean_batch_bytes": summary.mean_batch_bytes, "compression_ratio": summary.compression_ratio,
+        "load_seconds": summary.load_seconds, "wire_bytes": summary.wire_bytes,
+        "tenants": {t.name: {"p99_ms_before": t.p99_ms_before, "p99_ms_during": t.p99_ms_during,
+                             "sla_p99_ms": t.sla_p99_ms} for t in summary.tenants},
     }
 
 
@@ -78,9 +78,9 @@ def worst_figures(results: list[RunResult]) -> dict[str, Any]:
 
 
 def constraints_of(result: RunResult, deadline_s: float | None) -> dict[str, float]:
-    constraints = {f"sla:{t['name']}": t["p99_ms_during"] / t["sla_p99_ms"] - 1.0 for t in result.summary["tenants"]}
+    constraints = {f"sla:{t.name}": t.p99_ms_during / t.sla_p99_ms - 1.0 for t in result.summary.tenants}
     if deadline_s is not None:
-        constraints["deadline"] = result.summary["load_seconds"] / deadline_s - 1.0
+        constraints["deadline"] = result.summary.load_seconds / deadline_s - 1.0
     return constraints
 
 
@@ -124,8 +124,8 @@ class Objective:
         results = [self.evaluator.evaluate(scenario, seed) for seed in seeds]
         each = [constraints_of(result, self.deadline_s) for result in results]
         return Outcome(params=dict(params), overrides=self.space.overrides(params),
-                       produce_requests=max(int(r.summary["produce_requests"]) for r in results),
-                       load_seconds=max(float(r.summary["load_seconds"]) for r in results),
+                       produce_requests=max(int(r.summary.produce_requests) for r in results),
+                       load_seconds=max(float(r.summary.load_seconds) for r in results),
                        constraints={key: max(c[key] for c in each) for key in each[0]}, figures=worst_figures(results))
 
     def __call__(self, trial: Any) -> tuple[float, float]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from tuner.snippets import property_value, render_snippets, rounded_params, snippets
 from tuner.space import render_value
 from workloads import Scenario, ScenarioError
@@ -50,19 +50,19 @@ def explain(baseline: RunResult, picked: RunResult, baseline_scenario: Scenario,
     b, a = baseline.summary, picked.summary
     changes = _changes(baseline_scenario, params)
     lines = [
-        f"produce requests {b['produce_requests']:,} -> {a['produce_requests']:,} because batches fill to "
-        f"{_kb(a['mean_batch_bytes'])} of records instead of {_kb(b['mean_batch_bytes'])} "
-        f"({a['batches_per_request']:.2f} batches per request instead of {b['batches_per_request']:.2f}): "
-        f"each producer appended {format_bytes(a['append_rate_bytes_per_s'])}/s (was {format_bytes(b['append_rate_bytes_per_s'])}/s) "
-        f"and its sender drained every {a['drain_interval_ms']:.2f} ms (was {b['drain_interval_ms']:.2f} ms)",
-        f"on the wire {format_bytes(b['wire_bytes'])} -> {format_bytes(a['wire_bytes'])} "
-        f"(compression ratio {b['compression_ratio']:.2f} -> {a['compression_ratio']:.2f})",
-        f"load {b['load_seconds']:.1f} s -> {a['load_seconds']:.1f} s",
+        f"produce requests {b.produce_requests:,} -> {a.produce_requests:,} because batches fill to "
+        f"{_kb(a.mean_batch_bytes)} of records instead of {_kb(b.mean_batch_bytes)} "
+        f"({a.batches_per_request:.2f} batches per request instead of {b.batches_per_request:.2f}): "
+        f"each producer appended {format_bytes(a.append_rate_bytes_per_s)}/s (was {format_bytes(b.append_rate_bytes_per_s)}/s) "
+        f"and its sender drained every {a.drain_interval_ms:.2f} ms (was {b.drain_interval_ms:.2f} ms)",
+        f"on the wire {format_bytes(b.wire_bytes)} -> {format_bytes(a.wire_bytes)} "
+        f"(compression ratio {b.compression_ratio:.2f} -> {a.compression_ratio:.2f})",
+        f"load {b.load_seconds:.1f} s -> {a.load_seconds:.1f} s",
     ]
-    for before, after in zip(b["tenants"], a["tenants"]):
-        verdict = "within SLA" if after["p99_ms_during"] <= after["sla_p99_ms"] else "OVER SLA"
-        lines.append(f"{after['name']} p99 during the load {before['p99_ms_during']:,.1f} -> {after['p99_ms_during']:,.1f} ms "
-                     f"(alone {after['p99_ms_before']:.1f} ms, SLA {after['sla_p99_ms']:g} ms: {verdict})")
+    for before, after in zip(b.tenants, a.tenants):
+        verdict = "within SLA" if after.p99_ms_during <= after.sla_p99_ms else "OVER SLA"
+        lines.append(f"{after.name} p99 during the load {before.p99_ms_during:,.1f} -> {after.p99_ms_during:,.1f} ms "
+                     f"(alone {after.p99_ms_before:.1f} ms, SLA {after.sla_p99_ms:g} ms: {verdict})")
     lines.append("changed: " + (", ".join(changes) if changes else "nothing (the scenario's settings are the pick)"))
     return lines
 
@@ -124,10 +124,10 @@ class Recommendation:
 
 def summary_figures(result: RunResult) -> dict[str, Any]:
     s = result.summary
-    return {"produce_requests": s["produce_requests"], "mean_batch_kb": round(s["mean_batch_bytes"] / 1024, 1),
-            "compression_ratio": round(s["compression_ratio"], 3), "load_seconds": round(s["load_seconds"], 2),
-            "p99_ms_during": {t["name"]: round(t["p99_ms_during"], 1) for t in s["tenants"]},
-            "p99_ms_before": {t["name"]: round(t["p99_ms_before"], 1) for t in s["tenants"]}}
+    return {"produce_requests": s.produce_requests, "mean_batch_kb": round(s.mean_batch_bytes / 1024, 1),
+            "compression_ratio": round(s.compression_ratio, 3), "load_seconds": round(s.load_seconds, 2),
+            "p99_ms_during": {t.name: round(t.p99_ms_during, 1) for t in s.tenants},
+            "p99_ms_before": {t.name: round(t.p99_ms_before, 1) for t in s.tenants}}
 
 
 def missed_constraints(constraints: dict[str, float], figures: dict[str, Any]) -> list[str]:

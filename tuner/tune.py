@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from tuner.objective import Objective
 from tuner.recommend import (Recommendation, explain, missed_constraints, rounded_pick, snippets, spread_lines,
                              summary_figures)

@@ -30,7 +30,7 @@ from simulator.live.sampler import MachineLoad, MetricsSampler
 from simulator.live.streaming import StreamingNeighbours, is_streaming, with_pipelines
 from simulator.live.streaming import notes as streaming_notes
 from simulator.live.warmup import BROKER_WARM_UP_TOPIC, RECORD_BYTES, warm_up_brokers
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from workloads import Scenario, ScenarioError
 from workloads.scenario import QUOTA_CLIENT_ID
 

@@ -11,6 +11,7 @@ is the run's measured length. Figures that a live run cannot see are None.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 from simulator.live.neighbours import TenantTrace
 from simulator.live.sampler import Scrape, handler_idle_pct, per_second, rate
 from simulator.model.metrics import LatencyHistogram
-from simulator.result import RunResult
+from simulator.contract import BrokerFigures, RunResult, Summary, TenantFigures
 from workloads import Scenario
 
 
@@ -106,7 +107,7 @@ def _tenant_figures(trace: TenantTrace, sla_ms: float, origin: float, windows: d
 
 
 def _broker_figures(broker: int, scrapes: list[Scrape], origin: float, seconds: int, windows: dict,
-                    cores: int) -> tuple[dict, dict]:
+                    cores: int) -> tuple[BrokerFigures, dict]:
     series = {
         "produce": per_second(scrapes, origin, seconds, rate("produce")),
         "fetch": per_second(scrapes, origin, seconds, rate("fetch")),
@@ -117,19 +118,19 @@ def _broker_figures(broker: int, scrapes: list[Scrape], origin: float, seconds: 
         "queue": per_second(scrapes, origin, seconds, lambda a, b: b.queue_size),
     }
     first, last = scrapes[0], scrapes[-1]
-    figures = {
-        "id": broker,
-        "produce_requests": last.produce - first.produce,
-        "fetch_requests": last.fetch - first.fetch,
-        "bytes_in": last.bytes_in - first.bytes_in,
-        "bytes_out": None,
-        "RequestQueueSize_max": max((v for v in series["queue"] if v is not None), default=0.0),
-        "produce_throttle_s": None,
-        "RequestHandlerAvgIdlePercent": {w: _window_mean(series["handler_idle"], *span) for w, span in windows.items()},
-        "NetworkProcessorAvgIdlePercent": {w: _window_mean(series["network_idle"], *span) for w, span in windows.items()},
-        "cpu_percent": {w: _window_mean(series["cpu"], *span) for w, span in windows.items()},
-        "produce_time_ms": last.produce_time,
-    }
+    figures = BrokerFigures(
+        id=broker,
+        produce_requests=last.produce - first.produce,
+        fetch_requests=last.fetch - first.fetch,
+        bytes_in=last.bytes_in - first.bytes_in,
+        bytes_out=None,
+        RequestQueueSize_max=max((v for v in series["queue"] if v is not None), default=0.0),
+        produce_throttle_s=None,
+        RequestHandlerAvgIdlePercent={w: _window_mean(series["handler_idle"], *span) for w, span in windows.items()},
+        NetworkProcessorAvgIdlePercent={w: _window_mean(series["network_idle"], *span) for w, span in windows.items()},
+        cpu_percent={w: _window_mean(series["cpu"], *span) for w, span in windows.items()},
+        produce_time_ms=last.produce_time,
+    )
     return figures, series
 
 
@@ -157,7 +158,7 @@ def build(run: LiveRun) -> RunResult:
     client_requests = int(producer.get("request-total") or 0)
     neighbour_requests = sum(t.produce_requests for t in run.traces)
     warm_up_requests = int(run.job.get("warm_up", {}).get("request-total") or 0)   # the job's warm-up, before the windows
-    broker_requests = sum(b["produce_requests"] for b in brokers) - warm_up_requests if brokers else None
+    broker_requests = sum(b.produce_requests for b in brokers) - warm_up_requests if brokers else None
     incomplete = incomplete_figures(run)
     requests = (int(broker_requests - neighbour_requests) if broker_requests is not None and not incomplete
                 else client_requests)
@@ -174,43 +175,44 @@ def build(run: LiveRun) -> RunResult:
         known = [v for v in values if v is not None]
         return worst(known) if known else None
 
-    summary = {
-        "produce_requests": requests,
-        "batches": batches,
-        "mean_batch_bytes": batch_bytes,
-        "mean_batch_wire_bytes": wire_batch,
-        "records_per_request": producer.get("records-per-request-avg") or 0.0,
-        "batches_per_request": batches / requests if requests else 0.0,
-        "compression_ratio": ratio,
-        "record_bytes": record_bytes,
-        "wire_bytes": record_bytes * ratio,
-        "load_seconds": load_seconds,
-        "simulated_seconds": simulated,
-        "broker_produce_requests": broker_requests,
-        "producer_request_total": client_requests,
-        "neighbour_produce_requests": neighbour_requests,
-        "fetch_requests": sum(b["fetch_requests"] for b in brokers) if brokers else None,
-        "handler_idle_pct_during": during("handler_idle"),
-        "network_idle_pct_during": during("network_idle"),
-        "cpu_pct_during": during("cpu", max),
-        "replica_lag_bytes_max_during": None,
-        "quota_throttle_s": None,
-        "remote_time_ms_p99": max((b["produce_time_ms"]["RemoteTimeMs"]["p99"] or 0.0) for b in brokers) if brokers else None,
-        "append_rate_bytes_per_s": record_bytes / load_seconds / run.scenario.batch.spark.executors if load_seconds > 0 else None,
-        "drain_interval_ms": None,
-        "batch_fill": wire_batch / run.scenario.batch.producer.batch_size,
-        "integrity_ok": bool(run.integrity.get("ok")),
-        "faults": run.faults,
-        "incomplete": incomplete,
-        "noise": noise(run),
-        "machine": run.machine,
-        "tenants": [{"name": t["name"], "sla_p99_ms": t["sla_p99_ms"],
-                     "p99_ms_before": t["latency_ms"]["before"]["p99"],
-                     "p99_ms_during": t["latency_ms"]["during"]["p99"],
-                     "p99_ms_after": t["latency_ms"]["after"]["p99"],
-                     "broker_time_ms_p99_during": {}} for t in tenants],   # no broker times a client's request
-        "neighbour_send_lag_ms_p99": {t.name: t.send_lag_p99_s * 1000 for t in run.traces},
-    }
+    summary = Summary(
+        produce_requests=requests,
+        batches=batches,
+        mean_batch_bytes=batch_bytes,
+        mean_batch_wire_bytes=wire_batch,
+        records_per_request=producer.get("records-per-request-avg") or 0.0,
+        batches_per_request=batches / requests if requests else 0.0,
+        compression_ratio=ratio,
+        record_bytes=record_bytes,
+        wire_bytes=record_bytes * ratio,
+        load_seconds=load_seconds,
+        simulated_seconds=simulated,
+        broker_produce_requests=broker_requests,
+        producer_request_total=client_requests,
+        neighbour_produce_requests=neighbour_requests,
+        fetch_requests=sum(b.fetch_requests for b in brokers) if brokers else None,
+        handler_idle_pct_during=during("handler_idle"),
+        network_idle_pct_during=during("network_idle"),
+        cpu_pct_during=during("cpu", max),
+        replica_lag_bytes_max_during=None,
+        quota_throttle_s=None,
+        remote_time_ms_p99=max((b.produce_time_ms["RemoteTimeMs"]["p99"] or 0.0) for b in brokers) if brokers else None,
+        append_rate_bytes_per_s=record_bytes / load_seconds / run.scenario.batch.spark.executors if load_seconds > 0 else None,
+        drain_interval_ms=None,
+        batch_fill=wire_batch / run.scenario.batch.producer.batch_size,
+        integrity_ok=bool(run.integrity.get("ok")),
+        faults=tuple(run.faults),
+        incomplete=incomplete,
+        noise=tuple(noise(run)),
+        machine=run.machine,
+        tenants=tuple(TenantFigures(name=t["name"], sla_p99_ms=t["sla_p99_ms"],
+                                    p99_ms_before=t["latency_ms"]["before"]["p99"],
+                                    p99_ms_during=t["latency_ms"]["during"]["p99"],
+                                    p99_ms_after=t["latency_ms"]["after"]["p99"],
+                                    broker_time_ms_p99_during={})   # no broker times a client's request
+                      for t in tenants),
+        neighbour_send_lag_ms_p99={t.name: t.send_lag_p99_s * 1000 for t in run.traces},
+    )
 
     def combined(name: str, how: Any) -> list[float | None]:
         columns = [s[name] for s in series]
@@ -232,41 +234,41 @@ def build(run: LiveRun) -> RunResult:
              "input_bytes": run.job.get("input_bytes"),
              "job_seconds": run.job.get("wall_seconds")}
     result = RunResult(evaluator="live", scenario=run.scenario.as_mapping(), seed=run.seed, summary=summary,
-                       spark=spark, producers=[{"name": "spark-job", **producer}], brokers=brokers, tenants=tenants,
+                       spark=spark, producers=[{"name": "spark-job", **producer}], brokers=tuple(brokers), tenants=tenants,
                        windows={k: list(v) for k, v in windows.items()}, timelines=timelines,
                        batch_sizes=run.batch_sizes)
-    return RunResult(**{**result.__dict__, "mechanism": mechanism(result, run)})
+    return dataclasses.replace(result, mechanism=mechanism(result, run))
 
 
 def mechanism(result: RunResult, run: LiveRun) -> list[str]:
     """What the real parts measured, in the model's words where the figures are the same."""
     s = result.summary
     lines = [
-        f"The Spark job wrote {run.job.get('rows', 0):,} rows in {s['load_seconds']:.1f} s; its producer sent "
-        f"{s['producer_request_total']:,} requests by its own count (request-total), mean batch "
-        f"{s['mean_batch_wire_bytes'] / 1024:.1f} KB on the wire, {s['records_per_request']:.0f} records per request.",
+        f"The Spark job wrote {run.job.get('rows', 0):,} rows in {s.load_seconds:.1f} s; its producer sent "
+        f"{s.producer_request_total:,} requests by its own count (request-total), mean batch "
+        f"{s.mean_batch_wire_bytes / 1024:.1f} KB on the wire, {s.records_per_request:.0f} records per request.",
     ]
-    if s["broker_produce_requests"] is not None and "produce_requests" not in s["incomplete"]:
-        lines.append(f"The brokers counted {s['broker_produce_requests']:,.0f} produce requests, "
-                     f"{s['neighbour_produce_requests']:,} of them the neighbours'; the job's {s['produce_requests']:,} "
+    if s.broker_produce_requests is not None and "produce_requests" not in s.incomplete:
+        lines.append(f"The brokers counted {s.broker_produce_requests:,.0f} produce requests, "
+                     f"{s.neighbour_produce_requests:,} of them the neighbours'; the job's {s.produce_requests:,} "
                      f"are the rest.")
-    if s["handler_idle_pct_during"] is not None:
-        lines.append(f"During the load the busiest broker's request handlers were {s['handler_idle_pct_during']:.0f} % "
-                     f"idle and its JVM used {s['cpu_pct_during'] or 0:.0f} % of its {run.broker_cores} core(s).")
+    if s.handler_idle_pct_during is not None:
+        lines.append(f"During the load the busiest broker's request handlers were {s.handler_idle_pct_during:.0f} % "
+                     f"idle and its JVM used {s.cpu_pct_during or 0:.0f} % of its {run.broker_cores} core(s).")
     integrity = run.integrity
     lines.append(f"Integrity: {integrity.get('rows_arrived', 0):,} of {integrity.get('rows_expected', 0):,} rows arrived, "
                  f"{integrity.get('missing', 0):,} missing, {integrity.get('duplicated', 0):,} duplicated: "
                  + ("every row exactly once." if integrity.get("ok") else "ROWS LOST OR DUPLICATED."))
-    for tenant in s["tenants"]:
-        before, during = tenant["p99_ms_before"], tenant["p99_ms_during"]
+    for tenant in s.tenants:
+        before, during = tenant.p99_ms_before, tenant.p99_ms_during
         if before and during:
-            lines.append(f"Neighbour {tenant['name']}: p99 {before:.1f} ms alone, {during:.1f} ms during the load "
-                         f"({during / before:.1f}x; SLA {tenant['sla_p99_ms']:g} ms).")
+            lines.append(f"Neighbour {tenant.name}: p99 {before:.1f} ms alone, {during:.1f} ms during the load "
+                         f"({during / before:.1f}x; SLA {tenant.sla_p99_ms:g} ms).")
     for fault in run.faults:
         lines.append(f"Fault: {fault['kind']} (broker {fault['broker']}) at {fault['at_s']:.1f} s.")
-    for figure, why in s["incomplete"].items():
+    for figure, why in s.incomplete.items():
         lines.append(f"Incomplete: {figure}: {why}.")
-    for reason in s["noise"]:
+    for reason in s.noise:
         lines.append(f"NOISE: {reason}; its latency figures measure the machine, not the cluster.")
     lines.extend(run.notes)
     return lines

@@ -17,7 +17,7 @@ from simulator.model.engine import Engine
 from simulator.model.job import Load
 from simulator.model.producer import Producer
 from simulator.model.spark import plan_writes
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from workloads import Scenario, ScenarioError
 from workloads.quota import QUOTA_CLIENT_ID
 from workloads.tenant import Tenant

@@ -1,11 +1,12 @@
 """Turns a finished model run into a RunResult: counters, windows, timelines, mechanism."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
+from simulator.contract import BrokerFigures, RunResult, Summary, TenantFigures
 from simulator.model.broker import idle_percent
 from simulator.model.metrics import BatchSizes, LatencyHistogram, batch_size_section
-from simulator.result import RunResult
 
 
 def _mean(values: list[float]) -> float | None:
@@ -108,19 +109,19 @@ def build(run) -> RunResult:
         handler_idle.append(h_idle)
         network_idle.append(n_idle)
         cpu.append(cpu_pct)
-        brokers.append({
-            "id": broker.id,
-            "produce_requests": broker.produce_count,
-            "fetch_requests": broker.fetch_count,
-            "bytes_in": broker.nic_in.used.total(),
-            "bytes_out": broker.nic_out.used.total(),
-            "RequestQueueSize_max": broker.queue_max,
-            "produce_throttle_s": broker.produce_throttle_s,
-            "RequestHandlerAvgIdlePercent": {w: _window_mean(h_idle, *span) for w, span in windows.items()},
-            "NetworkProcessorAvgIdlePercent": {w: _window_mean(n_idle, *span) for w, span in windows.items()},
-            "cpu_percent": {w: _window_mean(cpu_pct, *span) for w, span in windows.items()},
-            "produce_time_ms": {name: _time_figures(times) for name, times in broker.produce_time.items()},
-        })
+        brokers.append(BrokerFigures(
+            id=broker.id,
+            produce_requests=broker.produce_count,
+            fetch_requests=broker.fetch_count,
+            bytes_in=broker.nic_in.used.total(),
+            bytes_out=broker.nic_out.used.total(),
+            RequestQueueSize_max=broker.queue_max,
+            produce_throttle_s=broker.produce_throttle_s,
+            RequestHandlerAvgIdlePercent={w: _window_mean(h_idle, *span) for w, span in windows.items()},
+            NetworkProcessorAvgIdlePercent={w: _window_mean(n_idle, *span) for w, span in windows.items()},
+            cpu_percent={w: _window_mean(cpu_pct, *span) for w, span in windows.items()},
+            produce_time_ms={name: _time_figures(times) for name, times in broker.produce_time.items()},
+        ))
 
     tenants, tenant_lines = [], {}
     for tenant in run.tenants:
@@ -137,36 +138,36 @@ def build(run) -> RunResult:
         values = [v for v in values if v is not None]
         return worst(values) if values else None
 
-    summary = {
-        "produce_requests": requests,
-        "batches": batches,
-        "mean_batch_bytes": record_bytes / batches if batches else 0.0,
-        "mean_batch_wire_bytes": wire / batches if batches else 0.0,
-        "records_per_request": records / requests if requests else 0.0,
-        "batches_per_request": batches / requests if requests else 0.0,
-        "compression_ratio": wire / record_bytes if record_bytes else 1.0,
-        "record_bytes": record_bytes,
-        "wire_bytes": wire,
-        "load_seconds": end - start,
-        "simulated_seconds": simulated,
-        "broker_produce_requests": sum(b["produce_requests"] for b in brokers),
-        "fetch_requests": sum(b["fetch_requests"] for b in brokers),
-        "handler_idle_pct_during": during(handler_idle),
-        "network_idle_pct_during": during(network_idle),
-        "cpu_pct_during": during(cpu, max),
-        "replica_lag_bytes_max_during": max([lag for second, lag in enumerate(run.replica_lag, start=1)
-                                             if start <= second <= end + 1], default=0.0),
-        "quota_throttle_s": sum(b["produce_throttle_s"] for b in brokers),
-        "remote_time_ms_p99": max((b["produce_time_ms"]["RemoteTimeMs"]["p99"] or 0.0) for b in brokers),
-        "append_rate_bytes_per_s": _mean([f["append_rate_bytes_per_s"] for f in active]),
-        "drain_interval_ms": _mean([f["drain_interval_ms"] for f in active]),
-        "batch_fill": _mean([f["batch_fill"] for f in active]),
-        "tenants": [{"name": t["name"], "sla_p99_ms": t["sla_p99_ms"],
-                     "p99_ms_before": t["latency_ms"]["before"]["p99"],
-                     "p99_ms_during": t["latency_ms"]["during"]["p99"],
-                     "p99_ms_after": t["latency_ms"]["after"]["p99"],
-                     "broker_time_ms_p99_during": t["broker_time_ms_p99_during"]} for t in tenants],
-    }
+    summary = Summary(
+        produce_requests=requests,
+        batches=batches,
+        mean_batch_bytes=record_bytes / batches if batches else 0.0,
+        mean_batch_wire_bytes=wire / batches if batches else 0.0,
+        records_per_request=records / requests if requests else 0.0,
+        batches_per_request=batches / requests if requests else 0.0,
+        compression_ratio=wire / record_bytes if record_bytes else 1.0,
+        record_bytes=record_bytes,
+        wire_bytes=wire,
+        load_seconds=end - start,
+        simulated_seconds=simulated,
+        broker_produce_requests=sum(b.produce_requests for b in brokers),
+        fetch_requests=sum(b.fetch_requests for b in brokers),
+        handler_idle_pct_during=during(handler_idle),
+        network_idle_pct_during=during(network_idle),
+        cpu_pct_during=during(cpu, max),
+        replica_lag_bytes_max_during=max([lag for second, lag in enumerate(run.replica_lag, start=1)
+                                          if start <= second <= end + 1], default=0.0),
+        quota_throttle_s=sum(b.produce_throttle_s for b in brokers),
+        remote_time_ms_p99=max((b.produce_time_ms["RemoteTimeMs"]["p99"] or 0.0) for b in brokers),
+        append_rate_bytes_per_s=_mean([f["append_rate_bytes_per_s"] for f in active]),
+        drain_interval_ms=_mean([f["drain_interval_ms"] for f in active]),
+        batch_fill=_mean([f["batch_fill"] for f in active]),
+        tenants=tuple(TenantFigures(name=t["name"], sla_p99_ms=t["sla_p99_ms"],
+                                    p99_ms_before=t["latency_ms"]["before"]["p99"],
+                                    p99_ms_during=t["latency_ms"]["during"]["p99"],
+                                    p99_ms_after=t["latency_ms"]["after"]["p99"],
+                                    broker_time_ms_p99_during=t["broker_time_ms_p99_during"]) for t in tenants),
+    )
     timelines = {
         "second": list(range(seconds)),
         "produce_requests_per_s": [sum(v) for v in zip(*(b.produce_requests.values(seconds) for b in run.brokers))],
@@ -189,8 +190,8 @@ def build(run) -> RunResult:
              "write_stage_start_s": run.loads[0].write_started,
              "write_task_seconds": _spread([t.finished - t.started for load in run.loads for t in load.tasks])}
     result = RunResult(evaluator="model", scenario=scenario.as_mapping(), seed=run.seed, summary=summary,
-                       spark=spark, producers=figures, brokers=brokers, tenants=tenants,
+                       spark=spark, producers=figures, brokers=tuple(brokers), tenants=tenants,
                        windows={k: list(v) for k, v in windows.items()}, timelines=timelines,
                        batch_sizes=_batch_sizes([p for p, _ in producers]))
     from simulator.model.explain import mechanism
-    return RunResult(**{**result.__dict__, "mechanism": mechanism(result)})
+    return dataclasses.replace(result, mechanism=mechanism(result))

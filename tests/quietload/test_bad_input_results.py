@@ -1,4 +1,4 @@
-"""Bad result files for ``report`` and ``check --result``: the one reader (simulator/result.py)
+"""Bad result files for ``report`` and ``check --result``: the one reader (simulator/contract/)
 checks a file's figures against the schema, so each is refused with one line naming the field,
 exit code 2, no traceback."""
 import json

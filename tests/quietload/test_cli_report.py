@@ -5,7 +5,7 @@ import pytest
 from typer.testing import CliRunner
 
 from quietload.cli import app
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from workloads import CATALOG
 
 SHRINK = ["--set", "dataset.files.0.size=64MB", "--set", "windows.before=2s", "--set", "windows.after=2s"]
@@ -38,11 +38,11 @@ def test_report_of_two_catalog_results(catalog_results, tmp_path):
     baseline, fixed = (RunResult.read(path) for path in catalog_results)
     rows = list(csv.DictReader((out / "runs.csv").open()))
     assert [row["scenario"] for row in rows] == ["paypay-glue-2gb", "paypay-glue-2gb-fixed"]
-    assert [int(row["produce_requests"]) for row in rows] == [baseline.summary["produce_requests"],
-                                                              fixed.summary["produce_requests"]]
+    assert [int(row["produce_requests"]) for row in rows] == [baseline.summary.produce_requests,
+                                                              fixed.summary.produce_requests]
     runs = json.loads((out / "report.json").read_text())["runs"]
-    assert [run["summary"]["mean_batch_bytes"] for run in runs] == [baseline.summary["mean_batch_bytes"],
-                                                                   fixed.summary["mean_batch_bytes"]]
+    assert [run["summary"]["mean_batch_bytes"] for run in runs] == [baseline.summary.mean_batch_bytes,
+                                                                   fixed.summary.mean_batch_bytes]
     markdown = (out / "report.md").read_text()
     assert markdown.count("## Comparison") == 1
     html = (out / "report.html").read_text()

@@ -6,7 +6,7 @@ import pytest
 from reports.advice import recommend, tried_advice
 from reports.gate import (FAIL, PASS, SKIPPED, Thresholds, broker_cpu, check, check_runs, failed_rules, handler_idle, load_deadline,
                           neighbour_sla, produce_request_rate, Verdict)
-from simulator.result import ResultError, RunResult
+from simulator.contract import ResultError, RunResult
 
 # A small run shaped like the published baseline: linger.ms=0, no compression, acks=1,
 # 3 brokers, two neighbours with a 10 ms SLA, the load from 2.0 s to 6.5 s.
@@ -140,7 +140,7 @@ def test_deadline():
 
 @pytest.mark.parametrize("changes, message", [
     ({"summary": {"tenants": [{"name": "payment-api", "sla_p99_ms": 10.0}]}},
-     "RunResult lacks summary.tenants[0].p99_ms_during"),
+     "result: RunResult lacks summary.tenants[0].p99_ms_during"),   # the reader's: a neighbour's figure every file has
     ({"brokers": [{"id": 0, "cpu_percent": {"during": 50.0}}]}, "RunResult lacks brokers[0].RequestHandlerAvgIdlePercent"),
     ({"brokers": []}, "RunResult lacks brokers"),
     # figures of the wrong type stop at the reader's schema check, before any rule
@@ -212,7 +212,7 @@ def test_the_headroom_hint_names_a_neighbour_over_its_sla_not_a_tighter_one_with
 
 def test_hints_need_their_mechanism_in_the_figures():
     # Batches already over half full, acks=1 but followers not what the neighbours waited for.
-    quiet = {"summary": {"batch_fill": 0.8, "tenants": [{"name": "api", "sla_p99_ms": 10.0, "p99_ms_before": 2.0,
+    quiet = {"summary": {"batch_fill": 0.8, "tenants": [{"name": "api", "sla_p99_ms": 10.0, "p99_ms_before": 2.0, "p99_ms_during": None,
                                                          "broker_time_ms_p99_during": {"RemoteTimeMs": 4.9}}]}}
     assert recommend(_run(quiet), {"broker_cpu"}) == [
         "set compression.type=zstd: the load sent 3.3 GB to the brokers uncompressed"]

@@ -6,7 +6,7 @@ import pytest
 
 from reports.header import build_header, is_gate_file, matching_gate, read_gate, run_verdict
 from reports.gate import check
-from simulator.result import ResultError, RunResult
+from simulator.contract import ResultError, RunResult
 
 
 def _run(p99_during: float, cpu: float, name: str = "glue", seed: int = 1) -> RunResult:

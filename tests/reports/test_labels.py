@@ -1,5 +1,5 @@
 """Runs are labelled by what differs between them, never by a number."""
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from reports.labels import render_setting, run_labels
 
 PRODUCER = {"batch.size": 131072, "linger.ms": 0.0, "compression.type": "none", "buffer.memory": 33554432, "acks": "1"}

@@ -7,7 +7,7 @@ import pytest
 from reports.plan_report import (capacity_plot, is_plan_file, read_plan, render_plan_csv, render_plan_markdown,
                                  render_plan_table)
 from reports.report import write_report
-from simulator.result import ResultError
+from simulator.contract import ResultError
 
 
 def _point(option, load_gb, loads, ingest, p99s, current=False):

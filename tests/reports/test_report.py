@@ -12,7 +12,7 @@ from quietload.cli import app
 from reports.report import (render_csv, render_json, render_markdown, run_figures, write_report)
 from reports.batch_sizes import batch_size_plot, render_batch_size_csv
 from reports.report_html import render_html, timeline_points
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from workloads import CATALOG
 
 SUMMARY = {"produce_requests": 32104, "batches": 40250, "batches_per_request": 1.25377, "mean_batch_bytes": 61440.0,
@@ -194,17 +194,17 @@ def test_report_of_a_real_result_carries_its_figures(real_result, tmp_path):
     assert [p.name for p in paths] == ["report.md", "runs.csv", "report.json", "report.html", "batch_sizes.csv"]
     summary = real_result.summary
     run = json.loads(paths[2].read_text())["runs"][0]
-    assert run["summary"] == {key: summary[key] for key in run["summary"]}
-    assert run["neighbours"] == [{k: t[k] for k in ("name", "sla_p99_ms", "p99_ms_before", "p99_ms_during",
-                                                     "p99_ms_after")} for t in summary["tenants"]]
+    assert run["summary"] == {key: getattr(summary, key) for key in run["summary"]}
+    assert run["neighbours"] == [{k: getattr(t, k) for k in ("name", "sla_p99_ms", "p99_ms_before", "p99_ms_during",
+                                                     "p99_ms_after")} for t in summary.tenants]
     row = next(csv.DictReader(io.StringIO(paths[1].read_text())))
-    assert int(row["produce_requests"]) == summary["produce_requests"]
-    assert float(row["mean_batch_bytes"]) == summary["mean_batch_bytes"]
-    for tenant in summary["tenants"]:
-        assert float(row[f"p99_ms_during.{tenant['name']}"]) == tenant["p99_ms_during"]
+    assert int(row["produce_requests"]) == summary.produce_requests
+    assert float(row["mean_batch_bytes"]) == summary.mean_batch_bytes
+    for tenant in summary.tenants:
+        assert float(row[f"p99_ms_during.{tenant.name}"]) == tenant.p99_ms_during
     markdown = paths[0].read_text()
-    assert f"| produce requests | {summary['produce_requests']:,} |" in markdown
-    assert f"| mean batch (KB) | {summary['mean_batch_bytes'] / 1024:,.1f} |" in markdown
+    assert f"| produce requests | {summary.produce_requests:,} |" in markdown
+    assert f"| mean batch (KB) | {summary.mean_batch_bytes / 1024:,.1f} |" in markdown
     assert all(f"- {sentence}" in markdown for sentence in real_result.mechanism)
     html = paths[3].read_text()
     # the two neighbours' p99, requests, CPU, handler idle, bytes in, the latency parts, replica lag and the
@@ -215,8 +215,8 @@ def test_report_of_a_real_result_carries_its_figures(real_result, tmp_path):
     assert [int(r["bucket_upper_bytes"]) for r in rows] == sizes["bucket_upper_bytes"]
     assert [int(r["wire_batches"]) for r in rows] == sizes["wire_bytes"]
     assert [int(r["record_batches"]) for r in rows] == sizes["record_bytes"]
-    assert sum(sizes["wire_bytes"]) == sizes["batches"] == summary["batches"]
-    assert f"Batch sizes: {summary['batches']:,} batches, the model's batches as sent;" in markdown
+    assert sum(sizes["wire_bytes"]) == sizes["batches"] == summary.batches
+    assert f"Batch sizes: {summary.batches:,} batches, the model's batches as sent;" in markdown
 
 
 def test_batch_sizes_csv_has_each_bucket_of_each_run_with_a_distribution(glue, glue_fixed):

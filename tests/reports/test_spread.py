@@ -1,8 +1,9 @@
 import copy
+import dataclasses
 
 
 from reports.spread import render_spread, spread
-from simulator.result import RunResult
+from simulator.contract import RunResult
 
 BASE = {"schema_version": 1, "evaluator": "model", "seed": 1, "scenario": {"name": "s"},
         "summary": {"produce_requests": 100, "mean_batch_bytes": 1024.0, "load_seconds": 10.0,
@@ -27,7 +28,7 @@ def test_min_median_max_per_figure():
 
 def test_a_figure_missing_in_one_run_is_not_summarised():
     runs = [_result(1, 100, 50.0), _result(2, 100, 50.0)]
-    runs[1].summary["load_seconds"] = None
+    runs[1] = dataclasses.replace(runs[1], summary=dataclasses.replace(runs[1].summary, load_seconds=None))
     assert spread(runs)["load_seconds"] == {"min": None, "median": None, "max": None}
 
 

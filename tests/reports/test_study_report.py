@@ -7,7 +7,7 @@ import pytest
 from reports.report import write_report
 from reports.study_report import (IMPORTANCE_CAPTION, PARETO_CAPTION, importance_plot, is_study_file, pareto_plot,
                                   read_study, render_study_csv, render_study_markdown)
-from simulator.result import ResultError
+from simulator.contract import ResultError
 
 
 def _trial(number, linger, codec, requests, seconds, p99s):

@@ -1,5 +1,5 @@
 from reports.summary import render_summary
-from simulator.result import RunResult
+from simulator.contract import RunResult, Summary
 
 
 def _result(handler_idle, tenants) -> RunResult:
@@ -8,7 +8,7 @@ def _result(handler_idle, tenants) -> RunResult:
                "load_seconds": 41.26, "handler_idle_pct_during": handler_idle, "cpu_pct_during": 97.04,
                "tenants": tenants}
     scenario = {"name": "glue", "batch": {"producer": {"compression.type": "zstd"}}}
-    return RunResult(evaluator="model", scenario=scenario, seed=2, summary=summary,
+    return RunResult(evaluator="model", scenario=scenario, seed=2, summary=Summary.from_dict(summary),
                      mechanism=["Batches were small.", "Handlers were busy."])
 
 

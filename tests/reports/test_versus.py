@@ -4,7 +4,7 @@ import io
 
 from reports.report import run_figures, write_report
 from reports.versus import pair_runs, render_versus_csv, versus_header, versus_rows
-from simulator.result import RunResult
+from simulator.contract import RunResult
 
 SCENARIO = {"name": "small", "batch": {"producer": {"batch.size": 16384}}}
 

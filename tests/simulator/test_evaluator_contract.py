@@ -4,7 +4,7 @@ import json
 import pytest
 
 from simulator.model.model import ModelEvaluator
-from simulator.result import SCHEMA_VERSION, RunResult
+from simulator.contract import SCHEMA_VERSION, RunResult
 from workloads import CATALOG, Scenario
 
 EVALUATORS = {"model": ModelEvaluator}
@@ -29,9 +29,9 @@ def run(request, scenario):
 def test_the_result_is_of_the_one_schema(run, scenario):
     evaluator, result, _ = run
     assert result.schema_version == SCHEMA_VERSION and result.evaluator == evaluator.name and result.seed == 7
-    assert SUMMARY_KEYS <= set(result.summary)
-    assert [t["name"] for t in result.summary["tenants"]] == [t.name for t in scenario.tenants]
-    assert all(TENANT_KEYS <= set(t) for t in result.summary["tenants"])
+    assert SUMMARY_KEYS <= set(result.summary.to_dict())
+    assert [t.name for t in result.summary.tenants] == [t.name for t in scenario.tenants]
+    assert all(TENANT_KEYS <= set(t.to_dict()) for t in result.summary.tenants)
     assert result.scenario["name"] == scenario.name
 
 
@@ -41,14 +41,14 @@ def test_windows_follow_each_other_and_the_load_sits_in_the_middle(run, scenario
     assert windows["before"][0] == 0.0
     assert windows["before"][1] == windows["during"][0] == pytest.approx(scenario.load_start)
     assert windows["during"][1] == windows["after"][0]
-    assert windows["during"][1] - windows["during"][0] == pytest.approx(result.summary["load_seconds"])
-    assert windows["after"][1] == pytest.approx(result.summary["simulated_seconds"])
+    assert windows["during"][1] - windows["during"][0] == pytest.approx(result.summary.load_seconds)
+    assert windows["after"][1] == pytest.approx(result.summary.simulated_seconds)
 
 
 def test_timelines_have_one_value_per_second(run):
     _, result, _ = run
     seconds = len(result.timelines["second"])
-    assert seconds >= int(result.summary["simulated_seconds"])
+    assert seconds >= int(result.summary.simulated_seconds)
     assert all(len(values) == seconds for values in result.timelines.values())
 
 
@@ -63,4 +63,4 @@ def test_the_file_reads_back_as_the_same_result(run, tmp_path):
 def test_progress_reports_increasing_simulated_time(run):
     _, result, progress = run
     assert progress and progress == sorted(progress)
-    assert progress[-1] <= result.summary["simulated_seconds"]
+    assert progress[-1] <= result.summary.simulated_seconds

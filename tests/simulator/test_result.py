@@ -5,19 +5,19 @@ from pathlib import Path
 
 import pytest
 
-from simulator.result import ResultError, RunResult, result_path
+from simulator.contract import ResultError, RunResult, Summary, result_path
 
 
 def _result(**summary) -> RunResult:
     return RunResult(evaluator="model", scenario={"name": "s"}, seed=1,
-                     summary={"produce_requests": 10, "load_seconds": 2.0, **summary}, timelines={"p99": [1.0, math.inf]})
+                     summary=Summary.from_dict({"produce_requests": 10, "load_seconds": 2.0, **summary}), timelines={"p99": [1.0, math.inf]})
 
 
 def test_a_figure_a_run_cannot_give_is_written_as_null(tmp_path):
     path = _result(handler_idle_pct_during=math.nan).write(tmp_path / "r.json")
     data = json.loads(path.read_text(), parse_constant=lambda name: pytest.fail(f"{name} written"))
     assert data["summary"]["handler_idle_pct_during"] is None and data["timelines"]["p99"] == [1.0, None]
-    assert RunResult.read(path).summary["produce_requests"] == 10
+    assert RunResult.read(path).summary.produce_requests == 10
 
 
 @pytest.mark.parametrize("summary, message", [
@@ -45,7 +45,7 @@ def test_a_runs_file_is_named_after_its_scenario_overrides_and_seed():
 
 
 def test_the_overrides_go_into_the_file_and_back(tmp_path):
-    run = RunResult("model", {"name": "s"}, 1, {"tenants": []}, overrides=["batch.producer.linger.ms=10"])
+    run = RunResult("model", {"name": "s"}, 1, Summary(), overrides=["batch.producer.linger.ms=10"])
     assert RunResult.read(run.write(tmp_path / "r.json")).overrides == ["batch.producer.linger.ms=10"]
     data = json.loads((tmp_path / "r.json").read_text())
     with pytest.raises(ResultError, match="overrides\\[0\\] must be a text"):

@@ -66,8 +66,8 @@ def test_the_recommendation_reproduces_the_picked_figures(tiny, tmp_path):
     assert tuned_file.name == "tiny-tuned"
     assert yaml.safe_load((out / "tiny-tuned.yaml").read_text())["extends"] == "../tiny.yaml"
     for result in (again, evaluator.evaluate(tuned_file, 1)):
-        assert result.summary["produce_requests"] == picked["produce_requests"]
-        assert round(result.summary["load_seconds"], 2) == picked["load_seconds"]
+        assert result.summary.produce_requests == picked["produce_requests"]
+        assert round(result.summary.load_seconds, 2) == picked["load_seconds"]
 
 
 def test_a_pick_that_misses_on_held_out_seeds_is_not_recommended(tiny_with, tmp_path):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from tuner.calibration.design import Point
 from tuner.calibration.fit import Fit, Observation, fit_costs, observe
 from tuner.calibration.runs import PointRuns, run_points
@@ -82,8 +82,8 @@ def _run_label(point: str, seed: int) -> str:
 
 
 def measured_append_rate(runs: list[PointRuns]) -> tuple[float, float] | None:
-    rates = [r.summary["append_rate_bytes_per_s"] for pr in runs if pr.point.name in APPEND_RATE_POINTS
-             for r in pr.results if r.summary.get("append_rate_bytes_per_s")]
+    rates = [r.summary.append_rate_bytes_per_s for pr in runs if pr.point.name in APPEND_RATE_POINTS
+             for r in pr.results if r.summary.append_rate_bytes_per_s]
     if not rates:
         return None
     return statistics.median(rates), (max(rates) - min(rates)) / 2
@@ -146,14 +146,14 @@ def profile_document(name: str, base: CostProfile, base_raw: dict, fit: Fit, run
             label = _run_label(point_runs.point.name, result.seed)
             o = observations.get(label)
             s = result.summary
-            local = (result.brokers[0].get("produce_time_ms") or {}).get("LocalTimeMs") or {} if result.brokers else {}
+            local = (result.brokers[0].produce_time_ms or {}).get("LocalTimeMs") or {} if result.brokers else {}
             # read for the record, not fitted: the producer's own averages, the network threads' idle (a
             # one-minute moving average) and the produce LocalTimeMs (whole milliseconds)
-            figures = {"produce_requests": s["produce_requests"], "load_seconds": round(s["load_seconds"], 3),
-                       "append_rate_bytes_per_s": s.get("append_rate_bytes_per_s"),
-                       "records_per_request": s.get("records_per_request"), "batch_size_avg": s.get("mean_batch_wire_bytes"),
-                       "handler_idle_pct_during": s.get("handler_idle_pct_during"),
-                       "network_idle_pct_during": s.get("network_idle_pct_during"),
+            figures = {"produce_requests": s.produce_requests, "load_seconds": round(s.load_seconds, 3),
+                       "append_rate_bytes_per_s": s.append_rate_bytes_per_s,
+                       "records_per_request": s.records_per_request, "batch_size_avg": s.mean_batch_wire_bytes,
+                       "handler_idle_pct_during": s.handler_idle_pct_during,
+                       "network_idle_pct_during": s.network_idle_pct_during,
                        "produce_local_time_ms_mean": local.get("mean")}
             if o:
                 figures |= {"batches": o.batches, "records": o.records, "wire_bytes": o.wire_bytes,

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from workloads import ScenarioError
 
 CODECS = ("gzip", "snappy", "lz4", "zstd")
@@ -96,7 +96,7 @@ def observe(result: RunResult, run: str) -> Observation:
     if result.tenants:
         raise ScenarioError(run, "calibration fits runs without neighbours: their requests would count as the job's")
     summary, lines = result.summary, result.timelines
-    if not lines.get("handler_idle_pct_min") or summary.get("handler_idle_pct_during") is None:
+    if not lines.get("handler_idle_pct_min") or summary.handler_idle_pct_during is None:
         raise ScenarioError(run, "the run has no handler idle figures (a cluster without its brokers' metrics)")
     sizes = result.batch_sizes or {}
     records = sizes.get("records") or sum(p.get("records") or 0 for p in result.producers) or (result.spark or {}).get("rows") or 0
@@ -106,9 +106,9 @@ def observe(result: RunResult, run: str) -> Observation:
     cpu = _excess([None if v is None else v / 100.0 * settings["vcpus"] for v in lines["cpu_pct_max"]], result.windows)
     # the job's own figures: a live broker's counters also hold the job's warm-up, before the windows
     return Observation(
-        run=run, requests=float(summary["produce_requests"]), batches=float(sizes.get("batches") or summary["batches"]),
-        records=float(records), wire_bytes=float(summary["wire_bytes"]), record_bytes=float(summary["record_bytes"]),
-        received_bytes=float(summary["wire_bytes"]), codec=scenario["batch"]["producer"]["compression.type"],
+        run=run, requests=float(summary.produce_requests), batches=float(sizes.get("batches") or summary.batches),
+        records=float(records), wire_bytes=float(summary.wire_bytes), record_bytes=float(summary.record_bytes),
+        received_bytes=float(summary.wire_bytes), codec=scenario["batch"]["producer"]["compression.type"],
         handler_busy_s=handler[0], handler_noise_s=handler[1], cpu_s=cpu[0], cpu_noise_s=cpu[1])
 
 

@@ -80,8 +80,8 @@ class Batching:
     def of(cls, scenario: Scenario, evaluator: Any) -> "Batching":
         result = evaluator.evaluate(dataclasses.replace(scenario, tenants=()), 1)
         s = result.summary
-        return cls(s["produce_requests"] / s["wire_bytes"], s["batches"] / s["produce_requests"],
-                   s["record_bytes"] / s["wire_bytes"])
+        return cls(s.produce_requests / s.wire_bytes, s.batches / s.produce_requests,
+                   s.record_bytes / s.wire_bytes)
 
 
 def observations(history: History, loads: list[Window], scenario: Scenario, batching: Batching) -> list[Observation]:
@@ -374,10 +374,10 @@ def _predicted(result: Any, window: Window, period: float) -> dict[str, float | 
         quiet = statistics.mean(series[:before])
         return statistics.mean([(lines[name][s] if s < len(lines[name]) and lines[name][s] is not None else quiet)
                                 for s in range(start, start + seconds)])
-    totals = [(b.get("produce_time_ms") or {}).get("TotalTimeMs", {}).get("mean") for b in result.brokers]
+    totals = [(b.produce_time_ms or {}).get("TotalTimeMs", {}).get("mean") for b in result.brokers]
     return {"handler idle (%)": average("handler_idle_pct_min"), "CPU (%)": average("cpu_pct_max"),
             "produce TotalTime mean (ms)": max([t for t in totals if t is not None], default=None),
-            "bytes in (MB)": result.summary["wire_bytes"] / 1e6}
+            "bytes in (MB)": result.summary.wire_bytes / 1e6}
 
 
 def sized_like(scenario: Scenario, wire_bytes: float, evaluator: Any) -> Scenario:
@@ -386,7 +386,7 @@ def sized_like(scenario: Scenario, wire_bytes: float, evaluator: Any) -> Scenari
     total = sum(scenario.dataset.file_sizes)
     probe = dataclasses.replace(scenario, dataset=dataclasses.replace(scenario.dataset, files=(FileGroup(PROBE_BYTES, 1),)),
                                 tenants=())
-    per_byte = evaluator.evaluate(probe, 1).summary["wire_bytes"] / PROBE_BYTES
+    per_byte = evaluator.evaluate(probe, 1).summary.wire_bytes / PROBE_BYTES
     scale = wire_bytes / per_byte / total
     files = tuple(FileGroup(max(1, round(g.size * scale)), g.count) for g in scenario.dataset.files)
     return dataclasses.replace(scenario, dataset=dataclasses.replace(scenario.dataset, files=files))

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from simulator.live._process import StackError
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from tuner.calibration.design import Point
 from workloads import ScenarioError
 
@@ -69,8 +69,8 @@ def run_points(points: tuple[Point, ...], profile: str, evaluator: Any, repeat: 
             if results_dir:
                 result.write(results_dir / f"{point.name}-{result.evaluator}-seed{seed}.json")
             s = result.summary
-            say(f"[{done}/{total}] {point.name} seed {seed}: {s['produce_requests']:,} requests, "
-                f"{s['records_per_request']:.0f} records/request, load {s['load_seconds']:.1f} s; ETA {_clock(left)}")
+            say(f"[{done}/{total}] {point.name} seed {seed}: {s.produce_requests:,} requests, "
+                f"{s.records_per_request:.0f} records/request, load {s.load_seconds:.1f} s; ETA {_clock(left)}")
         out.append(PointRuns(point, results, failed))
     return out
 

@@ -194,13 +194,13 @@ def evaluate_point(task: dict) -> dict:
             result.write(Path(task["keep_dir"]) / f"{task['option']}-{point.load_gb:g}gb-x{point.loads}-"
                          f"{point.spacing_s:g}s-seed{seed}.json")
         summaries.append(result.summary)
-    load_seconds = max(summary["load_seconds"] for summary in summaries)
-    tenants = [{"name": t["name"], "p99_ms_during": _round(_highest([s["tenants"][i]["p99_ms_during"] for s in summaries])),
-                "sla_p99_ms": _round(t["sla_p99_ms"])} for i, t in enumerate(summaries[0].get("tenants", []))]
+    load_seconds = max(summary.load_seconds for summary in summaries)
+    tenants = [{"name": t.name, "p99_ms_during": _round(_highest([s.tenants[i].p99_ms_during for s in summaries])),
+                "sla_p99_ms": _round(t.sla_p99_ms)} for i, t in enumerate(summaries[0].tenants)]
     return {"option": task["option"], **{k: _round(v) for k, v in dataclasses.asdict(point).items()},
             "current_plan": task["current_plan"],
             "ingest_gb_per_hour": _round(ingest_gb_per_hour(point, load_seconds)),
-            "produce_requests": max(summary["produce_requests"] for summary in summaries), "load_seconds": _round(load_seconds),
+            "produce_requests": max(summary.produce_requests for summary in summaries), "load_seconds": _round(load_seconds),
             "tenants": tenants, "feasible": all(within_sla(t) for t in tenants)}
 
 

@@ -13,7 +13,7 @@ from reports.summary import render_summary
 from simulator.live.evaluator import LiveEvaluator
 from simulator.live.neighbours import TenantTrace
 from simulator.live.outcome import build
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from test_live_outcome import T0, _run, _scrape
 from workloads import CATALOG, Scenario
 
@@ -38,10 +38,10 @@ def _killed_run():
 def test_a_killed_brokers_figures_are_marked_incomplete_and_the_jobs_requests_are_its_own_count():
     result = build(_killed_run())
     s = result.summary
-    assert s["broker_produce_requests"] == 1030 + 150 and s["neighbour_produce_requests"] == 1_200
-    assert s["produce_requests"] == 985 == s["producer_request_total"]      # not 1180 - 1200 = -20
-    assert set(s["incomplete"]) == {"broker_produce_requests", "fetch_requests", "produce_requests"}
-    assert "broker 1 counted only until killed" in s["incomplete"]["broker_produce_requests"]
+    assert s.broker_produce_requests == 1030 + 150 and s.neighbour_produce_requests == 1_200
+    assert s.produce_requests == 985 == s.producer_request_total      # not 1180 - 1200 = -20
+    assert set(s.incomplete) == {"broker_produce_requests", "fetch_requests", "produce_requests"}
+    assert "broker 1 counted only until killed" in s.incomplete["broker_produce_requests"]
     assert any(line.startswith("Incomplete: produce_requests: the job's producer's own count") for line in result.mechanism)
     assert not any("are the rest" in line for line in result.mechanism)
     assert "Incomplete: broker_produce_requests" in render_summary(result)
@@ -49,7 +49,7 @@ def test_a_killed_brokers_figures_are_marked_incomplete_and_the_jobs_requests_ar
 
 def test_without_a_fault_nothing_is_incomplete():
     s = build(_run()).summary
-    assert s["incomplete"] == {} and s["noise"] == [] and s["produce_requests"] == 1000
+    assert s.incomplete == {} and s.noise == () and s.produce_requests == 1000
 
 
 def test_the_gate_judges_a_fault_runs_result_with_unmeasured_seconds():
@@ -71,17 +71,17 @@ def test_a_starved_neighbour_and_a_saturated_machine_are_called_noise():
     run = dataclasses.replace(run, traces=[late, run.traces[1]],
                               machine={"cores": 2, "load_avg_1m_max": 12.0, "iowait_pct": 31.0})
     result = build(run)
-    assert result.summary["noise"] == [
+    assert result.summary.noise == (
         "neighbour payment-api fell behind its schedule: 1 % of its records went to its client over 17,000 ms late (worst 70.0 s)",
         "the machine was saturated: load average up to 12.0 on 2 core(s)",
-        "the machine waited on I/O 31 % of its CPU time"]
-    assert result.summary["neighbour_send_lag_ms_p99"] == {"payment-api": 17_000.0, "fraud-scoring": 0.0}
+        "the machine waited on I/O 31 % of its CPU time")
+    assert result.summary.neighbour_send_lag_ms_p99 == {"payment-api": 17_000.0, "fraud-scoring": 0.0}
     assert render_summary(result).count("NOISE: ") == 3
 
 
 def test_a_machine_within_bounds_is_no_noise():
     run = dataclasses.replace(_run(), machine={"cores": 2, "load_avg_1m_max": 3.9, "iowait_pct": 2.0})
-    assert build(run).summary["noise"] == []
+    assert build(run).summary.noise == ()
 
 
 @pytest.mark.parametrize("scenario, overrides, broker, message", [
@@ -116,14 +116,14 @@ def test_a_broker_kill_run_counts_no_negative_requests_and_passes_the_gate(tmp_p
     scenario = Scenario.from_yaml(CATALOG / "rf3-acks-all.yaml", SMALL_RF3)
     result = LiveEvaluator(tmp_path / "stack", kill_broker=2).evaluate(scenario, seed=1)
     s = result.summary
-    assert s["integrity_ok"] is True and [f["broker"] for f in s["faults"]] == [2]
-    assert result.windows["during"][0] <= s["faults"][0]["at_s"] <= result.windows["during"][1]
+    assert s.integrity_ok is True and [f["broker"] for f in s.faults] == [2]
+    assert result.windows["during"][0] <= s.faults[0]["at_s"] <= result.windows["during"][1]
     assert any(line.startswith("Fault: broker killed (broker 2)") for line in result.mechanism)
     assert not list((tmp_path / "stack").rglob("*.properties"))     # the stack is gone, dead broker and all
-    assert s["produce_requests"] == s["producer_request_total"] > 0
+    assert s.produce_requests == s.producer_request_total > 0
     assert all(b["produce_requests"] >= 0 and b["fetch_requests"] >= 0 for b in result.brokers)
     assert 2 in [b["id"] for b in result.brokers]      # the killed broker's count up to its death
-    assert set(s["incomplete"]) == {"broker_produce_requests", "fetch_requests", "produce_requests"}
+    assert set(s.incomplete) == {"broker_produce_requests", "fetch_requests", "produce_requests"}
     path = result.write(tmp_path / "fault.json")
     outcome = CliRunner().invoke(app, ["check", "--result", str(path)])
     assert outcome.exit_code in (0, 1), outcome.output        # a verdict, not unusable input

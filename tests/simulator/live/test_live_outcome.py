@@ -69,41 +69,41 @@ def test_the_jobs_requests_are_the_brokers_count_less_the_neighbours():
     result = build(_run())
     s = result.summary
     assert result.evaluator == "live" and result.seed == 3
-    assert s["broker_produce_requests"] == 1030 and s["neighbour_produce_requests"] == 30
-    assert s["produce_requests"] == 1000 and s["producer_request_total"] == 985
-    assert s["mean_batch_wire_bytes"] == 40_960.0 and s["records_per_request"] == 50.0
-    assert s["load_seconds"] == 2.0 and s["simulated_seconds"] == 6.0
-    assert s["integrity_ok"] is True
+    assert s.broker_produce_requests == 1030 and s.neighbour_produce_requests == 30
+    assert s.produce_requests == 1000 and s.producer_request_total == 985
+    assert s.mean_batch_wire_bytes == 40_960.0 and s.records_per_request == 50.0
+    assert s.load_seconds == 2.0 and s.simulated_seconds == 6.0
+    assert s.integrity_ok is True
 
 
 def test_the_jobs_warm_up_write_before_the_windows_is_not_in_the_brokers_count():
     run = _run()
     warmed = dataclasses.replace(run, job={**run.job, "warm_up": {"rows": 10_000.0, "request-total": 20.0}})
     s = build(warmed).summary
-    assert s["broker_produce_requests"] == 1010 and s["produce_requests"] == 980
-    assert s["broker_produce_requests"] == s["produce_requests"] + s["neighbour_produce_requests"]
+    assert s.broker_produce_requests == 1010 and s.produce_requests == 980
+    assert s.broker_produce_requests == s.produce_requests + s.neighbour_produce_requests
 
 
 def test_a_broker_on_half_a_cpu_shows_its_cpu_as_a_share_of_that_half():
     run = dataclasses.replace(_run(), broker_cores=0.5)
-    assert build(run).summary["cpu_pct_during"] == pytest.approx(100.0)     # 0.7 CPU s a second, capped at its 0.5
+    assert build(run).summary.cpu_pct_during == pytest.approx(100.0)     # 0.7 CPU s a second, capped at its 0.5
 
 
 def test_broker_figures_during_the_load_are_the_seconds_of_the_load():
     s = build(_run()).summary
     # seconds 2 and 3 of the run: the pairs ending at 2.5 s and 3.5 s, idle 0.4 s each
-    assert s["handler_idle_pct_during"] == pytest.approx(40.0)
-    assert s["cpu_pct_during"] == pytest.approx(70.0)        # 0.7 CPU seconds a second on one core
-    assert s["remote_time_ms_p99"] == 4.0
+    assert s.handler_idle_pct_during == pytest.approx(40.0)
+    assert s.cpu_pct_during == pytest.approx(70.0)        # 0.7 CPU seconds a second on one core
+    assert s.remote_time_ms_p99 == 4.0
 
 
 def test_neighbour_percentiles_follow_the_intended_send_time_windows():
     result = build(_run())
-    api = result.summary["tenants"][0]
-    assert api["name"] == "payment-api" and api["sla_p99_ms"] == 10.0
-    assert api["p99_ms_before"] == pytest.approx(5.0, rel=0.01)
-    assert api["p99_ms_during"] == pytest.approx(50.0, rel=0.01)
-    assert api["p99_ms_after"] == pytest.approx(5.0, rel=0.01)
+    api = result.summary.tenants[0]
+    assert api.name == "payment-api" and api.sla_p99_ms == 10.0
+    assert api.p99_ms_before == pytest.approx(5.0, rel=0.01)
+    assert api.p99_ms_during == pytest.approx(50.0, rel=0.01)
+    assert api.p99_ms_after == pytest.approx(5.0, rel=0.01)
     assert result.timelines["tenant.payment-api.p99_ms"][2] == pytest.approx(50.0, rel=0.01)
     assert result.timelines["produce_requests_per_s"][:6] == [None, 10.0, 500.0, 500.0, 10.0, 10.0]
     assert any("every row exactly once" in line for line in result.mechanism)

@@ -79,8 +79,8 @@ def test_a_sender_sharing_a_core_with_busy_threads_waits_and_its_batches_grow(ma
         scenario = make_scenario(profile_with(tmp_path, f"busy{busy}", jvm_background_threads=busy - 1),
                                  {"dataset": {"files": [{"size": "8MB"}]}})
         figures.append(evaluator.evaluate(scenario, seed=1).summary)
-    batches = [f["mean_batch_bytes"] for f in figures]
-    requests = [f["produce_requests"] for f in figures]
+    batches = [f.mean_batch_bytes for f in figures]
+    requests = [f.produce_requests for f in figures]
     assert batches == sorted(batches) and batches[-1] > 2 * batches[0]
     assert requests == sorted(requests, reverse=True)
 
@@ -126,7 +126,7 @@ def test_a_neighbours_latency_grows_with_its_brokers_cpu_load(make_scenario, eva
                  "dataset": {"files": [{"size": "64MB"}]}}
     runs = {vcpus: evaluator.evaluate(make_scenario(neighbour, {"cluster": {"broker": {"vcpus": vcpus}}}), seed=1)
             for vcpus in (4, 1, 0.5)}
-    cpu = [runs[v].brokers[0]["cpu_percent"]["during"] for v in (4, 1, 0.5)]
-    p99 = [runs[v].summary["tenants"][0]["p99_ms_during"] for v in (4, 1, 0.5)]
+    cpu = [runs[v].brokers[0].cpu_percent["during"] for v in (4, 1, 0.5)]
+    p99 = [runs[v].summary.tenants[0].p99_ms_during for v in (4, 1, 0.5)]
     assert cpu == sorted(cpu) and p99 == sorted(p99)
     assert p99[-1] > 1.5 * p99[0]

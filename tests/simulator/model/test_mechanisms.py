@@ -71,10 +71,10 @@ def test_batches_leave_full_under_a_long_linger(make_scenario, traced_run, watch
 
 def test_a_long_linger_does_not_slow_the_load(make_scenario, evaluator):
     summary = evaluator.evaluate(make_scenario(LONG_LINGER), seed=1).summary
-    appending = summary["record_bytes"] / MB          # seconds, at 1 MB/s
-    assert summary["batches"] > 20
+    appending = summary.record_bytes / MB          # seconds, at 1 MB/s
+    assert summary.batches > 20
     # linger.ms x batches would be over 20 s: the load ends as its last record is appended
-    assert summary["load_seconds"] < appending + 0.05
+    assert summary.load_seconds < appending + 0.05
 
 
 def test_full_batch_is_sent_without_waiting_for_linger(make_scenario, traced_run, watch_requests):
@@ -95,16 +95,16 @@ def test_full_batch_is_sent_without_waiting_for_linger(make_scenario, traced_run
 def test_a_slow_broker_makes_linger_zero_batches_bigger(make_scenario, evaluator, tmp_path):
     fast = evaluator.evaluate(make_scenario(), seed=1).summary
     slow = evaluator.evaluate(make_scenario(slow_broker_profile(tmp_path)), seed=1).summary
-    assert slow["record_bytes"] == pytest.approx(fast["record_bytes"], rel=1e-9)
-    assert slow["mean_batch_bytes"] > fast["mean_batch_bytes"]
-    assert slow["produce_requests"] < fast["produce_requests"]
+    assert slow.record_bytes == pytest.approx(fast.record_bytes, rel=1e-9)
+    assert slow.mean_batch_bytes > fast.mean_batch_bytes
+    assert slow.produce_requests < fast.produce_requests
 
 
 def test_a_long_round_trip_makes_linger_zero_batches_bigger(make_scenario, evaluator):
     near = evaluator.evaluate(make_scenario(), seed=1).summary
     far = evaluator.evaluate(make_scenario({"cluster": {"network_rtt": "20ms"}}), seed=1).summary
-    assert far["mean_batch_bytes"] > near["mean_batch_bytes"]
-    assert far["produce_requests"] < near["produce_requests"]
+    assert far.mean_batch_bytes > near.mean_batch_bytes
+    assert far.produce_requests < near.produce_requests
 
 
 # A broker whose CPU cannot keep up with the load (here 60 ns per byte at 20 MB/s: 1.2 s of CPU
@@ -126,7 +126,7 @@ def test_a_saturated_broker_makes_the_producer_pack_more_batches_per_request(mak
             "batch": {"spark": {"append_rate": "20MB/s"}, "producer": {"linger.ms": 5, "max.request.size": "1MB"}}}), seed=1)
         return result.summary, result.producers[0]
     (quick, quick_producer), (saturated, saturated_producer) = run(0.5), run(60.0)
-    assert saturated["record_bytes"] == pytest.approx(quick["record_bytes"], rel=1e-9)
+    assert saturated.record_bytes == pytest.approx(quick.record_bytes, rel=1e-9)
     assert quick_producer["batches_per_request"] < 2.5
     assert saturated_producer["batches_per_request"] > 4 * quick_producer["batches_per_request"]
     assert saturated["produce_requests"] * 4 < quick["produce_requests"]
@@ -167,10 +167,10 @@ def test_task_end_flush_sends_the_partial_batch(make_scenario, evaluator):
     summary, spark = result.summary, result.spark
     task_bytes = 100 * 1024 * spark["record_bytes"] / spark["csv_row_bytes"]
     assert spark["write_tasks"] == 1 and task_bytes < MB
-    assert summary["load_seconds"] < 1.0                         # linger.ms is 60 s
-    assert summary["batches"] == 1 and summary["produce_requests"] == 1
-    assert summary["record_bytes"] == pytest.approx(task_bytes, rel=1e-6)
-    assert summary["mean_batch_wire_bytes"] == pytest.approx(task_bytes + BATCH_HEADER, rel=1e-6)
+    assert summary.load_seconds < 1.0                         # linger.ms is 60 s
+    assert summary.batches == 1 and summary.produce_requests == 1
+    assert summary.record_bytes == pytest.approx(task_bytes, rel=1e-6)
+    assert summary.mean_batch_wire_bytes == pytest.approx(task_bytes + BATCH_HEADER, rel=1e-6)
 
 
 # ---- 4. one produce request per broker: many partitions (Java), one (librdkafka) ---------------
@@ -384,7 +384,7 @@ def test_full_buffer_blocks_the_appender_and_loses_nothing(make_scenario, evalua
     assert producer["buffer_blocked_s"] > 0
     rows = 2 * MB / result.spark["csv_row_bytes"]
     assert producer["records"] == pytest.approx(rows, rel=0.01)
-    assert result.summary["record_bytes"] == pytest.approx(rows * result.spark["record_bytes"], rel=0.01)
+    assert result.summary.record_bytes == pytest.approx(rows * result.spark["record_bytes"], rel=0.01)
 
 
 def test_a_blocked_producer_appends_its_whole_task(make_scenario, evaluator, tmp_path):
@@ -394,7 +394,7 @@ def test_a_blocked_producer_appends_its_whole_task(make_scenario, evaluator, tmp
                                               {"batch": {"producer": {"buffer.memory": "32KB"}}}), seed=1)
     assert result.producers[0]["buffer_blocked_s"] > 0
     task = 2 * MB * result.spark["record_bytes"] / result.spark["csv_row_bytes"]
-    assert result.summary["record_bytes"] == pytest.approx(task, rel=1e-6)
+    assert result.summary.record_bytes == pytest.approx(task, rel=1e-6)
 
 
 def test_a_roomy_buffer_does_not_block(make_scenario, evaluator, tmp_path):
@@ -402,7 +402,7 @@ def test_a_roomy_buffer_does_not_block(make_scenario, evaluator, tmp_path):
     tight = evaluator.evaluate(make_scenario(slow_broker_profile(tmp_path),
                                              {"batch": {"producer": {"buffer.memory": "32KB"}}}), seed=1)
     assert roomy.producers[0]["buffer_blocked_s"] == 0
-    assert tight.summary["load_seconds"] > roomy.summary["load_seconds"]
+    assert tight.summary.load_seconds > roomy.summary.load_seconds
 
 
 # ---- 11. sticky partitioning -----------------------------------------------------------------------
@@ -469,5 +469,5 @@ def test_compression_estimate_improves_by_at_most_half_a_percent_per_batch(make_
 def test_zstd_halves_card_rows_on_the_wire(make_scenario, evaluator):
     summary = evaluator.evaluate(make_scenario({"batch": {"producer": {
         "compression.type": "zstd", "batch.size": "128KB", "linger.ms": 10}}}), seed=1).summary
-    assert summary["wire_bytes"] < 0.6 * summary["record_bytes"]
-    assert summary["compression_ratio"] < 0.6
+    assert summary.wire_bytes < 0.6 * summary.record_bytes
+    assert summary.compression_ratio < 0.6

@@ -34,14 +34,14 @@ def test_a_quota_holds_the_load_to_its_bound_after_one_window_of_burst(make_scen
     size = {"dataset": {"files": [{"size": "48MB"}]}}
     free = evaluator.evaluate(make_scenario(size), seed=1)
     held = evaluator.evaluate(make_scenario(size, {"batch": {"quota": {"producer_byte_rate": "2MB/s"}}}), seed=1)
-    assert free.summary["quota_throttle_s"] == 0.0
-    assert held.summary["quota_throttle_s"] > 0.0
-    assert held.summary["record_bytes"] == pytest.approx(free.summary["record_bytes"], rel=1e-6)
+    assert free.summary.quota_throttle_s == 0.0
+    assert held.summary.quota_throttle_s > 0.0
+    assert held.summary.record_bytes == pytest.approx(free.summary.record_bytes, rel=1e-6)
     # one broker: the rolling 11 x 1 s window lets about one window's worth through at once,
     # then the job gets the bound: bytes / bound - 11 s <= load <= bytes / bound
-    at_bound = held.summary["wire_bytes"] / (2 * MB)
-    assert at_bound - 11 <= held.summary["load_seconds"] <= at_bound + 1
-    assert free.summary["load_seconds"] < 0.25 * held.summary["load_seconds"]
+    at_bound = held.summary.wire_bytes / (2 * MB)
+    assert at_bound - 11 <= held.summary.load_seconds <= at_bound + 1
+    assert free.summary.load_seconds < 0.25 * held.summary.load_seconds
     assert any("producer_byte_rate" in line for line in held.mechanism)
 
 
@@ -71,10 +71,10 @@ def test_a_request_percentage_quota_stretches_the_load_and_keeps_every_record(ma
     size = {"dataset": {"files": [{"size": "48MB"}]}}
     free = evaluator.evaluate(make_scenario(size), seed=1)
     held = evaluator.evaluate(make_scenario(size, {"batch": {"quota": {"request_percentage": 1}}}), seed=1)
-    assert free.summary["quota_throttle_s"] == 0.0
-    assert held.summary["quota_throttle_s"] > 0.0
-    assert held.summary["record_bytes"] == pytest.approx(free.summary["record_bytes"], rel=1e-6)
-    assert held.summary["load_seconds"] > 2 * free.summary["load_seconds"]
+    assert free.summary.quota_throttle_s == 0.0
+    assert held.summary.quota_throttle_s > 0.0
+    assert held.summary.record_bytes == pytest.approx(free.summary.record_bytes, rel=1e-6)
+    assert held.summary.load_seconds > 2 * free.summary.load_seconds
     assert any("request_percentage quota of 1 % of a handler thread" in line for line in held.mechanism)
 
 

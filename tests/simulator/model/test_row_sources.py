@@ -25,7 +25,7 @@ def test_a_csv_sample_sets_record_sizes_and_task_bytes(tmp_path, make_scenario):
     # the whole 1 MB of CSV becomes Kafka records at the sample's record-per-CSV-row ratio
     records = result.spark["record_bytes"]
     assert value_bytes < records < value_bytes + 16       # the value plus the record's varint header
-    assert result.summary["record_bytes"] == pytest.approx(1024**2 * records / csv_bytes, rel=1e-6)
+    assert result.summary.record_bytes == pytest.approx(1024**2 * records / csv_bytes, rel=1e-6)
 
 
 def test_a_missing_sample_names_the_field(tmp_path, make_scenario):

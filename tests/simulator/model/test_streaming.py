@@ -162,4 +162,4 @@ def test_the_brokers_count_a_pipeline_s_fetches_with_the_followers(make_scenario
     result = evaluator.evaluate(make_scenario(free_profile(tmp_path), pipeline("kafka-streams", rate="3/s")), 1)
     (tenant,) = result.tenants
     fetches = tenant["streaming"]["fetch_requests"]
-    assert fetches > 0 and result.summary["fetch_requests"] == fetches    # one broker: no follower fetches
+    assert fetches > 0 and result.summary.fetch_requests == fetches    # one broker: no follower fetches

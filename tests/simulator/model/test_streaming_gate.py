@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reports.gate import FAIL, Thresholds, neighbour_sla
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from tuner.planning import within_sla
 from tuner.objective import constraints_of
 
@@ -23,9 +23,9 @@ def result(make_scenario, evaluator) -> RunResult:
 
 
 def test_the_summary_holds_the_end_to_end_p99_as_a_producer_s(result):
-    (summary,) = result.summary["tenants"]
+    (summary,) = result.summary.tenants
     (tenant,) = result.tenants
-    assert summary["p99_ms_during"] == tenant["latency_ms"]["during"]["p99"] > 1000
+    assert summary.p99_ms_during == tenant["latency_ms"]["during"]["p99"] > 1000
     assert tenant["kind"] == "spark-microbatch" and tenant["upstream_latency_ms"]["during"]["p99"] < 300
     again = RunResult.from_dict(result.to_dict())    # the schema takes it
     assert again.tenants[0]["streaming"]["parts_ms"].keys() == {"before", "during", "after"}
@@ -35,7 +35,7 @@ def test_check_tune_and_plan_hold_the_pipeline_to_its_sla(result):
     verdict = neighbour_sla(result, Thresholds())
     assert verdict.status == FAIL and "fraud" in verdict.reason
     assert constraints_of(result, None)["sla:fraud"] > 2.0      # p99 over 1 s against 300 ms
-    assert not within_sla(result.summary["tenants"][0])
+    assert not within_sla(result.summary.tenants[0].to_dict())
 
 
 def test_the_explanation_names_what_dominates_and_what_the_load_added(result):

@@ -56,7 +56,7 @@ def history(profile: str = "default", seed: int = 1) -> tuple[History, list]:
     for run in runs:
         lines = run.timelines
         seconds = len(lines["second"]) - 1         # the last second is a partial one
-        rates = {t["name"]: t["records"] / run.summary["simulated_seconds"] for t in run.tenants}
+        rates = {t["name"]: t["records"] / run.summary.simulated_seconds for t in run.tenants}
         quiet = sum(alone.values())
         load_bytes = [max(0.0, lines["bytes_in_per_s"][s] - quiet) for s in range(seconds)]
         load_records = sum(p["records"] for p in run.producers)

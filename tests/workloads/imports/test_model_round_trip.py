@@ -41,7 +41,7 @@ def test_the_neighbours_and_the_loads_come_back(nights):
     assert [(w.first, w.last) for w in imports.loads] == [(10, 18), (33, 36), (52, 65)]   # the nights' seconds of load
     found = {n.topic: n for n in imports.neighbours}
     for tenant in runs[0].tenants:
-        rate = tenant["records"] / runs[0].summary["simulated_seconds"]
+        rate = tenant["records"] / runs[0].summary.simulated_seconds
         alone = model_history.scenario(tenants=[0 if tenant["name"] == "api" else 1])
         assert abs(found[tenant["topic"]].rate / rate - 1) <= 0.05
         assert abs(found[tenant["topic"]].rate / alone.tenants[0].rate - 1) <= 0.05

@@ -26,13 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from simulator.contract.errors import ResultError
+from simulator.contract.figures import BrokerFigures, Summary
+
 SCHEMA_VERSION = 1
 WINDOWS = ("before", "during", "after")
 PERCENTILES = ("p50", "p95", "p99", "p999", "max")
-
-
-class ResultError(ValueError):
-    """A file that is not a RunResult of this schema version."""
 
 
 def read_json(path: Path) -> Any:
@@ -131,10 +130,10 @@ class RunResult:
     evaluator: str
     scenario: dict
     seed: int
-    summary: dict
+    summary: Summary
     spark: dict = field(default_factory=dict)
     producers: list = field(default_factory=list)
-    brokers: list = field(default_factory=list)
+    brokers: tuple[BrokerFigures, ...] = ()
     tenants: list = field(default_factory=list)
     windows: dict = field(default_factory=dict)
     timelines: dict = field(default_factory=dict)
@@ -146,9 +145,9 @@ class RunResult:
     def to_dict(self) -> dict:
         return _rounded({
             "schema_version": self.schema_version, "evaluator": self.evaluator, "seed": self.seed,
-            "scenario": self.scenario, "overrides": self.overrides, "summary": self.summary, "mechanism": self.mechanism,
-            "windows": self.windows, "spark": self.spark, "producers": self.producers,
-            "brokers": self.brokers, "tenants": self.tenants, "batch_sizes": self.batch_sizes,
+            "scenario": self.scenario, "overrides": self.overrides, "summary": self.summary.to_dict(),
+            "mechanism": self.mechanism, "windows": self.windows, "spark": self.spark, "producers": self.producers,
+            "brokers": [broker.to_dict() for broker in self.brokers], "tenants": self.tenants, "batch_sizes": self.batch_sizes,
             "timelines": self.timelines,
         })
 
@@ -174,6 +173,9 @@ class RunResult:
         if data.get("batch_sizes") is not None and not isinstance(data["batch_sizes"], dict):
             raise ResultError(f"{source}: batch_sizes must be a mapping or null")
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        known["summary"] = Summary.from_dict(data["summary"], "summary", source)
+        known["brokers"] = tuple(BrokerFigures.from_dict(broker, f"brokers[{i}]", source)
+                                 for i, broker in enumerate(data.get("brokers") or ()))
         return cls(**known)
 
     @classmethod

@@ -1,0 +1,14 @@
+"""The contract of every evaluator and every reader: the result schema and the files quietload writes.
+
+``RunResult`` is one run, model or live; its ``summary`` is a typed ``Summary`` (a ``TenantFigures``
+per neighbour) and its ``brokers`` are ``BrokerFigures``. Each class has one codec
+(``to_dict``/``from_dict``) and the file's bytes follow the classes' field order. This package
+imports only ``workloads``, so the simulator, the tuner and the reports all build on it.
+"""
+from simulator.contract.errors import ResultError
+from simulator.contract.figures import BrokerFigures, Summary, TenantFigures
+from simulator.contract.result import (PERCENTILES, SCHEMA_VERSION, WINDOWS, RunResult, json_field, read_json,
+                                       result_path)
+
+__all__ = ["BrokerFigures", "PERCENTILES", "ResultError", "RunResult", "SCHEMA_VERSION", "Summary", "TenantFigures",
+           "WINDOWS", "json_field", "read_json", "result_path"]

@@ -1,0 +1,136 @@
+"""The typed figures of a RunResult: its ``summary`` (``Summary`` with a ``TenantFigures`` per
+neighbour) and its ``brokers`` (``BrokerFigures``), with the one codec that writes and reads them.
+
+A field's place in its class is its place in the file, so that equal runs give equal bytes.
+Fields added to the schema after its first files are optional: a file without them reads with
+None. Figures only the live stack measures (``LIVE``) are left out of a model run's file rather
+than written as null, as the model's files have always been.
+"""
+from __future__ import annotations
+
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Mapping
+
+from simulator.contract.errors import ResultError
+
+# A figure only a live run has: absent from a model run's file (None), written when measured.
+LIVE = {"live": True}
+
+
+def _live() -> Any:
+    return field(default=None, metadata=LIVE)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Figures):
+        return value.to_dict()
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+class Figures:
+    """The codec of a frozen dataclass of figures: its fields in order, nested figures by ``NESTED``."""
+
+    NESTED: dict[str, type[Figures]] = {}      # a field holding a list of these figures
+    SEQUENCES: tuple[str, ...] = ()            # a field holding a list (kept as a tuple)
+
+    def to_dict(self) -> dict:
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)     # type: ignore[arg-type]
+                if not (f.metadata.get("live") and getattr(self, f.name) is None)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], where: str = "summary", source: str = "result") -> Any:
+        """The figures of ``data`` (checked against the schema before); unknown keys are left out.
+        ``where`` names the section in the one line a file lacking a required figure gets."""
+        known: dict[str, Any] = {}
+        for f in fields(cls):                                                     # type: ignore[arg-type]
+            if f.name not in data:
+                if f.default is MISSING and f.default_factory is MISSING:
+                    raise ResultError(f"{source}: RunResult lacks {where}.{f.name}")
+                continue
+            value = data[f.name]
+            if f.name in cls.NESTED and value is not None:
+                value = tuple(cls.NESTED[f.name].from_dict(item, f"{where}.{f.name}[{i}]", source)
+                              for i, item in enumerate(value))
+            elif f.name in cls.SEQUENCES and value is not None:
+                value = tuple(value)
+            known[f.name] = value
+        return cls(**known)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TenantFigures(Figures):
+    """A neighbour's p99 latency (ms) before, during and after the load, against its SLA, and its
+    produce requests' p99 times in the brokers during the load (Kafka's LocalTimeMs, RemoteTimeMs,
+    TotalTimeMs; empty where the brokers cannot time a client's requests, as live)."""
+
+    name: str
+    sla_p99_ms: float | None = None
+    p99_ms_before: float | None = None
+    p99_ms_during: float | None                  # None: no record was sent during the load
+    p99_ms_after: float | None = None
+    broker_time_ms_p99_during: Mapping[str, float | None] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Summary(Figures):
+    """The figures scripts, the gate and the tuner read: the batch load's requests and batches,
+    the brokers during the load (the busiest broker's), and every neighbour's p99."""
+
+    NESTED = {"tenants": TenantFigures}
+    SEQUENCES = ("faults", "noise")
+
+    produce_requests: float | None = None        # the batch load's produce requests
+    batches: float | None = None
+    mean_batch_bytes: float | None = None        # uncompressed record bytes per batch
+    mean_batch_wire_bytes: float | None = None   # bytes on the wire per batch
+    records_per_request: float | None = None
+    batches_per_request: float | None = None
+    compression_ratio: float | None = None       # wire bytes over record bytes
+    record_bytes: float | None = None
+    wire_bytes: float | None = None
+    load_seconds: float | None = None
+    simulated_seconds: float | None = None       # the run's length (live: measured)
+    broker_produce_requests: float | None = None  # every client's, as the brokers counted them
+    producer_request_total: int | None = _live()      # the job's producer's own request-total
+    neighbour_produce_requests: int | None = _live()  # the neighbours' own count
+    fetch_requests: float | None = None
+    handler_idle_pct_during: float | None = None  # RequestHandlerAvgIdlePercent, lowest broker
+    network_idle_pct_during: float | None = None  # NetworkProcessorAvgIdlePercent, lowest broker
+    cpu_pct_during: float | None = None           # the busiest broker's CPU
+    replica_lag_bytes_max_during: float | None = None
+    quota_throttle_s: float | None = None
+    remote_time_ms_p99: float | None = None
+    append_rate_bytes_per_s: float | None = None  # per producer, mean over the active ones
+    drain_interval_ms: float | None = None
+    batch_fill: float | None = None               # wire bytes per batch over batch.size
+    integrity_ok: bool | None = _live()           # every row arrived exactly once
+    faults: tuple[Mapping[str, Any], ...] | None = _live()   # {"kind", "broker", "at_s"} per fault injected
+    incomplete: Mapping[str, str] | None = _live()           # figure -> why a fault left it short
+    noise: tuple[str, ...] | None = _live()                  # why latency measured the machine
+    machine: Mapping[str, Any] | None = _live()              # load average, iowait, cores
+    tenants: tuple[TenantFigures, ...] = ()
+    neighbour_send_lag_ms_p99: Mapping[str, float] | None = _live()
+
+    def tenant(self, name: str) -> TenantFigures | None:
+        return next((t for t in self.tenants if t.name == name), None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BrokerFigures(Figures):
+    """One broker over the run, by Kafka's own metric names: counters over the whole run, the
+    idle and CPU shares as a mean per window (``before``, ``during``, ``after``), and the produce
+    requests' time parts (``LocalTimeMs`` ...) as ``{"mean", "p99"}``. None: not measured."""
+
+    id: int | None = None
+    produce_requests: float | None = None
+    fetch_requests: float | None = None
+    bytes_in: float | None = None
+    bytes_out: float | None = None
+    RequestQueueSize_max: float | None = None
+    produce_throttle_s: float | None = None
+    RequestHandlerAvgIdlePercent: Mapping[str, float | None] | None = None
+    NetworkProcessorAvgIdlePercent: Mapping[str, float | None] | None = None
+    cpu_percent: Mapping[str, float | None] | None = None
+    produce_time_ms: Mapping[str, Mapping[str, float | None]] | None = None
