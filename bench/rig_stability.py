@@ -26,7 +26,7 @@ from simulator.live.budget import CpuBudgets, plan_budgets
 from simulator.live.evaluator import WARM_UP_S, LiveEvaluator, create_topics
 from simulator.live.kafka import KafkaCluster
 from simulator.live.neighbours import Neighbours
-from simulator.model.metrics import LatencyHistogram
+from simulator.contract.histograms import LatencyHistogram
 from workloads import CATALOG, Scenario
 
 OVERRIDES = ["cluster.brokers=1", "cluster.replication.factor=1", "cluster.min.insync.replicas=1", "cluster.broker.vcpus=1",

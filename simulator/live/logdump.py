@@ -19,7 +19,7 @@ from typing import Any
 from simulator.live._jars import KafkaJars, java_command, resolve_jars
 from simulator.live._process import StackError
 from simulator.model.batch import BATCH_HEADER
-from simulator.model.metrics import SizeHistogram, batch_size_section
+from simulator.contract.histograms import SizeHistogram, batch_size_section
 
 DUMP_TOOL = "kafka.tools.DumpLogSegments"
 SOURCE = "broker log"

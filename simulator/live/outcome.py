@@ -18,7 +18,7 @@ from typing import Any
 
 from simulator.live.neighbours import TenantTrace
 from simulator.live.sampler import Scrape, handler_idle_pct, per_second, rate
-from simulator.model.metrics import LatencyHistogram
+from simulator.contract.histograms import LatencyHistogram
 from simulator.contract import BrokerFigures, RunResult, Summary, TenantFigures
 from workloads import Scenario
 

@@ -260,7 +260,7 @@ def with_pipelines(result: Any, tenants: list, traces: list[TenantTrace], starte
     upstream producer's latency per window, and what a live run sees of the pipeline (its own
     produce requests, the records lost); the parts the model splits latency into, the fetches
     and the batches are None: no client reports them per record here."""
-    from simulator.model.metrics import LatencyHistogram
+    from simulator.contract.histograms import LatencyHistogram
 
     pipelines = {trace.name: trace for trace in traces if isinstance(trace, PipelineTrace)}
     if not pipelines:

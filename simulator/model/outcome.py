@@ -6,7 +6,8 @@ import math
 
 from simulator.contract import BrokerFigures, RunResult, Summary, TenantFigures
 from simulator.model.broker import idle_percent
-from simulator.model.metrics import BatchSizes, LatencyHistogram, batch_size_section
+from simulator.contract.histograms import LatencyHistogram, batch_size_section
+from simulator.model.metrics import BatchSizes
 
 
 def _mean(values: list[float]) -> float | None:

@@ -254,7 +254,7 @@ def figures(out: PipelineRun, windows: dict) -> dict:
     """A streaming tenant's own figures beside the producer tenants' ones (workloads.streaming
     names the shape): the upstream producer's latency, each part of the end to end latency
     (mean ms: to the pipeline, in it, to the output) and, for micro-batches, what a batch took."""
-    from simulator.model.metrics import LatencyHistogram
+    from simulator.contract.histograms import LatencyHistogram
     upstream = {name: LatencyHistogram() for name in windows}
     parts: dict[str, list[list[float]]] = {name: [[], [], []] for name in windows}
     for name, (start, end) in windows.items():

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from simulator.model.batch import BATCH_HEADER
-from simulator.model.metrics import SizeHistogram
+from simulator.contract.histograms import SizeHistogram
 from simulator.model.outcome import build
 from simulator.contract import RunResult
 from test_mechanisms import LONG_LINGER
