@@ -21,7 +21,7 @@ from quietload.cli_import import import_
 from quietload.extras import missing_extra, require
 from quietload.paths import check_output_dir, check_output_file, is_stdout
 from quietload.progress import SimulationProgress
-from reports.gate import CPU_MAX_PCT, HANDLER_IDLE_MIN_PCT, REQUESTS_PER_BROKER_MAX, Thresholds
+from reports.gate import CPU_MAX_PCT, HANDLER_IDLE_MIN_PCT, REQUESTS_PER_BROKER_MAX, thresholds_of
 from reports.gate import check_runs
 from reports.junit import write_junit
 from reports.report import DEFAULT_OUT_DIR, report_files
@@ -184,9 +184,9 @@ def check(
     check_output_file(junit_file, "--junit")
     check_output_file(json_file, "--json", stdout=True)
     started = datetime.now(timezone.utc)   # the JUnit suite's timestamp and time
-    given = {"handler_idle_min_pct": handler_idle_min, "cpu_max_pct": cpu_max,
+    given = {"handler_idle_min": handler_idle_min, "cpu_max": cpu_max,
              "requests_per_broker_max": requests_per_broker_max,
-             "deadline_s": parse_seconds(deadline, "--deadline") if deadline is not None else None}
+             "deadline": parse_seconds(deadline, "--deadline") if deadline is not None else None}
     if scenario_file is not None and not result_files:
         first = seed or 1
         results = _run_model(scenario_file, overrides, range(first, first + (repeat or 1)), force)
@@ -200,7 +200,7 @@ def check(
     else:
         raise ScenarioError("SCENARIO", "give either a scenario file or --result RUNRESULT.json")
     # the scenario's own `check:` section, with the options given here laid over it
-    thresholds = dataclasses.replace(Thresholds.of_scenario(results[0].scenario.get("check")),
+    thresholds = dataclasses.replace(thresholds_of(results[0].scenario),
                                      **{k: v for k, v in given.items() if v is not None})
     # the recommended change is run on the model first, on the same seeds, when there is a scenario to run
     trial = _model_trial(scenario_file, overrides, [r.seed for r in results]) if not result_files else None

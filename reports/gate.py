@@ -8,13 +8,13 @@ Over several seeds' runs of one scenario a rule fails when it fails on any of th
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from reports.advice import Trial, recommend, tried_advice
 from simulator.contract import BrokerFigures, ResultError, RunResult
+from simulator.contract.files import GATE, gate_thresholds
 from workloads import Gate
 from workloads.units import format_seeds
 
@@ -34,19 +34,10 @@ HANDLER_IDLE_MIN_PCT = _DEFAULTS.handler_idle_min
 REQUESTS_PER_BROKER_MAX = _DEFAULTS.requests_per_broker_max
 
 
-@dataclass(frozen=True)
-class Thresholds:
-    handler_idle_min_pct: float = HANDLER_IDLE_MIN_PCT
-    cpu_max_pct: float = CPU_MAX_PCT
-    requests_per_broker_max: float = REQUESTS_PER_BROKER_MAX
-    deadline_s: float | None = None
-
-    @classmethod
-    def of_scenario(cls, check: dict | None) -> "Thresholds":
-        """From the `check:` section a RunResult's scenario carries (keys as in the file)."""
-        check = check or {}
-        return cls(check.get("handler_idle_min", HANDLER_IDLE_MIN_PCT), check.get("cpu_max", CPU_MAX_PCT),
-                   check.get("requests_per_broker_max", REQUESTS_PER_BROKER_MAX), check.get("deadline"))
+def thresholds_of(scenario: dict) -> Gate:
+    """The ``check:`` section a RunResult's scenario carries (keys as in the file), its defaults where absent."""
+    check = scenario.get("check") or {}
+    return Gate(**{key: check[key] for key in Gate.__dataclass_fields__ if check.get(key) is not None})
 
 
 @dataclass(frozen=True)
@@ -110,7 +101,7 @@ def _broker_figures(result: RunResult, metric: str) -> list[tuple[Any, float | N
     return figures
 
 
-def neighbour_sla(result: RunResult, thresholds: Thresholds) -> Verdict:
+def neighbour_sla(result: RunResult, thresholds: Gate) -> Verdict:
     """Every neighbour's p99 latency during the load is within its own SLA."""
     tenants = result.summary.tenants
     if not tenants:
@@ -135,12 +126,12 @@ def neighbour_sla(result: RunResult, thresholds: Thresholds) -> Verdict:
                    f"p99 {shown} of a {limit} SLA ({name})", p99 / sla)
 
 
-def handler_idle(result: RunResult, thresholds: Thresholds) -> Verdict:
+def handler_idle(result: RunResult, thresholds: Gate) -> Verdict:
     """Every broker's request handlers keep at least the minimum idle share during the load."""
     figures = [(b, idle) for b, idle in _broker_figures(result, "RequestHandlerAvgIdlePercent") if idle is not None]
     if not figures:
         return Verdict("handler_idle", SKIPPED, "the load lasted less than one full second of broker metrics")
-    floor = thresholds.handler_idle_min_pct
+    floor = thresholds.handler_idle_min
     low = [(b, idle) for b, idle in figures if idle < floor]
     if low:
         listed = ", ".join(f"broker {b} {_pct(idle)}" for b, idle in low)
@@ -153,12 +144,12 @@ def handler_idle(result: RunResult, thresholds: Thresholds) -> Verdict:
                    floor / idle if idle else 1.0)
 
 
-def broker_cpu(result: RunResult, thresholds: Thresholds) -> Verdict:
+def broker_cpu(result: RunResult, thresholds: Gate) -> Verdict:
     """No broker's CPU is busier than the maximum during the load."""
     figures = [(b, cpu) for b, cpu in _broker_figures(result, "cpu_percent") if cpu is not None]
     if not figures:
         return Verdict("broker_cpu", SKIPPED, "the load lasted less than one full second of broker metrics")
-    ceiling = thresholds.cpu_max_pct
+    ceiling = thresholds.cpu_max
     high = [(b, cpu) for b, cpu in figures if cpu > ceiling]
     if high:
         listed = ", ".join(f"broker {b} {_pct(cpu)}" for b, cpu in high)
@@ -169,7 +160,7 @@ def broker_cpu(result: RunResult, thresholds: Thresholds) -> Verdict:
                    f"CPU {_pct(cpu)} of {ceiling:g} %", cpu / ceiling if ceiling else 1.0)
 
 
-def produce_request_rate(result: RunResult, thresholds: Thresholds) -> Verdict:
+def produce_request_rate(result: RunResult, thresholds: Gate) -> Verdict:
     """Produce requests per second per broker (all clients: load and neighbours), mean over the load."""
     start, end = _figure(result, "windows", "during")
     series = _figure(result, "timelines", "produce_requests_per_s")
@@ -194,22 +185,22 @@ def produce_request_rate(result: RunResult, thresholds: Thresholds) -> Verdict:
                    f"{per_broker:,.0f} of {ceiling:,g} produce requests/s per broker", per_broker / ceiling if ceiling else 1.0)
 
 
-def load_deadline(result: RunResult, thresholds: Thresholds) -> Verdict:
+def load_deadline(result: RunResult, thresholds: Gate) -> Verdict:
     """The load finishes within its deadline, when one is stated."""
     load_s = result.summary.load_seconds
     if load_s is None:
         raise _lacks("summary.load_seconds")
-    if thresholds.deadline_s is None:
+    if thresholds.deadline is None:
         return Verdict("load_deadline", SKIPPED, f"the load took {load_s:,.1f} s; no deadline stated (--deadline)")
-    if load_s > thresholds.deadline_s:
+    if load_s > thresholds.deadline:
         return Verdict("load_deadline", FAIL,
-                       f"the load took {load_s:,.1f} s, past its deadline of {thresholds.deadline_s:,.1f} s")
+                       f"the load took {load_s:,.1f} s, past its deadline of {thresholds.deadline:,.1f} s")
     return Verdict("load_deadline", PASS,
-                   f"the load took {load_s:,.1f} s, within its deadline of {thresholds.deadline_s:,.1f} s",
-                   f"load {load_s:,.1f} s of a {thresholds.deadline_s:,.1f} s deadline", load_s / thresholds.deadline_s)
+                   f"the load took {load_s:,.1f} s, within its deadline of {thresholds.deadline:,.1f} s",
+                   f"load {load_s:,.1f} s of a {thresholds.deadline:,.1f} s deadline", load_s / thresholds.deadline)
 
 
-RULES: tuple[Callable[[RunResult, Thresholds], Verdict], ...] = (
+RULES: tuple[Callable[[RunResult, Gate], Verdict], ...] = (
     neighbour_sla, handler_idle, broker_cpu, produce_request_rate, load_deadline)
 
 
@@ -218,7 +209,7 @@ class GateReport:
     scenario: str
     evaluator: str
     seed: int
-    thresholds: Thresholds
+    thresholds: Gate
     verdicts: tuple[Verdict, ...]
     recommendations: tuple[str, ...]
     seeds: tuple[int, ...] = ()   # the runs judged, when more than one
@@ -235,15 +226,13 @@ class GateReport:
         return sum(v.status == status for v in self.verdicts)
 
     def to_dict(self) -> dict:
-        return {"gate": "quietload.check", "passed": self.passed, "scenario": self.scenario,
+        return {**GATE.document(), "passed": self.passed, "scenario": self.scenario,
                 "evaluator": self.evaluator, "seed": self.seed, "seeds": list(self.seeds or (self.seed,)),
-                "thresholds": asdict(self.thresholds),
+                "thresholds": gate_thresholds(self.thresholds),
                 "verdicts": [asdict(v) for v in self.verdicts], "recommendations": list(self.recommendations)}
 
     def write_json(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
-        return path
+        return GATE.write(self.to_dict(), path)
 
     def render(self) -> str:
         """A headline, one line per violated rule, then the recommended change."""
@@ -260,7 +249,7 @@ class GateReport:
         return "\n".join(lines)
 
 
-def _apply(rule: Callable[[RunResult, Thresholds], Verdict], result: RunResult, thresholds: Thresholds) -> Verdict:
+def _apply(rule: Callable[[RunResult, Gate], Verdict], result: RunResult, thresholds: Gate) -> Verdict:
     try:
         return rule(result, thresholds)
     except (TypeError, ValueError) as error:
@@ -270,7 +259,7 @@ def _apply(rule: Callable[[RunResult, Thresholds], Verdict], result: RunResult, 
         raise ResultError(f"RunResult figures for {rule.__name__} are not of this schema ({error})") from None
 
 
-def check(result: RunResult, thresholds: Thresholds = Thresholds()) -> GateReport:
+def check(result: RunResult, thresholds: Gate = Gate()) -> GateReport:
     """Apply every rule; when one fails, add the changes the result's own figures point to."""
     verdicts = tuple(_apply(rule, result, thresholds) for rule in RULES)
     failed = {v.rule for v in verdicts if v.failed}
@@ -294,12 +283,12 @@ def _across(per_seed: list[tuple[int, Verdict]]) -> Verdict:
                    verdict.margin, verdict.tightness)
 
 
-def failed_rules(results: list[RunResult], thresholds: Thresholds) -> tuple[str, ...]:
+def failed_rules(results: list[RunResult], thresholds: Gate) -> tuple[str, ...]:
     """The rules that fail on any of ``results``, in the gate's order."""
     return tuple(rule.__name__ for rule in RULES if any(_apply(rule, r, thresholds).failed for r in results))
 
 
-def check_runs(results: list[RunResult], thresholds: Thresholds = Thresholds(), trial: Trial | None = None,
+def check_runs(results: list[RunResult], thresholds: Gate = Gate(), trial: Trial | None = None,
                tried: Callable[[str], None] | None = None) -> GateReport:
     """The gate over several seeds' runs of one scenario: a rule fails if it fails on any seed.
     With ``trial`` (the scenario run with changes on these seeds) the recommended change is what
@@ -311,7 +300,7 @@ def check_runs(results: list[RunResult], thresholds: Thresholds = Thresholds(), 
         failed = {v.rule for v in failing.verdicts if v.failed}
         source = results[reports.index(failing)]
         advice = tuple(tried_advice(results, source, failed, trial, lambda runs: failed_rules(runs, thresholds),
-                                    thresholds.deadline_s, tried))
+                                    thresholds.deadline, tried))
     if len(reports) == 1:
         return dataclasses.replace(reports[0], recommendations=advice)
     verdicts = tuple(_across([(report.seed, report.verdicts[i]) for report in reports]) for i in range(len(RULES)))

@@ -9,15 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 
-from reports.gate import FAIL, RULES, SKIPPED, Thresholds, _apply
-from simulator.contract import ResultError, RunResult, json_field, read_json
+from reports.gate import FAIL, RULES, SKIPPED, _apply, thresholds_of
+from simulator.contract import ResultError, RunResult
+from simulator.contract.files import GATE, thresholds_of_gate
 from workloads.units import format_seeds
-
-GATE_KIND = "quietload.check"
-GATE_REQUIRED = ("passed", "scenario", "evaluator", "verdicts")
-
 
 def quietload_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
@@ -25,23 +21,6 @@ def quietload_version() -> str:
         return version("quietload")
     except PackageNotFoundError:   # run from a source tree that was never installed
         return "unknown"
-
-
-def is_gate_file(path: str | Path) -> bool:
-    return json_field(path, "gate") == GATE_KIND
-
-
-def read_gate(path: str | Path) -> dict:
-    path = Path(path)
-    gate = read_json(path)
-    if not isinstance(gate, dict) or gate.get("gate") != GATE_KIND:
-        raise ResultError(f"{path}: not a gate result of quietload check --json")
-    if missing := [key for key in GATE_REQUIRED if key not in gate]:
-        raise ResultError(f"{path}: gate result lacks {', '.join(missing)}")
-    if not isinstance(gate["verdicts"], list) or not all(isinstance(v, dict) and {"rule", "status"} <= v.keys()
-                                                         for v in gate["verdicts"]):
-        raise ResultError(f"{path}: gate result's verdicts must each have a rule and a status")
-    return gate
 
 
 def gate_seeds(gate: dict) -> list[int]:
@@ -58,7 +37,7 @@ def judged(gate: dict, result: RunResult) -> bool:
     run the same reasons (they quote its figures). Runs of one scenario name and seed differ when
     ``--set`` changed them, so name and seed alone do not say which run a gate judged."""
     try:
-        thresholds = Thresholds(**gate["thresholds"])
+        thresholds = thresholds_of_gate(gate)
     except (KeyError, TypeError):
         return False
     try:
@@ -103,7 +82,7 @@ def run_verdict(label: str, result: RunResult, gates: list[dict]) -> RunVerdict:
     if (gate := matching_gate(result, gates)) is not None:
         failed = tuple(v["rule"] for v in gate["verdicts"] if v["status"] == FAIL)
         return RunVerdict(label, bool(gate["passed"]), failed, len(gate["verdicts"]), "check --json", worst_neighbour(result))
-    thresholds = Thresholds.of_scenario(result.scenario.get("check"))
+    thresholds = thresholds_of(result.scenario)
     try:
         verdicts = [_apply(rule, result, thresholds) for rule in RULES]
     except ResultError as error:   # e.g. a result without the brokers' figures
@@ -135,7 +114,7 @@ class Header:
 def describe_input(item: RunResult | dict) -> str:
     if isinstance(item, RunResult):
         return f"run of {item.scenario.get('name')} ({item.evaluator}, seed {item.seed})"
-    if item.get("gate") == GATE_KIND:
+    if item.get(GATE.tag) == GATE.kind:
         outcome = "PASS" if item["passed"] else "FAIL"
         return f"gate result of {item['scenario']} ({item['evaluator']}, {format_seeds(gate_seeds(item))}): {outcome}"
     if "pareto_front" in item:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reports.gate import CPU_MAX_PCT, HANDLER_IDLE_MIN_PCT
+from reports.gate import thresholds_of
 from reports.report import RunFigures, format_figure, neighbour_names
 
 MB = 1024 ** 2
@@ -111,20 +111,28 @@ def brokers_of(run: RunFigures) -> int:
     return len(run.result.brokers) or int((run.result.scenario.get("cluster") or {}).get("brokers") or 1)
 
 
-# (timeline, title, y label, scale, threshold line, percent axis, caption)
-BROKER_TIMELINES: tuple[tuple[str, str, str, str, tuple[tuple[float, str], ...], bool, str], ...] = (
-    ("produce_requests_per_s", "Produce requests per second, all brokers", "produce requests (per s)", "one", (), False,
+def threshold_lines(runs: list[RunFigures], threshold: str | None) -> tuple[tuple[float, str], ...]:
+    """The ``check:`` threshold (a ``workloads.Gate`` field) of each run's own scenario, once per value."""
+    if threshold is None:
+        return ()
+    values = sorted({getattr(thresholds_of(run.result.scenario), threshold) for run in runs})
+    return tuple((value, f"check threshold {value:g} %") for value in values)
+
+
+# (timeline, title, y label, scale, the check: threshold drawn (a workloads.Gate field), percent axis, caption)
+BROKER_TIMELINES: tuple[tuple[str, str, str, str, str | None, bool, str], ...] = (
+    ("produce_requests_per_s", "Produce requests per second, all brokers", "produce requests (per s)", "one", None, False,
      "Produce requests the brokers received each second, every run on one time axis: the rise after the load starts "
      "is the batch job's request rate on top of the neighbours'; fewer is quieter."),
     ("cpu_pct_max", "CpuUser + CpuSystem: the busiest broker's CPU", "broker CPU (%)", "one",
-     ((CPU_MAX_PCT, f"check threshold {CPU_MAX_PCT:g} %"),), True,
+     "cpu_max", True,
      "The busiest broker's CPU each second (CloudWatch CpuUser + CpuSystem): above about 60 % the waits for a core "
      "turn into latency for every client of the broker."),
     ("handler_idle_pct_min", "RequestHandlerAvgIdlePercent: the least idle broker", "request handler idle (%)", "one",
-     ((HANDLER_IDLE_MIN_PCT, f"check threshold {HANDLER_IDLE_MIN_PCT:g} %"),), True,
+     "handler_idle_min", True,
      "The least request-handler idle % of any broker each second (CloudWatch RequestHandlerAvgIdlePercent): the dip "
      "after the load starts is the handler capacity the load takes; near 0 % every request queues."),
-    ("bytes_in_per_s", "BytesInPerSec: bytes into a broker", "bytes in per broker (MB/s)", "per broker", (), False,
+    ("bytes_in_per_s", "BytesInPerSec: bytes into a broker", "bytes in per broker (MB/s)", "per broker", None, False,
      "Bytes into the brokers each second, over the broker count (CloudWatch BytesInPerSec, per broker): a live run's "
      "is Kafka's BytesInPerSec (the clients' produce bytes); the model counts every byte into a broker's network "
      "interface, so its figure also holds the replicas' fetch responses (ReplicationBytesInPerSec)."),

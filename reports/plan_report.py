@@ -5,10 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from html import escape
-from pathlib import Path
 
-from simulator.contract import ResultError, json_field, read_json
-from tuner.planning import PLAN_KIND, PLAN_SCHEMA_VERSION
 from workloads.units import format_seeds
 
 DEFINITIONS = (
@@ -16,22 +13,6 @@ DEFINITIONS = (
     "Within SLA: every neighbour's p99 during the load at most its SLA. Max / current: the largest ingest "
     "within SLA over the ingest of the scenario's own load on the current cluster; \"at least\" and \">=\" where "
     "no point tried went over SLA (the capacity lies beyond the largest point tried).")
-
-
-def is_plan_file(path: str | Path) -> bool:
-    """Whether ``path`` holds a plan (its ``kind``); anything else is left to the RunResult reader."""
-    return json_field(path, "kind") == PLAN_KIND
-
-
-def read_plan(path: str | Path) -> dict:
-    path = Path(path)
-    plan = read_json(path)
-    if not isinstance(plan, dict) or plan.get("kind") != PLAN_KIND or plan.get("schema_version") != PLAN_SCHEMA_VERSION:
-        raise ResultError(f"{path}: not a quietload plan of schema_version {PLAN_SCHEMA_VERSION}")
-    missing = [key for key in ("scenario", "options", "points", "current_plan") if key not in plan]
-    if missing:
-        raise ResultError(f"{path}: plan lacks {', '.join(missing)}")
-    return plan
 
 
 def _gbh(value: float | None) -> str:

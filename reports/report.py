@@ -197,9 +197,7 @@ def render_json(runs: list[RunFigures], header: "Header | None" = None, plans: l
 def read_inputs(paths: list[Path]) -> list[tuple[str, RunResult | dict]]:
     """Each file as what it holds: a plan, a study, a gate result or (else) a RunResult; a file
     that is none of them is one ResultError naming it."""
-    from reports.header import is_gate_file, read_gate
-    from reports.plan_report import is_plan_file, read_plan
-    from reports.study_report import is_study_file, read_study
+    from simulator.contract.files import is_gate_file, is_plan_file, is_study_file, read_gate, read_plan, read_study
     inputs: list[tuple[str, RunResult | dict]] = []
     for path in paths:
         if is_plan_file(path):

@@ -136,15 +136,17 @@ def _header_html(header: Header) -> list[str]:
 
 def overlay_html(runs: list[RunFigures]) -> list[str]:
     """The before/after story: each neighbour's p99 and the request rate, every run on one time axis."""
-    from reports.overlay import (BROKER_TIMELINES, broker_series, neighbour_series, neighbour_slas, overlay_figure)
+    from reports.overlay import (BROKER_TIMELINES, broker_series, neighbour_series, neighbour_slas, overlay_figure,
+                                 threshold_lines)
     parts = ["<h2>Before and after, on one time axis</h2>"]
     for name in neighbour_names(runs):
         if series := neighbour_series(runs, name):
             figure = overlay_figure(series, f"Neighbour {name}: p99 latency per second", "p99 latency (ms)",
                                     lines=neighbour_slas(runs, name), log_if_wide=True)
             parts.append(Plot(_svg(figure), f"{name} p99 per second, every run", NEIGHBOUR_CAPTION.format(name=name)).html())
-    key, title, ylabel, scale, lines, percent, caption = BROKER_TIMELINES[0]
+    key, title, ylabel, scale, threshold, percent, caption = BROKER_TIMELINES[0]
     if series := broker_series(runs, key, scale):
+        lines = threshold_lines(runs, threshold)
         parts.append(Plot(_svg(overlay_figure(series, title, ylabel, lines=lines, percent=percent)), title, caption).html())
     return parts
 
@@ -156,11 +158,12 @@ NEIGHBOUR_CAPTION = ("{name}'s p99 send-to-acknowledgement latency each second, 
 
 def cloudwatch_html(runs: list[RunFigures]) -> list[str]:
     from reports.overlay import (BROKER_TIMELINES, CLOUDWATCH_HEADER, CLOUDWATCH_NOTE, broker_series, cloudwatch_rows,
-                                 overlay_figure)
+                                 overlay_figure, threshold_lines)
     parts = ["<h2>The brokers under their CloudWatch names</h2>", f"<p>{escape(CLOUDWATCH_NOTE)}</p>",
              _html_table(CLOUDWATCH_HEADER, cloudwatch_rows(runs))]
-    for key, title, ylabel, scale, lines, percent, caption in BROKER_TIMELINES[1:]:
+    for key, title, ylabel, scale, threshold, percent, caption in BROKER_TIMELINES[1:]:
         if series := broker_series(runs, key, scale):
+            lines = threshold_lines(runs, threshold)
             parts.append(Plot(_svg(overlay_figure(series, title, ylabel, lines=lines, percent=percent)), title, caption).html())
     return parts
 

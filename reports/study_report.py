@@ -5,32 +5,9 @@ from __future__ import annotations
 import csv
 import io
 from html import escape
-from pathlib import Path
 
-from simulator.contract import ResultError, json_field, read_json
 from tuner.space import render_value
-from tuner.study import STUDY_KIND, STUDY_SCHEMA_VERSION
 from workloads.units import format_seeds
-
-REQUIRED = ("scenario", "trials", "pareto_front", "pick", "importances")
-
-
-def is_study_file(path: str | Path) -> bool:
-    """Whether ``path`` holds a study (its ``kind``); anything else is left to the other readers."""
-    return json_field(path, "kind") == STUDY_KIND
-
-
-def read_study(path: str | Path) -> dict:
-    path = Path(path)
-    study = read_json(path)
-    if not isinstance(study, dict) or study.get("kind") != STUDY_KIND or study.get("schema_version") != STUDY_SCHEMA_VERSION:
-        found = study.get("schema_version") if isinstance(study, dict) else type(study).__name__
-        raise ResultError(f"{path}: not a quietload study of schema_version {STUDY_SCHEMA_VERSION} (found {found!r})")
-    missing = [key for key in REQUIRED if key not in study]
-    if missing:
-        raise ResultError(f"{path}: study lacks {', '.join(missing)}")
-    return study
-
 
 def _trials(study: dict) -> dict[int, dict]:
     return {t["number"]: t for t in study["trials"]}

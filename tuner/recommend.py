@@ -10,6 +10,7 @@ from typing import Any
 
 
 from simulator.contract import RunResult
+from simulator.contract.files import RECOMMENDATION
 from tuner.snippets import property_value, render_snippets, rounded_params, snippets
 from tuner.space import render_value
 from workloads import Scenario, ScenarioError
@@ -18,7 +19,6 @@ from workloads.scenario import apply_overrides
 from workloads.tuning import KNOBS
 from workloads.units import format_bytes, format_seeds
 
-RECOMMENDATION_KIND = "quietload-recommendation"
 
 
 def current_value(scenario: Scenario, name: str) -> Any:
@@ -100,7 +100,7 @@ class Recommendation:
         return {"extends": extends, **name, **fragment} if extends else {**apply_overrides(base, self.overrides), **name}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": RECOMMENDATION_KIND, "scenario": self.scenario_name, "source": self.source, "seed": self.seed,
+        return {**RECOMMENDATION.document(), "scenario": self.scenario_name, "source": self.source, "seed": self.seed,
                 "model_seeds": self.seeds, "validation": self.validation,
                 "trial": self.trial, "meets_constraints": self.feasible, "missed": self.missed,
                 "params": self.params, "overrides": self.overrides, "predicted": {"before": self.before, "after": self.after},
@@ -110,7 +110,7 @@ class Recommendation:
         """``<scenario>-recommendation.yaml``, ``<scenario>-tuned.yaml`` and ``<scenario>-snippets.txt``."""
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = [out_dir / f"{self.scenario_name}-{kind}" for kind in ("recommendation.yaml", "tuned.yaml", "snippets.txt")]
-        paths[0].write_text(dump_yaml(self.to_dict()))
+        RECOMMENDATION.write_yaml(self.to_dict(), paths[0])
         paths[1].write_text(dump_yaml(self.scenario_fragment(out_dir, base)))
         paths[2].write_text(render_snippets(self.snippets))
         return paths

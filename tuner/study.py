@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote, unquote_plus
 
+from simulator.contract.files import STUDY
 from tuner.objective import OBJECTIVES, Objective, Outcome, record
 from workloads import Scenario, ScenarioError
 from workloads._fields import file_key
 
-STUDY_KIND, STUDY_SCHEMA_VERSION = "quietload-study", 1
 SAMPLERS = ("tpe", "random")
 PREFERENCES = ("requests", "duration")
 IMPORTANCE_MIN_TRIALS = 10   # fewer completed trials say little about what mattered
@@ -87,7 +87,7 @@ class StudySummary:
     validation: dict[str, Any] | None = None   # the front on held-out seeds (tuner.validate), when run
 
     def to_dict(self, scenario: dict[str, Any], baseline: dict[str, Any] | None = None) -> dict[str, Any]:
-        return {"kind": STUDY_KIND, "schema_version": STUDY_SCHEMA_VERSION, "scenario": scenario,
+        return {**STUDY.document(), "scenario": scenario,
                 "study_name": self.name, "storage": self.storage, "seed": self.settings.seed,
                 "model_seeds": list(self.model_seeds),
                 "sampler": self.settings.sampler, "prefer": self.settings.prefer,
@@ -99,10 +99,7 @@ class StudySummary:
                 "importances_target": "produce_requests", "importances": self.importances}
 
     def write_json(self, path: str | Path, scenario: dict[str, Any], baseline: dict[str, Any] | None = None) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_dict(scenario, baseline), indent=1) + "\n")
-        return path
+        return STUDY.write(self.to_dict(scenario, baseline), path)
 
 
 def pareto_front(records: list[TrialRecord]) -> list[TrialRecord]:

@@ -4,9 +4,10 @@ import json
 import pytest
 
 from reports.advice import recommend, tried_advice
-from reports.gate import (FAIL, PASS, SKIPPED, Thresholds, broker_cpu, check, check_runs, failed_rules, handler_idle, load_deadline,
+from reports.gate import (FAIL, PASS, SKIPPED, broker_cpu, check, check_runs, failed_rules, handler_idle, load_deadline,
                           neighbour_sla, produce_request_rate, Verdict)
 from simulator.contract import ResultError, RunResult
+from workloads import Gate
 
 # A small run shaped like the published baseline: linger.ms=0, no compression, acks=1,
 # 3 brokers, two neighbours with a 10 ms SLA, the load from 2.0 s to 6.5 s.
@@ -53,7 +54,7 @@ def _tenants(*p99s: float | None) -> dict:
     return {"summary": {"tenants": tenants[:len(p99s)]}}
 
 
-DEFAULTS = Thresholds()
+DEFAULTS = Gate()
 
 
 def test_neighbour_over_its_sla_fails_naming_only_the_breaching_neighbour():
@@ -93,7 +94,7 @@ def test_handler_idle_below_the_floor_names_each_broker():
 
 
 def test_handler_idle_passes_with_the_lowest_broker():
-    verdict = handler_idle(_run(), Thresholds(handler_idle_min_pct=12))
+    verdict = handler_idle(_run(), Gate(handler_idle_min=12))
     assert verdict.status == PASS
     assert verdict.reason == "lowest RequestHandlerAvgIdlePercent during the load 12.0 % (broker 2), at least 12 % required"
 
@@ -105,7 +106,7 @@ def test_cpu_above_the_msk_line_names_each_broker():
 
 
 def test_cpu_passes_with_the_busiest_broker():
-    verdict = broker_cpu(_run(), Thresholds(cpu_max_pct=78.61))
+    verdict = broker_cpu(_run(), Gate(cpu_max=78.61))
     assert verdict.status == PASS
     assert verdict.reason == "highest broker CPU during the load 78.6 % (broker 0), at most 78.61 % allowed"
 
@@ -116,7 +117,7 @@ def test_request_rate_is_the_mean_over_whole_seconds_of_the_load_per_broker():
     assert (verdict.rule, verdict.status) == ("produce_request_rate", FAIL)
     assert verdict.reason == ("produce requests 5,500/s per broker during the load (16,500/s over 3 brokers), "
                               "above the maximum of 5,000/s")
-    passing = produce_request_rate(_run(), Thresholds(requests_per_broker_max=5500))
+    passing = produce_request_rate(_run(), Gate(requests_per_broker_max=5500))
     assert passing.status == PASS
     assert passing.reason.endswith("(16,500/s over 3 brokers), at most 5,500/s allowed")
 
@@ -130,10 +131,10 @@ def test_load_shorter_than_a_second_skips_the_metric_rules():
 
 
 def test_deadline():
-    assert load_deadline(_run(), Thresholds(deadline_s=4.0)).reason == "the load took 4.5 s, past its deadline of 4.0 s"
-    assert load_deadline(_run(), Thresholds(deadline_s=4.0)).status == FAIL
-    assert load_deadline(_run(), Thresholds(deadline_s=600)).reason == "the load took 4.5 s, within its deadline of 600.0 s"
-    assert load_deadline(_run(), Thresholds(deadline_s=4.5)).status == PASS
+    assert load_deadline(_run(), Gate(deadline=4.0)).reason == "the load took 4.5 s, past its deadline of 4.0 s"
+    assert load_deadline(_run(), Gate(deadline=4.0)).status == FAIL
+    assert load_deadline(_run(), Gate(deadline=600)).reason == "the load took 4.5 s, within its deadline of 600.0 s"
+    assert load_deadline(_run(), Gate(deadline=4.5)).status == PASS
     unstated = load_deadline(_run(), DEFAULTS)
     assert (unstated.status, unstated.reason) == (SKIPPED, "the load took 4.5 s; no deadline stated (--deadline)")
 
@@ -150,7 +151,7 @@ def test_deadline():
 ])
 def test_a_result_without_a_rule_s_figures_is_unusable(changes, message):
     with pytest.raises(ResultError) as raised:
-        check(_run(changes), Thresholds(deadline_s=60.0))
+        check(_run(changes), Gate(deadline=60.0))
     assert str(raised.value) == message
 
 
@@ -229,7 +230,7 @@ def test_passing_gate_has_no_recommendation_and_one_line():
     calm = {"summary": {"tenants": []}, "brokers": [
         {"id": 0, "RequestHandlerAvgIdlePercent": {"during": 94.3}, "cpu_percent": {"during": 41.0}}],
         "timelines": {"produce_requests_per_s": [450, 450, 2000, 2000, 2000, 2000, 450, 450, 450]}}
-    report = check(_run(calm), Thresholds(deadline_s=600))
+    report = check(_run(calm), Gate(deadline=600))
     assert report.passed and report.recommendations == ()
     # the PASS line shows each rule's margin: the figure closest to its limit
     assert report.render() == ("PASS glue (model, seed 7): 4 of 5 rules passed, 1 skipped: handler idle 94.3 % "
@@ -248,7 +249,7 @@ def _seed(seed: int, p99_ms: float) -> RunResult:
 
 
 def test_over_several_seeds_a_rule_fails_when_it_fails_on_any_of_them():
-    report = check_runs([_seed(1, 9.9), _seed(2, 10.1), _seed(3, 9.8), _seed(4, 10.2)], Thresholds(deadline_s=600))
+    report = check_runs([_seed(1, 9.9), _seed(2, 10.1), _seed(3, 9.8), _seed(4, 10.2)], Gate(deadline=600))
     assert not report.passed and report.seeds == (1, 2, 3, 4)
     assert report.render().splitlines()[:2] == [
         "FAIL glue (model, seeds 1-4): 1 of 5 rules failed",
@@ -261,7 +262,7 @@ def test_over_several_seeds_a_rule_fails_when_it_fails_on_any_of_them():
 
 
 def test_over_several_seeds_within_sla_on_each_passes():
-    report = check_runs([_seed(1, 9.8), _seed(2, 9.96)], Thresholds(deadline_s=600))
+    report = check_runs([_seed(1, 9.8), _seed(2, 9.96)], Gate(deadline=600))
     # over several seeds a margin is the closest any seed came to its limit
     assert report.render() == ("PASS glue (model, seeds 1-2): 5 of 5 rules passed: p99 9.96 ms of a 10.00 ms SLA "
                                "(payment-api); handler idle 94.3 % (at least 30 %); CPU 41.0 % of 60 %; 2,000 of "
@@ -272,7 +273,7 @@ def test_over_several_seeds_within_sla_on_each_passes():
 
 
 def test_json_holds_every_verdict_and_the_thresholds(tmp_path):
-    report = check(_run(), Thresholds(deadline_s=600))
+    report = check(_run(), Gate(deadline=600))
     data = json.loads(report.write_json(tmp_path / "gate.json").read_text())
     assert data["gate"] == "quietload.check" and data["passed"] is False
     assert data["thresholds"] == {"handler_idle_min_pct": 30.0, "cpu_max_pct": 60.0,

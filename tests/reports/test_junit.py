@@ -4,7 +4,8 @@ from pathlib import Path
 
 import xmlschema
 
-from reports.gate import FAIL, PASS, SKIPPED, GateReport, Thresholds, Verdict
+from reports.gate import FAIL, PASS, SKIPPED, GateReport, Verdict
+from workloads import Gate
 from reports.junit import junit_xml, write_junit
 
 VERDICTS = (
@@ -22,7 +23,7 @@ STARTED = datetime(2026, 11, 24, 5, 40, 1, tzinfo=timezone.utc)
 
 
 def _report(verdicts=VERDICTS, recommendations=("set compression.type=zstd: <3.3 GB> & more",)) -> GateReport:
-    return GateReport(scenario="paypay-glue-2gb", evaluator="model", seed=1, thresholds=Thresholds(),
+    return GateReport(scenario="paypay-glue-2gb", evaluator="model", seed=1, thresholds=Gate(),
                       verdicts=verdicts, recommendations=recommendations)
 
 

@@ -155,3 +155,25 @@ def test_the_same_results_give_the_same_report_bytes(model_runs, tmp_path):
     when = datetime(2026, 1, 1, tzinfo=timezone.utc)
     first = [p.read_bytes() for p in report_files(files, tmp_path / "a", now=when)]
     assert first == [p.read_bytes() for p in report_files(files, tmp_path / "b", now=when)]
+
+
+def test_the_broker_plots_draw_each_runs_own_check_thresholds():
+    """A scenario whose check: asks for 45 % handler idle is drawn at 45 %, not the default 30 %; its CPU line,
+    unstated, at the default 60 %; two runs with different thresholds get a line each."""
+    from reports.report_html import cloudwatch_html
+
+    def run(linger: float, check: dict) -> RunResult:
+        data = _run(linger, 1.0, [4.0] * 6, remote=3.0).to_dict()
+        data["scenario"]["check"] = check
+        data["timelines"] |= {"handler_idle_pct_min": [90.0, 50.0, 40.0, 60.0, 90.0, 90.0],
+                              "cpu_pct_max": [10.0, 50.0, 70.0, 30.0, 10.0, 10.0]}
+        return RunResult.from_dict(data)
+
+    def texts(runs: list[RunResult]) -> list[str]:
+        html = "".join(cloudwatch_html(run_figures(runs)))
+        svgs = [base64.b64decode(s).decode() for s in re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', html)]
+        return [" ".join(re.findall(r"check threshold [0-9.]+ %", svg)) for svg in svgs]
+
+    cpu, idle = texts([run(0.0, {"handler_idle_min": 45.0})])[:2]
+    assert (cpu, idle) == ("check threshold 60 %", "check threshold 45 %")
+    assert texts([run(0.0, {"handler_idle_min": 45.0}), run(10.0, {})])[1] == "check threshold 30 % check threshold 45 %"

@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from reports.plan_report import (capacity_plot, is_plan_file, read_plan, render_plan_csv, render_plan_markdown,
-                                 render_plan_table)
+from reports.plan_report import capacity_plot, render_plan_csv, render_plan_markdown, render_plan_table
 from reports.report import write_report
 from simulator.contract import ResultError
+from simulator.contract.files import is_plan_file, read_plan
 
 
 def _point(option, load_gb, loads, ingest, p99s, current=False):

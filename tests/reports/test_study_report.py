@@ -5,9 +5,10 @@ import json
 import pytest
 
 from reports.report import write_report
-from reports.study_report import (IMPORTANCE_CAPTION, PARETO_CAPTION, importance_plot, is_study_file, pareto_plot,
-                                  read_study, render_study_csv, render_study_markdown)
+from reports.study_report import (IMPORTANCE_CAPTION, PARETO_CAPTION, importance_plot, pareto_plot, render_study_csv,
+                                  render_study_markdown)
 from simulator.contract import ResultError
+from simulator.contract.files import is_study_file, read_study
 
 
 def _trial(number, linger, codec, requests, seconds, p99s):

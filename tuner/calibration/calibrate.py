@@ -20,11 +20,12 @@ from typing import Any, Callable
 
 
 from simulator.contract import RunResult
+from simulator.contract.files import write_profile
 from tuner.calibration.design import Point
 from tuner.calibration.fit import Fit, Observation, fit_costs, observe
 from tuner.calibration.runs import PointRuns, run_points
 from workloads import ScenarioError
-from workloads.loader import dump_yaml, safe_yaml
+from workloads.loader import safe_yaml
 from workloads.profile import PROFILE_DIR, CostProfile
 
 APPEND_RATE_POINTS = ("full-requests",)
@@ -128,12 +129,6 @@ def fitted_document(name: str, base: CostProfile, base_raw: dict, fit: Fit,
 def residual_rows(fit: Fit) -> list[dict]:
     return [{"run": r.run, "figure": r.figure, "measured": float(f"{r.measured:.5g}"), "fitted": float(f"{r.fitted:.5g}")}
             for r in fit.residuals]
-
-
-def write_profile(document: dict, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(dump_yaml(document, width=110))
-    CostProfile.load(str(target))      # what was written reads back
 
 
 def profile_document(name: str, base: CostProfile, base_raw: dict, fit: Fit, runs: list[PointRuns],

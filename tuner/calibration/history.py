@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from reports.versus import ratio
-from tuner.calibration.calibrate import (base_document, fitted_document, flat_values, profile_target, residual_rows,
-                                         write_profile)
+from simulator.contract.files import write_profile
+from tuner.calibration.calibrate import base_document, fitted_document, flat_values, profile_target, residual_rows
 from tuner.calibration.fit import FIGURES, TERMS, Fit, FitResidual, FittedTerm, Observation, _solve
 from tuner.calibration.fit import _excess as fit_excess
 from workloads import Scenario, ScenarioError

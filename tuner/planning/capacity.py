@@ -20,20 +20,19 @@ import copy
 import dataclasses
 import functools
 import itertools
-import json
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from simulator.contract.files import PLAN
 from tuner.planning.whatif import ClusterOption, cluster_options
 from workloads import Scenario, ScenarioError
 from workloads.limits import check_run_size
 from workloads.scenario import load_mapping
 from workloads.scenario import Plan
 
-PLAN_KIND, PLAN_SCHEMA_VERSION = "quietload-plan", 1   # the plan file's kind: reports.plan_report reads it
 GIB = 1024**3
 ENGINES = ("local", "spark")
 DEFAULT_LOAD_SCALES = (0.5, 1.0, 2.0)     # x the job's own load: a grid that finishes in a minute or two
@@ -277,7 +276,7 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
         points += refine(midpoints, options, points, refine_steps)
     current = next(p for p in points if p["option"] == "current" and p["current_plan"])
     by_option = {o.name: [p for p in points if p["option"] == o.name] for o in options}
-    return {"kind": PLAN_KIND, "schema_version": PLAN_SCHEMA_VERSION, "scenario": scenario.name,
+    return {**PLAN.document(), "scenario": scenario.name,
             "source": str(scenario_file), "evaluator": "model", "seed": seed, "seeds": list(seeds),
             "grid": grid.to_dict(), "refine_steps": refine_steps,
             "current_plan": {k: current[k] for k in ("load_gb", "loads", "spacing_s", "ingest_gb_per_hour", "feasible")},
@@ -308,7 +307,4 @@ def plan_path(scenario_name: str) -> Path:
 
 
 def write_plan(plan: dict, path: str | Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(plan, indent=1) + "\n")
-    return path
+    return PLAN.write(plan, path)

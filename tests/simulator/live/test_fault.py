@@ -8,14 +8,14 @@ import pytest
 from typer.testing import CliRunner
 
 from quietload.cli import app
-from reports.gate import Thresholds, check
+from reports.gate import check
 from reports.summary import render_summary
 from simulator.live.evaluator import LiveEvaluator
 from simulator.live.neighbours import TenantTrace
 from simulator.live.outcome import build
 from simulator.contract import RunResult
 from test_live_outcome import T0, _run, _scrape
-from workloads import CATALOG, Scenario
+from workloads import CATALOG, Gate, Scenario
 
 # budgets this 2-core machine can give (simulator.live.budget)
 FITS = ["cluster.broker.vcpus=0.5", "batch.spark.spark.executor.instances=1", "batch.spark.spark.executor.cores=1"]
@@ -57,7 +57,7 @@ def test_the_gate_judges_a_fault_runs_result_with_unmeasured_seconds():
     timeline = list(result.timelines["produce_requests_per_s"])
     timeline[3] = None      # no pair of scrapes ended in that second
     result = dataclasses.replace(result, timelines={**result.timelines, "produce_requests_per_s": timeline})
-    report = check(RunResult.from_dict(json.loads(json.dumps(result.to_dict()))), Thresholds(requests_per_broker_max=100))
+    report = check(RunResult.from_dict(json.loads(json.dumps(result.to_dict()))), Gate(requests_per_broker_max=100))
     [rate] = [v for v in report.verdicts if v.rule == "produce_request_rate"]
     assert rate.status == "fail"
     # second 2: the survivor's 500 and the killed broker's 50 over its last 1.1 s; second 3 unmeasured

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from reports.gate import FAIL, Thresholds, neighbour_sla
+from reports.gate import FAIL, neighbour_sla
 from simulator.contract import RunResult
 from tuner.planning import within_sla
 from tuner.objective import constraints_of
+from workloads import Gate
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +33,7 @@ def test_the_summary_holds_the_end_to_end_p99_as_a_producer_s(result):
 
 
 def test_check_tune_and_plan_hold_the_pipeline_to_its_sla(result):
-    verdict = neighbour_sla(result, Thresholds())
+    verdict = neighbour_sla(result, Gate())
     assert verdict.status == FAIL and "fraud" in verdict.reason
     assert constraints_of(result, None)["sla:fraud"] > 2.0      # p99 over 1 s against 300 ms
     assert not within_sla(result.summary.tenants[0].to_dict())

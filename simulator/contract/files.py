@@ -1,0 +1,136 @@
+"""Every file quietload writes besides a run's RunResult, by kind: the ``kind`` it carries, its one
+reader and its one writer. The documents are built where their figures are (a study in the tuner,
+a plan in its planner, a gate result in the gate); here they are only tagged, checked and written.
+
+| file                          | tagged by                      | format                       |
+| ----------------------------- | ------------------------------ | ---------------------------- |
+| run (``simulate``, ``live``)  | ``schema_version`` (RunResult) | JSON                         |
+| study (``tune``)              | ``kind: quietload-study``      | JSON                         |
+| recommendation (``tune``)     | ``kind: quietload-recommendation`` | YAML                     |
+| plan (``plan``)               | ``kind: quietload-plan``       | JSON                         |
+| gate result (``check --json``)| ``gate: quietload.check``      | JSON                         |
+| calibration profile           | none: a cost profile (``workloads.CostProfile``) | YAML       |
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from simulator.contract.errors import ResultError
+from simulator.contract.result import json_field, read_json
+from workloads import CostProfile, Gate
+from workloads.loader import dump_yaml
+
+
+@dataclass(frozen=True)
+class FileKind:
+    """A kind of file: the tag its documents carry first, what they must hold, and how one is refused."""
+
+    kind: str
+    what: str                             # how a message names a file of this kind
+    required: tuple[str, ...]
+    schema_version: int | None = None
+    tag: str = "kind"                     # the key that holds ``kind``
+    says_found: bool = True               # a refusal names the schema version found
+    written_by: str = ""                  # the command whose files these are, for a refusal
+
+    def document(self, **content: Any) -> dict[str, Any]:
+        """``content`` under this kind's tag (and schema version), in the order given."""
+        head: dict[str, Any] = {self.tag: self.kind}
+        if self.schema_version is not None:
+            head["schema_version"] = self.schema_version
+        return {**head, **content}
+
+    def holds(self, path: str | Path) -> bool:
+        """Whether ``path`` is a file of this kind (by its tag); anything else is left to the other readers."""
+        return json_field(path, self.tag) == self.kind
+
+    def refusal(self, data: Any) -> str:
+        if self.schema_version is None:
+            return f"not a {self.what} of quietload {self.written_by}".rstrip()
+        found = data.get("schema_version") if isinstance(data, dict) else type(data).__name__
+        return f"not a quietload {self.what} of schema_version {self.schema_version}" + (
+            f" (found {found!r})" if self.says_found else "")
+
+    def check(self, data: Any, source: str) -> dict[str, Any]:
+        """``data`` if it is a document of this kind, else one ResultError naming what is wrong."""
+        if (not isinstance(data, dict) or data.get(self.tag) != self.kind
+                or (self.schema_version is not None and data.get("schema_version") != self.schema_version)):
+            raise ResultError(f"{source}: {self.refusal(data)}")
+        if missing := [key for key in self.required if key not in data]:
+            raise ResultError(f"{source}: {self.what} lacks {', '.join(missing)}")
+        return data
+
+    def read(self, path: str | Path) -> dict[str, Any]:
+        path = Path(path)
+        return self.check(read_json(path), str(path))
+
+    def write(self, document: dict[str, Any], path: str | Path) -> Path:
+        """The document as JSON (one space of indent, as every quietload JSON file)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.check(document, str(path)), indent=1) + "\n")
+        return path
+
+    def write_yaml(self, document: dict[str, Any], path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(dump_yaml(self.check(document, str(path))))
+        return path
+
+
+STUDY = FileKind("quietload-study", "study", ("scenario", "trials", "pareto_front", "pick", "importances"),
+                 schema_version=1)
+PLAN = FileKind("quietload-plan", "plan", ("scenario", "options", "points", "current_plan"), schema_version=1,
+                says_found=False)
+RECOMMENDATION = FileKind("quietload-recommendation", "recommendation", ("scenario", "params", "overrides"),
+                          written_by="tune")
+GATE = FileKind("quietload.check", "gate result", ("passed", "scenario", "evaluator", "verdicts"), tag="gate",
+                written_by="check --json")
+
+is_study_file, read_study = STUDY.holds, STUDY.read
+is_plan_file, read_plan, write_plan = PLAN.holds, PLAN.read, PLAN.write
+is_gate_file = GATE.holds
+
+
+def read_gate(path: str | Path) -> dict[str, Any]:
+    """A gate result (``check --json``): its verdicts each name a rule and a status."""
+    gate = GATE.read(path)
+    if not isinstance(gate["verdicts"], list) or not all(isinstance(v, dict) and {"rule", "status"} <= v.keys()
+                                                         for v in gate["verdicts"]):
+        raise ResultError(f"{path}: gate result's verdicts must each have a rule and a status")
+    return gate
+
+
+# A gate result's ``thresholds``, named with their units as the files have always had them.
+_GATE_THRESHOLDS = {"handler_idle_min": "handler_idle_min_pct", "cpu_max": "cpu_max_pct",
+                    "requests_per_broker_max": "requests_per_broker_max", "deadline": "deadline_s"}
+
+
+def gate_thresholds(gate: Gate) -> dict[str, Any]:
+    """The scenario's ``check:`` thresholds as a gate result writes them."""
+    return {name: getattr(gate, field) for field, name in _GATE_THRESHOLDS.items()}
+
+
+def thresholds_of_gate(gate: dict[str, Any]) -> Gate:
+    """The thresholds a gate result (``check --json``) judged with; KeyError or TypeError when it
+    holds none, or names one quietload does not know."""
+    written = gate["thresholds"]
+    if not isinstance(written, dict) or set(written) - set(_GATE_THRESHOLDS.values()):
+        raise TypeError("not a gate result's thresholds")
+    return Gate(**{field: written[name] for field, name in _GATE_THRESHOLDS.items() if written.get(name) is not None})
+
+
+def write_profile(document: dict[str, Any], path: str | Path, width: int = 110) -> Path:
+    """A calibration profile: a cost profile in YAML, read back as one before it is kept."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dump_yaml(document, width=width))
+    read_profile(path)
+    return path
+
+
+def read_profile(path: str | Path) -> CostProfile:
+    return CostProfile.load(str(path))
