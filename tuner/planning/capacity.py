@@ -118,12 +118,12 @@ def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str
     options = cluster_options(mapping, plan)
     tasks = []
     for option, point in itertools.product(options, points):
-        task = make_task(option, scenario, point, seeds, keep_dir, point == current)
-        task_scenario = Scenario.from_mapping(task["scenario"])   # with or without --force: bad input stops here
+        # checked before make_task lists the seeds; with or without --force, bad input stops here
+        point_scenario = Scenario.from_mapping(sized(option.mapping, scenario, point))
         if not force:
-            check_run_size(task_scenario, f"at the plan's point {option.name}, "
+            check_run_size(point_scenario, f"at the plan's point {option.name}, "
                            f"{point.load_gb:g} GB x {point.loads}; --force runs it anyway", runs=len(seeds))
-        tasks.append(task)
+        tasks.append(make_task(option, scenario, point, seeds, keep_dir, point == current))
     return scenario, grid, options, tasks
 
 
