@@ -18,16 +18,20 @@ file after its scenario, overrides and seed, so that no run overwrites another's
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
 import re
+import types
+import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from simulator.contract.errors import ResultError
-from simulator.contract.figures import BrokerFigures, Summary
+from simulator.contract.figures import BrokerFigures, Figures, Summary
 
 SCHEMA_VERSION = 1
 WINDOWS = ("before", "during", "after")
@@ -56,26 +60,36 @@ def json_field(path: str | Path, key: str) -> Any:
 # What a RunResult's figures must be, checked where a file is read so that no renderer meets a
 # string where it adds numbers: ``N`` a finite number or null, ``I`` a whole number, ``S`` a
 # text, ``"*"`` any key. Keys not named are free and none is required here (older files lack
-# later fields; ``from_dict`` requires the four every file has).
-_P99S = {"p99_ms_before": "N", "p99_ms_during": "N", "p99_ms_after": "N"}
+# later fields; ``from_dict`` requires the four every file has). The summary's and the brokers'
+# rules are their types' (``simulator.contract.figures``).
+def _rule(hint: Any) -> Any:
+    """The check of one annotated type, or None for a type the reader takes as it is."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        known = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        return _rule(known[0]) if len(known) == 1 else None
+    if hint is int or hint is float:
+        return "N"
+    if hint is str:
+        return "S"
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) is Mapping:
+        value = _rule(args[1])
+        return None if value is None else {"*": value}
+    if typing.get_origin(hint) is tuple and isinstance(args[0], type) and issubclass(args[0], Figures):
+        return [_rules(args[0])]
+    return None
+
+
+def _rules(cls: type) -> dict[str, Any]:
+    hints = typing.get_type_hints(cls)
+    return {f.name: rule for f in dataclasses.fields(cls) if (rule := _rule(hints[f.name])) is not None}
+
+
 _SCHEMA: dict[str, Any] = {
     "evaluator": "S", "seed": "I",
     "scenario": {"name": "S", "batch": {"producer": {"compression.type": "S"}}},
-    "summary": {
-        **{key: "N" for key in ("produce_requests", "batches", "batches_per_request", "mean_batch_bytes",
-                                 "mean_batch_wire_bytes", "records_per_request", "compression_ratio",
-                                 "load_seconds", "handler_idle_pct_during", "cpu_pct_during")},
-        **{key: "N" for key in ("record_bytes", "wire_bytes", "simulated_seconds", "broker_produce_requests",
-                                "fetch_requests", "network_idle_pct_during", "replica_lag_bytes_max_during",
-                                "quota_throttle_s", "remote_time_ms_p99", "append_rate_bytes_per_s",
-                                "drain_interval_ms", "batch_fill")},
-        "tenants": [{"name": "S", "sla_p99_ms": "N", **{k: "N" for k in _P99S},
-                     "broker_time_ms_p99_during": {"*": "N"}}],
-    },
-    "brokers": [{"produce_requests": "N", "fetch_requests": "N", "bytes_in": "N", "bytes_out": "N",
-                 "RequestQueueSize_max": "N", "RequestHandlerAvgIdlePercent": {"*": "N"},
-                 "NetworkProcessorAvgIdlePercent": {"*": "N"}, "cpu_percent": {"*": "N"},
-                 "produce_time_ms": {"*": {"*": "N"}}}],
+    "summary": _rules(Summary),
+    "brokers": [_rules(BrokerFigures)],
     "tenants": [{"name": "S", "records": "N", "produce_requests": "N", "sla_p99_ms": "N",
                  "latency_ms": {"*": {"*": "N"}}}],
     "producers": [{"name": "S", **{key: "N" for key in ("produce_requests", "batches", "bytes", "records",

@@ -50,3 +50,24 @@ def test_the_overrides_go_into_the_file_and_back(tmp_path):
     data = json.loads((tmp_path / "r.json").read_text())
     with pytest.raises(ResultError, match="overrides\\[0\\] must be a text"):
         RunResult.from_dict({**data, "overrides": [3]}, "r.json")
+
+
+def test_a_file_written_before_later_figures_existed_still_reads(tmp_path):
+    """The first files: ``value_bytes`` (since named ``record_bytes``), no replication lag, quota, broker
+    times of the neighbours' requests, throttle per broker, batch sizes or overrides."""
+    first = {"schema_version": 1, "evaluator": "model", "seed": 1, "scenario": {"name": "s"},
+             "summary": {"produce_requests": 32104, "batches": 40250, "value_bytes": 2.0e9, "load_seconds": 41.3,
+                         "handler_idle_pct_during": 3.3, "tenants": [
+                             {"name": "api", "sla_p99_ms": 10.0, "p99_ms_before": 4.0, "p99_ms_during": 812.0,
+                              "p99_ms_after": 5.0}]},
+             "brokers": [{"id": 0, "produce_requests": 32104, "RequestHandlerAvgIdlePercent": {"during": 3.3}}]}
+    (tmp_path / "old.json").write_text(json.dumps(first))
+    run = RunResult.read(tmp_path / "old.json")
+    assert (run.summary.produce_requests, run.summary.load_seconds, run.summary.tenants[0].p99_ms_during) == (32104, 41.3, 812.0)
+    assert run.summary.record_bytes is None and run.summary.replica_lag_bytes_max_during is None
+    assert run.summary.tenants[0].broker_time_ms_p99_during is None
+    assert run.brokers[0].produce_throttle_s is None and run.brokers[0].RequestHandlerAvgIdlePercent == {"during": 3.3}
+    assert run.batch_sizes is None and run.overrides == []
+    # written again, the figures it has keep their values; those it lacks are null, the live stack's own absent
+    again = json.loads(run.to_json())["summary"]
+    assert again["produce_requests"] == 32104 and again["record_bytes"] is None and "integrity_ok" not in again
