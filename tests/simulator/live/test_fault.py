@@ -121,8 +121,8 @@ def test_a_broker_kill_run_counts_no_negative_requests_and_passes_the_gate(tmp_p
     assert any(line.startswith("Fault: broker killed (broker 2)") for line in result.mechanism)
     assert not list((tmp_path / "stack").rglob("*.properties"))     # the stack is gone, dead broker and all
     assert s.produce_requests == s.producer_request_total > 0
-    assert all(b["produce_requests"] >= 0 and b["fetch_requests"] >= 0 for b in result.brokers)
-    assert 2 in [b["id"] for b in result.brokers]      # the killed broker's count up to its death
+    assert all(b.produce_requests >= 0 and b.fetch_requests >= 0 for b in result.brokers)
+    assert 2 in [b.id for b in result.brokers]      # the killed broker's count up to its death
     assert set(s.incomplete) == {"broker_produce_requests", "fetch_requests", "produce_requests"}
     path = result.write(tmp_path / "fault.json")
     outcome = CliRunner().invoke(app, ["check", "--result", str(path)])

@@ -129,8 +129,8 @@ def test_a_saturated_broker_makes_the_producer_pack_more_batches_per_request(mak
     assert saturated.record_bytes == pytest.approx(quick.record_bytes, rel=1e-9)
     assert quick_producer["batches_per_request"] < 2.5
     assert saturated_producer["batches_per_request"] > 4 * quick_producer["batches_per_request"]
-    assert saturated["produce_requests"] * 4 < quick["produce_requests"]
-    assert saturated["load_seconds"] > quick["load_seconds"]
+    assert saturated.produce_requests * 4 < quick.produce_requests
+    assert saturated.load_seconds > quick.load_seconds
 
 
 # Records are appended whole: KafkaProducer.send() adds a record to the batch in one call, so a
