@@ -9,3 +9,7 @@ class ScenarioError(ValueError):
         self.field = field
         self.problem = problem
         super().__init__(f"{field}: {problem}" if field else problem)
+
+    def __reduce__(self) -> tuple:
+        # rebuilt from its two parts when a worker process hands it back (pickle would pass the one line)
+        return (ScenarioError, (self.field, self.problem))
