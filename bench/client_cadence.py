@@ -20,10 +20,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from simulator.evaluator import model_evaluator
 from simulator.live._jars import java_command, resolve_jars
 from simulator.live.evaluator import create_topics, pin_process
 from simulator.live.kafka import KafkaCluster
-from simulator.model.model import ModelEvaluator
 from workloads import CATALOG, Scenario
 from workloads.scenario import load_mapping
 
@@ -63,7 +63,7 @@ def run_probe(work: Path, classpath: str, bootstrap: str, seconds: float, rate: 
 
 
 def main(seconds: float) -> None:
-    evaluator = ModelEvaluator()
+    evaluator = model_evaluator()
     probe_run = evaluator.evaluate(model_scenario(1, 1, 1.6), 1)
     size = round(probe_run.spark["record_bytes"])
     ratio = probe_run.spark["record_bytes"] / probe_run.spark["csv_row_bytes"]

@@ -20,8 +20,8 @@ import argparse
 import time
 from pathlib import Path
 
-from simulator.model.model import ModelEvaluator
 from simulator.contract import RunResult
+from simulator.evaluator import model_evaluator
 from tuner.calibration import CALIBRATION, HELD_OUT, calibrate, pick, render_calibration
 from tuner.calibration.calibrate import machine
 from tuner.calibration.runs import live_evaluator, preflight
@@ -65,7 +65,7 @@ def main() -> None:
     configurations = preflight(pick(HELD_OUT, args.configuration, "--configuration"), profile, None, None, None)
     evaluator, _ = live_evaluator(args.out / "stack", None, None, say)
     started = time.monotonic()
-    validation = validate(evaluator, ModelEvaluator(), configurations, profile, args.repeat, args.seeds, say,
+    validation = validate(evaluator, model_evaluator(), configurations, profile, args.repeat, args.seeds, say,
                           args.out / "validation")
     print(f"validation: {(time.monotonic() - started) / 60:.1f} min; profile {profile}; live runs x{args.repeat}, "
           f"model seeds x{args.seeds}")

@@ -31,8 +31,8 @@ import tempfile
 from pathlib import Path
 
 from reports.spread import render_spread
+from simulator.evaluator import model_evaluator
 from simulator.live.evaluator import LiveEvaluator
-from simulator.model.model import ModelEvaluator
 from workloads import CATALOG, Scenario
 
 ONE_BROKER = ["profile=loopback", "cluster.brokers=1", "cluster.replication.factor=1", "cluster.min.insync.replicas=1",
@@ -80,7 +80,7 @@ def main(repeats: int, out_dir: Path) -> None:
         rows = write_short_rows(Path(work) / "short-rows.csv")
         scenarios = {name: Scenario.from_yaml(CATALOG / "paypay-glue-2gb.yaml", ONE_BROKER + [f"dataset.rows={rows}"] + settings)
                      for name, settings in CONFIGURATIONS.items()}
-        model = {name: figures([ModelEvaluator().evaluate(scenario, seed) for seed in MODEL_SEEDS])
+        model = {name: figures([model_evaluator().evaluate(scenario, seed) for seed in MODEL_SEEDS])
                  for name, scenario in scenarios.items()}
         runs: dict[str, list] = {name: [] for name in CONFIGURATIONS}
         for seed in range(1, repeats + 1):     # alternated, so a drift in the machine's load hits both alike

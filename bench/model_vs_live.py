@@ -16,8 +16,8 @@ from pathlib import Path
 
 from reports.report import run_figures
 from reports.versus import pair_runs, versus_header, versus_rows
+from simulator.evaluator import model_evaluator
 from simulator.live.evaluator import LiveEvaluator
-from simulator.model.model import ModelEvaluator
 from workloads import CATALOG, Scenario
 
 OVERRIDES = ["profile=loopback", "cluster.brokers=1", "cluster.replication.factor=1", "cluster.min.insync.replicas=1",
@@ -33,7 +33,7 @@ def main(repeats: int, out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     results = []
     for seed in MODEL_SEEDS:
-        results.append(ModelEvaluator().evaluate(scenario, seed))
+        results.append(model_evaluator().evaluate(scenario, seed))
         results[-1].write(out_dir / f"model-seed{seed}.json")
     with tempfile.TemporaryDirectory(prefix="quietload-bench-") as work:
         live = LiveEvaluator(Path(work) / "stack", progress_line=lambda line: print(f"  {line}", flush=True))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 
-from simulator.model.model import ModelEvaluator
+from simulator.evaluator import model_evaluator
 from workloads import CATALOG, Scenario
 
 SEED = 1
@@ -55,7 +55,7 @@ def _judged(text: str, inside: bool) -> tuple[str, bool]:
 
 
 def main() -> None:
-    evaluator = ModelEvaluator()
+    evaluator = model_evaluator()
     header = ("assumption", "baseline requests", "baseline batch KB", "baseline p99 x", "rep60 requests",
               "baseline/rep60", "fix requests", "rep60/fix", "fix p99 x", "bars met", "handler idle %",
               "queue max", "CPU %")

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from simulator.model.model import ModelEvaluator
+from simulator.evaluator import model_evaluator
 from workloads import CATALOG, Scenario
 
 RUNS = 5
@@ -46,7 +46,7 @@ def three_digits(value: float) -> str:
 def time_scenario(path: Path) -> tuple[float, float]:
     """(median wall seconds, simulated seconds per wall second of the median run)."""
     scenario = Scenario.from_yaml(path)
-    evaluator = ModelEvaluator()
+    evaluator = model_evaluator()
     runs = []
     for _ in range(RUNS):
         gc.collect()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from simulator.model.model import ModelEvaluator
+from simulator.evaluator import model_evaluator
 from workloads import Scenario
 
 PIPELINES = [
@@ -43,7 +43,7 @@ def scenario(rate: str) -> Scenario:
 
 
 def main(rate: str = "1000/s", seed: str = "1") -> None:
-    result = ModelEvaluator().evaluate(scenario(rate), int(seed))
+    result = model_evaluator().evaluate(scenario(rate), int(seed))
     by_name = {t["name"]: t["latency_ms"] for t in result.tenants}
     base = by_name["kafka-streams"]
     print(f"{'pipeline':<24} {'p50 alone':>10} {'p99 alone':>10} {'p50 load':>10} {'p99 load':>10}  p50 / kafka-streams")

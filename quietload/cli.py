@@ -27,6 +27,7 @@ from reports.junit import write_junit
 from reports.report import DEFAULT_OUT_DIR, report_files
 from reports.spread import render_spread
 from reports.summary import render_summary
+from simulator.evaluator import model_evaluator
 from simulator.live import DEFAULT_RUN_DIR, KafkaCluster, render_status, render_stopped
 from simulator.live.s3 import LocalStackS3, render_s3_status, render_s3_stopped
 from simulator.contract import ResultError, RunResult, result_path
@@ -105,12 +106,10 @@ _Force = Annotated[bool, typer.Option("--force", help="Run even a scenario past 
 
 def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, force: bool = False) -> list[RunResult]:
     """The scenario's RunResult for each seed from the model, with the progress line on stderr."""
-    from simulator.model.model import ModelEvaluator  # the codecs load only when a run needs them
-
     scenario = Scenario.from_yaml(scenario_file, overrides)
     if not force:
         check_run_size(scenario, runs=len(seeds))
-    evaluator, results = ModelEvaluator(), []
+    evaluator, results = model_evaluator(), []
     for seed in seeds:
         with SimulationProgress(scenario.name, estimate(scenario).seconds) as progress:
             results.append(dataclasses.replace(evaluator.evaluate(scenario, seed, progress=progress),
@@ -121,9 +120,7 @@ def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, f
 
 def _model_trial(scenario_file: Path, overrides: list[str] | None, seeds: list[int]) -> Any:
     """The scenario with more ``--set`` values laid over it, run on ``seeds``: how check tries its advice."""
-    from simulator.model.model import ModelEvaluator
-
-    evaluator = ModelEvaluator()
+    evaluator = model_evaluator()
     return lambda changes: [evaluator.evaluate(Scenario.from_yaml(scenario_file, [*(overrides or []), *changes]), seed)
                             for seed in seeds]
 

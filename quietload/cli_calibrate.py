@@ -85,7 +85,7 @@ def validate(
         from tuner.calibration.history import validate_history
         typer.echo(validate_history(history, scenario_file, seeds, _say, last))
         return
-    from simulator.model.model import ModelEvaluator
+    from simulator.evaluator import model_evaluator
     from tuner.calibration import HELD_OUT, pick
     from tuner.calibration.runs import live_evaluator, preflight
     from tuner.fidelity import render_validation, validate as run, write_validation
@@ -94,7 +94,7 @@ def validate(
     chosen = preflight(pick(HELD_OUT, configurations, "--configuration"), profile, overrides, bootstrap_servers, metrics)
     require("live", "quietload validate")
     evaluator, _ = live_evaluator(run_dir, bootstrap_servers, metrics, _say)
-    validation = run(evaluator, ModelEvaluator(), chosen, profile, repeat, seeds, _say, out)
+    validation = run(evaluator, model_evaluator(), chosen, profile, repeat, seeds, _say, out)
     typer.echo(render_validation(validation))
     for path in write_validation(validation, out):
         typer.echo(f"wrote {path}")

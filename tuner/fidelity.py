@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from reports.report import format_figure, run_figures
 from reports.versus import FIDELITY_SUMMARY_HEADER, Versus, fidelity_summary, fidelity_summary_rows, pair_runs, ratio
+from simulator.evaluator import Evaluator
 from tuner.calibration.design import Point
 from tuner.calibration.runs import run_points
 
@@ -117,7 +118,7 @@ def table_rows(pairs: list[Versus]) -> list[list[str]]:
 TABLE_HEADER = ["configuration", "figure", "model (min-max over seeds)", "live median (min-max)", "live / model"]
 
 
-def validate(live: Any, model: Any, points: tuple[Point, ...], profile: str, repeat: int, seeds: int,
+def validate(live: Evaluator, model: Evaluator, points: tuple[Point, ...], profile: str, repeat: int, seeds: int,
              say: Callable[[str], None], results_dir: Path | None = None) -> Validation:
     """Run every point live ``repeat`` times and on the model with ``seeds`` seeds; pair and judge."""
     say(f"the model: {len(points)} configurations x {seeds} seeds")

@@ -14,7 +14,7 @@ import yaml
 from typer.testing import CliRunner
 
 from quietload.cli import app
-from simulator.model.model import ModelEvaluator
+from simulator.evaluator import model_evaluator
 from tuner.calibration import CALIBRATION, calibrate, fit_costs
 from tuner.calibration.calibrate import flat_values
 from tuner.calibration.fit import Observation
@@ -34,7 +34,7 @@ def calibration(tmp_path_factory):
     # enough cores that the broker's threads never wait for one: busy time is the costs alone
     points = tuple(dataclasses.replace(p, overrides=(*p.overrides, "cluster.broker.vcpus=8")) for p in CALIBRATION[:4])
     lines: list[str] = []
-    result = calibrate(ModelEvaluator(), points, str(known), base / "fitted.yaml", 2, "model", lines.append, base / "runs")
+    result = calibrate(model_evaluator(), points, str(known), base / "fitted.yaml", 2, "model", lines.append, base / "runs")
     return result, lines, base
 
 

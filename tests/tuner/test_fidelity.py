@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from quietload.cli import app
-from simulator.model.model import ModelEvaluator
+from simulator.evaluator import model_evaluator
 from tuner.calibration import HELD_OUT, pick
 from tuner.fidelity import render_validation, validate, write_validation
 
@@ -23,7 +23,7 @@ class ModelAsLive:
     """The model's run of a seed, labelled as a live run of it (a stand-in: see the module's docstring)."""
 
     def __init__(self, seed_offset: int = 0) -> None:
-        self.model, self.offset = ModelEvaluator(), seed_offset
+        self.model, self.offset = model_evaluator(), seed_offset
 
     def evaluate(self, scenario, seed):
         return dataclasses.replace(self.model.evaluate(scenario, seed + self.offset), evaluator="live", seed=seed)
@@ -32,7 +32,7 @@ class ModelAsLive:
 @pytest.fixture(scope="module")
 def itself(tmp_path_factory):
     out = tmp_path_factory.mktemp("fidelity")
-    validation = validate(ModelAsLive(), ModelEvaluator(), CONFIGURATIONS, "loopback", 2, 2, lambda line: None, out)
+    validation = validate(ModelAsLive(), model_evaluator(), CONFIGURATIONS, "loopback", 2, 2, lambda line: None, out)
     return validation, write_validation(validation, out), out
 
 

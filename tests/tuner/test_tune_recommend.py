@@ -1,6 +1,6 @@
 import yaml
 
-from simulator.model.model import ModelEvaluator
+from simulator.evaluator import model_evaluator
 from tuner import TuneRequest, render_snippets, run_tune, snippets
 from workloads import Scenario
 
@@ -59,7 +59,7 @@ def test_the_recommendation_reproduces_the_picked_figures(tiny, tmp_path):
     assert picked["produce_requests"] == 10 and outcome.summary.pick.produce_requests == 11
     assert recommendation["predicted"]["before"]["produce_requests"] == 1669
     assert recommendation["explanation"][0].startswith(f"produce requests 1,669 -> {picked['produce_requests']:,} because batches fill to ")
-    evaluator = ModelEvaluator()
+    evaluator = model_evaluator()
     # as --set overrides on the original file, and as the tuned scenario file that extends it
     again = evaluator.evaluate(Scenario.from_yaml(scenario_file, recommendation["overrides"]), 1)
     tuned_file = Scenario.from_yaml(out / "tiny-tuned.yaml")

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from simulator.contract import RunResult
 from simulator.contract.files import write_profile
+from simulator.evaluator import Evaluator
 from tuner.calibration.design import Point
 from tuner.calibration.fit import Fit, Observation, fit_costs, observe
 from tuner.calibration.runs import PointRuns, run_points
@@ -175,7 +176,7 @@ def profile_document(name: str, base: CostProfile, base_raw: dict, fit: Fit, run
     return raw
 
 
-def calibrate(evaluator: Any, points: tuple[Point, ...], base_profile: str, target: Path, repeat: int,
+def calibrate(evaluator: Evaluator, points: tuple[Point, ...], base_profile: str, target: Path, repeat: int,
               kafka_version: str, say: Callable[[str], None], results_dir: Path | None = None) -> Calibration:
     """Run the design, fit the costs and write the profile to ``target``."""
     CostProfile.load(base_profile, "--base")     # a base that does not read stops before any run

@@ -32,7 +32,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from reports.versus import ratio
+from simulator.contract import RunResult
 from simulator.contract.files import write_profile
+from simulator.evaluator import Evaluator, model_evaluator
 from tuner.calibration.calibrate import base_document, fitted_document, flat_values, profile_target, residual_rows
 from tuner.calibration.fit import FIGURES, TERMS, Fit, FitResidual, FittedTerm, Observation, _solve
 from tuner.calibration.fit import _excess as fit_excess
@@ -77,7 +79,7 @@ class Batching:
     records_bytes_per_byte: float = 1.0     # the batches' uncompressed bytes per byte on the wire (the codec's)
 
     @classmethod
-    def of(cls, scenario: Scenario, evaluator: Any) -> "Batching":
+    def of(cls, scenario: Scenario, evaluator: Evaluator) -> "Batching":
         result = evaluator.evaluate(dataclasses.replace(scenario, tenants=()), 1)
         s = result.summary
         return cls(s.produce_requests / s.wire_bytes, s.batches / s.produce_requests,
@@ -176,7 +178,7 @@ CLOSURE_SEEDS = 3
 
 
 def closure(scenario: Scenario, profile: CostProfile, wire_bytes: float, batching: Batching, counted: bool,
-            evaluator: Any) -> tuple[float, float]:
+            evaluator: Evaluator) -> tuple[float, float]:
     """The fit's own error on the model, per factor (request handlers', network threads'): the job beside its
     neighbours on one broker with the fitted costs, a past load's per-broker bytes, over a few seeds, observed
     as the history is (each figure's excess over its quiet level, requests counted or the model's, batches the
@@ -224,11 +226,10 @@ class HistoryCalibration:
 
 
 def fit_history(history: History, loads: list[Window], scenario: Scenario, target: Path, kafka_version: str,
-                evaluator: Any = None, base_profile: str = "default") -> HistoryCalibration:
+                evaluator: Evaluator | None = None, base_profile: str = "default") -> HistoryCalibration:
     """Fit the broker's costs to the history's past loads; write the profile with its provenance."""
-    from simulator.model.model import ModelEvaluator
     base = CostProfile.load(base_profile, "--base")
-    evaluator = evaluator or ModelEvaluator()
+    evaluator = evaluator or model_evaluator()
     profile = base
     for _ in range(2):     # batching follows the brokers' speed (slow brokers, bigger batches): predict it on the fitted costs
         batching = Batching.of(dataclasses.replace(scenario, profile=profile), evaluator)
@@ -361,7 +362,7 @@ def _observed(history: History, window: Window) -> dict[str, float | None]:
             "bytes in (MB)": window.bytes / 1e6}
 
 
-def _predicted(result: Any, window: Window, period: float) -> dict[str, float | None]:
+def _predicted(result: RunResult, window: Window, period: float) -> dict[str, float | None]:
     """The run's figures over the load's whole periods from its start; seconds past the run's end at its quiet level."""
     lines, start = result.timelines, int(result.windows["during"][0])
     before = max(1, int(result.windows["before"][1]))
@@ -380,7 +381,7 @@ def _predicted(result: Any, window: Window, period: float) -> dict[str, float | 
             "bytes in (MB)": result.summary.wire_bytes / 1e6}
 
 
-def sized_like(scenario: Scenario, wire_bytes: float, evaluator: Any) -> Scenario:
+def sized_like(scenario: Scenario, wire_bytes: float, evaluator: Evaluator) -> Scenario:
     """The scenario with its input scaled so that its load puts ``wire_bytes`` on the wire."""
     from workloads.scenario import FileGroup
     total = sum(scenario.dataset.file_sizes)
@@ -392,7 +393,7 @@ def sized_like(scenario: Scenario, wire_bytes: float, evaluator: Any) -> Scenari
     return dataclasses.replace(scenario, dataset=dataclasses.replace(scenario.dataset, files=files))
 
 
-def replay(history: History, scenario: Scenario, seeds: int, evaluator: Any, last: int | None = None,
+def replay(history: History, scenario: Scenario, seeds: int, evaluator: Evaluator, last: int | None = None,
            say: Callable[[str], None] = lambda line: None) -> list[Replayed]:
     """Each past load (the ``last`` ones) on the model with ``seeds`` seeds, beside what the metrics observed."""
     loads = find_loads(history, scenario.batch.topic)
@@ -438,8 +439,7 @@ def render_replay(replayed: list[Replayed]) -> str:
 def validate_history(history_path: Path, scenario_path: Path | None, seeds: int, say: Callable[[str], None],
                      last: int | None = None) -> str:
     """``quietload validate --history``: the past loads replayed on the model, as a table."""
-    from simulator.model.model import ModelEvaluator
     if scenario_path is None:
         raise ScenarioError("--history", "replays the loads of an imported scenario: give --scenario FILE too")
-    return render_replay(replay(History.read(history_path), Scenario.from_yaml(scenario_path), seeds, ModelEvaluator(),
+    return render_replay(replay(History.read(history_path), Scenario.from_yaml(scenario_path), seeds, model_evaluator(),
                                 last, say))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from simulator.evaluator import Evaluator
 from simulator.live._process import StackError
 from simulator.contract import RunResult
 from tuner.calibration.design import Point
@@ -37,7 +38,7 @@ def _is_bad_input(error: Exception) -> bool:
     return isinstance(error, ScenarioError) or (isinstance(error, StackError) and ("not found" in text or "answers" in text))
 
 
-def run_points(points: tuple[Point, ...], profile: str, evaluator: Any, repeat: int, say: Callable[[str], None],
+def run_points(points: tuple[Point, ...], profile: str, evaluator: Evaluator, repeat: int, say: Callable[[str], None],
                results_dir: Path | None = None, first_seed: int = 1) -> list[PointRuns]:
     """Every point ``repeat`` times on ``evaluator`` (seeds first_seed...), in point-major order;
     each RunResult is written to ``results_dir`` as it completes (<point>-<evaluator>-seed<N>.json)."""
@@ -101,7 +102,7 @@ def preflight(points: tuple[Point, ...], profile: str, overrides: list[str] | No
 
 
 def live_evaluator(run_dir: Path, bootstrap_servers: str | None, metrics: list[str] | None,
-                   say: Callable[[str], None]) -> tuple[Any, str]:
+                   say: Callable[[str], None]) -> tuple[Evaluator, str]:
     """The live evaluator for the local stack (or the staging cluster), and the Kafka version it runs."""
     from simulator.live.clients import security_from_environment
     from simulator.live.evaluator import LiveEvaluator

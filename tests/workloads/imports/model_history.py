@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import statistics
 
-from simulator.model.model import ModelEvaluator
+from simulator.evaluator import model_evaluator
 from workloads import Scenario
 from workloads.imports import History
 from workloads.scenario import apply_overrides
@@ -43,7 +43,7 @@ def scenario(overrides: list[str] | None = None, tenants: list[int] | None = Non
 
 def history(profile: str = "default", seed: int = 1) -> tuple[History, list]:
     """The nights one after another (each with its quiet before and after) on ``profile``, and the runs."""
-    evaluator = ModelEvaluator()
+    evaluator = model_evaluator()
     alone = {}
     for i, name in enumerate(("api", "audit")):
         run = evaluator.evaluate(scenario(tenants=[i], profile=profile), seed)

@@ -9,7 +9,7 @@ import yaml
 
 import model_history
 from tuner.calibration.history import fit_history, replay, replay_rows
-from simulator.model.model import ModelEvaluator
+from simulator.evaluator import model_evaluator
 from workloads.imports import Imported, build
 from workloads.profile import PROFILE_DIR, CostProfile
 
@@ -75,7 +75,7 @@ def test_the_fitted_costs_are_within_their_stated_uncertainty(nights, truth, cou
 def test_the_replay_puts_each_load_beside_what_was_observed(nights, truth):
     history, _ = nights
     scenario = model_history.scenario(profile=str(truth))
-    replayed = replay(history, scenario, 2, ModelEvaluator(), last=2)
+    replayed = replay(history, scenario, 2, model_evaluator(), last=2)
     assert [r.load for r in replayed] == ["1970-01-01 00:00", "1970-01-01 00:00"]
     rows = replay_rows(replayed)
     assert [row[1] for row in rows[:4]] == ["handler idle (%)", "CPU (%)", "produce TotalTime mean (ms)", "bytes in (MB)"]
