@@ -12,10 +12,12 @@ one that holds on every seed.
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
 from simulator.contract import RunResult
+from simulator.evaluator import Evaluator, model_evaluator
 from tuner.space import SearchSpace
 from workloads import Scenario
 from workloads.scenario import apply_overrides
@@ -91,21 +93,26 @@ class Objective:
     each trial lays its own overrides over it exactly as ``quietload simulate --set`` would.
     """
 
-    def __init__(self, base: dict, space: SearchSpace, seed: int, evaluator: Any = None, repeat: int = 1) -> None:
+    def __init__(self, base: dict, space: SearchSpace, seed: int, evaluator: Evaluator | None = None, repeat: int = 1) -> None:
         self.base, self.space, self.seed = base, space, seed
         self.seeds = tuple(range(seed, seed + repeat))
         self.deadline_s = Scenario.from_mapping(base).check.deadline
         self._evaluator = evaluator
+
+    def on(self, evaluator: Evaluator | None) -> "Objective":
+        """This objective run on ``evaluator`` (a worker process's own; None: the model, built on first use)."""
+        other = copy.copy(self)
+        other._evaluator = evaluator
+        return other
 
     @property
     def repeat(self) -> int:
         return len(self.seeds)
 
     @property
-    def evaluator(self) -> Any:
-        if self._evaluator is None:
-            from simulator.model.model import ModelEvaluator  # the codecs load only when a run needs them
-            self._evaluator = ModelEvaluator()
+    def evaluator(self) -> Evaluator:
+        if self._evaluator is None:   # built on the first run: the codecs load only when a run needs them
+            self._evaluator = model_evaluator()
         return self._evaluator
 
     def scenario(self, params: dict[str, Any]) -> Scenario:

@@ -1,27 +1,30 @@
 """An Optuna study over a batch job's knobs: storage, sampler, trials in worker processes, Pareto front, pick.
 
-The parent process asks the sampler for each trial and tells it the outcome; worker processes
-only run the model (CPU-bound Python: threads would not help). Only the parent touches the
-storage, so a SQLite file serves any number of local workers; an RDB URL shared by several
-machines lets each add its trials to the same study. Re-running a study resumes it: trials
-are added until ``trials`` have completed.
+The parent process asks the sampler for each trial and tells it the outcome; the trials run on
+``tuner.runner``, inline or in worker processes that only run the model (CPU-bound Python:
+threads would not help). Only the parent touches the storage, so a SQLite file serves any
+number of local workers; an RDB URL shared by several machines lets each add its trials to the
+same study. Re-running a study resumes it: trials are added until ``trials`` have completed.
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import re
 import time
 import warnings
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote, unquote_plus
 
 from simulator.contract.files import STUDY
+from simulator.evaluator import Evaluator
 from tuner.objective import OBJECTIVES, Objective, Outcome, record
+from tuner.runner import Execution, Runner
 from workloads import Scenario, ScenarioError
 from workloads._fields import file_key
 
@@ -348,53 +351,9 @@ def _load_study(objective: Objective, settings: StudySettings, note: Callable[[s
     return study
 
 
-_WORKER: Objective | None = None
-
-
-def _start_worker(base: dict, space: Any, seed: int, repeat: int) -> None:
-    global _WORKER
-    _WORKER = Objective(base, space, seed, repeat=repeat)
-
-
-def _evaluate_in_worker(params: dict[str, Any]) -> Outcome:
-    assert _WORKER is not None
-    return _WORKER.evaluate(params)
-
-
-class _Inline:
-    """An executor that runs each call at once: one worker, no process, same results."""
-
-    def __init__(self, objective: Objective) -> None:
-        self.objective = objective
-
-    def submit(self, params: dict[str, Any]) -> Future:
-        future: Future = Future()
-        try:
-            future.set_result(self.objective.evaluate(params))
-        except BaseException as error:  # handed to the caller through the future, as a pool would
-            future.set_exception(error)
-        return future
-
-    def __enter__(self) -> "_Inline":
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        pass
-
-
-class _Pool:
-    def __init__(self, objective: Objective, workers: int) -> None:
-        self.pool = ProcessPoolExecutor(workers, initializer=_start_worker,
-                                        initargs=(objective.base, objective.space, objective.seed, objective.repeat))
-
-    def submit(self, params: dict[str, Any]) -> Future:
-        return self.pool.submit(_evaluate_in_worker, params)
-
-    def __enter__(self) -> "_Pool":
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+def _trial_outcome(objective: Objective, evaluator: Evaluator, params: dict[str, Any]) -> Outcome:
+    """The runner's work for a study: one trial's knob values on this process's evaluator."""
+    return objective.on(evaluator).evaluate(params)
 
 
 def _records(study: Any) -> list[TrialRecord]:
@@ -418,8 +377,8 @@ def run_study(objective: Objective, settings: StudySettings, progress: Progress 
     done = _records(study)
     best = _best_requests(done)
     pending: dict[Future, Any] = {}
-    runner = _Inline(objective) if settings.workers == 1 else _Pool(objective, settings.workers)
-    with runner:
+    work = functools.partial(_trial_outcome, objective.on(None))   # each process runs it on its own evaluator
+    with Runner(work, objective.evaluator, Execution(workers=settings.workers)) as runner:
         try:
             while True:
                 while len(pending) < settings.workers and len(done) + len(pending) < settings.trials:

@@ -18,23 +18,21 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import functools
 import itertools
-import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from simulator.contract.files import PLAN
+from simulator.evaluator import Evaluator, model_evaluator
 from tuner.planning.whatif import ClusterOption, cluster_options
+from tuner.runner import Execution, Runner
 from workloads import Scenario, ScenarioError
 from workloads.limits import check_run_size
 from workloads.scenario import load_mapping
 from workloads.scenario import Plan
 
 GIB = 1024**3
-ENGINES = ("local", "spark")
 DEFAULT_LOAD_SCALES = (0.5, 1.0, 2.0)     # x the job's own load: a grid that finishes in a minute or two
 
 Progress = Callable[[int, int], None]     # (points done, points in all)
@@ -163,13 +161,6 @@ def refine(tasks_of: Callable[[list[tuple[ClusterOption, LoadPoint]]], list[dict
     return added
 
 
-@functools.lru_cache(maxsize=1)
-def _evaluator() -> Any:
-    """One model evaluator per process: it keeps the rows' measured compression curves."""
-    from simulator.model.model import ModelEvaluator
-    return ModelEvaluator()
-
-
 def _round(value: Any) -> Any:
     return float(f"{value:.6g}") if isinstance(value, float) else value
 
@@ -180,15 +171,15 @@ def _highest(values: list[float | None]) -> float | None:
     return max(sent) if sent else None
 
 
-def evaluate_point(task: dict) -> dict:
-    """Run one task on the model, once per seed; the figures the plan keeps of it, each at its
-    worst over the seeds (a module-level function, so process pools and Spark's Python workers
-    can run it)."""
+def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
+    """Run one task on ``evaluator``, once per seed; the figures the plan keeps of it, each at its
+    worst over the seeds (the runner's work: a module-level function, so process pools and
+    Spark's Python workers can run it)."""
     scenario = Scenario.from_mapping(task["scenario"])
     point = LoadPoint(task["load_gb"], task["loads"], task["spacing_s"])
     summaries = []
     for seed in task["seeds"]:
-        result = _evaluator().evaluate(scenario, seed)
+        result = evaluator.evaluate(scenario, seed)
         if task.get("keep_dir"):
             result.write(Path(task["keep_dir"]) / f"{task['option']}-{point.load_gb:g}gb-x{point.loads}-"
                          f"{point.spacing_s:g}s-seed{seed}.json")
@@ -242,62 +233,38 @@ def option_verdict(option: ClusterOption, points: list[dict], current_ingest: fl
 def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, given: dict[str, Any] | None = None,
              seed: int = 1, engine: str = "local", workers: int | None = None, master: str = "local[*]",
              keep_dir: str | Path | None = None, progress: Progress | None = None, repeat: int = 1,
-             force: bool = False, refine_steps: int = 0) -> dict:
-    """The plan of ``scenario_file``: every (cluster option, load point) on the model (on
-    ``repeat`` seeds from ``seed``), ``refine_steps`` bisections of each option's capacity
-    between grid points, and each option's verdict. The same plan whatever the engine and the
-    worker count."""
-    if engine not in ENGINES:
-        raise ScenarioError("--engine", f"expected one of {', '.join(ENGINES)}, got {engine!r}")
-    workers = workers or os.cpu_count() or 1
-    if workers < 1:
-        raise ScenarioError("--workers", f"expected at least 1, got {workers}")
+             force: bool = False, refine_steps: int = 0, evaluator: Evaluator | None = None) -> dict:
+    """The plan of ``scenario_file``: every (cluster option, load point) on ``evaluator`` [default:
+    the model] (on ``repeat`` seeds from ``seed``), ``refine_steps`` bisections of each option's
+    capacity between grid points, and each option's verdict. The same plan whatever the engine
+    and the worker count."""
+    execution = Execution(engine, workers, master).checked()
     if repeat < 1:
         raise ScenarioError("--repeat", f"expected at least 1, got {repeat}")
     seeds = range(seed, seed + repeat)   # a list only once the limits have passed it
     scenario, grid, options, tasks = build_tasks(scenario_file, overrides or [], given or {}, seeds, keep_dir, force)
     report = progress or (lambda done, total: None)
+    evaluator = evaluator or model_evaluator()
+    with Runner(evaluate_point, evaluator, execution) as runner:
+        points = runner.run(tasks, report)
+        if refine_steps:
+            total = len(tasks) + refine_steps * len(options)    # at most: an option without a bracket stops early
+            done = [len(tasks)]
 
-    def evaluate(batch: list[dict], before: int = 0, total: int = 0) -> list[dict]:
-        counted = lambda done, _: report(before + done, total or len(batch))   # noqa: E731
-        if engine == "spark":
-            from tuner.capacity_spark import evaluate_on_spark
-            return evaluate_on_spark(batch, master, counted)
-        return evaluate_locally(batch, workers, counted)
-    points = evaluate(tasks)
-    if refine_steps:
-        total = len(tasks) + refine_steps * len(options)    # at most: an option without a bracket stops early
-        done = [len(tasks)]
-
-        def midpoints(mids: list[tuple[ClusterOption, LoadPoint]]) -> list[dict]:
-            found = evaluate([make_task(o, scenario, p, seeds, keep_dir) for o, p in mids], done[0], total)
-            done[0] += len(found)
-            return found
-        points += refine(midpoints, options, points, refine_steps)
+            def midpoints(mids: list[tuple[ClusterOption, LoadPoint]]) -> list[dict]:
+                batch = [make_task(o, scenario, p, seeds, keep_dir) for o, p in mids]
+                found = runner.run(batch, lambda finished, _: report(done[0] + finished, total))
+                done[0] += len(found)
+                return found
+            points += refine(midpoints, options, points, refine_steps)
     current = next(p for p in points if p["option"] == "current" and p["current_plan"])
     by_option = {o.name: [p for p in points if p["option"] == o.name] for o in options}
     return {**PLAN.document(), "scenario": scenario.name,
-            "source": str(scenario_file), "evaluator": "model", "seed": seed, "seeds": list(seeds),
+            "source": str(scenario_file), "evaluator": evaluator.name, "seed": seed, "seeds": list(seeds),
             "grid": grid.to_dict(), "refine_steps": refine_steps,
             "current_plan": {k: current[k] for k in ("load_gb", "loads", "spacing_s", "ingest_gb_per_hour", "feasible")},
             "options": [option_verdict(o, by_option[o.name], current["ingest_gb_per_hour"]) for o in options],
             "points": points}
-
-
-def evaluate_locally(tasks: list[dict], workers: int, progress: Progress) -> list[dict]:
-    """Every task, in task order, on ``workers`` processes (the model is CPU-bound Python)."""
-    points: list[dict | None] = [None] * len(tasks)
-    if workers == 1:
-        for i, task in enumerate(tasks):
-            points[i] = evaluate_point(task)
-            progress(i + 1, len(tasks))
-        return points  # type: ignore[return-value]
-    with ProcessPoolExecutor(min(workers, len(tasks))) as pool:
-        index = {pool.submit(evaluate_point, task): i for i, task in enumerate(tasks)}
-        for done, future in enumerate(as_completed(index), 1):
-            points[index[future]] = future.result()
-            progress(done, len(tasks))
-    return points  # type: ignore[return-value]
 
 
 def plan_path(scenario_name: str) -> Path:

@@ -1,45 +1,60 @@
-"""The plan's grid on a Spark cluster: one DataFrame row per (cluster option, load point) task,
-the model run on each row in Spark's Python workers, the figures collected back in task order.
+"""The runner's Spark engine: one Spark task per evaluation task, run in Spark's Python workers,
+the results collected back in task order.
 
 ``local[*]`` needs no cluster: Spark runs in this machine's JVM and forks its Python workers
 from this interpreter. A remote master needs quietload importable on its executors.
 """
 from __future__ import annotations
 
-import json
+import functools
 import os
+import pickle
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
+from simulator.evaluator import Evaluator
 from workloads import ScenarioError
 
 _PROJECT = str(Path(__file__).resolve().parents[1])
 _LOG_CONFIG = Path(__file__).with_name("spark-log4j2.properties")
 _POLL_S = 0.5
 
-
-def _evaluate_rows(rows: Iterator[Any]) -> Iterator[tuple[int, str]]:
-    from tuner.planning.capacity import evaluate_point  # imported in the Python worker
-    for row in rows:
-        yield row.point_id, json.dumps(evaluate_point(json.loads(row.task)))
+_LOADED: dict[str, tuple[Callable[[Evaluator, Any], Any], Evaluator]] = {}   # a Python worker's work and evaluator, by engine
 
 
-def evaluate_on_spark(tasks: list[dict], master: str, progress: Callable[[int, int], None]) -> list[dict]:
-    """Every task's figures, in task order, computed by Spark's executors (one task per partition,
-    so executors pick points as they free up); the session and its JVM stop even on error."""
-    session = _session(master)
-    try:
-        rows = session.sparkContext.parallelize([(i, json.dumps(t)) for i, t in enumerate(tasks)], len(tasks))
-        frame = session.createDataFrame(rows, "point_id long, task string")
-        rdd = frame.rdd.mapPartitions(_evaluate_rows)
-        collected = _collect_with_progress(session.sparkContext, rdd, len(tasks), progress)
-    finally:
-        _stop(session)
-    by_index = dict(collected)
-    return [json.loads(by_index[i]) for i in range(len(tasks))]
+def _run_rows(engine: str, shipped: bytes, rows: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+    """In a Python worker: each (index, task) row's result. Spark reuses its Python workers, so
+    the evaluator is unpickled once per worker and engine, not once per task."""
+    if engine not in _LOADED:
+        _LOADED.clear()
+        _LOADED[engine] = pickle.loads(shipped)
+    work, evaluator = _LOADED[engine]
+    for index, task in rows:
+        yield index, work(evaluator, task)
+
+
+class SparkEngine:
+    """A Spark session that runs batches of tasks; ``stop`` ends the session and its JVM."""
+
+    def __init__(self, master: str, work: Callable[[Evaluator, Any], Any], evaluator: Evaluator) -> None:
+        self.id = uuid.uuid4().hex
+        self.shipped = pickle.dumps((work, evaluator))
+        self.session = _session(master)
+
+    def run(self, tasks: Sequence[Any], progress: Callable[[int, int], None]) -> list[Any]:
+        """Every task's result, in task order (one Spark task per task, so executors pick tasks as they free up)."""
+        context = self.session.sparkContext
+        rdd = context.parallelize(list(enumerate(tasks)), len(tasks)).mapPartitions(
+            functools.partial(_run_rows, self.id, self.shipped))
+        by_index = dict(_collect_with_progress(context, rdd, len(tasks), progress))
+        return [by_index[i] for i in range(len(tasks))]
+
+    def stop(self) -> None:
+        _stop(self.session)
 
 
 def _session(master: str) -> Any:
@@ -49,11 +64,11 @@ def _session(master: str) -> Any:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # loopback only, as the live stack
     from pyspark.sql import SparkSession
     try:
-        session = (SparkSession.builder.master(master).appName("quietload-plan")
+        session = (SparkSession.builder.master(master).appName("quietload")
                    .config("spark.ui.enabled", "false")
                    .config("spark.pyspark.python", sys.executable)
                    .config("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
-                   .config("spark.ui.showConsoleProgress", "false")   # the plan draws its own progress line
+                   .config("spark.ui.showConsoleProgress", "false")   # the caller draws its own progress line
                    .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_LOG_CONFIG.as_uri()}")
                    .getOrCreate())
     except Exception as error:  # a bad master URL or no Java: one line, nothing left running
@@ -63,12 +78,12 @@ def _session(master: str) -> Any:
 
 
 def _collect_with_progress(context: Any, rdd: Any, total: int, progress: Callable[[int, int], None]) -> list:
-    """``rdd.collect()`` in a thread, while this thread reports the finished Spark tasks (one per point)."""
-    group = f"quietload-plan-{os.getpid()}-{time.monotonic_ns()}"
+    """``rdd.collect()`` in a thread, while this thread reports the finished Spark tasks (one per task)."""
+    group = f"quietload-{os.getpid()}-{time.monotonic_ns()}"
     outcome: dict[str, Any] = {}
 
     def collect() -> None:
-        context.setJobGroup(group, "quietload plan grid")
+        context.setJobGroup(group, "quietload evaluations")
         try:
             outcome["rows"] = rdd.collect()
         except Exception as error:
@@ -90,7 +105,7 @@ def _collect_with_progress(context: Any, rdd: Any, total: int, progress: Callabl
 
 
 def _finished_tasks(context: Any, group: str, total: int) -> int:
-    """Finished tasks of the stage that runs the model (the one with a task per point)."""
+    """Finished tasks of the stage that runs the evaluations (the one with a Spark task per task)."""
     tracker, done = context.statusTracker(), 0
     for job_id in tracker.getJobIdsForGroup(group):
         job = tracker.getJobInfo(job_id)

@@ -1,0 +1,73 @@
+import pytest
+
+from simulator.evaluator import model_evaluator
+from tuner.runner import Execution, Runner
+from workloads import Scenario, ScenarioError
+from workloads.loader import merge
+
+
+def requests_on_seed(evaluator, task):
+    """A task is (scenario mapping, seed); its result the run's produce requests."""
+    raw, seed = task
+    return evaluator.evaluate(Scenario.from_mapping(raw), seed).summary["produce_requests"]
+
+
+def rows_kept(evaluator, task):
+    """How many row sets the process's evaluator had measured before this task ran it."""
+    before = len(evaluator._rows)
+    requests_on_seed(evaluator, task)
+    return before
+
+
+@pytest.fixture
+def seeds_of(tiny):
+    jittered = merge(tiny, {"jitter": {"append_rate": 0.3}})   # each seed its own append rates: results differ by seed
+    return [(jittered, seed) for seed in (1, 2, 3, 4)]
+
+
+def test_results_come_back_in_task_order_inline_and_on_processes(seeds_of):
+    direct = [requests_on_seed(model_evaluator(), task) for task in seeds_of]
+    assert len(set(direct)) > 1    # the order shows
+    with Runner(requests_on_seed, model_evaluator()) as inline:
+        assert inline.run(seeds_of) == direct
+        assert [inline.submit(task).result() for task in seeds_of] == direct
+    seen = []
+    with Runner(requests_on_seed, model_evaluator(), Execution(workers=2)) as pool:
+        assert pool.run(seeds_of, lambda done, total: seen.append((done, total))) == direct
+        assert [future.result() for future in [pool.submit(task) for task in seeds_of]] == direct
+    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_a_process_keeps_its_evaluator_between_tasks(seeds_of):
+    """The evaluator goes to each process once: the rows measured for the first task serve the next."""
+    with Runner(rows_kept, model_evaluator()) as inline:
+        assert inline.run(seeds_of) == [0, 1, 1, 1]
+    with Runner(rows_kept, model_evaluator(), Execution(workers=2)) as pool:
+        kept = pool.run(seeds_of)
+    # which process runs which task is up to the pool: a 0 for each process's first task, 1 after it
+    assert set(kept) <= {0, 1} and 1 <= kept.count(0) <= 2
+
+
+def test_an_error_in_a_task_reaches_the_caller_as_it_was_raised(seeds_of):
+    """Inline or from a worker process: the study tells a refused trial by its ScenarioError."""
+    bad = (merge(seeds_of[0][0], {"batch": {"topic": "nowhere"}}), 1)
+    line = "batch.topic: topic 'nowhere' is not in cluster.topics"
+    with Runner(requests_on_seed, model_evaluator()) as inline:
+        error = inline.submit(bad).exception()
+        assert isinstance(error, ScenarioError) and str(error) == line
+        with pytest.raises(ScenarioError, match=f"^{line}$"):
+            inline.run([seeds_of[0], bad])
+    with Runner(requests_on_seed, model_evaluator(), Execution(workers=2)) as pool:
+        error = pool.submit(bad).exception()
+        assert isinstance(error, ScenarioError) and (error.field, str(error)) == ("batch.topic", line)
+        assert pool.submit(seeds_of[0]).result() > 0     # the pool still runs tasks after it
+
+
+def test_bad_executions_are_one_line_errors():
+    with pytest.raises(ScenarioError, match=r"^--engine: expected one of local, spark, got 'flink'$"):
+        Execution("flink").checked()
+    with pytest.raises(ScenarioError, match=r"^--workers: expected at least 1, got -1$"):
+        Execution(workers=-1).checked()
+    assert Execution().checked().workers >= 1          # unset: the CPU count
+    with pytest.raises(ScenarioError, match=r"^--engine: spark runs whole batches of tasks, not one task at a time$"):
+        Runner(requests_on_seed, model_evaluator(), Execution("spark")).submit(({}, 1))

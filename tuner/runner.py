@@ -1,0 +1,130 @@
+"""Evaluation tasks on one runner: inline, on a pool of processes, or on Spark.
+
+A task is any picklable value; ``work(evaluator, task)`` turns it into its result. ``work`` is a
+module-level function (or a ``functools.partial`` of one), so pool processes and Spark's Python
+workers find it by name. The evaluator is handed to each process once, not with every task, so
+what it keeps between runs (the model's measured rows) serves every task that process runs.
+Results come back in task order, so the same tasks give the same results on any engine and
+any number of workers.
+
+The study asks for one trial at a time (``submit``) as workers free up, inline or on the pool; the
+plan runs whole batches of points (``run``), on any engine.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from simulator.evaluator import Evaluator
+from workloads import ScenarioError
+
+ENGINES = ("local", "spark")
+
+Work = Callable[[Evaluator, Any], Any]     # (the process's evaluator, a task) -> the task's result
+Progress = Callable[[int, int], None]      # (tasks done, tasks in the batch)
+
+
+@dataclass(frozen=True)
+class Execution:
+    """Where tasks run: ``local`` on ``workers`` processes (one: inline, in this process), or
+    ``spark`` on the executors of ``master``."""
+
+    engine: str = "local"
+    workers: int | None = None      # local processes [default: the CPU count]
+    master: str = "local[*]"
+
+    def checked(self) -> "Execution":
+        """This execution with its worker count resolved; a bad engine or count is one ``--`` line."""
+        if self.engine not in ENGINES:
+            raise ScenarioError("--engine", f"expected one of {', '.join(ENGINES)}, got {self.engine!r}")
+        workers = self.workers or os.cpu_count() or 1
+        if workers < 1:
+            raise ScenarioError("--workers", f"expected at least 1, got {workers}")
+        return Execution(self.engine, workers, self.master)
+
+    @property
+    def inline(self) -> bool:
+        return self.engine == "local" and self.workers == 1
+
+
+_WORKER: tuple[Work, Evaluator] | None = None   # a pool process's work and evaluator
+
+
+def _start_worker(work: Work, evaluator: Evaluator) -> None:
+    global _WORKER
+    _WORKER = (work, evaluator)
+
+
+def _run_in_worker(task: Any) -> Any:
+    assert _WORKER is not None
+    work, evaluator = _WORKER
+    return work(evaluator, task)
+
+
+class Runner:
+    """Runs ``work(evaluator, task)`` for tasks under an ``Execution``; a context manager that
+    stops its processes (or its Spark session) on leaving, even on error."""
+
+    def __init__(self, work: Work, evaluator: Evaluator, execution: Execution = Execution(workers=1)) -> None:
+        self.work, self.evaluator, self.execution = work, evaluator, execution.checked()
+        self._pool: ProcessPoolExecutor | None = None
+        self._spark: Any = None
+
+    def __enter__(self) -> "Runner":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        if self._spark is not None:
+            self._spark.stop()
+            self._spark = None
+
+    def submit(self, task: Any) -> Future:
+        """The task's result, to come; inline, it is there at once (an error too, as a pool would hand it)."""
+        if self.execution.engine == "spark":
+            raise ScenarioError("--engine", "spark runs whole batches of tasks, not one task at a time")
+        if self.execution.inline:
+            future: Future = Future()
+            try:
+                future.set_result(self.work(self.evaluator, task))
+            except BaseException as error:   # handed to the caller through the future, as a pool would
+                future.set_exception(error)
+            return future
+        return self._processes(self.execution.workers or 1).submit(_run_in_worker, task)
+
+    def run(self, tasks: Sequence[Any], progress: Progress | None = None) -> list[Any]:
+        """Every task's result, in task order; ``progress`` hears (done, len(tasks)) as tasks finish."""
+        report = progress or (lambda done, total: None)
+        if not tasks:
+            return []
+        if self.execution.engine == "spark":
+            return self._spark_session().run(tasks, report)
+        if self.execution.inline:
+            results = []
+            for task in tasks:
+                results.append(self.work(self.evaluator, task))
+                report(len(results), len(tasks))
+            return results
+        pool = self._processes(min(self.execution.workers or 1, len(tasks)))
+        found: list[Any] = [None] * len(tasks)
+        index = {pool.submit(_run_in_worker, task): i for i, task in enumerate(tasks)}
+        for done, future in enumerate(as_completed(index), 1):
+            found[index[future]] = future.result()
+            report(done, len(tasks))
+        return found
+
+    def _processes(self, count: int) -> ProcessPoolExecutor:
+        """The pool, started on first use with ``count`` processes (no more than the first batch needs)."""
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(count, initializer=_start_worker, initargs=(self.work, self.evaluator))
+        return self._pool
+
+    def _spark_session(self) -> Any:
+        if self._spark is None:
+            from tuner.spark_engine import SparkEngine   # pyspark loads only for the spark engine
+            self._spark = SparkEngine(self.execution.master, self.work, self.evaluator)
+        return self._spark
