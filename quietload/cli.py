@@ -31,6 +31,7 @@ from simulator.evaluator import model_evaluator
 from simulator.live import DEFAULT_RUN_DIR, KafkaCluster, render_status, render_stopped
 from simulator.live.s3 import LocalStackS3, render_s3_status, render_s3_stopped
 from simulator.contract import ResultError, RunResult, result_path
+from simulator.live.service import up_all
 from workloads import Scenario, ScenarioError
 from workloads.limits import check_run_size, estimate
 from workloads.units import parse_seconds
@@ -267,15 +268,7 @@ def stack_up(
     cluster = (KafkaCluster.for_scenario(Scenario.from_yaml(scenario_file), brokers, **options) if scenario_file
                else KafkaCluster(brokers=brokers or 1, **options))
     storage = LocalStackS3(run_dir, s3_port, progress=_stack_progress) if s3 else None
-    if storage:
-        storage.check_port()   # before the brokers start
-    started = cluster.up()
-    try:
-        started = (storage.up() if storage else False) or started
-    except BaseException:
-        if started:
-            cluster.down()
-        raise
+    started = up_all([cluster, storage] if storage else [cluster])
     typer.echo(("" if started else "already up\n") + render_status(cluster, cluster.status())
                + (f"\n{render_s3_status(storage, storage.status())}" if storage else ""))
 

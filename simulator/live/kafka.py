@@ -1,16 +1,13 @@
 """Real Apache Kafka on loopback (KRaft: one controller and 1-3 brokers) run from Maven Central
-jars, as a service with the lifecycle of Kafka's own system tests: ``start`` cleans first,
-then starts; ``stop``; ``clean``. One run directory holds each node's properties, data and log,
-and ``state.json`` (pids and ports), so ``status`` and ``stop`` work from another process.
+jars, as a service of the live stack (``simulator.live.service``: ``start`` cleans first, then
+starts; ``stop``; ``clean``). One run directory holds each node's properties, data and log, and
+``state.json`` (pids and ports), so ``status`` and ``stop`` work from another process.
 """
 from __future__ import annotations
 
 import base64
-import json
 import os
 import re
-import shutil
-import signal
 import socket
 import string
 import struct
@@ -21,10 +18,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from simulator.live._jars import LOCALSTACK, KafkaJars, java_command, resolve_jars
-from simulator.live._process import StackError, http_get, last_error, process_runs, reserve_ports
+from simulator.live._process import StackError, http_get, last_error, reserve_ports
 from workloads.prometheus_text import parse_metrics
 from simulator.live.budget import cgroups_available, remove_leftovers
 from simulator.live.clients import jaas_config
+from simulator.live.service import Recorded, Service
 from workloads import Broker, Scenario, ScenarioError
 
 DEFAULT_RUN_DIR = Path(".quietload") / "stack"
@@ -36,7 +34,6 @@ _JVM_FLAGS = ["-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccu
               "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true",
               "-Dorg.apache.logging.log4j.level=INFO"]
 _HEAP = {"broker": "512m", "controller": "256m"}
-_STACK_FILES = re.compile(r"state\.json(\.tmp)?|(controller|broker-\d+)(\.log)?")
 
 
 @dataclass(frozen=True)
@@ -60,9 +57,13 @@ class NodeStatus:
     running: bool
 
 
-class KafkaCluster:
+class KafkaCluster(Service[list[NodeStatus]]):
     """``brokers`` Kafka brokers and one KRaft controller on 127.0.0.1 with the Prometheus JMX
     exporter on every broker. As a context manager: start on entry; stop and clean on exit."""
+
+    name = "Kafka"
+    state_file = "state.json"
+    files = re.compile(r"state\.json(\.tmp)?|(controller|broker-\d+)(\.log)?")
 
     def __init__(self, run_dir: Path | str = DEFAULT_RUN_DIR, brokers: int = 1, broker: Broker = Broker(),
                  replication_factor: int = 1, min_insync_replicas: int = 1, port: int | None = None,
@@ -76,8 +77,8 @@ class KafkaCluster:
             raise ScenarioError("min.insync.replicas", f"{min_insync_replicas} is more than replication.factor {replication_factor}")
         if port is not None and not 1024 <= port <= 65535 - brokers:
             raise ScenarioError("port", f"expected a port from 1024 to {65535 - brokers}, got {port}")
-        self.run_dir, self.brokers, self.port = Path(run_dir).absolute(), brokers, port
-        self.start_timeout, self.stop_timeout, self.progress = start_timeout, stop_timeout, progress
+        super().__init__(run_dir, start_timeout, stop_timeout, progress)
+        self.brokers, self.port = brokers, port
         self.settings = {"num_network_threads": broker.num_network_threads, "num_io_threads": broker.num_io_threads,
                          "num_replica_fetchers": broker.num_replica_fetchers, "queued_max_requests": broker.queued_max_requests,
                          "replica_fetch_wait_max_ms": round(broker.replica_fetch_wait_max_ms),
@@ -86,7 +87,6 @@ class KafkaCluster:
                          "internal_replication_factor": brokers, "internal_min_isr": min(2, brokers),
                          "sasl_plain_user": sasl_plain[0] if sasl_plain else None}
         self._sasl = _sasl_properties(*sasl_plain) if sasl_plain else ""
-        self._children: dict[int, subprocess.Popen] = {}
 
     @classmethod
     def for_scenario(cls, scenario: Scenario, brokers: int | None = None, **options: Any) -> "KafkaCluster":
@@ -97,27 +97,17 @@ class KafkaCluster:
         return cls(brokers=brokers or cluster.brokers, broker=cluster.broker, replication_factor=cluster.replication_factor,
                    min_insync_replicas=cluster.min_insync_replicas, **options)
 
-    def __enter__(self) -> "KafkaCluster":
-        self.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.down()
-
     # What the run directory records.
-
-    def state(self) -> dict:
-        try:
-            return json.loads((self.run_dir / "state.json").read_text())
-        except FileNotFoundError:
-            return {}
 
     def nodes(self) -> list[Node]:
         return [Node(**node) for node in self.state().get("nodes", [])]
 
+    def processes(self) -> list[Recorded]:
+        return [self._recorded(node) for node in self.nodes()]
+
     def status(self) -> list[NodeStatus]:
         """Each recorded process and whether it still runs (a crashed one shows as not running)."""
-        return [NodeStatus(node, self._running(node)) for node in self.nodes()]
+        return [NodeStatus(node, self.running(self._recorded(node))) for node in self.nodes()]
 
     @property
     def bootstrap_servers(self) -> str:
@@ -130,27 +120,28 @@ class KafkaCluster:
     def log(self, node: Node) -> Path:
         return self.run_dir / f"{node.name}.log"
 
-    # The lifecycle.
+    # The lifecycle (``Service``'s), and what differs for Kafka.
 
-    def up(self) -> bool:
-        """Start the stack unless it already runs with these settings; True if this call started it."""
-        statuses, wanted = self.status(), {"brokers": self.brokers, "port": self.port, **self.settings}
-        if statuses and all(s.running for s in statuses):
-            running = self.state()["settings"]
-            if differing := [f"{key} {running.get(key)} (not {value})" for key, value in wanted.items() if running.get(key) != value]:
-                raise StackError(f"a stack with other settings is up in {self.run_dir}: {', '.join(differing)}; "
-                                 "stop it first (quietload stack down)")
-            return False
-        if exited := [s.node.name for s in statuses if not s.running]:
-            self.progress(f"restarting the stack: {', '.join(exited)} had exited")
-        self.start()
-        return True
+    def down(self) -> list[NodeStatus]:
+        """Stop and clean, and remove the CPU groups of runs killed before they could; what ran
+        before (empty if nothing did)."""
+        statuses = super().down()
+        if cgroups_available() is None:
+            remove_leftovers()
+        return statuses
 
-    def start(self) -> None:
-        """Clean whatever an earlier run left, then start the controller and the brokers and wait
-        until every broker serves; on any failure nothing is left running (the logs stay)."""
-        self.stop()
-        self.clean()
+    def _check_settings(self) -> None:
+        running, wanted = self.state()["settings"], {"brokers": self.brokers, "port": self.port, **self.settings}
+        if differing := [f"{key} {running.get(key)} (not {value})" for key, value in wanted.items() if running.get(key) != value]:
+            raise StackError(f"a stack with other settings is up in {self.run_dir}: {', '.join(differing)}; "
+                             "stop it first (quietload stack down)")
+
+    def _stop_groups(self, processes: list[Recorded]) -> list[list[Recorded]]:
+        """Brokers first: their controlled shutdown needs the controller."""
+        return [[p for p in processes if p.name != "controller"], [p for p in processes if p.name == "controller"]]
+
+    def _start(self) -> None:
+        """Start the controller and the brokers and wait until every broker serves."""
         ids = range(self.brokers)
         java, wanted = java_command(), {"controller": None} | {
             f"broker {i}'s listener": None if self.port is None else self.port + i for i in ids} | {
@@ -165,44 +156,12 @@ class KafkaCluster:
         cluster_id = _cluster_id()
         state: dict[str, Any] = {"kafka": f"{jars.version} ({jars.origin})", "cluster_id": cluster_id, "nodes": [],
                                  "settings": {"brokers": self.brokers, "port": self.port, **self.settings}}
-        try:
-            self._format([controller, *brokers], java, jars, cluster_id, controller.port)
-            for node in [controller, *brokers]:
-                state["nodes"].append(asdict(self._spawn(node, java, jars)))
-                self._write_state(state)
-            self._wait_until_serving()
-        except BaseException:
-            self.stop()
-            self.clean(keep_logs=True)
-            raise
+        self._format([controller, *brokers], java, jars, cluster_id, controller.port)
+        for node in [controller, *brokers]:
+            state["nodes"].append(asdict(self._spawn_node(node, java, jars)))
+            self._write_state(state)
+        self._wait_until_serving()
         self.progress(f"{self.brokers} broker(s) up in {time.monotonic() - started:.1f} s")
-
-    def stop(self) -> list[NodeStatus]:
-        """Stop the recorded processes, brokers first (their controlled shutdown needs the controller),
-        each by SIGTERM to its process group, then SIGKILL after ``stop_timeout``; wait until gone."""
-        statuses = self.status()
-        for role in ("broker", "controller"):
-            self._terminate([s.node for s in statuses if s.running and s.node.role == role])
-        return statuses
-
-    def down(self) -> list[NodeStatus]:
-        """Stop and clean, and remove the CPU groups of runs killed before they could; what ran
-        before (empty if nothing did)."""
-        statuses = self.stop()
-        self.clean()
-        if cgroups_available() is None:
-            remove_leftovers()
-        return statuses
-
-    def clean(self, keep_logs: bool = False) -> None:
-        """Remove what the stack wrote into the run directory, then the directory if that empties it."""
-        if not self.run_dir.is_dir():
-            return
-        for path in self.run_dir.iterdir():
-            if _STACK_FILES.fullmatch(path.name) and not (keep_logs and path.suffix == ".log"):
-                shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
-        if not any(self.run_dir.iterdir()):
-            self.run_dir.rmdir()
 
     def scrape(self, broker: int = 0) -> dict[str, float]:
         """The broker's JMX exporter metrics (localstack/jmx-exporter.yaml) as ``{'name{labels}': value}``."""
@@ -238,15 +197,12 @@ class KafkaCluster:
             if process.wait() != 0:
                 raise StackError(f"formatting {node.name}'s storage failed: {last_error(self.log(node))} (log: {self.log(node)})")
 
-    def _spawn(self, node: Node, java: str, jars: KafkaJars) -> Node:
+    def _spawn_node(self, node: Node, java: str, jars: KafkaJars) -> Node:
         heap = _HEAP[node.role]
         agent = ([f"-javaagent:{jars.agent}=127.0.0.1:{node.metrics_port}:{LOCALSTACK / 'jmx-exporter.yaml'}"]
                  if node.role == "broker" else [])
-        with self.log(node).open("ab") as log:
-            process = subprocess.Popen([java, f"-Xms{heap}", f"-Xmx{heap}", *_JVM_FLAGS, *agent, "-cp", jars.classpath,
-                                        "kafka.Kafka", str(self._properties(node))], cwd=self.run_dir,
-                                       stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        self._children[process.pid] = process
+        process = self._spawn([java, f"-Xms{heap}", f"-Xmx{heap}", *_JVM_FLAGS, *agent, "-cp", jars.classpath,
+                               "kafka.Kafka", str(self._properties(node))], self.log(node), cwd=self.run_dir)
         return Node(node.role, node.node_id, node.port, node.metrics_port, process.pid)
 
     def _wait_until_serving(self) -> None:
@@ -254,7 +210,7 @@ class KafkaCluster:
         deadline, waiting = time.monotonic() + self.start_timeout, [n for n in self.nodes() if n.role == "broker"]
         while waiting:
             for node in self.nodes():
-                if not self._running(node):
+                if not self.running(self._recorded(node)):
                     raise StackError(f"{node.name} exited while starting: {last_error(self.log(node))} (log: {self.log(node)})")
             waiting = [node for node in waiting if not self._serves(node)]
             if waiting and time.monotonic() > deadline:
@@ -271,28 +227,9 @@ class KafkaCluster:
         except OSError:
             return False
 
-    def _running(self, node: Node) -> bool:
-        if node.pid in self._children:
-            return self._children[node.pid].poll() is None
-        return process_runs(node.pid, str(self._properties(node)))
-
-    def _terminate(self, nodes: list[Node]) -> None:
-        for sig, grace in ((signal.SIGTERM, self.stop_timeout), (signal.SIGKILL, 10.0)):
-            for node in nodes:
-                try:
-                    os.killpg(node.pid, sig)   # started with a session of its own: pgid == pid
-                except ProcessLookupError:
-                    pass
-            deadline = time.monotonic() + grace
-            while (nodes := [n for n in nodes if self._running(n)]) and time.monotonic() < deadline:
-                time.sleep(0.1)
-        if nodes:
-            raise StackError(f"{nodes[0].name} (pid {nodes[0].pid}) survived SIGKILL")
-
-    def _write_state(self, state: dict) -> None:
-        temporary = self.run_dir / "state.json.tmp"
-        temporary.write_text(json.dumps(state, indent=2) + "\n")
-        temporary.replace(self.run_dir / "state.json")
+    def _recorded(self, node: Node) -> Recorded:
+        """The node's process: its properties file on its command line marks it as this run directory's."""
+        return Recorded(node.name, node.pid, str(self._properties(node)))
 
 
 def _sasl_properties(username: str, password: str) -> str:

@@ -1,6 +1,6 @@
 """Amazon S3 on loopback: LocalStack's S3 (localstack-core 4.12, no Docker) run from its own
-virtual environment, pinned by localstack/requirements.txt, as a service with the lifecycle of
-the Kafka cluster: ``start`` cleans first, then starts; ``stop``; ``clean``. It shares the stack's
+virtual environment, pinned by localstack/requirements.txt, as a service of the live stack
+(``simulator.live.service``: ``start`` cleans first, then starts; ``stop``; ``clean``). It shares the stack's
 run directory: ``s3.json`` (pid and port), ``localstack.log`` and ``localstack/`` (its whole file
 system: state, cache, certificates), so ``status`` and ``stop`` work from another process.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Callable
 
 from simulator.live._jars import LOCALSTACK, ROOT
-from simulator.live._process import StackError, die_with_parent, http_get, last_error, process_runs, reserve_ports
+from simulator.live._process import StackError, http_get, last_error, reserve_ports
 from simulator.live.kafka import DEFAULT_RUN_DIR
 from simulator.live.dataset import dataset_files, write_dataset_csv
+from simulator.live.service import Recorded, Service
 from workloads import ScenarioError
 
 LOCALSTACK_VERSION = "4.12.0"
@@ -29,7 +30,6 @@ VENV = ROOT / ".build" / "localstack-venv"
 REGION = "us-east-1"
 # LocalStack accepts any credentials; these are the ones its docs use.
 CREDENTIALS = {"aws_access_key_id": "test", "aws_secret_access_key": "test", "region_name": REGION}
-_FILES = ("s3.json", "s3.json.tmp", "localstack.log", "localstack")
 
 __all__ = ["CREDENTIALS", "LocalStackS3", "S3Status", "check_inputs", "dataset_files", "localstack_python",
            "render_s3_status", "render_s3_stopped", "upload_dataset", "write_dataset_csv"]
@@ -70,28 +70,22 @@ class S3Status:
     running: bool
 
 
-class LocalStackS3:
+class LocalStackS3(Service[S3Status | None]):
     """LocalStack serving S3 only on 127.0.0.1. As a context manager: start on entry; stop and
     clean on exit, and killed with the process that entered it, however that ends."""
+
+    name = "LocalStack S3"
+    state_file = "s3.json"
+    files = re.compile(r"s3\.json(\.tmp)?|localstack(\.log)?")
 
     def __init__(self, run_dir: Path | str = DEFAULT_RUN_DIR, port: int | None = None, start_timeout: float = 60.0,
                  stop_timeout: float = 15.0, progress: Callable[[str], None] = lambda line: None,
                  services: tuple[str, ...] = ()) -> None:
         if port is not None and not 1024 <= port <= 65535:
             raise ScenarioError("s3 port", f"expected a port from 1024 to 65535, got {port}")
-        self.run_dir, self.port = Path(run_dir).absolute(), port
+        super().__init__(run_dir, start_timeout, stop_timeout, progress)
+        self.port = port
         self.services = services     # beside S3 (an import's tests add cloudwatch)
-        self.start_timeout, self.stop_timeout, self.progress = start_timeout, stop_timeout, progress
-        self._child: subprocess.Popen | None = None
-        self._with_parent = False     # `stack up` leaves it running; a run's own ends with the run
-
-    def __enter__(self) -> "LocalStackS3":
-        self._with_parent = True
-        self.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.down()
 
     @property
     def log(self) -> Path:
@@ -102,16 +96,15 @@ class LocalStackS3:
         """LocalStack's FILESYSTEM_ROOT: everything it writes (objects, cache, certificates)."""
         return self.run_dir / "localstack"
 
-    def state(self) -> dict:
-        try:
-            return json.loads((self.run_dir / "s3.json").read_text())
-        except FileNotFoundError:
-            return {}
+    def processes(self) -> list[Recorded]:
+        # The file-system root on its command line marks the process as this run dir's.
+        state = self.state()
+        return [Recorded("localstack", state["pid"], str(self.filesystem))] if state else []
 
     def status(self) -> S3Status | None:
         """The recorded process and whether it still runs; None if none is recorded."""
         state = self.state()
-        return S3Status(state["pid"], state["port"], self._running(state["pid"])) if state else None
+        return S3Status(state["pid"], state["port"], self.running(self.processes()[0])) if state else None
 
     @property
     def endpoint_url(self) -> str:
@@ -120,30 +113,19 @@ class LocalStackS3:
             raise StackError(f"LocalStack S3 is not up in {self.run_dir} (quietload stack up)")
         return f"http://127.0.0.1:{status.port}"
 
-    def check_port(self) -> None:
-        """Fail now if the wanted port is taken (before other services start)."""
+    def check_ports(self) -> None:
         status = self.status()
         if self.port is not None and not (status and status.running and status.port == self.port):
             reserve_ports({"LocalStack S3": self.port})
 
-    def up(self) -> bool:
-        """Start LocalStack unless it already runs (on the wanted port); True if this call started it."""
-        status = self.status()
-        if status and status.running:
-            if self.port is not None and status.port != self.port:
-                raise StackError(f"LocalStack S3 is up in {self.run_dir} on port {status.port} (not {self.port}); "
-                                 "stop it first (quietload stack down)")
-            return False
-        if status:
-            self.progress(f"restarting LocalStack S3: pid {status.pid} had exited")
-        self.start()
-        return True
+    def _check_settings(self) -> None:
+        running = self.state()["port"]
+        if self.port is not None and running != self.port:
+            raise StackError(f"LocalStack S3 is up in {self.run_dir} on port {running} (not {self.port}); "
+                             "stop it first (quietload stack down)")
 
-    def start(self) -> None:
-        """Clean whatever an earlier run left, then start LocalStack and wait until its health
-        check shows S3 running; on any failure nothing is left running (the log stays)."""
-        self.stop()
-        self.clean()
+    def _start(self) -> None:
+        """Start LocalStack and wait until its health check shows S3 running."""
         reserve_ports({"LocalStack S3": self.port})
         python = localstack_python(self.progress)
         port = reserve_ports({"LocalStack S3": self.port})["LocalStack S3"]
@@ -157,65 +139,19 @@ class LocalStackS3:
                # its default (twisted) server binds IPv4 gateways to 0.0.0.0 whatever GATEWAY_LISTEN names
                # (localstack/runtime/server/twisted.py); hypercorn binds the address given
                "GATEWAY_SERVER": "hypercorn"}
-        try:
-            with self.log.open("ab") as log:
-                # The file-system root on the command line marks the process as this run dir's.
-                self._child = subprocess.Popen([str(python), "-m", "localstack.runtime.main", str(self.filesystem)],
-                                               cwd=self.run_dir, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                               stderr=subprocess.STDOUT, start_new_session=True,
-                                               preexec_fn=die_with_parent if self._with_parent else None)
-            self._write_state({"localstack": LOCALSTACK_VERSION, "pid": self._child.pid, "port": port})
-            self._wait_until_serving(port)
-        except BaseException:
-            self.stop()
-            self.clean(keep_log=True)
-            raise
+        child = self._spawn([str(python), "-m", "localstack.runtime.main", str(self.filesystem)], self.log,
+                            cwd=self.run_dir, env=env)
+        self._write_state({"localstack": LOCALSTACK_VERSION, "pid": child.pid, "port": port})
+        self._wait_until_serving(port, child)
         self.progress(f"LocalStack S3 up in {time.monotonic() - started:.1f} s")
 
-    def stop(self) -> S3Status | None:
-        """SIGTERM to its process group, SIGKILL after ``stop_timeout``; wait until it is gone."""
-        status = self.status()
-        if status and status.running:
-            for sig, grace in ((signal.SIGTERM, self.stop_timeout), (signal.SIGKILL, 10.0)):
-                try:
-                    os.killpg(status.pid, sig)   # a session of its own: pgid == pid
-                except ProcessLookupError:
-                    pass
-                deadline = time.monotonic() + grace
-                while self._running(status.pid) and time.monotonic() < deadline:
-                    time.sleep(0.1)
-                if not self._running(status.pid):
-                    break
-            else:
-                raise StackError(f"LocalStack (pid {status.pid}) survived SIGKILL")
-        return status
-
-    def down(self) -> S3Status | None:
-        """Stop and clean; what ran before (None if nothing did)."""
-        status = self.stop()
-        self.clean()
-        return status
-
-    def clean(self, keep_log: bool = False) -> None:
-        """Remove what LocalStack wrote into the run directory, then the directory if that empties it."""
-        if not self.run_dir.is_dir():
-            return
-        for name in _FILES:
-            path = self.run_dir / name
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path)
-            elif path.exists() and not (keep_log and name == "localstack.log"):
-                path.unlink()
-        if not any(self.run_dir.iterdir()):
-            self.run_dir.rmdir()
-
-    def _wait_until_serving(self, port: int) -> None:
+    def _wait_until_serving(self, port: int, child: subprocess.Popen) -> None:
         """Until /_localstack/health shows s3 "running": LocalStack loads a service on its first
         request ("available" until then), so one ListBuckets call wakes it (a signed one: an
         anonymous request does not reach the S3 provider)."""
         deadline, health = time.monotonic() + self.start_timeout, f"http://127.0.0.1:{port}/_localstack/health"
         while True:
-            if self._child is not None and self._child.poll() is not None:
+            if child.poll() is not None:
                 raise StackError(f"LocalStack exited while starting: {last_error(self.log)} (log: {self.log})")
             try:
                 state = json.loads(http_get(health, timeout=2)).get("services", {}).get("s3")
@@ -228,16 +164,6 @@ class LocalStackS3:
             if time.monotonic() > deadline:
                 raise StackError(f"LocalStack S3 did not come up within {self.start_timeout:.0f} s (log: {self.log})")
             time.sleep(0.2)
-
-    def _running(self, pid: int) -> bool:
-        if self._child is not None and self._child.pid == pid:
-            return self._child.poll() is None
-        return process_runs(pid, str(self.filesystem))
-
-    def _write_state(self, state: dict) -> None:
-        temporary = self.run_dir / "s3.json.tmp"
-        temporary.write_text(json.dumps(state, indent=2) + "\n")
-        temporary.replace(self.run_dir / "s3.json")
 
 
 def render_s3_status(s3: LocalStackS3, status: S3Status | None) -> str:

@@ -6,6 +6,7 @@ import importlib.util
 import json
 import os
 import pwd
+import re
 import secrets
 import shutil
 import signal
@@ -14,13 +15,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import optuna
 import psycopg
 import pytest
 
+from simulator.live.service import Recorded, Service
 from tuner import open_storage
 from workloads import CATALOG, ScenarioError
 
@@ -36,21 +37,70 @@ OUTPUTS = ["study.json", "recommendation.yaml", "tuned.yaml", "snippets.txt"]
 READY_WITHIN_S = 60
 
 
-@dataclass(frozen=True)
-class PostgresServer:
-    """A PostgreSQL server on 127.0.0.1 whose role ``tuner`` logs in with a password."""
+class PostgresServer(Service[bool]):
+    """A PostgreSQL server on 127.0.0.1 whose role ``tuner`` logs in with a password: initdb and
+    postgres from the pgserver wheel, a service of the live stack's kind (start cleans first;
+    stop; clean), its data, log and socket in ``run_dir``."""
 
-    port: int
-    socket_dir: Path
+    name = "PostgreSQL"
+    state_file = "postgres.json"
+    files = re.compile(r"postgres\.json(\.tmp)?|postgres\.log|data|superuser-password|\.s\.PGSQL\.\d+(\.lock)?")
+    stop_signal = signal.SIGINT      # fast shutdown: disconnects clients, then exits
+
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__(run_dir, start_timeout=READY_WITHIN_S, stop_timeout=30.0)
+
+    @property
+    def port(self) -> int:
+        return self.state()["port"]
+
+    def processes(self) -> list[Recorded]:
+        state = self.state()
+        return [Recorded("postgres", state["pid"], str(self.run_dir / "data"))] if state else []
+
+    def status(self) -> bool:
+        return any(self.running(process) for process in self.processes())
 
     def url(self, database: str, password: str = TUNER_PASSWORD, port: int | None = None) -> str:
         return f"postgresql+psycopg://tuner:{password}@127.0.0.1:{port or self.port}/{database}"
 
     def create_database(self, name: str) -> str:
-        with psycopg.connect(host=str(self.socket_dir), port=self.port, user="postgres", dbname="postgres",
-                             autocommit=True) as admin:
+        with self._admin() as admin:
             admin.execute(f'CREATE DATABASE "{name}" OWNER tuner')
         return self.url(name)
+
+    def _admin(self, port: int | None = None) -> psycopg.Connection:
+        return psycopg.connect(host=str(self.run_dir), port=port or self.port, user="postgres", dbname="postgres",
+                               autocommit=True)
+
+    def _start(self) -> None:
+        programs, as_user = _postgres_programs(), _server_user()
+        self.run_dir.mkdir(parents=True, exist_ok=True)   # clean removed it if it was empty
+        if as_user:
+            os.chown(self.run_dir, as_user["user"], as_user["group"])
+        (self.run_dir / "superuser-password").write_text(secrets.token_hex(16))
+        initdb = subprocess.run([programs / "initdb", "-D", self.run_dir / "data", "-U", "postgres", "--no-locale",
+                                 "-E", "UTF8", "--auth-local=trust", "--auth-host=scram-sha-256",
+                                 "--pwfile", self.run_dir / "superuser-password"], capture_output=True, text=True, **as_user)
+        assert initdb.returncode == 0, initdb.stderr
+        port, log = _free_port(), self.run_dir / "postgres.log"
+        server = self._spawn([str(programs / "postgres"), "-D", str(self.run_dir / "data"), "-h", "127.0.0.1",
+                              "-p", str(port), "-k", str(self.run_dir), "-c", "fsync=off"], log, **as_user)
+        self._write_state({"pid": server.pid, "port": port})
+        self._wait_until_ready(server, port, log)
+        with self._admin(port) as admin:
+            admin.execute(f"CREATE ROLE tuner LOGIN PASSWORD '{TUNER_PASSWORD}'")
+
+    def _wait_until_ready(self, server: subprocess.Popen, port: int, log: Path) -> None:
+        deadline = time.monotonic() + self.start_timeout
+        while True:
+            try:
+                self._admin(port).close()
+                return
+            except psycopg.OperationalError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"PostgreSQL did not start (exit {server.poll()}): {log.read_text()}") from None
+                time.sleep(0.1)
 
 
 def _postgres_programs() -> Path:
@@ -75,50 +125,16 @@ def _server_user() -> dict:
     return {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
 
 
-def _wait_until_ready(server: subprocess.Popen, socket_dir: Path, port: int, log: Path) -> None:
-    deadline = time.monotonic() + READY_WITHIN_S
-    while True:
-        try:
-            psycopg.connect(host=str(socket_dir), port=port, user="postgres", dbname="postgres").close()
-            return
-        except psycopg.OperationalError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"PostgreSQL did not start (exit {server.poll()}): {log.read_text()}") from None
-            time.sleep(0.1)
-
-
 @pytest.fixture(scope="module")
 def postgres():
-    """initdb and postgres from the pgserver wheel in a temporary directory; stopped and removed after."""
-    programs, base = _postgres_programs(), Path(tempfile.mkdtemp(prefix="quietload-postgres-"))
-    as_user = _server_user()
-    if as_user:
-        os.chown(base, as_user["user"], as_user["group"])
-    (base / "superuser-password").write_text(secrets.token_hex(16))
-    server = None
+    """A PostgreSQL server in a temporary directory; stopped, and the directory removed, after."""
+    run_dir = Path(tempfile.mkdtemp(prefix="quietload-postgres-"))
     try:
-        initdb = subprocess.run([programs / "initdb", "-D", base / "data", "-U", "postgres", "--no-locale",
-                                 "-E", "UTF8", "--auth-local=trust", "--auth-host=scram-sha-256",
-                                 "--pwfile", base / "superuser-password"], capture_output=True, text=True, **as_user)
-        assert initdb.returncode == 0, initdb.stderr
-        port, log = _free_port(), base / "postgres.log"
-        with log.open("w") as log_file:
-            server = subprocess.Popen([programs / "postgres", "-D", base / "data", "-h", "127.0.0.1",
-                                       "-p", str(port), "-k", base, "-c", "fsync=off"],
-                                      stdout=log_file, stderr=subprocess.STDOUT, **as_user)
-        _wait_until_ready(server, base, port, log)
-        with psycopg.connect(host=str(base), port=port, user="postgres", dbname="postgres", autocommit=True) as admin:
-            admin.execute(f"CREATE ROLE tuner LOGIN PASSWORD '{TUNER_PASSWORD}'")
-        yield PostgresServer(port, base)
+        with PostgresServer(run_dir) as server:
+            yield server
+        assert not server.status() and not run_dir.exists()
     finally:
-        if server is not None:
-            server.send_signal(signal.SIGINT)          # fast shutdown: disconnects clients, then exits
-            try:
-                server.wait(30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-        shutil.rmtree(base)
+        shutil.rmtree(run_dir, ignore_errors=True)
 
 
 def _tune(cwd: Path, url: str, *args: str) -> subprocess.Popen:
