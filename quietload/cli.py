@@ -20,7 +20,8 @@ from quietload.cli_tune import tune
 from quietload.cli_import import import_
 from quietload.extras import missing_extra, require
 from quietload.paths import check_output_dir, check_output_file, is_stdout
-from quietload.progress import SimulationProgress
+from quietload.progress import echo, simulation_progress
+from quietload.options import Overrides, PastLimits, RunDir
 from reports.gate import CPU_MAX_PCT, HANDLER_IDLE_MIN_PCT, REQUESTS_PER_BROKER_MAX, thresholds_of
 from reports.gate import check_runs
 from reports.junit import write_junit
@@ -102,9 +103,6 @@ def _finite(value: float | None) -> float | None:
     return value
 
 
-_Force = Annotated[bool, typer.Option("--force", help="Run even a scenario past the model's limits of time and memory (see docs/scenarios.md: Limits).")]
-
-
 def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, force: bool = False) -> list[RunResult]:
     """The scenario's RunResult for each seed from the model, with the progress line on stderr."""
     scenario = Scenario.from_yaml(scenario_file, overrides)
@@ -112,8 +110,8 @@ def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, f
         check_run_size(scenario, runs=len(seeds))
     evaluator, results = model_evaluator(), []
     for seed in seeds:
-        with SimulationProgress(scenario.name, estimate(scenario).seconds) as progress:
-            results.append(dataclasses.replace(evaluator.evaluate(scenario, seed, progress=progress),
+        with simulation_progress(scenario.name, estimate(scenario).seconds) as progress:
+            results.append(dataclasses.replace(evaluator.evaluate(scenario, seed, progress=progress.update),
                                                overrides=list(overrides or [])))
             progress.finish(results[-1].summary.simulated_seconds)
     return results
@@ -129,13 +127,12 @@ def _model_trial(scenario_file: Path, overrides: list[str] | None, seeds: list[i
 @app.command()
 def simulate(
     scenario_file: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario YAML file.")],
-    overrides: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE",
-                                                        help="Override a scenario key, e.g. batch.producer.linger.ms=10.")] = None,
+    overrides: Overrides = None,
     seed: Annotated[int, typer.Option(help="Seed of the run's jitter; same seed, same result.")] = 1,
     repeat: Annotated[int, typer.Option(min=1, help="Run seeds SEED..SEED+N-1 and show the spread of the figures.")] = 1,
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE",
                                                    help="Where to write the RunResult (- for standard output; default: results/<scenario>-<overrides>-seed<N>.json).")] = None,
-    force: _Force = False,
+    force: PastLimits = False,
 ) -> None:
     """Run SCENARIO on the model; print a summary and write the full RunResult as JSON.
 
@@ -159,8 +156,7 @@ def simulate(
 @app.command()
 def check(
     scenario_file: Annotated[Path | None, typer.Argument(metavar="SCENARIO", help="Scenario YAML file to run on the model (or give --result).")] = None,
-    overrides: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE",
-                                                        help="Override a scenario key, e.g. batch.producer.linger.ms=10.")] = None,
+    overrides: Overrides = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the run's jitter (default 1).")] = None,
     repeat: Annotated[int | None, typer.Option(min=1, help="Run N seeds (--seed onwards): a rule fails if it fails on any of them.")] = None,
     result_files: Annotated[list[Path] | None, typer.Option("--result", metavar="RUNRESULT.json",
@@ -171,7 +167,7 @@ def check(
     cpu_max: Annotated[float | None, typer.Option(min=0, max=100, callback=_finite, help=f"Most CPU of each broker during the load (%) [default: check.cpu_max, else {CPU_MAX_PCT:g}].")] = None,
     requests_per_broker_max: Annotated[float | None, typer.Option(min=0, callback=_finite, help=f"Most produce requests per second per broker during the load [default: check.requests_per_broker_max, else {REQUESTS_PER_BROKER_MAX:g}].")] = None,
     deadline: Annotated[str | None, typer.Option(metavar="DURATION", help="The load must finish within this, e.g. 10min.")] = None,
-    force: _Force = False,
+    force: PastLimits = False,
 ) -> None:
     """Gate a batch job before it ships: neighbours' p99 within SLA, broker handler idle, broker CPU,
     produce requests per broker, load deadline. Exit 0 if every rule passes, 1 if one fails (with the
@@ -242,11 +238,6 @@ stack_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help=(
     "(or KAFKA_HOME) with the Prometheus JMX exporter on each, on 127.0.0.1 only; state, data and "
     "logs in one run directory."))
 app.add_typer(stack_app, name="stack")
-_RunDir = Annotated[Path, typer.Option("--run-dir", metavar="DIR", help="The stack's run directory (state, data, logs).")]
-
-
-def _stack_progress(line: str) -> None:
-    typer.echo(line, err=True)
 
 
 @stack_app.command("up")
@@ -257,24 +248,24 @@ def stack_up(
     port: Annotated[int | None, typer.Option(help="First broker's listener port; the next brokers take the ports after it (default: free ports).")] = None,
     s3: Annotated[bool, typer.Option("--s3/--no-s3", help="Also run S3 (LocalStack) for the job's input.")] = True,
     s3_port: Annotated[int | None, typer.Option(help="LocalStack's S3 port (default: a free port).")] = None,
-    run_dir: _RunDir = DEFAULT_RUN_DIR,
+    run_dir: RunDir = DEFAULT_RUN_DIR,
 ) -> None:
     """Start the Kafka brokers (and their KRaft controller) and S3 (LocalStack) unless they already run; wait until each serves.
 
     Example: quietload stack up --brokers 3 --scenario workloads/catalog/paypay-glue-2gb.yaml
     """
     require("live", "quietload stack up")
-    options: dict[str, Any] = {"run_dir": run_dir, "port": port, "progress": _stack_progress}
+    options: dict[str, Any] = {"run_dir": run_dir, "port": port, "progress": echo}
     cluster = (KafkaCluster.for_scenario(Scenario.from_yaml(scenario_file), brokers, **options) if scenario_file
                else KafkaCluster(brokers=brokers or 1, **options))
-    storage = LocalStackS3(run_dir, s3_port, progress=_stack_progress) if s3 else None
+    storage = LocalStackS3(run_dir, s3_port, progress=echo) if s3 else None
     started = up_all([cluster, storage] if storage else [cluster])
     typer.echo(("" if started else "already up\n") + render_status(cluster, cluster.status())
                + (f"\n{render_s3_status(storage, storage.status())}" if storage else ""))
 
 
 @stack_app.command("status")
-def stack_status(run_dir: _RunDir = DEFAULT_RUN_DIR) -> None:
+def stack_status(run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
     """Show the stack's processes and ports. Exit 0 if it is up, 1 if a process of it has exited, 3 if it is down.
 
     Example: quietload stack status
@@ -287,7 +278,7 @@ def stack_status(run_dir: _RunDir = DEFAULT_RUN_DIR) -> None:
 
 
 @stack_app.command("down")
-def stack_down(run_dir: _RunDir = DEFAULT_RUN_DIR) -> None:
+def stack_down(run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
     """Stop the stack and remove its run directory: no process, port or data is left behind.
 
     Example: quietload stack down

@@ -2,7 +2,6 @@
 error on configurations the fit did not use."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -10,18 +9,10 @@ import typer
 
 from quietload.extras import require
 from quietload.paths import check_output_dir
+from quietload.progress import say
+from quietload.options import BootstrapServers, Metrics, Overrides, ReplaceProfile, RunDir
 
 _Repeat = Annotated[int, typer.Option(min=1, help="Live runs of each configuration (seeds 1..N); figures are their medians.")]
-_Bootstrap = Annotated[str | None, typer.Option("--bootstrap-servers", metavar="HOST:PORT,...",
-                                                help="A staging cluster instead of the local stack (client security from QUIETLOAD_KAFKA_* variables).")]
-_Metrics = Annotated[list[str] | None, typer.Option("--metrics", metavar="URL",
-                                                    help="With --bootstrap-servers: a broker's Prometheus endpoint, once per broker (the brokers' own idle and CPU figures).")]
-_Overrides = Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE", help="Override a scenario key in every configuration.")]
-_RunDir = Annotated[Path, typer.Option("--run-dir", metavar="DIR", help="Where each run's local stack keeps state, data and logs.")]
-
-
-def _say(line: str) -> None:
-    typer.echo(f"[{time.strftime('%H:%M:%S')}] {line}", err=True)
 
 
 def calibrate(
@@ -29,13 +20,13 @@ def calibrate(
     base: Annotated[str, typer.Option("--base", metavar="PROFILE", help="The profile whose figures the design does not fit (kept, marked assumed).")] = "loopback",
     points: Annotated[list[str] | None, typer.Option("--point", metavar="NAME", help="Run only these design points (repeatable; default: all).")] = None,
     repeat: _Repeat = 3,
-    force: Annotated[bool, typer.Option("--force", help="Replace a profile of that name.")] = False,
-    overrides: _Overrides = None,
-    bootstrap_servers: _Bootstrap = None,
-    metrics: _Metrics = None,
+    force: ReplaceProfile = False,
+    overrides: Overrides = None,
+    bootstrap_servers: BootstrapServers = None,
+    metrics: Metrics = None,
     results: Annotated[Path, typer.Option("--results", metavar="DIR", help="Where every run's RunResult goes.")] = Path("results/calibration"),
     refit: Annotated[Path | None, typer.Option("--from", metavar="DIR", help="Fit the earlier runs of the design in DIR (a --results directory) instead of running it.")] = None,
-    run_dir: _RunDir = Path(".quietload") / "calibrate",
+    run_dir: RunDir = Path(".quietload") / "calibrate",
 ) -> None:
     """Fit a cost profile to live runs: a small design of loads (one-record and full requests, one-record
     batches, wide rows, each codec) on the local stack or a staging cluster, each repeated; the brokers'
@@ -50,13 +41,13 @@ def calibrate(
     target = profile_target(name, force)
     if refit:
         runs = runs_from_files(sorted(refit.glob("*.json")), pick(CALIBRATION, points, "--point"))
-        typer.echo(render_calibration(fit_profile(runs, base, target, local_kafka_version(_say))))
+        typer.echo(render_calibration(fit_profile(runs, base, target, local_kafka_version(say))))
         return
     check_output_dir(results, "--results")
     chosen = preflight(pick(CALIBRATION, points, "--point"), base, overrides, bootstrap_servers, metrics, True)
     require("live", "quietload calibrate")
-    evaluator, version = live_evaluator(run_dir, bootstrap_servers, metrics, _say)
-    typer.echo(render_calibration(run(evaluator, chosen, base, target, repeat, version, _say, results)))
+    evaluator, version = live_evaluator(run_dir, bootstrap_servers, metrics, say)
+    typer.echo(render_calibration(run(evaluator, chosen, base, target, repeat, version, say, results)))
 
 
 def validate(
@@ -64,11 +55,11 @@ def validate(
     configurations: Annotated[list[str] | None, typer.Option("--configuration", metavar="NAME", help="Run only these held-out configurations (repeatable; default: all).")] = None,
     repeat: _Repeat = 3,
     seeds: Annotated[int, typer.Option(min=1, help="Model seeds per configuration: the model's interval.")] = 5,
-    overrides: _Overrides = None,
-    bootstrap_servers: _Bootstrap = None,
-    metrics: _Metrics = None,
+    overrides: Overrides = None,
+    bootstrap_servers: BootstrapServers = None,
+    metrics: Metrics = None,
     out: Annotated[Path, typer.Option("--out", metavar="DIR", help="Where fidelity.json/.md/.csv and every RunResult go.")] = Path("results/fidelity"),
-    run_dir: _RunDir = Path(".quietload") / "validate",
+    run_dir: RunDir = Path(".quietload") / "validate",
     history: Annotated[Path | None, typer.Option("--history", metavar="FILE", help="Instead: replay the past loads of a metrics history (written by quietload import) on the model, beside what was observed.")] = None,
     scenario_file: Annotated[Path | None, typer.Option("--scenario", metavar="FILE", help="With --history: the imported scenario.")] = None,
     last: Annotated[int | None, typer.Option("--last", min=1, help="With --history: only the last N past loads.")] = None,
@@ -83,7 +74,7 @@ def validate(
     """
     if history is not None:
         from tuner.calibration.history import validate_history
-        typer.echo(validate_history(history, scenario_file, seeds, _say, last))
+        typer.echo(validate_history(history, scenario_file, seeds, say, last))
         return
     from simulator.evaluator import model_evaluator
     from tuner.calibration import HELD_OUT, pick
@@ -93,8 +84,8 @@ def validate(
     check_output_dir(out, "--out")
     chosen = preflight(pick(HELD_OUT, configurations, "--configuration"), profile, overrides, bootstrap_servers, metrics)
     require("live", "quietload validate")
-    evaluator, _ = live_evaluator(run_dir, bootstrap_servers, metrics, _say)
-    validation = run(evaluator, model_evaluator(), chosen, profile, repeat, seeds, _say, out)
+    evaluator, _ = live_evaluator(run_dir, bootstrap_servers, metrics, say)
+    validation = run(evaluator, model_evaluator(), chosen, profile, repeat, seeds, say, out)
     typer.echo(render_validation(validation))
     for path in write_validation(validation, out):
         typer.echo(f"wrote {path}")

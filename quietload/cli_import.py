@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+from quietload.options import ReplaceProfile
+
 _File = Annotated[Path | None, typer.Option(metavar="FILE")]
 
 
@@ -39,7 +41,7 @@ def import_(
     sla: Annotated[str | None, typer.Option("--sla", metavar="DURATION", help="The neighbours' p99 SLA (default 10ms, assumed).")] = None,
     profile: Annotated[str | None, typer.Option("--profile", metavar="NAME|PATH", help="Fit a cost profile to the metrics' past loads and write it here.")] = None,
     history: Annotated[Path | None, typer.Option("--history", metavar="FILE", help="Where the metrics go, for validate --history (default: beside --out).")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace a profile of that name.")] = False,
+    force: ReplaceProfile = False,
 ) -> None:
     """Write a scenario of your own Glue job and MSK cluster, with the neighbours, the quiet baseline and the
     past loads found in the cluster's metrics; what no source gives is a stated default, listed in the

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 import signal
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +12,8 @@ import typer
 
 from quietload.extras import require
 from quietload.paths import check_output_file, is_stdout
+from quietload.progress import say
+from quietload.options import BootstrapServers, Overrides, RunDir
 from reports.spread import render_spread, write_spread
 from reports.summary import render_summary
 from simulator.contract import RunResult, result_path
@@ -40,23 +41,17 @@ def stop_signals_interrupt() -> Iterator[None]:
             signal.signal(stopping, handler)
 
 
-def _say(line: str) -> None:
-    typer.echo(f"[{time.strftime('%H:%M:%S')}] {line}", err=True)
-
-
 def live(
     scenario_file: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario YAML file.")],
-    overrides: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE",
-                                                        help="Override a scenario key, e.g. dataset.files.0.size=40MB.")] = None,
+    overrides: Overrides = None,
     seed: Annotated[int, typer.Option(help="Seed of the neighbours' keys and payloads.")] = 1,
     repeat: Annotated[int, typer.Option(min=1, help="Run N times (seeds SEED..SEED+N-1, a fresh stack each) and show the spread.")] = 1,
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE",
                                                    help="Where to write the RunResult (- for standard output; default: results/<scenario>-live-<overrides>-seed<N>.json).")] = None,
-    bootstrap_servers: Annotated[str | None, typer.Option("--bootstrap-servers", metavar="HOST:PORT,...",
-                                                          help="Run against this cluster instead of the local stack; client security settings come from QUIETLOAD_KAFKA_* variables (e.g. QUIETLOAD_KAFKA_SECURITY_PROTOCOL=SASL_SSL).")] = None,
+    bootstrap_servers: BootstrapServers = None,
     kill_broker: Annotated[int | None, typer.Option("--kill-broker", metavar="ID",
                                                     help="Kill this local broker (SIGKILL) once 30 % of the rows are written; the result marks the fault.")] = None,
-    run_dir: Annotated[Path, typer.Option("--run-dir", metavar="DIR", help="Where the run's stack keeps state, data and logs.")] = Path(".quietload") / "live",
+    run_dir: RunDir = Path(".quietload") / "live",
     pin: Annotated[bool, typer.Option(help="Hold each broker, the Spark job and the neighbours to their CPU budgets (cgroup quotas as root, else pinning to cores).")] = True,
 ) -> None:
     """Run SCENARIO on real parts: Kafka brokers, the dataset in LocalStack S3, the Glue-style Spark
@@ -73,23 +68,23 @@ def live(
         raise ScenarioError("--json", "names one result file; with --repeat each run's goes to results/")
     check_output_file(json_file, "--json", stdout=True)
     scenario = Scenario.from_yaml(scenario_file, overrides)
-    evaluator = LiveEvaluator(run_dir, bootstrap_servers, security_from_environment(), kill_broker, _say, pin)
+    evaluator = LiveEvaluator(run_dir, bootstrap_servers, security_from_environment(), kill_broker, say, pin)
     evaluator.budgets(scenario)     # one the machine cannot give fails before any run
     results: list[RunResult] = []
     paths: list[Path] = []
     for run_seed in range(seed, seed + repeat):
-        _say(f"live run {run_seed - seed + 1} of {repeat}: {scenario.name}")
+        say(f"live run {run_seed - seed + 1} of {repeat}: {scenario.name}")
         results.append(dataclasses.replace(evaluator.evaluate(scenario, run_seed), overrides=list(overrides or [])))
         if is_stdout(json_file):   # the JSON alone on stdout, so that it pipes; the summary on stderr
             typer.echo(results[-1].to_json(), nl=False)
         else:
             paths.append(path := results[-1].write(json_file or result_path(scenario.name, results[-1].overrides, run_seed, "live")))
-            _say(f"wrote {path}")
+            say(f"wrote {path}")
     typer.echo(render_summary(results[-1]), err=is_stdout(json_file))
     if repeat > 1:
         typer.echo("\n" + render_spread(results))
         spread_file = paths[-1].with_name(paths[-1].name.replace(f"-seed{seed + repeat - 1}.json", f"-spread-seed{seed}-{seed + repeat - 1}.json"))
-        _say(f"wrote {write_spread(results, paths, spread_file)}")
+        say(f"wrote {write_spread(results, paths, spread_file)}")
     lost = [r.seed for r in results if not r.summary.integrity_ok]
     if lost:
         typer.echo(f"\nINTEGRITY FAILED in run(s) with seed {', '.join(map(str, lost))}: rows lost or duplicated", err=True)

@@ -7,14 +7,15 @@ from typing import Annotated
 import typer
 
 from quietload.paths import check_output_file
-from quietload.progress import PointsProgress
+from quietload.progress import plan_progress
+from quietload.options import Overrides, PastLimits
 from reports.plan_report import render_plan_csv, render_plan_table
 from tuner.planning import plan_path, run_plan, write_plan
 from workloads import ScenarioError
 
 def plan(
     scenario_file: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario YAML file (its `plan:` section gives defaults).")],
-    overrides: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE", help="Override a scenario key, e.g. batch.producer.linger.ms=10.")] = None,
+    overrides: Overrides = None,
     load_gb: Annotated[str | None, typer.Option(metavar="GB,...", help="GB of input files per load (the dataset's files scaled) [default: 0.5, 1 and 2 x the job's].")] = None,
     loads: Annotated[str | None, typer.Option(metavar="N,...", help="Concurrent loads, each its own Spark job [default: the job's batch.loads and twice it].")] = None,
     spacing: Annotated[str | None, typer.Option(metavar="DURATION,...", help="Time between load starts, e.g. 0,60s [default: the job's batch.spacing].")] = None,
@@ -32,7 +33,7 @@ def plan(
     master: Annotated[str, typer.Option(help="Spark master URL of the spark engine.")] = "local[*]",
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Where to write the plan (default: results/<scenario>-plan.json); the points' CSV goes next to it.")] = None,
     keep_results: Annotated[Path | None, typer.Option(metavar="DIR", help="Also write every point's full RunResult into DIR.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Run even points past the model's limits of time and memory (see docs/scenarios.md: Limits).")] = False,
+    force: PastLimits = False,
 ) -> None:
     """Capacity planning: the largest batch ingest (GB/hour) each cluster option absorbs with every
     neighbour within its SLA, and the headroom of the job's current load.
@@ -45,9 +46,9 @@ def plan(
     check_output_file(json_file, "--json")
     given = {"load_gb": load_gb, "loads": loads, "spacing": spacing, "brokers": brokers, "broker_types": broker_types,
              "replication_factor": replication_factor, "broker_down": broker_down, "quota": quota}
-    with PointsProgress(scenario_file.stem) as progress:
-        result = run_plan(scenario_file, overrides, given, seed, engine, workers, master, keep_results, progress, repeat,
-                          force, refine)
+    with plan_progress(scenario_file.stem) as progress:
+        result = run_plan(scenario_file, overrides, given, seed, engine, workers, master, keep_results, progress.update,
+                          repeat, force, refine)
         progress.finish()
     path = write_plan(result, json_file or plan_path(result["scenario"]))
     csv_path = path.with_suffix(".csv")

@@ -7,13 +7,13 @@ from typing import Annotated
 import typer
 
 from quietload.paths import check_output_dir
-from quietload.progress import StudyProgress
+from quietload.progress import best_feasible, study_progress
+from quietload.options import Overrides, PastLimits
 
 
 def tune(
     scenario_file: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario YAML file.")],
-    overrides: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE",
-                                                        help="Override a scenario key before tuning, e.g. windows.after=2s.")] = None,
+    overrides: Overrides = None,
     trials: Annotated[int | None, typer.Option(min=1, help="Completed trials the study should reach [default: the scenario's tune.trials, else 100].")] = None,
     workers: Annotated[int, typer.Option(min=1, help="Trials run at once, each in its own process.")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the sampler and of every trial's (first) model run.")] = 1,
@@ -24,7 +24,7 @@ def tune(
     quotas: Annotated[bool, typer.Option("--quotas", help="Also search a client quota for the batch job (producer_byte_rate, request_percentage).")] = False,
     sampler: Annotated[str, typer.Option(help="tpe (Optuna's TPE) or random (random search, for comparison).")] = "tpe",
     out_dir: Annotated[Path, typer.Option("--out", metavar="DIR", help="Where the study, recommendation and snippets go.")] = Path("results"),
-    force: Annotated[bool, typer.Option("--force", help="Tune even a scenario past the model's limits of time and memory (see docs/scenarios.md: Limits).")] = False,
+    force: PastLimits = False,
 ) -> None:
     """Search the batch job's knobs (repartition, compression.type, linger.ms, batch.size, buffer.memory,
     max.in.flight.requests.per.connection; quotas with --quotas) for the fewest produce requests and the
@@ -47,11 +47,14 @@ def tune(
                        runs_field="--validate" if validate is not None else "tune.validate")
     request = TuneRequest(scenario_file, tuple(overrides or ()), trials, workers, seed, storage, study_name,
                           quotas, sampler, out_dir, repeat, validate)
-    progress = StudyProgress(f"tuning {scenario_file.stem}")
+    label = f"tuning {scenario_file.stem}"
+    study, held_out = study_progress(label)
     try:
-        outcome = run_tune(request, progress, progress.note, progress.validation)
+        outcome = run_tune(request, lambda done, total, best: study.update(done, total, best_feasible(best)),
+                           lambda line: held_out.note(f"{label}: {line}"), held_out.update)
     finally:
-        progress.finish()
+        study.finish()
+        held_out.finish()
     typer.echo(outcome.recommendation.render())
     typer.echo("\n" + "\n".join(f"wrote {path}" for path in outcome.paths))
     raise typer.Exit(0 if outcome.recommendation.feasible else 1)

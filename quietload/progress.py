@@ -1,5 +1,7 @@
 """One progress facility for every long step (a model run, a plan's grid, a study's trials and
-their held-out validation), on stderr so that stdout stays the command's output.
+their held-out validation), and for the lines of the steps that print a line each (live runs,
+calibrate, validate, the live stack's services), on stderr so that stdout stays the command's
+output.
 
 On a terminal it is rich's progress bar: done of total, elapsed, and rich's estimate of the
 time remaining (from the rate over the last 30 s). Elsewhere (CI logs, pipes) a redrawn bar
@@ -11,8 +13,9 @@ from __future__ import annotations
 import datetime
 import sys
 import time
-from typing import Callable, TextIO
+from typing import Any, Callable, TextIO
 
+import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -26,12 +29,16 @@ def _duration(seconds: float | None) -> str:
 
 
 class StepProgress:
-    """Progress of one long step towards a ``total`` (which may grow as the step learns more);
-    use it as a context manager, ``update(done)``, then ``finish(closing line)``."""
+    """Progress of one long step towards a ``total`` (which may grow as the step learns more).
+    ``update(done)`` starts it if no ``with`` did; ``finish`` prints its closing line,
+    ``closing(self)``, once, and only if it started. A step that comes ``after`` another closes
+    that one when it starts or notes a line."""
 
     def __init__(self, label: str, total: float, unit: str, stream: TextIO | None = None,
-                 clock: Callable[[], float] = time.monotonic, every_s: float = LINE_EVERY_S) -> None:
-        self.label, self.unit, self.clock, self.every_s = label, unit, clock, every_s
+                 clock: Callable[[], float] = time.monotonic, every_s: float = LINE_EVERY_S,
+                 closing: Callable[["StepProgress"], str] | None = None, after: "StepProgress | None" = None) -> None:
+        self.label, self.unit, self.clock, self.every_s, self.after = label, unit, clock, every_s, after
+        self.closing = closing or (lambda step: f"{step.label}: {step.done:,.0f} {step.unit} in {step.elapsed_s:,.1f} s")
         self.stream = stream or sys.stderr
         self.live = self.stream.isatty()
         self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
@@ -42,9 +49,12 @@ class StepProgress:
         self._task = self._bar.add_task(label, total=max(total, 1e-9))
         self.started = self.last_line = 0.0
         self.done = 0.0
-        self.entered = False
+        self.detail: str | None = None
+        self.entered = self.closed = False
 
     def __enter__(self) -> "StepProgress":
+        if self.after is not None:
+            self.after.finish()
         self.started = self.last_line = self.clock()
         self.entered = True
         self._bar.reset(self._task, total=self._bar.tasks[0].total)   # its clock starts now
@@ -60,7 +70,14 @@ class StepProgress:
         """Rich's estimate of the time left, None until it has a rate."""
         return self._bar.tasks[0].time_remaining
 
-    def update(self, done: float, total: float | None = None) -> None:
+    def update(self, done: float, total: float | None = None, detail: str | None = None) -> None:
+        """``done`` of ``total`` (unchanged if None); ``detail`` follows the label on the bar,
+        e.g. the best result so far."""
+        if not self.entered:
+            self.__enter__()
+        if detail is not None:
+            self.detail = detail
+            self._bar.update(self._task, description=f"{self.label} ({detail})")
         self.done = done
         self._bar.update(self._task, completed=done, total=max(total if total is not None else self.total, done))
         now = self.clock()
@@ -74,91 +91,68 @@ class StepProgress:
     def elapsed_s(self) -> float:
         return self.clock() - self.started
 
-    def finish(self, line: str) -> None:
-        """Stop the bar and print the closing line, shown whether or not the stream is a terminal."""
+    def note(self, line: str) -> None:
+        """A line beside the step (above its bar on a terminal), whether or not it runs."""
+        if self.after is not None:
+            self.after.finish()
+        if self.live and self.entered and not self.closed:
+            self._bar.console.print(line, markup=False, highlight=False)
+        else:
+            self.stream.write(line + "\n")
+            self.stream.flush()
+
+    def finish(self, done: float | None = None) -> None:
+        """Stop the bar and print the closing line (shown whether or not the stream is a
+        terminal), once, if the step started; ``done`` is the step's final figure, if it differs
+        from the last update's."""
+        if not self.entered or self.closed:
+            return
         self._bar.stop()
-        self.stream.write(line + "\n")
+        self.closed = True
+        self.done = self.done if done is None else done
+        self.stream.write(self.closing(self) + "\n")
         self.stream.flush()
 
     def __exit__(self, *exc_info: object) -> None:
         self._bar.stop()
 
 
-class SimulationProgress(StepProgress):
-    """A model run's ``progress`` callback (simulated seconds reached) towards ``expected_s``,
-    the scenario's simulated length as ``workloads.limits`` estimates it."""
+# The steps of the commands, each a StepProgress with its label, unit and closing line.
 
-    def __init__(self, label: str, expected_s: float, stream: TextIO | None = None,
-                 clock: Callable[[], float] = time.monotonic, every_s: float = LINE_EVERY_S) -> None:
-        super().__init__(f"simulating {label}", expected_s, "s simulated", stream, clock, every_s)
-        self.name = label
-
-    def __call__(self, simulated_s: float) -> None:
-        self.update(simulated_s)
-
-    def finish(self, simulated_s: float) -> None:  # type: ignore[override]
-        super().finish(f"simulated {self.name}: {simulated_s:,.1f} s of cluster time in {self.elapsed_s:,.1f} s")
+def simulation_progress(name: str, expected_s: float, **options: Any) -> StepProgress:
+    """A model run: simulated seconds towards ``expected_s``, the scenario's simulated length as
+    ``workloads.limits`` estimates it (``finish`` with the run's simulated seconds)."""
+    return StepProgress(f"simulating {name}", expected_s, "s simulated", **options, closing=lambda step: (
+        f"simulated {name}: {step.done:,.1f} s of cluster time in {step.elapsed_s:,.1f} s"))
 
 
-class PointsProgress(StepProgress):
-    """A ``(done, total)`` callback for a plan's grid of runs."""
-
-    def __init__(self, label: str, stream: TextIO | None = None,
-                 clock: Callable[[], float] = time.monotonic, every_s: float = LINE_EVERY_S) -> None:
-        super().__init__(f"planning {label}", 0, "points", stream, clock, every_s)
-        self.name = label
-
-    def __call__(self, done: int, total: int) -> None:
-        self.update(done, total)
-
-    def finish(self) -> None:  # type: ignore[override]
-        super().finish(f"planned {self.name}: {self.done:,.0f} points in {self.elapsed_s:,.1f} s")
+def plan_progress(name: str, **options: Any) -> StepProgress:
+    """A plan's grid of runs: points done of the points in all."""
+    return StepProgress(f"planning {name}", 0, "points", **options,
+                        closing=lambda step: f"planned {name}: {step.done:,.0f} points in {step.elapsed_s:,.1f} s")
 
 
-class StudyProgress(StepProgress):
-    """A study's ``(done, total, best feasible requests)`` callback, then its held-out
-    validation's lines (``note``), each after the study's closing line."""
+def study_progress(label: str, **options: Any) -> tuple[StepProgress, StepProgress]:
+    """A study's trials (``update(done, total, best_feasible(requests))``, started by its first
+    trial), then its held-out validation's model runs: done, and the most there can be (it stops
+    at the first front point that holds, so its ETA is the longest it can take); the lines of
+    what follows the study (``note``) come after the study's closing line."""
+    trials = StepProgress(label, 0, "trials", **options, closing=lambda step: (
+        f"{label}: trial {step.done:,.0f}/{step.total:,.0f}, {step.detail or 'none feasible'}, {step.elapsed_s:,.1f} s"))
+    return trials, StepProgress(f"{label}: held-out validation", 0, "runs at most", **options, after=trials,
+                                closing=lambda step: f"{label}: {step.done:,.0f} held-out runs in {step.elapsed_s:,.1f} s")
 
-    def __init__(self, label: str, stream: TextIO | None = None,
-                 clock: Callable[[], float] = time.monotonic, every_s: float = LINE_EVERY_S) -> None:
-        super().__init__(label, 0, "trials", stream, clock, every_s)
-        self.best = "none feasible"
-        self.closed = False
-        self.validating: StepProgress | None = None
 
-    def __call__(self, done: int, total: int, best_requests: int | None) -> None:
-        if not self.entered:
-            self.__enter__()
-        self.best = f"best feasible {best_requests:,} requests" if best_requests is not None else "none feasible"
-        self._bar.update(self._task, description=f"{self.label} ({self.best})")
-        self.update(done, total)
+def best_feasible(requests: int | None) -> str:
+    return f"best feasible {requests:,} requests" if requests is not None else "none feasible"
 
-    def finish(self) -> None:  # type: ignore[override]
-        """The study's closing line, once; then the validation's, when it ran."""
-        if self.entered and not self.closed:
-            self.closed = True
-            super().finish(f"{self.label}: trial {self.done:,.0f}/{self.total:,.0f}, {self.best}, "
-                           f"{self.elapsed_s:,.1f} s")
-        if self.validating is not None:
-            validating, self.validating = self.validating, None
-            validating.finish(f"{self.label}: {validating.done:,.0f} held-out runs in {validating.elapsed_s:,.1f} s")
 
-    def validation(self, done: int, most: int) -> None:
-        """The held-out validation's model runs: done, and the most there can be (it stops at
-        the first front point that holds, so its ETA is the longest it can take)."""
-        if self.validating is None:
-            self.finish()
-            self.validating = StepProgress(f"{self.label}: held-out validation", most, "runs at most",
-                                           self.stream, self.clock, self.every_s).__enter__()
-        self.validating.update(done, most)
+def say(line: str) -> None:
+    """A timestamped line on stderr: the per-step lines of live runs, calibrate and validate,
+    whose runs log what the stack does between their steps."""
+    typer.echo(f"[{time.strftime('%H:%M:%S')}] {line}", err=True)
 
-    def note(self, text: str) -> None:
-        """A line of what follows the study (the front on held-out seeds), after its closing line."""
-        if not self.closed:
-            self.finish()
-        line = f"{self.label}: {text}"
-        if self.validating is not None and self.validating.live:
-            self.validating._bar.console.print(line, markup=False, highlight=False)   # above the bar
-        else:
-            self.stream.write(line + "\n")
-            self.stream.flush()
+
+def echo(line: str) -> None:
+    """A line on stderr, as it is: what a service of the live stack says while it starts."""
+    typer.echo(line, err=True)

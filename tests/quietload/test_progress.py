@@ -2,7 +2,7 @@
 seconds elsewhere, and a closing line either way. The clock is a fake one the test moves."""
 import io
 
-from quietload.progress import PointsProgress, SimulationProgress, StudyProgress
+from quietload.progress import best_feasible, plan_progress, simulation_progress, study_progress
 
 
 class Clock:
@@ -20,10 +20,10 @@ class Terminal(io.StringIO):
 
 def test_a_plain_line_every_few_seconds_then_the_closing_line():
     stream, clock = io.StringIO(), Clock()
-    with SimulationProgress("glue", 100.0, stream, clock, every_s=5.0) as progress:
+    with simulation_progress("glue", 100.0, stream=stream, clock=clock, every_s=5.0) as progress:
         for step in range(1, 25):           # 10 simulated seconds per wall second, past the estimate
             clock.now += 0.5
-            progress(5.0 * step)
+            progress.update(5.0 * step)
             if step == 8:   # 60 simulated seconds left at 10 per wall second
                 assert progress.remaining_s == 6
         progress.finish(120.0)
@@ -36,10 +36,10 @@ def test_a_plain_line_every_few_seconds_then_the_closing_line():
 
 def test_a_terminal_gets_richs_bar_and_only_the_closing_line_stays():
     stream, clock = Terminal(), Clock()
-    with PointsProgress("grid", stream, clock, every_s=5.0) as progress:
+    with plan_progress("grid", stream=stream, clock=clock, every_s=5.0) as progress:
         for done in range(1, 11):
             clock.now += 1.0
-            progress(done, 10)
+            progress.update(done, 10)
         progress.finish()
     text = stream.getvalue()
     assert "elapsed, ETA" not in text                                # no plain lines on a terminal
@@ -49,13 +49,14 @@ def test_a_terminal_gets_richs_bar_and_only_the_closing_line_stays():
 
 def test_a_study_closes_once_and_its_validation_lines_follow():
     stream, clock = io.StringIO(), Clock()
-    progress = StudyProgress("tuning tiny", stream, clock, every_s=5.0)
-    progress.finish()                   # before any trial: nothing to close
+    study, held_out = study_progress("tuning tiny", stream=stream, clock=clock, every_s=5.0)
+    study.finish()                      # before any trial: nothing to close
     for done in range(1, 5):
         clock.now += 2.0
-        progress(done, 4, 120 if done > 1 else None)
-    progress.note("trial 3 on 20 held-out seeds: held")
-    progress.finish()
+        study.update(done, 4, best_feasible(120 if done > 1 else None))
+    held_out.note("tuning tiny: trial 3 on 20 held-out seeds: held")
+    study.finish()
+    held_out.finish()
     assert stream.getvalue().splitlines() == [
         "tuning tiny: 4/4 trials, 0:00:06 elapsed, ETA 0:00:00",
         "tuning tiny: trial 4/4, best feasible 120 requests, 6.0 s",
@@ -65,23 +66,25 @@ def test_a_study_closes_once_and_its_validation_lines_follow():
 
 def test_a_study_without_a_feasible_trial_says_so_once():
     stream, clock = io.StringIO(), Clock()
-    progress = StudyProgress("tuning tiny", stream, clock, every_s=5.0)
-    progress(1, 2, None)                # the study's clock starts at its first trial
+    study, held_out = study_progress("tuning tiny", stream=stream, clock=clock, every_s=5.0)
+    study.update(1, 2, best_feasible(None))     # the study's clock starts at its first trial
     clock.now += 1.0
-    progress(2, 2, None)
-    progress.finish()
+    study.update(2, 2, best_feasible(None))
+    study.finish()
+    held_out.finish()
     assert stream.getvalue().splitlines() == ["tuning tiny: trial 2/2, none feasible, 1.0 s"]
 
 
 def test_the_held_out_validation_has_its_own_lines_with_an_eta():
     stream, clock = io.StringIO(), Clock()
-    progress = StudyProgress("tuning tiny", stream, clock, every_s=5.0)
-    progress(1, 1, 120)
+    study, held_out = study_progress("tuning tiny", stream=stream, clock=clock, every_s=5.0)
+    study.update(1, 1, best_feasible(120))
     for done in range(1, 9):            # 8 of at most 40 runs, one a second; the first point holds
         clock.now += 1.0
-        progress.validation(done, 40)
-    progress.note("trial 0 on 20 held-out seeds: held")
-    progress.finish()
+        held_out.update(done, 40)
+    held_out.note("tuning tiny: trial 0 on 20 held-out seeds: held")
+    study.finish()
+    held_out.finish()
     assert stream.getvalue().splitlines() == [
         "tuning tiny: trial 1/1, best feasible 120 requests, 1.0 s",     # closed by the first held-out run
         "tuning tiny: held-out validation: 6/40 runs at most, 0:00:05 elapsed, ETA 0:00:34",

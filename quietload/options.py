@@ -1,0 +1,28 @@
+"""The options several commands share, declared once: the same name, value and help everywhere."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+Overrides = Annotated[list[str] | None, typer.Option(
+    "--set", metavar="KEY=VALUE",
+    help="Override a scenario key (repeatable), e.g. batch.producer.linger.ms=10.")]
+
+PastLimits = Annotated[bool, typer.Option(
+    "--force", help="Run even a scenario past the model's limits of time and memory (see docs/scenarios.md: Limits).")]
+
+BootstrapServers = Annotated[str | None, typer.Option(
+    "--bootstrap-servers", metavar="HOST:PORT,...",
+    help="Run against this cluster (e.g. a staging one) instead of the local stack; client security settings "
+         "come from QUIETLOAD_KAFKA_* variables (e.g. QUIETLOAD_KAFKA_SECURITY_PROTOCOL=SASL_SSL).")]
+
+Metrics = Annotated[list[str] | None, typer.Option(
+    "--metrics", metavar="URL",
+    help="With --bootstrap-servers: a broker's Prometheus endpoint, once per broker (the brokers' own idle and "
+         "CPU figures).")]
+
+RunDir = Annotated[Path, typer.Option("--run-dir", metavar="DIR", help="The local stack's run directory (state, data, logs).")]
+
+ReplaceProfile = Annotated[bool, typer.Option("--force", help="Replace a profile of that name.")]
