@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 
-from simulator.contract import RunResult
+from simulator.contract import RunResult, scenario_path
 from simulator.contract.files import RECOMMENDATION
 from tuner.snippets import property_value, render_snippets, rounded_params, snippets
 from tuner.space import render_value
@@ -109,7 +109,7 @@ class Recommendation:
     def write(self, out_dir: Path, base: dict[str, Any]) -> list[Path]:
         """``<scenario>-recommendation.yaml``, ``<scenario>-tuned.yaml`` and ``<scenario>-snippets.txt``."""
         out_dir.mkdir(parents=True, exist_ok=True)
-        paths = [out_dir / f"{self.scenario_name}-{kind}" for kind in ("recommendation.yaml", "tuned.yaml", "snippets.txt")]
+        paths = [scenario_path(self.scenario_name, kind, out_dir) for kind in ("recommendation.yaml", "tuned.yaml", "snippets.txt")]
         RECOMMENDATION.write_yaml(self.to_dict(), paths[0])
         paths[1].write_text(dump_yaml(self.scenario_fragment(out_dir, base)))
         paths[2].write_text(render_snippets(self.snippets))

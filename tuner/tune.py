@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from simulator.contract import RunResult
+from simulator.contract import RunResult, scenario_path
 from tuner.objective import Objective
 from tuner.recommend import (Recommendation, explain, missed_constraints, rounded_pick, snippets, spread_lines,
                              summary_figures)
@@ -46,12 +45,7 @@ class TuneOutcome:
     paths: list[Path]
 
 
-def _file_name(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name)
-
-
 def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
-    name = _file_name(scenario.name)
     if request.storage is None:
         request.out_dir.mkdir(parents=True, exist_ok=True)
     # by default each resolved scenario gets its own study, so a changed SLA or --set never resumes
@@ -60,7 +54,7 @@ def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
     study = request.study_name or (f"{scenario.name}-{digest}{'-quotas' if request.quotas else ''}"
                                    f"{'-random' if request.sampler == 'random' else ''}")
     return StudySettings(trials=request.trials or scenario.tune.trials, workers=request.workers, seed=request.seed,
-                         storage=request.storage or f"sqlite:///{request.out_dir / f'{name}-study.db'}",
+                         storage=request.storage or f"sqlite:///{scenario_path(scenario.name, 'study.db', request.out_dir)}",
                          study_name=study, sampler=request.sampler, prefer=scenario.tune.prefer)
 
 
@@ -105,7 +99,7 @@ def tune(request: TuneRequest, progress: Progress | None = None,
         snippets=snippets(params, scenario.batch.key),
         missed=missed_constraints(chosen.constraints, chosen.figures) + ([] if held else validation.missed(chosen.number)),
         model_seeds=list(objective.seeds), validation=validation.to_dict() if validation else None)
-    study_file = request.out_dir / f"{recommendation.scenario_name}-study.json"
+    study_file = scenario_path(recommendation.scenario_name, "study.json", request.out_dir)
     paths = [summary.write_json(study_file, {"name": scenario.name, "source": str(request.scenario_file),
                                              "overrides": list(request.overrides),
                                              "digest": scenario_digest(scenario_fields(scenario))},

@@ -8,9 +8,9 @@ imports only ``workloads``, so the simulator, the tuner and the reports all buil
 from simulator.contract.errors import ResultError
 from simulator.contract.figures import BrokerFigures, Summary, TenantFigures
 from simulator.contract.histograms import LatencyHistogram, SizeHistogram, batch_size_section
-from simulator.contract.result import (PERCENTILES, SCHEMA_VERSION, WINDOWS, RunResult, json_field, read_json,
-                                       result_path)
+from simulator.contract.names import file_part, result_path, scenario_path, spread_path
+from simulator.contract.result import PERCENTILES, SCHEMA_VERSION, WINDOWS, RunResult, json_field, read_json
 
 __all__ = ["BrokerFigures", "LatencyHistogram", "PERCENTILES", "ResultError", "RunResult", "SCHEMA_VERSION",
-           "SizeHistogram", "Summary", "TenantFigures", "WINDOWS", "batch_size_section", "json_field", "read_json",
-           "result_path"]
+           "SizeHistogram", "Summary", "TenantFigures", "WINDOWS", "batch_size_section", "file_part", "json_field",
+           "read_json", "result_path", "scenario_path", "spread_path"]

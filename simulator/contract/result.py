@@ -13,16 +13,15 @@ It is None where a run has none (files written before it existed, a live run on 
 whose logs quietload cannot read): fields added later are optional, so older files still read.
 
 ``overrides`` is the ``--set KEY=VALUE`` list the run's scenario file was given (empty for the
-file as it is), so that reports can label runs by what differs; ``result_path`` names a run's
-file after its scenario, overrides and seed, so that no run overwrites another's.
+file as it is), so that reports can label runs by what differs; ``result_path``
+(``simulator.contract.names``) names a run's file after its scenario, overrides and seed, so that no
+run overwrites another's.
 """
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
-import re
 import types
 import typing
 from collections.abc import Mapping
@@ -206,33 +205,6 @@ class RunResult:
         except ResultError as error:
             raise ResultError(f"{path}: {error}") from None
         return cls.from_dict(data, str(path))
-
-
-# Keys whose last part names them well enough in a file name (batch.producer.linger.ms -> linger.ms).
-_SHORT_PREFIXES = ("batch.producer.", "batch.spark.", "batch.")
-_NAME_MAX = 120
-
-
-def _file_part(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._=-]+", "-", text).strip("-")
-
-
-def result_path(scenario_name: str, overrides: list[str] | tuple[str, ...], seed: int, kind: str = "",
-                directory: Path = Path("results")) -> Path:
-    """``results/<scenario>[-<kind>][-<overrides>]-seed<N>.json``: a run's file named after what
-    it ran (``paypay-glue-2gb-linger.ms=10-compression.type=zstd-seed1.json``); a long override
-    list is cut and ends in a digest of the whole list, so two runs never share a name."""
-    parts = []
-    for override in overrides:
-        key, _, value = override.partition("=")
-        key = next((key[len(p):] for p in _SHORT_PREFIXES if key.startswith(p)), key)
-        parts.append(_file_part(f"{key}={value}"))
-    label = "-".join(parts)
-    if len(label) > _NAME_MAX:
-        digest = hashlib.sha256("\n".join(overrides).encode()).hexdigest()[:8]
-        label = f"{label[:_NAME_MAX - 9].rstrip('-')}-{digest}"
-    name = "-".join(part for part in (_file_part(scenario_name), kind, label) if part)
-    return directory / f"{name}-seed{seed}.json"
 
 
 def _no_constant(name: str) -> Any:

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from simulator.evaluator import Evaluator
 from simulator.live._process import StackError
-from simulator.contract import RunResult
+from simulator.contract import RunResult, result_path
 from tuner.calibration.design import Point
 from workloads import ScenarioError
 
@@ -68,7 +68,7 @@ def run_points(points: tuple[Point, ...], profile: str, evaluator: Evaluator, re
                 continue
             results.append(result)
             if results_dir:
-                result.write(results_dir / f"{point.name}-{result.evaluator}-seed{seed}.json")
+                result.write(result_path(point.name, [], seed, result.evaluator, results_dir))
             s = result.summary
             say(f"[{done}/{total}] {point.name} seed {seed}: {s.produce_requests:,} requests, "
                 f"{s.records_per_request:.0f} records/request, load {s.load_seconds:.1f} s; ETA {_clock(left)}")

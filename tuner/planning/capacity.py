@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from simulator.contract import result_path, scenario_path
 from simulator.contract.files import PLAN
 from simulator.evaluator import Evaluator, model_evaluator
 from tuner.planning.whatif import ClusterOption, cluster_options
@@ -181,8 +182,8 @@ def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
     for seed in task["seeds"]:
         result = evaluator.evaluate(scenario, seed)
         if task.get("keep_dir"):
-            result.write(Path(task["keep_dir"]) / f"{task['option']}-{point.load_gb:g}gb-x{point.loads}-"
-                         f"{point.spacing_s:g}s-seed{seed}.json")
+            result.write(result_path(task["option"], [], seed, f"{point.load_gb:g}gb-x{point.loads}-{point.spacing_s:g}s",
+                                     Path(task["keep_dir"])))
         summaries.append(result.summary)
     load_seconds = max(summary.load_seconds for summary in summaries)
     tenants = [{"name": t.name, "p99_ms_during": _round(_highest([s.tenants[i].p99_ms_during for s in summaries])),
@@ -269,8 +270,7 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
 
 def plan_path(scenario_name: str) -> Path:
     """``results/<scenario>-plan.json``, named like the run results."""
-    import re
-    return Path("results") / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', scenario_name)}-plan.json"
+    return scenario_path(scenario_name, "plan.json")
 
 
 def write_plan(plan: dict, path: str | Path) -> Path:
