@@ -165,3 +165,10 @@ def positive(parse: Parser) -> Parser:
             raise ScenarioError(path, f"must be greater than zero, got {value!r}")
         return parsed
     return check
+
+
+def or_none(parse: Parser) -> Parser:
+    """``parse``, or None for a value left unset (null, or ``none`` as in ``repartition: none``)."""
+    def parse_or_none(value: Any, path: str) -> Any:
+        return None if value is None or value == "none" else parse(value, path)
+    return parse_or_none

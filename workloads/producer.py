@@ -63,7 +63,8 @@ def client_defaults(client: Client) -> dict[str, Any]:
             "max.in.flight.requests.per.connection": 5, "max.request.size": 1_048_576}
 
 
-def _acks(value: Any, path: str) -> str:
+def parse_acks(value: Any, path: str) -> str:
+    """``acks`` as Kafka takes it: 0, 1, all, or -1 (all)."""
     text = str(value).strip().lower()
     text = "all" if text == "-1" else text
     if text not in ("0", "1", "all"):
@@ -71,9 +72,9 @@ def _acks(value: Any, path: str) -> str:
     return text
 
 
-def _codec(value: Any, path: str) -> str:
+def parse_codec(value: Any, path: str) -> str:
     if str(value) not in CODECS:
-        raise ScenarioError(path, f"unknown codec {value!r} (expected one of {', '.join(CODECS)})")
+        raise ScenarioError(path, f"expected one of {', '.join(CODECS)}, got unknown codec {value!r}")
     return str(value)
 
 
@@ -83,9 +84,9 @@ class ProducerConfig:
 
     batch_size: int = f.prop("batch.size", f.positive(parse_bytes))
     linger_ms: float = f.prop("linger.ms", parse_milliseconds)
-    compression_type: str = f.prop("compression.type", _codec)
+    compression_type: str = f.prop("compression.type", parse_codec)
     buffer_memory: int = f.prop("buffer.memory", f.positive(parse_bytes))
-    acks: str = f.prop("acks", _acks)
+    acks: str = f.prop("acks", parse_acks)
     enable_idempotence: bool = f.prop("enable.idempotence", f.boolean)
     max_in_flight: int = f.prop("max.in.flight.requests.per.connection", f.positive_int)
     max_request_size: int = f.prop("max.request.size", f.positive(parse_bytes))

@@ -136,12 +136,6 @@ def _no_files(value: Any, path: str) -> None:
     raise ScenarioError(path, f"expected a non-empty list of files like [{{size: 2GB}}], got {value!r}")
 
 
-def _repartition(value: Any, path: str) -> int | None:
-    if value is None or value == "none":
-        return None
-    return f.positive_int(value, path)
-
-
 @dataclass(frozen=True)
 class Spark:
     """The Spark (or Glue) side: executors, file splitting, repartition, per-core rates."""
@@ -153,7 +147,7 @@ class Spark:
     max_partition_bytes: int = f.prop("spark.sql.files.maxPartitionBytes", _positive_bytes, default=128 * 1024**2)
     open_cost_in_bytes: int = f.prop("spark.sql.files.openCostInBytes", _positive_bytes, default=4 * 1024**2)
     default_parallelism: int | None = f.prop("spark.default.parallelism", f.positive_int, default=None)
-    repartition: int | None = f.prop(parse=_repartition, default=None)
+    repartition: int | None = f.prop(parse=f.or_none(f.positive_int), default=None)
     append_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
     shuffle_append_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
     csv_scan_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)

@@ -13,23 +13,9 @@ from typing import Any, Callable
 
 from workloads import _fields as f
 from workloads.errors import ScenarioError
-from workloads.producer import CODECS
+from workloads.producer import parse_acks, parse_codec
 from workloads.quota import Quota
 from workloads.units import parse_bytes, parse_milliseconds
-
-
-def _repartition_choice(value: Any, path: str) -> int | None:
-    if value is None or value == "none":
-        return None
-    return f.positive_int(value, path)
-
-
-def _codec(value: Any, path: str) -> str:
-    return f.one_of(*CODECS)(value, path)
-
-
-def _acks(value: Any, path: str) -> str:
-    return f.one_of("0", "1", "all")(str(value).lower(), path)
 
 
 def _quota_value(name: str) -> Callable[[Any, str], Any]:
@@ -55,9 +41,9 @@ class Knob:
 
 
 KNOBS: dict[str, Knob] = {knob.name: knob for knob in (
-    Knob("repartition", ("batch", "spark", "repartition"), "choice", _repartition_choice),
-    Knob("compression.type", ("batch", "producer", "compression.type"), "choice", _codec),
-    Knob("acks", ("batch", "producer", "acks"), "choice", _acks),
+    Knob("repartition", ("batch", "spark", "repartition"), "choice", f.or_none(f.positive_int)),
+    Knob("compression.type", ("batch", "producer", "compression.type"), "choice", parse_codec),
+    Knob("acks", ("batch", "producer", "acks"), "choice", parse_acks),
     Knob("linger.ms", ("batch", "producer", "linger.ms"), "range", parse_milliseconds),
     Knob("batch.size", ("batch", "producer", "batch.size"), "range", f.positive(parse_bytes)),
     Knob("buffer.memory", ("batch", "producer", "buffer.memory"), "range", f.positive(parse_bytes)),

@@ -54,6 +54,17 @@ def test_scenario_ranges_lay_over_the_defaults(tiny_with):
     assert described["buffer.memory"] == "32.0 MB .. 512.0 MB (log)"
 
 
+def test_acks_minus_one_is_all_in_a_tune_choice_as_in_the_producer_and_in_kafka(tiny_with):
+    scenario = Scenario.from_mapping(tiny_with({"batch": {"producer": {"acks": -1}},
+                                                "tune": {"knobs": {"acks": ["1", "-1"]}}}))
+    assert scenario.batch.producer.acks == "all"
+    acks = next(r for r in search_space(scenario).ranges if r.name == "acks")
+    assert acks.choices == ("1", "all") and acks.describe() == "{1, all}"
+    with pytest.raises(ScenarioError) as refused:
+        Scenario.from_mapping(tiny_with({"tune": {"knobs": {"acks": ["1", "2"]}}}))
+    assert str(refused.value) == "tune.knobs.acks[1]: expected 0, 1 or all, got '2'"
+
+
 def test_overrides_use_the_scenario_keys(tiny):
     space = search_space(Scenario.from_mapping(tiny))
     params = {"repartition": None, "compression.type": "zstd", "linger.ms": 10, "batch.size": 65536,
