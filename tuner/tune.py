@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from simulator.contract import RunResult, scenario_path
+from simulator.contract import RunResult, file_part, scenario_path
 from tuner.objective import Objective
 from tuner.recommend import (Recommendation, explain, missed_constraints, rounded_pick, snippets, spread_lines,
                              summary_figures)
@@ -90,7 +90,7 @@ def tune(request: TuneRequest, progress: Progress | None = None,
     params, rounding = rounded_pick(objective, chosen, validation.seeds if validation and held else ())
     baseline, picked = objective.run({}), objective.run(params)
     recommendation = Recommendation(
-        scenario_name=_file_name(scenario.name), source=str(request.scenario_file), seed=request.seed,
+        scenario_name=file_part(scenario.name), source=str(request.scenario_file), seed=request.seed,
         trial=chosen.number, feasible=chosen.feasible and held, params=params,
         overrides=list(request.overrides) + objective.space.overrides(params), before=summary_figures(baseline),
         after=summary_figures(picked),
