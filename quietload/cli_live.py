@@ -16,7 +16,7 @@ from quietload.progress import say
 from quietload.options import BootstrapServers, Overrides, RunDir
 from reports.spread import render_spread, write_spread
 from reports.summary import render_summary
-from simulator.contract import RunResult, result_path
+from simulator.contract import RunResult, result_path, spread_path
 from workloads import Scenario, ScenarioError
 
 
@@ -83,7 +83,7 @@ def live(
     typer.echo(render_summary(results[-1]), err=is_stdout(json_file))
     if repeat > 1:
         typer.echo("\n" + render_spread(results))
-        spread_file = paths[-1].with_name(paths[-1].name.replace(f"-seed{seed + repeat - 1}.json", f"-spread-seed{seed}-{seed + repeat - 1}.json"))
+        spread_file = spread_path(scenario.name, results[-1].overrides, seed, seed + repeat - 1, "live")
         say(f"wrote {write_spread(results, paths, spread_file)}")
     lost = [r.seed for r in results if not r.summary.integrity_ok]
     if lost:
