@@ -24,6 +24,7 @@ import csv
 import hashlib
 import io
 import itertools
+import json
 import math
 import random
 import string
@@ -236,18 +237,14 @@ def csv_line(row: dict[str, str]) -> bytes:
 
 # Jackson's short escapes; every other control character becomes \\u00XX (upper-case hex).
 _JSON_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_JSON_ESCAPES = str.maketrans({**{chr(c): f"\\u{c:04X}" for c in range(0x20)}, **_JSON_SHORT_ESCAPES})
+# json's C encoder escapes as Jackson does (the short escapes, nothing else at or above U+0020)
+# but writes \\u00XX's hex in lower case: a row holding such a character takes the table above.
+_JSON_ROW = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _json_string(text: str) -> str:
-    out = []
-    for ch in text:
-        if ch in _JSON_SHORT_ESCAPES:
-            out.append(_JSON_SHORT_ESCAPES[ch])
-        elif ch < " ":
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)  # non-ASCII and '/' pass through unescaped
-    return '"' + "".join(out) + '"'
+    return '"' + text.translate(_JSON_ESCAPES) + '"'  # non-ASCII and '/' pass through unescaped
 
 
 def to_json_value(row: dict[str, str | None]) -> bytes:
@@ -256,8 +253,11 @@ def to_json_value(row: dict[str, str | None]) -> bytes:
     Spark's CSV reader turns an empty field into null, and ``to_json`` omits null fields
     (``spark.sql.jsonGenerator.ignoreNullFields`` defaults to true).
     """
-    fields = [f"{_json_string(k)}:{_json_string(v)}" for k, v in row.items() if v]
-    return ("{" + ",".join(fields) + "}").encode("utf-8")
+    present = {k: v for k, v in row.items() if v}
+    text = _JSON_ROW(present)
+    if "\\u00" in text:   # json writes a control character's hex in lower case, Jackson in upper
+        text = "{" + ",".join(f"{_json_string(k)}:{_json_string(v)}" for k, v in present.items()) + "}"
+    return text.encode("utf-8")
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,14 @@ def test_to_json_value_is_sparks_to_json_bytes():
     assert to_json_value({"a": "", "b": ""}) == b"{}"
 
 
+def test_to_json_value_escapes_control_characters_in_upper_case_hex_and_nothing_else():
+    row = {"nul": "\x00", "esc": "a\x1bb", "del": "\x7f", "sep": "\u2028", "lit": "\\u00ab", "bs": "\b\f\n\r"}
+    expected = ('{"nul":"\\u0000","esc":"a\\u001Bb","del":"\x7f","sep":"\u2028","lit":"\\\\u00ab",'
+                '"bs":"\\b\\f\\n\\r"}')
+    assert to_json_value(row) == expected.encode("utf-8")
+    assert to_json_value({"lit": "\\u00ab"}) == b'{"lit":"\\\\u00ab"}'   # a backslash, then text
+
+
 def test_to_json_value_of_a_generated_row():
     row = {"transaction_id": "6f03675a", "amount": "6.00", "terminal_id": "", "status": "APPROVED"}
     assert to_json_value(row) == b'{"transaction_id":"6f03675a","amount":"6.00","status":"APPROVED"}'
