@@ -1,37 +1,68 @@
-"""How fast the model runs: each catalog scenario 5 times in one process, seed 1.
+"""How fast the model and the CLI run, here and, with ``--against REV``, at another revision.
 
-Prints one line per scenario, ``<file name> median_wall_s=<x> sim_per_wall=<y>``, where
-sim_per_wall is simulated seconds per wall second of the median run. It measures; it asserts
-nothing. Pass scenario files to time just those.
+Without ``--against``: each catalog scenario (or each file given) 5 times in one process, seed 1,
+one line each, ``<file name> median_wall_s=<x> sim_per_wall=<y>``, where sim_per_wall is
+simulated seconds per wall second of the median run. It measures; it asserts nothing.
 
-Each scenario gets one evaluator for its 5 runs, as a tuner would use it: the first run also
+Each scenario gets one evaluator for its runs, as a tuner would use it: the first run also
 measures the codecs' compression curves on the scenario's rows, and the median leaves it out.
 Each run starts after a full garbage collection, so that no run pays for the garbage of the
 runs before it.
 
-``--against REV`` times each scenario here and in the project at git revision REV (compiled
-as ``make native`` does, in a temporary directory), one after the other in one run, and prints
-both and their ratio:
+``--against REV`` measures each figure of docs/speed.md here and in the project at git revision
+REV (compiled as ``make native`` does, in a temporary directory), one after the other in one
+run, each in a fresh process of its own tree, and prints both and how many times faster (or
+smaller) here is. Machines of this kind differ by up to 4x and a shared one drifts while it
+runs, so only the ratio of two figures measured side by side means much:
 
+- each published variant (``paypay-glue-2gb*.yaml``): median of 5 runs;
+- the 100 GB load (``load-100gb.yaml``), median of 3 runs, and 1 TiB (the same with
+  ``dataset.files.0.count=512``), one run; with each, the process's peak resident memory;
+- CLI start-up: a fresh process that imports the CLI, reads the scenario and builds the run
+  up to its first event (rows sampled, serialised and measured), median of 5; here also the
+  very first one, before the row cache next to the results holds the scenario's rows;
+- with ``--long`` also the 100 GB load at ``linger.ms=0`` and ``batch.size`` 16 KB (one run),
+  and ``tune --trials 100 --workers 2`` with validation on 20 held-out seeds (one run each;
+  the study files of both are compared, trial by trial).
+
+    .venv/bin/python bench/sim_speed.py --against fbe55c6
+    .venv/bin/python bench/sim_speed.py --against fbe55c6 --long
     .venv/bin/python bench/sim_speed.py --against HEAD workloads/catalog/paypay-glue-2gb*.yaml
 """
 from __future__ import annotations
 
 import gc
+import json
 import math
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from simulator.evaluator import model_evaluator
-from workloads import CATALOG, Scenario
-
+ROOT = Path(__file__).resolve().parents[1]
 RUNS = 5
 SEED = 1
-ROOT = Path(__file__).resolve().parents[1]
+CATALOG = ROOT / "workloads" / "catalog"
+PUBLISHED = CATALOG / "paypay-glue-2gb.yaml"
+VARIANTS = sorted(CATALOG.glob("paypay-glue-2gb*.yaml"))
+LOAD_100GB = CATALOG / "load-100gb.yaml"
+TIB = ("dataset.files.0.count=512",)
+SMALL_BATCHES = ("batch.producer.linger.ms=0", "batch.producer.batch.size=16KB")
+STARTUP_RUNS = 5
+_PYCACHE: Path | None = None   # where the subprocesses keep their bytecode
+TUNE = ("--trials", "100", "--workers", "2", "--validate", "20")
+# `quietload simulate` in a fresh process, stopped where the model's first event would run.
+STARTUP = """
+import os, sys
+import simulator.model.model
+simulator.model.model.ModelRun.execute = lambda self, progress=None: os._exit(0)
+from quietload.cli import app
+app(["simulate", sys.argv[1], "--json", "startup.json"], prog_name="quietload")
+"""
 
 
 def three_digits(value: float) -> str:
@@ -43,22 +74,39 @@ def three_digits(value: float) -> str:
     return f"{rounded:.{max(decimals, 0)}f}"
 
 
-def time_scenario(path: Path) -> tuple[float, float]:
+def simulated_seconds(result) -> float:
+    summary = result.summary
+    return float(summary["simulated_seconds"] if isinstance(summary, dict) else summary.simulated_seconds)
+
+
+def time_runs(path: Path, overrides: list[str], runs: int) -> tuple[float, float]:
     """(median wall seconds, simulated seconds per wall second of the median run)."""
-    scenario = Scenario.from_yaml(path)
-    evaluator = model_evaluator()
-    runs = []
-    for _ in range(RUNS):
+    from simulator.model.model import ModelEvaluator
+    from workloads import Scenario
+    scenario = Scenario.from_yaml(path, overrides)
+    evaluator = ModelEvaluator()
+    timed = []
+    for _ in range(runs):
         gc.collect()
         started = time.perf_counter()
         result = evaluator.evaluate(scenario, SEED)
-        runs.append((time.perf_counter() - started, result.summary.simulated_seconds))
-    wall_s, simulated_s = sorted(runs)[RUNS // 2]
+        timed.append((time.perf_counter() - started, simulated_seconds(result)))
+    wall_s, simulated_s = sorted(timed)[runs // 2]
     return wall_s, simulated_s / wall_s
+
+
+def measure(arguments: list[str]) -> None:
+    """``--measure RUNS FILE [KEY=VALUE...]`` in a tree's own process: its median and peak memory."""
+    runs, path, overrides = int(arguments[0]), Path(arguments[1]), arguments[2:]
+    wall_s, _ = time_runs(path, overrides, runs)
+    compiled = Path(sys.modules["simulator.model.engine"].__file__).suffix != ".py"
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"wall_s": wall_s, "peak_mb": peak_mb, "compiled": compiled}))
 
 
 def checkout(revision: str, directory: Path) -> Path:
     """The project at ``revision`` in ``directory``, its model compiled as ``make native`` does."""
+    directory.mkdir(parents=True)
     archive = subprocess.run(["git", "archive", revision], cwd=ROOT, stdout=subprocess.PIPE, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(directory)], input=archive, check=True)
     subprocess.run([sys.executable, "-c", "from simulator.model._native import build; raise SystemExit(build())"],
@@ -67,40 +115,111 @@ def checkout(revision: str, directory: Path) -> Path:
     return directory
 
 
-def timed_in(tree: Path, path: Path) -> str:
-    """This benchmark's line for ``path``, run by the project in ``tree`` (a fresh process)."""
-    done = subprocess.run([sys.executable, str(tree / "bench" / "sim_speed.py"), str(path)], cwd=tree,
-                          env={**os.environ, "PYTHONPATH": str(tree)}, stdout=subprocess.PIPE, text=True, check=True)
-    return done.stdout.strip().splitlines()[-1]
+def _environment(tree: Path) -> dict[str, str]:
+    """The project in ``tree`` first on the path; compiled bytecode kept (in this run's own
+    folder), as an installed tool has it, even where the environment asks for none."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPATH": str(tree), **({"PYTHONPYCACHEPREFIX": str(_PYCACHE)} if _PYCACHE else {})}
 
 
-def figure(line: str, name: str) -> float:
-    return float(line.split(f"{name}=")[1].split()[0])
+def _python(tree: Path, arguments: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *arguments], cwd=cwd or tree, env=_environment(tree),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True)
 
 
-def against(revision: str, paths: list[Path]) -> None:
-    """Each scenario timed by this tree and by ``revision``, alternately, in one run."""
+def measured_in(tree: Path, runs: int, path: Path, overrides: tuple[str, ...] = ()) -> dict:
+    """This benchmark's runs of ``path``, by the project in ``tree``, in a fresh process."""
+    done = _python(tree, [str(Path(__file__).resolve()), "--measure", str(runs), str(path), *overrides])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def startup_in(tree: Path, path: Path, runs: int) -> list[float]:
+    """Wall seconds of ``runs`` fresh processes up to the first event, each after the one before,
+    in one new working directory (so the first finds no row cache there, the others find it),
+    after one elsewhere that compiles the bytecode."""
+    with tempfile.TemporaryDirectory(prefix="quietload-startup-") as warm:
+        _python(tree, ["-c", STARTUP, str(path)], cwd=Path(warm))
+    with tempfile.TemporaryDirectory(prefix="quietload-startup-") as cwd:
+        walls = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            _python(tree, ["-c", STARTUP, str(path)], cwd=Path(cwd))
+            walls.append(time.perf_counter() - started)
+    return walls
+
+
+def tune_in(tree: Path, path: Path) -> tuple[float, list]:
+    """Wall seconds of ``quietload tune`` in ``tree``, and its trials as the study file has them."""
+    with tempfile.TemporaryDirectory(prefix="quietload-tune-") as out:
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", "from quietload.cli import app; app()", "tune", str(path), *TUNE,
+                               "--out", out, "--storage", f"sqlite:///{out}/study.db"],
+                              cwd=tree, env=_environment(tree), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+        wall_s = time.perf_counter() - started
+        if done.returncode not in (0, 1):   # 1: no trial met the constraints, still a study
+            raise SystemExit(f"tune failed in {tree}:\n{done.stderr[-2000:]}")
+        study = json.loads(next(Path(out).glob("*-study.json")).read_text())
+    trials = [(t["params"], t["values"], t["constraints"]) for t in study["trials"]]
+    return wall_s, [trials, study["pick"], study["validation"]]
+
+
+class Table:
+    def __init__(self, revision: str) -> None:
+        print(f"{'figure':<52} {'here':>9} {revision:>9} {'x faster':>9}", flush=True)
+
+    def row(self, name: str, here: float, there: float, unit: str = "s") -> None:
+        print(f"{name + ' (' + unit + ')':<52} {three_digits(here):>9} {three_digits(there):>9} "
+              f"{there / here:>9.2f}", flush=True)
+
+
+def against(revision: str, paths: list[Path], long: bool) -> None:
+    """Each figure measured by this tree and by ``revision``, one after the other, in one run."""
     with tempfile.TemporaryDirectory(prefix="quietload-speed-") as tmp:
-        other = checkout(revision, Path(tmp))
-        print(f"{'scenario':<40} {'wall s here':>11} {revision + ' wall s':>16} {'here / there':>12}")
-        for path in paths:
-            here = figure(timed_in(ROOT, path.resolve()), "median_wall_s")
-            there = figure(timed_in(other, path.resolve()), "median_wall_s")
-            print(f"{path.name:<40} {three_digits(here):>11} {three_digits(there):>16} {here / there:>12.2f}", flush=True)
+        other = checkout(revision, Path(tmp) / "tree")
+        global _PYCACHE
+        _PYCACHE = Path(tmp) / "pycache"
+        table = Table(revision)
+        for path in paths or VARIANTS:
+            here, there = measured_in(ROOT, RUNS, path.resolve()), measured_in(other, RUNS, path.resolve())
+            if not here["compiled"]:
+                print("note: the model runs uncompiled here (make native compiles it)")
+            table.row(path.name, here["wall_s"], there["wall_s"])
+        if paths:
+            return
+        for name, runs, overrides in (("100 GB load", 3, ()), ("1 TiB load", 1, TIB)):
+            here, there = measured_in(ROOT, runs, LOAD_100GB, overrides), measured_in(other, runs, LOAD_100GB, overrides)
+            table.row(name, here["wall_s"], there["wall_s"])
+            table.row(f"{name}, peak memory", here["peak_mb"], there["peak_mb"], "MB")
+        here_s, there_s = startup_in(ROOT, PUBLISHED, STARTUP_RUNS + 1), startup_in(other, PUBLISHED, STARTUP_RUNS + 1)
+        table.row("CLI start-up, first run of a dataset", here_s[0], statistics.median(there_s[1:]))
+        table.row("CLI start-up", statistics.median(here_s[1:]), statistics.median(there_s[1:]))
+        if not long:
+            return
+        here, there = measured_in(ROOT, 1, LOAD_100GB, SMALL_BATCHES), measured_in(other, 1, LOAD_100GB, SMALL_BATCHES)
+        table.row("100 GB load, linger.ms=0, batch.size=16KB", here["wall_s"], there["wall_s"])
+        (here_s, here_study), (there_s, there_study) = tune_in(ROOT, PUBLISHED), tune_in(other, PUBLISHED)
+        table.row("tune, 100 trials, 2 workers, 20 held-out seeds", here_s, there_s)
+        print(f"same trials, pick and validation as {revision}: {'yes' if here_study == there_study else 'no'}")
 
 
 def main(arguments: list[str]) -> None:
+    if arguments[:1] == ["--measure"]:
+        measure(arguments[1:])
+        return
+    long = "--long" in arguments
+    arguments = [a for a in arguments if a != "--long"]
     revision = None
     if "--against" in arguments:
         at = arguments.index("--against")
         revision = arguments[at + 1]
         arguments = arguments[:at] + arguments[at + 2:]
-    paths = [Path(a) for a in arguments] or sorted(CATALOG.glob("*.yaml"))
+    paths = [Path(a) for a in arguments]
     if revision:
-        against(revision, paths)
+        against(revision, paths, long)
         return
-    for path in paths:
-        wall_s, sim_per_wall = time_scenario(path)
+    for path in paths or sorted(CATALOG.glob("*.yaml")):
+        wall_s, sim_per_wall = time_runs(path, [], RUNS)
         print(f"{path.name} median_wall_s={three_digits(wall_s)} sim_per_wall={three_digits(sim_per_wall)}", flush=True)
 
 
