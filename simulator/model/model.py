@@ -3,26 +3,26 @@ them on one event loop, and hands the components to ``outcome`` for the RunResul
 from __future__ import annotations
 
 import gc
-import gzip
 import math
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from simulator.model import outcome
 from simulator.model.broker import Broker, Fetcher, Partition, RequestTimes, fetcher_id
 from simulator.model.client import ClientSpec
-from simulator.model.compression import CompressionCurve, measure_curve, record_overhead
+from simulator.model.compression import record_overhead
 from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from simulator.model.job import Load
 from simulator.model.producer import Producer
+from simulator.model.rows import ROW_CACHE, RowFigures, row_figures
 from simulator.model.spark import plan_writes
 from simulator.contract import RunResult
 from workloads import Scenario, ScenarioError
 from workloads.quota import QUOTA_CLIENT_ID
 from workloads.tenant import Tenant
 from workloads.streaming import is_streaming
-from workloads.rows import RowShape, csv_line, generate_rows, read_sample_csv, to_json_value
 
 
 @dataclass
@@ -59,53 +59,19 @@ def murmur2(data: bytes) -> int:
     return h & 0x7FFFFFFF
 
 
-def sample_rows(scenario: Scenario) -> list[dict]:
-    dataset = scenario.dataset
-    if dataset.rows == "card-transactions":
-        return generate_rows(dataset.sample_rows, seed=0)
-    try:
-        return read_sample_csv(dataset.rows, limit=dataset.sample_rows)
-    except ValueError as error:
-        raise ScenarioError("dataset.rows", str(error)) from None
-
-
-@dataclass
-class RowFigures:
-    """What the model takes from the dataset's rows, measured once per row source."""
-
-    shape: RowShape
-    values: list[bytes]
-    keys: list[bytes] | None
-    csv_gzip_ratio: float           # gzip'd CSV bytes per CSV byte (gzip input files)
-    curves: dict[str, CompressionCurve] = field(default_factory=dict)
-
-    def curve(self, codec: str) -> CompressionCurve:
-        if codec not in self.curves:
-            self.curves[codec] = measure_curve(self.values, self.keys, codec)
-        return self.curves[codec]
-
-
 class ModelEvaluator:
     """Evaluator on the request-level discrete-event model."""
 
     name = "model"
 
-    def __init__(self) -> None:
+    def __init__(self, row_cache: Path | None = ROW_CACHE) -> None:
+        self.row_cache = row_cache   # where measured row figures are kept between processes; None: nowhere
         self._rows: dict[tuple, RowFigures] = {}
 
     def rows(self, scenario: Scenario) -> RowFigures:
         key = (scenario.dataset.rows, scenario.dataset.sample_rows, scenario.batch.key)
         if key not in self._rows:
-            rows = sample_rows(scenario)
-            try:
-                shape = RowShape.of(rows, scenario.batch.key)
-            except ValueError as error:
-                raise ScenarioError("batch.key", str(error)) from None
-            csv = b"".join(csv_line(row) for row in rows)
-            self._rows[key] = RowFigures(
-                shape, [to_json_value(row) for row in rows],
-                [row[scenario.batch.key].encode() for row in rows] if scenario.batch.key else None,
-                len(gzip.compress(csv, mtime=0)) / len(csv))
+            self._rows[key] = row_figures(scenario, self.row_cache)
         return self._rows[key]
 
     def evaluate(self, scenario: Scenario, seed: int, progress=None) -> RunResult:
