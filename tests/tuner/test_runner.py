@@ -9,7 +9,7 @@ from workloads.loader import merge
 def requests_on_seed(evaluator, task):
     """A task is (scenario mapping, seed); its result the run's produce requests."""
     raw, seed = task
-    return evaluator.evaluate(Scenario.from_mapping(raw), seed).summary["produce_requests"]
+    return evaluator.evaluate(Scenario.from_mapping(raw), seed).summary.produce_requests
 
 
 def rows_kept(evaluator, task):
