@@ -14,8 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from reports.report import run_figures
-from reports.versus import pair_runs, versus_header, versus_rows
+from reports.sections.runs import run_figures
+from reports.sections.versus import pair_runs, versus_header, versus_rows
 from simulator.evaluator import model_evaluator
 from simulator.live.evaluator import LiveEvaluator
 from workloads import CATALOG, Scenario

@@ -9,7 +9,7 @@ import typer
 from quietload.paths import check_output_file
 from quietload.progress import plan_progress
 from quietload.options import Overrides, PastLimits
-from reports.plan_report import render_plan_csv, render_plan_table
+from reports.sections.plan import render_plan_csv, render_plan_table
 from tuner.planning import plan_path, run_plan, write_plan
 from workloads import ScenarioError
 

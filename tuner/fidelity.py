@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from reports.report import format_figure, run_figures
-from reports.versus import FIDELITY_SUMMARY_HEADER, Versus, fidelity_summary, fidelity_summary_rows, pair_runs, ratio
+from reports.kit.tables import format_figure
+from reports.sections.runs import run_figures
+from reports.sections.versus import FIDELITY_SUMMARY_HEADER, Versus, fidelity_summary, fidelity_summary_rows, pair_runs, ratio
 from simulator.evaluator import Evaluator
 from tuner.calibration.design import Point
 from tuner.calibration.runs import run_points

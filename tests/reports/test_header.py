@@ -4,7 +4,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from reports.header import build_header, matching_gate, run_verdict
+from reports.sections.header import build_header, matching_gate, run_verdict
 from simulator.contract.files import is_gate_file, read_gate
 from reports.gate import check
 from simulator.contract import ResultError, RunResult

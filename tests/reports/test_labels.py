@@ -1,6 +1,6 @@
 """Runs are labelled by what differs between them, never by a number."""
 from simulator.contract import RunResult
-from reports.labels import render_setting, run_labels
+from reports.sections.labels import render_setting, run_labels
 
 PRODUCER = {"batch.size": 131072, "linger.ms": 0.0, "compression.type": "none", "buffer.memory": 33554432, "acks": "1"}
 TENANTS = [{"name": "payment-api", "sla_p99": 10.0}, {"name": "fraud", "sla_p99": 10.0}]

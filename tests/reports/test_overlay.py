@@ -8,10 +8,11 @@ import pytest
 from typer.testing import CliRunner
 
 from quietload.cli import app
-from reports.batch_sizes import batch_size_figure
-from reports.overlay import (aligned, breakdown_figure, breakdown_rows, cloudwatch_figures, neighbour_series,
+from reports.sections.batch_sizes import batch_size_figure
+from reports.sections.overlay import (aligned, breakdown_figure, breakdown_rows, cloudwatch_figures, neighbour_series,
                              overlay_figure)
-from reports.report import report_files, run_figures
+from reports.report import report_files
+from reports.sections.runs import run_figures
 from simulator.contract import RunResult
 from workloads import CATALOG
 
@@ -160,7 +161,7 @@ def test_the_same_results_give_the_same_report_bytes(model_runs, tmp_path):
 def test_the_broker_plots_draw_each_runs_own_check_thresholds():
     """A scenario whose check: asks for 45 % handler idle is drawn at 45 %, not the default 30 %; its CPU line,
     unstated, at the default 60 %; two runs with different thresholds get a line each."""
-    from reports.report_html import cloudwatch_html
+    from reports.sections.overlay import cloudwatch_html
 
     def run(linger: float, check: dict) -> RunResult:
         data = _run(linger, 1.0, [4.0] * 6, remote=3.0).to_dict()

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from reports.plan_report import capacity_plot, render_plan_csv, render_plan_markdown, render_plan_table
+from reports.sections.plan import capacity_plot, render_plan_csv, render_plan_markdown, render_plan_table
 from reports.report import write_report
 from simulator.contract import ResultError
 from simulator.contract.files import is_plan_file, read_plan
@@ -101,9 +101,9 @@ def test_report_with_a_plan_adds_its_section_plot_and_points(tmp_path):
 
 
 def test_capacity_plot_draws_each_point_as_a_marker_without_joining_them(monkeypatch):
-    import reports.report_html as report_html
+    import reports.kit.plot as plot
     drawn = []
-    monkeypatch.setattr(report_html, "_svg", lambda figure: drawn.append(figure) or b"<svg/>")
+    monkeypatch.setattr(plot, "svg", lambda figure: drawn.append(figure) or b"<svg/>")
     capacity_plot(PLAN)
     (axes,) = drawn[0].axes
     # the legend under the plot, off the data: the options, then each SLA

@@ -9,9 +9,11 @@ import pytest
 from typer.testing import CliRunner
 
 from quietload.cli import app
-from reports.report import (render_csv, render_json, render_markdown, run_figures, write_report)
-from reports.batch_sizes import batch_size_plot, render_batch_size_csv
-from reports.report_html import render_html, timeline_points
+from reports.report import render_csv, render_json, render_markdown, write_report
+from reports.sections.runs import run_figures
+from reports.sections.batch_sizes import batch_size_plot, render_batch_size_csv
+from reports.report import render_html
+from reports.sections.runs import timeline_points
 from simulator.contract import RunResult
 from workloads import CATALOG
 
@@ -237,9 +239,9 @@ def test_a_distribution_without_record_sizes_leaves_them_empty():
 
 
 def test_batch_size_plot_draws_each_run_in_its_own_panel_with_its_batch_size_line(glue, glue_fixed, monkeypatch):
-    import reports.report_html as report_html
+    import reports.kit.plot as plot
     drawn = []
-    monkeypatch.setattr(report_html, "_svg", lambda figure: drawn.append(figure) or b"<?xml")
+    monkeypatch.setattr(plot, "svg", lambda figure: drawn.append(figure) or b"<?xml")
     small = _result("small", 3, [], {**SIZES, "wire_bytes": [400], "bucket_upper_bytes": [1024], "record_bytes": [400]})
     batch_size_plot(run_figures([glue, glue_fixed, small]))
     top, bottom = drawn[0].axes          # glue-fixed has no distribution: two panels, none hidden behind another

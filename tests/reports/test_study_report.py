@@ -5,7 +5,7 @@ import json
 import pytest
 
 from reports.report import write_report
-from reports.study_report import (IMPORTANCE_CAPTION, PARETO_CAPTION, importance_plot, pareto_plot, render_study_csv,
+from reports.sections.study import (IMPORTANCE_CAPTION, PARETO_CAPTION, importance_plot, pareto_plot, render_study_csv,
                                   render_study_markdown)
 from simulator.contract import ResultError
 from simulator.contract.files import is_study_file, read_study

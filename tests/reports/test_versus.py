@@ -2,8 +2,9 @@
 import csv
 import io
 
-from reports.report import run_figures, write_report
-from reports.versus import pair_runs, render_versus_csv, versus_header, versus_rows
+from reports.report import write_report
+from reports.sections.runs import run_figures
+from reports.sections.versus import pair_runs, render_versus_csv, versus_header, versus_rows
 from simulator.contract import RunResult
 
 SCENARIO = {"name": "small", "batch": {"producer": {"batch.size": 16384}}}
@@ -71,7 +72,7 @@ def _configuration(name: str, model_requests: list[int], live_requests: list[int
 
 
 def test_across_scenarios_the_errors_and_rank_correlations_are_summarised(tmp_path):
-    from reports.versus import fidelity_summary
+    from reports.sections.versus import fidelity_summary
     runs = (_configuration("a", [90, 110], [100, 104, 96], 2.0, 3.0) + _configuration("b", [200, 220], [300, 280], 4.0, 5.0)
             + _configuration("c", [400, 400], [380, 420], 8.0, 6.0))
     pairs = pair_runs(run_figures(runs))

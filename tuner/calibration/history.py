@@ -31,7 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from reports.versus import ratio
+from reports.sections.versus import ratio
 from simulator.contract import RunResult
 from simulator.contract.files import write_profile
 from simulator.evaluator import Evaluator, model_evaluator

@@ -6,6 +6,9 @@ import csv
 import io
 from html import escape
 
+from reports.kit import plot
+from reports.kit.plot import Plot
+from reports.kit.tables import html_table, markdown_table
 from tuner.space import render_value
 from workloads.units import format_seeds
 
@@ -124,17 +127,16 @@ def _importance_line(study: dict) -> str:
 
 
 def render_study_markdown(study: dict) -> str:
-    from reports.report import _table
     lines = [f"## Tuning study: {study['scenario']['name']}", "", *(f"{line}." for line in headline(study)), "",
              _pick_line(study), ""]
     if study["pick"] is not None:
-        lines += [*_table(["knob", "value"], pick_knob_rows(study)), "", *_table(FIGURE_HEADER, pick_figure_rows(study)), ""]
+        lines += [*markdown_table(["knob", "value"], pick_knob_rows(study)), "", *markdown_table(FIGURE_HEADER, pick_figure_rows(study)), ""]
     lines += ["### Pareto front", ""]
     header, rows = front_table(study)
-    lines += [*_table(header, rows), ""] if rows else ["No feasible trial: the front is empty.", ""]
+    lines += [*markdown_table(header, rows), ""] if rows else ["No feasible trial: the front is empty.", ""]
     lines += ["### Parameter importance", "", _importance_line(study), ""]
     if study["importances"]:
-        lines += [*_table(IMPORTANCE_HEADER, importance_rows(study)), ""]
+        lines += [*markdown_table(IMPORTANCE_HEADER, importance_rows(study)), ""]
     return "\n".join(lines)
 
 
@@ -164,11 +166,9 @@ IMPORTANCE_CAPTION = ("How much of the variation in produce requests across the 
                       "the long bars are the knobs to set with care, the short ones barely moved the count.")
 
 
-def pareto_plot(study: dict):
+def pareto_plot(study: dict) -> Plot:
     """x: produce requests; y: load (s); all trials faint, the front as a line, the pick and the job as it is marked."""
-    from reports.report_html import Plot, _pyplot, _svg
-
-    plt = _pyplot()
+    plt = plot.pyplot()
     figure, axes = plt.subplots(figsize=(10, 4.6), layout="constrained")
     trials, name = _trials(study), study["scenario"]["name"]
 
@@ -197,17 +197,15 @@ def pareto_plot(study: dict):
     axes.set_title(f"Tuning study, Pareto front: {name}")
     axes.grid(alpha=0.3)
     figure.legend(loc="outside lower center", ncol=3, frameon=False, fontsize="small")   # off the trials
-    return Plot(_svg(figure), f"Pareto front, {name}", PARETO_CAPTION)
+    return Plot(plot.svg(figure), f"Pareto front, {name}", PARETO_CAPTION)
 
 
-def importance_plot(study: dict):
+def importance_plot(study: dict) -> Plot | None:
     """Horizontal bars of the study's importances, most important on top; None without any."""
     if not study["importances"]:
         return None
-    from reports.report_html import Plot, _pyplot, _svg
-
     names, values = list(study["importances"]), list(study["importances"].values())
-    figure, axes = _pyplot().subplots(figsize=(10, 0.8 + 0.45 * len(names)), layout="constrained")
+    figure, axes = plot.pyplot().subplots(figsize=(10, 0.8 + 0.45 * len(names)), layout="constrained")
     bars = axes.barh(names, values, color="#1f77b4")
     axes.bar_label(bars, labels=[f"{value:.4f}" for value in values], padding=3)
     axes.invert_yaxis()
@@ -215,19 +213,18 @@ def importance_plot(study: dict):
     axes.set_ylabel("knob")
     axes.set_title(f"Parameter importance: {study['scenario']['name']}")
     axes.margins(x=0.15)
-    return Plot(_svg(figure), f"parameter importance, {study['scenario']['name']}", IMPORTANCE_CAPTION)
+    return Plot(plot.svg(figure), f"parameter importance, {study['scenario']['name']}", IMPORTANCE_CAPTION)
 
 
 def render_study_html(study: dict) -> str:
-    from reports.report_html import _html_table
     parts = [f"<h2>Tuning study: {escape(study['scenario']['name'])}</h2>",
              *(f"<p>{escape(line)}.</p>" for line in headline(study)), f"<p>{escape(_pick_line(study))}</p>"]
     if study["pick"] is not None:
-        parts += [_html_table(["knob", "value"], pick_knob_rows(study)), _html_table(FIGURE_HEADER, pick_figure_rows(study))]
+        parts += [html_table(["knob", "value"], pick_knob_rows(study)), html_table(FIGURE_HEADER, pick_figure_rows(study))]
     header, rows = front_table(study)
-    parts += ["<h3>Pareto front</h3>", _html_table(header, rows) if rows else "<p>No feasible trial: the front is empty.</p>",
+    parts += ["<h3>Pareto front</h3>", html_table(header, rows) if rows else "<p>No feasible trial: the front is empty.</p>",
               pareto_plot(study).html(), "<h3>Parameter importance</h3>", f"<p>{escape(_importance_line(study))}</p>"]
-    plot = importance_plot(study)
-    if plot is not None:
-        parts += [_html_table(IMPORTANCE_HEADER, importance_rows(study)), plot.html()]
+    drawn = importance_plot(study)
+    if drawn is not None:
+        parts += [html_table(IMPORTANCE_HEADER, importance_rows(study)), drawn.html()]
     return "\n".join(parts)

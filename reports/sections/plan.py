@@ -6,6 +6,9 @@ import csv
 import io
 from html import escape
 
+from reports.kit import plot
+from reports.kit.plot import LEGEND_ROW_INCHES, Plot, legend_below, legend_rows
+from reports.kit.tables import html_table
 from workloads.units import format_seeds
 
 DEFINITIONS = (
@@ -133,15 +136,12 @@ def worst_p99(point: dict) -> float | None:
     return max(values) if values else None
 
 
-def capacity_plot(plan: dict):
+def capacity_plot(plan: dict) -> Plot:
     """x: ingest (GB/h); y: worst neighbour p99 during the load (ms); one color per cluster option,
     dots within SLA, crosses over it; each SLA a dashed line. Points are not joined: grid points
     differ in load size, load count and spacing, so two of them next to each other in ingest are
     not steps along one curve."""
-    from reports.overlay import LEGEND_ROW_INCHES, legend_below, legend_rows
-    from reports.report_html import Plot, _pyplot, _svg
-
-    plt = _pyplot()
+    plt = plot.pyplot()
     slas = sorted({t["sla_p99_ms"] for p in plan["points"] for t in p["tenants"]})
     entries = len(plan["options"]) + len(slas)
     figure, axes = plt.subplots(figsize=(10, 4.2 + LEGEND_ROW_INCHES * legend_rows(entries)), layout="constrained")
@@ -168,14 +168,13 @@ def capacity_plot(plan: dict):
     axes.set_title(f"Capacity: worst neighbour p99 against batch ingest, {plan['scenario']}")
     axes.grid(alpha=0.3)
     legend_below(figure, entries)
-    return Plot(_svg(figure), f"capacity plot, {plan['scenario']}",
+    return Plot(plot.svg(figure), f"capacity plot, {plan['scenario']}",
                 "Each cluster option's worst neighbour p99 against the batch ingest of each grid point (dots within "
                 "every neighbour's SLA, crosses over it; points are not joined, as they differ in load size, count "
                 "and spacing): an option's capacity is its rightmost dot.")
 
 
 def render_plan_html(plan: dict) -> str:
-    from reports.report_html import _html_table
     return "\n".join([f"<h2>Capacity plan: {escape(plan['scenario'])}</h2>",
                       *(f"<p>{escape(line)}.</p>" for line in _headline(plan)), f"<p>{escape(DEFINITIONS)}</p>",
-                      _html_table(OPTION_HEADER, option_rows(plan)), capacity_plot(plan).html()])
+                      html_table(OPTION_HEADER, option_rows(plan)), capacity_plot(plan).html()])

@@ -9,13 +9,16 @@ brokers is split into the parts Kafka's produce request metrics time.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 from reports.gate import thresholds_of
-from reports.report import RunFigures, format_figure, neighbour_names
+from reports.kit import plot
+from reports.kit.plot import COLORS, LEGEND_ROW_INCHES, Plot, legend_below, legend_rows
+from reports.kit.tables import format_figure, html_table, markdown_table
+from reports.sections.runs import RunFigures, neighbour_names, timeline_points
 
 MB = 1024 ** 2
-COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 TIME_AXIS = "seconds since the run's load started (dotted lines: each run's load end, in its colour)"
 
 
@@ -31,7 +34,6 @@ def load_window(run: RunFigures) -> tuple[float, float | None]:
 
 def aligned(run: RunFigures, key: str, scale: float = 1.0) -> list[tuple[float, float]]:
     """``(seconds since the load started, value x scale)`` of one timeline, seconds without a value left out."""
-    from reports.report_html import timeline_points
     start, _ = load_window(run)
     return [(t - start, v * scale) for t, v in timeline_points(run, key)]
 
@@ -54,22 +56,9 @@ def series_of(runs: list[RunFigures], key: str, scale: float | None = None) -> l
     return out
 
 
-LEGEND_ROW_INCHES = 0.25
-
-
-def legend_rows(entries: int) -> int:
-    return (entries + 1) // 2
-
-
-def legend_below(figure: Any, entries: int) -> None:
-    """The legend under the plot (the figure's constrained layout makes room), never over the data."""
-    figure.legend(loc="outside lower center", ncol=2, frameon=False, fontsize="small")
-
-
 def overlay_figure(series: list[Series], title: str, ylabel: str, *, lines: tuple[tuple[float, str], ...] = (),
                    percent: bool = False, log_if_wide: bool = False) -> Any:
-    from reports.report_html import _pyplot
-    plt = _pyplot()
+    plt = plot.pyplot()
     entries = len(series) + 1 + len(lines)
     figure, axes = plt.subplots(figsize=(10, 3.4 + LEGEND_ROW_INCHES * legend_rows(entries)), layout="constrained")
     axes.axvline(0.0, color="#444444", linewidth=1, label="load starts")
@@ -247,12 +236,11 @@ def breakdown_rows(runs: list[RunFigures]) -> list[list[str]]:
 
 def breakdown_figure(runs: list[RunFigures]) -> Any | None:
     """Per run and neighbour: the three parts as bars, the end-to-end p99 and the brokers' total as marks."""
-    from reports.report_html import _pyplot
     rows = [(f"{run.label}: {name}", latency_parts(run, name)) for run in runs for name in neighbour_names([run])]
     rows = [(label, parts) for label, parts in rows if parts["TotalTimeMs"] is not None]
     if not rows:
         return None
-    plt = _pyplot()
+    plt = plot.pyplot()
     figure, axes = plt.subplots(figsize=(10, 1.6 + 0.9 * len(rows) + LEGEND_ROW_INCHES * legend_rows(len(PARTS) + 2)),
                                 layout="constrained")
     height = 0.25
@@ -276,3 +264,66 @@ def breakdown_figure(runs: list[RunFigures]) -> Any | None:
     axes.grid(alpha=0.3, axis="x")
     legend_below(figure, len(PARTS) + 2)
     return figure
+
+
+# ---- the sections ---------------------------------------------------------------------------------
+NEIGHBOUR_CAPTION = ("{name}'s p99 send-to-acknowledgement latency each second, every run on one time axis from its "
+                     "load's start: points above the dashed SLA line after the load starts are the breaches the batch "
+                     "job causes; a run whose line stays under it kept {name} within its SLA.")
+BREAKDOWN_CAPTION = ("For each run and neighbour, the p99 of each part of its produce requests' time in the brokers "
+                     "during the load (bars), the brokers' TotalTimeMs p99 (black tick) and the end-to-end p99 (red "
+                     "diamond): the longest bar is what the fix must shorten; a diamond far right of the tick is time "
+                     "spent behind earlier requests, outside the brokers' timing.")
+LAG_CAPTION = ("How far the followers were behind the leaders each second (bytes not yet replicated, all partitions): "
+               "with acks=all a neighbour's produce waits until its followers have fetched, so a load that outruns "
+               "replication makes every acks=all client wait (RemoteTimeMs).")
+
+
+def _broker_plot(runs: list[RunFigures], timeline: tuple) -> list[str]:
+    key, title, ylabel, scale, threshold, percent, caption = timeline
+    if series := broker_series(runs, key, scale):
+        lines = threshold_lines(runs, threshold)
+        return [Plot(plot.svg(overlay_figure(series, title, ylabel, lines=lines, percent=percent)), title, caption).html()]
+    return []
+
+
+def overlay_html(runs: list[RunFigures]) -> list[str]:
+    """The before/after story: each neighbour's p99 and the request rate, every run on one time axis."""
+    parts = ["<h2>Before and after, on one time axis</h2>"]
+    for name in neighbour_names(runs):
+        if series := neighbour_series(runs, name):
+            figure = overlay_figure(series, f"Neighbour {name}: p99 latency per second", "p99 latency (ms)",
+                                    lines=neighbour_slas(runs, name), log_if_wide=True)
+            parts.append(Plot(plot.svg(figure), f"{name} p99 per second, every run", NEIGHBOUR_CAPTION.format(name=name)).html())
+    return parts + _broker_plot(runs, BROKER_TIMELINES[0])
+
+
+def cloudwatch_markdown(runs: list[RunFigures]) -> list[str]:
+    return ["## The brokers under their CloudWatch names", "", CLOUDWATCH_NOTE, "",
+            *markdown_table(CLOUDWATCH_HEADER, cloudwatch_rows(runs)), ""]
+
+
+def cloudwatch_html(runs: list[RunFigures]) -> list[str]:
+    parts = ["<h2>The brokers under their CloudWatch names</h2>", f"<p>{escape(CLOUDWATCH_NOTE)}</p>",
+             html_table(CLOUDWATCH_HEADER, cloudwatch_rows(runs))]
+    return parts + [part for timeline in BROKER_TIMELINES[1:] for part in _broker_plot(runs, timeline)]
+
+
+def breakdown_markdown(runs: list[RunFigures]) -> list[str]:
+    if rows := breakdown_rows(runs):
+        return ["## What the neighbours' latency is made of", "", BREAKDOWN_NOTE, "", *markdown_table(BREAKDOWN_HEADER, rows), ""]
+    return []
+
+
+def breakdown_html(runs: list[RunFigures]) -> list[str]:
+    rows = breakdown_rows(runs)
+    if not rows:
+        return []
+    parts = ["<h2>What the neighbours' latency is made of</h2>", f"<p>{escape(BREAKDOWN_NOTE)}</p>",
+             html_table(BREAKDOWN_HEADER, rows)]
+    if (figure := breakdown_figure(runs)) is not None:
+        parts.append(Plot(plot.svg(figure), "neighbour latency by part", BREAKDOWN_CAPTION).html())
+    if series := replica_lag_series(runs):
+        figure = overlay_figure(series, "Replica lag", "bytes behind the leaders (MB)")
+        parts.append(Plot(plot.svg(figure), "replica lag per second, every run", LAG_CAPTION).html())
+    return parts

@@ -21,9 +21,8 @@ import json
 import statistics
 from dataclasses import dataclass
 from html import escape
-from typing import Callable
-
-from reports.report import SUMMARY_FIGURES, RunFigures, _table, format_figure
+from reports.kit.tables import format_figure, html_table, markdown_table
+from reports.sections.runs import SUMMARY_FIGURES, RunFigures
 
 # the run table's figures but the compression ratio (medians of each side); tenant figures
 # follow per neighbour
@@ -223,10 +222,10 @@ def render_versus_markdown(pairs: list[Versus]) -> list[str]:
     lines: list[str] = []
     for pair in pairs:
         lines += [f"## Predicted against measured: {pair.scenario}", "", VERSUS_INTRO.format(scenario=pair.scenario), "",
-                  *_table(versus_header(pair), versus_rows(pair)), ""]
+                  *markdown_table(versus_header(pair), versus_rows(pair)), ""]
     if len(pairs) > 1:
         lines += ["## The model's error across scenarios", "", FIDELITY_INTRO, "",
-                  *_table(FIDELITY_SUMMARY_HEADER, fidelity_summary_rows(fidelity_summary(pairs))), ""]
+                  *markdown_table(FIDELITY_SUMMARY_HEADER, fidelity_summary_rows(fidelity_summary(pairs))), ""]
     return lines
 
 
@@ -234,12 +233,12 @@ FIDELITY_INTRO = ("Error: |live median / model median - 1|, per scenario (neighb
                   "the rank correlation of the scenarios' model and live medians (worst neighbour for p99).")
 
 
-def render_versus_html(pairs: list[Versus], table: Callable[[list[str], list[list[str]]], str]) -> list[str]:
+def render_versus_html(pairs: list[Versus]) -> list[str]:
     parts = [part for pair in pairs for part in (f"<h2>Predicted against measured: {escape(pair.scenario)}</h2>",
                                                   f"<p>{escape(VERSUS_INTRO.format(scenario=pair.scenario))}</p>",
-                                                  table(versus_header(pair), versus_rows(pair)))]
+                                                  html_table(versus_header(pair), versus_rows(pair)))]
     if len(pairs) > 1:
         parts += ["<h2>The model's error across scenarios</h2>", f"<p>{escape(FIDELITY_INTRO)}</p>",
-                  table(FIDELITY_SUMMARY_HEADER, fidelity_summary_rows(fidelity_summary(pairs)))]
+                  html_table(FIDELITY_SUMMARY_HEADER, fidelity_summary_rows(fidelity_summary(pairs)))]
     return parts
 

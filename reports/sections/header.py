@@ -8,9 +8,11 @@ one was given, else the gate's rules applied to the result with the thresholds o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 from datetime import datetime, timezone
 
-from reports.gate import FAIL, RULES, SKIPPED, _apply, thresholds_of
+from reports.gate import FAIL, RULES, SKIPPED, check, thresholds_of
+from reports.kit.tables import html_table, markdown_table
 from simulator.contract import ResultError, RunResult
 from simulator.contract.files import GATE, thresholds_of_gate
 from workloads.units import format_seeds
@@ -41,7 +43,7 @@ def judged(gate: dict, result: RunResult) -> bool:
     except (KeyError, TypeError):
         return False
     try:
-        again = {v.rule: v.reason for v in (_apply(rule, result, thresholds) for rule in RULES)}
+        again = {v.rule: v.reason for v in check(result, thresholds).verdicts}
     except ResultError:
         return False
     return all(again.get(v["rule"]) == v.get("reason") for v in gate["verdicts"] if v["status"] != SKIPPED)
@@ -84,7 +86,7 @@ def run_verdict(label: str, result: RunResult, gates: list[dict]) -> RunVerdict:
         return RunVerdict(label, bool(gate["passed"]), failed, len(gate["verdicts"]), "check --json", worst_neighbour(result))
     thresholds = thresholds_of(result.scenario)
     try:
-        verdicts = [_apply(rule, result, thresholds) for rule in RULES]
+        verdicts = check(result, thresholds).verdicts
     except ResultError as error:   # e.g. a result without the brokers' figures
         return RunVerdict(label, None, (), len(RULES), str(error), worst_neighbour(result))
     failed = tuple(v.rule for v in verdicts if v.failed)
@@ -127,3 +129,38 @@ def build_header(labels: list[str], results: list[RunResult], inputs: list[tuple
     when = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     return Header(when, quietload_version(), tuple((str(path), describe_input(item)) for path, item in inputs),
                   tuple(run_verdict(label, result, gates) for label, result in zip(labels, results)))
+
+
+def header_html(header: Header) -> list[str]:
+    def verdict(line: str, passed: bool | None) -> str:
+        return f'<li><span class="{ {True: "pass", False: "over", None: "meta"}[passed] }">{escape(line)}</span></li>'
+    return [f'<p class="meta">Generated {escape(header.generated)} by quietload {escape(header.version)}.</p>',
+            "<p>Inputs:</p><ul>", *(f"<li><code>{escape(path)}</code>: {escape(what)}</li>" for path, what in header.inputs),
+            "</ul>", "<p>Verdicts (the gate's rules, from <code>check --json</code> where given):</p><ul>",
+            *(verdict(v.line(), v.passed) for v in header.verdicts), "</ul>"]
+
+
+def _gate_rows(gate: dict) -> list[list[str]]:
+    return [[v["rule"], v["status"], v.get("reason", "")] for v in gate["verdicts"]]
+
+
+def gate_markdown(gate: dict) -> list[str]:
+    """A gate result (``check --json``) as it was judged: its verdicts and the change it recommended."""
+    outcome = "PASS" if gate["passed"] else "FAIL"
+    lines = [f"## Gate result: {gate['scenario']}", "",
+             f"{outcome} ({gate['evaluator']}, {format_seeds(gate_seeds(gate))}).", "",
+             *markdown_table(["rule", "status", "reason"], _gate_rows(gate)), ""]
+    if gate.get("recommendations"):
+        lines += ["Recommended change:", "", *(f"- {advice}" for advice in gate["recommendations"]), ""]
+    return lines
+
+
+def gate_html(gate: dict) -> list[str]:
+    outcome = "PASS" if gate["passed"] else "FAIL"
+    parts = [f"<h2>Gate result: {escape(gate['scenario'])}</h2>",
+             f'<p><span class="{"pass" if gate["passed"] else "over"}">{outcome}</span> ({escape(gate["evaluator"])}, '
+             f"{escape(format_seeds(gate_seeds(gate)))}).</p>",
+             html_table(["rule", "status", "reason"], _gate_rows(gate))]
+    if gate.get("recommendations"):
+        parts += ["<p>Recommended change:</p><ul>", *(f"<li>{escape(a)}</li>" for a in gate["recommendations"]), "</ul>"]
+    return parts

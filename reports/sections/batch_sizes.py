@@ -9,6 +9,10 @@ import io
 from html import escape
 from typing import Any, Iterator
 
+from reports.kit import plot
+from reports.kit.plot import Plot
+from reports.kit.tables import markdown_table
+
 KB = 1024
 MISSING_LINE = ("No batch-size distribution in {what} (a result written before quietload recorded one, or a "
                 "live run on a cluster whose logs are not on this machine).")
@@ -72,6 +76,13 @@ def render_batch_size_csv(runs: list[Any]) -> str:
     return out.getvalue()
 
 
+def batch_size_markdown(run: Any) -> list[str]:
+    """The run's distribution as a table, or the line that says it has none."""
+    sizes = distribution(run)
+    return ([batch_size_intro(sizes), "", *markdown_table(BATCH_SIZE_HEADER, batch_size_rows(sizes))] if sizes
+            else [MISSING_LINE.format(what="this result")])
+
+
 def step_points(sizes: dict) -> tuple[list[float], list[float]]:
     """Bucket edges in KB (the first bucket drawn from 0.5 KB: a log axis has no 0) and each bucket's
     share (%), up to the largest batch on the wire."""
@@ -88,12 +99,10 @@ def batch_size_figure(runs: list[Any]) -> Any | None:
     """One panel per run with a distribution, stacked on one shared log2 axis and one 0-100 % scale,
     so that no run's bars hide another's; the dashed line in each panel is that run's batch.size.
     Every bucket bound is a tick (powers of two: their labels never crowd at this width)."""
-    from reports.report_html import _pyplot
-
     shown = [(run, sizes) for run in runs if (sizes := distribution(run)) is not None]
     if not shown:
         return None
-    plt = _pyplot()
+    plt = plot.pyplot()
     figure, panels = plt.subplots(len(shown), 1, figsize=(10, 0.9 + PANEL_INCHES * len(shown)), sharex=True,
                                   squeeze=False, layout="constrained")
     ticks: set[float] = set()
@@ -122,19 +131,17 @@ def batch_size_figure(runs: list[Any]) -> Any | None:
     return figure
 
 
-def batch_size_plot(runs: list[Any]):
+def batch_size_plot(runs: list[Any]) -> Plot | None:
     """The distributions as one plot; None if no run has one."""
-    from reports.report_html import Plot, _svg
-
     figure = batch_size_figure(runs)
-    return None if figure is None else Plot(_svg(figure), "batch-size distribution per run", CAPTION)
+    return None if figure is None else Plot(plot.svg(figure), "batch-size distribution per run", CAPTION)
 
 
 def batch_size_html(runs: list[Any]) -> list[str]:
     """The plot and a line naming the runs without a distribution."""
-    plot = batch_size_plot(runs)
+    drawn = batch_size_plot(runs)
     missing = [run.label for run in runs if distribution(run) is None]
-    parts = ["<h3>Batch-size distribution</h3>"] + ([plot.html()] if plot else [])
+    parts = ["<h3>Batch-size distribution</h3>"] + ([drawn.html()] if drawn else [])
     if missing:
         parts.append(f"<p>{escape(MISSING_LINE.format(what=', '.join(missing)))}</p>")
     return parts

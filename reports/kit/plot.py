@@ -1,0 +1,72 @@
+"""Plots: matplotlib (imported lazily, with Agg), a figure as SVG or PNG, and ``Plot``, one
+embedded image with its caption. Callers reach ``svg`` and ``pyplot`` through this module
+(``plot.svg(figure)``), so that a test can stand in for the drawing."""
+from __future__ import annotations
+
+import base64
+import io
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+PNG_DPI = 150
+COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+LEGEND_ROW_INCHES = 0.25
+
+
+@dataclass(frozen=True)
+class Plot:
+    """One embedded image (SVG or PNG) and the one-line caption that says what to read from it."""
+
+    image: bytes
+    alt: str
+    caption: str
+
+    @property
+    def mime(self) -> str:
+        return "image/png" if self.image.startswith(b"\x89PNG") else "image/svg+xml"
+
+    @property
+    def png(self) -> bytes:
+        """The image of a PNG plot (``png``)."""
+        return self.image
+
+    def html(self) -> str:
+        data = base64.b64encode(self.image).decode("ascii")
+        return (f'<figure><img src="data:{self.mime};base64,{data}" alt="{escape(self.alt)}">'
+                f"<figcaption>{escape(self.caption)}</figcaption></figure>")
+
+
+def pyplot() -> Any:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def png(figure: Any) -> bytes:
+    """The figure as PNG at ``PNG_DPI``, for a plot too dense for vector output."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=PNG_DPI, bbox_inches="tight")
+    pyplot().close(figure)
+    return buffer.getvalue()
+
+
+def svg(figure: Any) -> bytes:
+    """The figure as SVG with its text as text (searchable, sharp at any zoom) and no date or random
+    ids in it, so that the same results give the same bytes."""
+    import matplotlib
+    buffer = io.BytesIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "quietload"}):
+        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    pyplot().close(figure)
+    return buffer.getvalue()
+
+
+def legend_rows(entries: int) -> int:
+    return (entries + 1) // 2
+
+
+def legend_below(figure: Any, entries: int) -> None:
+    """The legend under the plot (the figure's constrained layout makes room), never over the data."""
+    figure.legend(loc="outside lower center", ncol=2, frameon=False, fontsize="small")
