@@ -15,14 +15,16 @@ from simulator.model.compression import record_overhead
 from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from simulator.model.job import Load
+from simulator.model.microbatch import MicroBatch
 from simulator.model.producer import Producer
 from simulator.model.rows import ROW_CACHE, RowFigures, row_figures
 from simulator.model.spark import plan_writes
+from simulator.model.streaming import Pipeline, record_at_a_time
 from simulator.contract import RunResult
 from workloads import Scenario, ScenarioError
 from workloads.quota import QUOTA_CLIENT_ID
 from workloads.tenant import Tenant
-from workloads.streaming import is_streaming
+from workloads.streaming import SparkMicroBatch, is_streaming
 
 
 @dataclass
@@ -169,8 +171,12 @@ class ModelRun:
         run = self._tenant(tenant)
         if not is_streaming(tenant):
             return run
-        from simulator.model.streaming import build
-        return build(self, tenant, run)
+        pipeline = Pipeline(self, tenant, run)   # fed by ``run``, its upstream producer
+        if isinstance(tenant, SparkMicroBatch):
+            MicroBatch(pipeline).start()
+        else:
+            record_at_a_time(pipeline)
+        return pipeline.out
 
     def _tenant(self, tenant: Tenant) -> TenantRun:
         partitions = self.partitions[tenant.topic]

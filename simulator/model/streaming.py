@@ -33,7 +33,8 @@ from simulator.model.client import ClientSpec
 from simulator.model.compression import record_overhead
 from simulator.model.consumer import Consumer, InputLog
 from simulator.model.producer import Producer
-from workloads.streaming import (SINK_CLIENT, Flink, KafkaStreams, SparkContinuous, SparkMicroBatch, SparkRealTime,
+from simulator.contract.histograms import LatencyHistogram
+from workloads.streaming import (SINK_CLIENT, Flink, KafkaStreams, SparkContinuous, SparkRealTime,
                                  StreamingTenant)
 
 if TYPE_CHECKING:
@@ -235,17 +236,6 @@ def record_at_a_time(pipeline: Pipeline) -> None:
         _checkpoints(pipeline, sinks, (spec.checkpoint_interval_ms or 60_000.0) / 1e3)
 
 
-def build(run: ModelRun, spec: StreamingTenant, upstream: TenantRun) -> PipelineRun:
-    """The pipeline of ``spec`` on ``run``'s brokers; ``upstream`` is its producer's TenantRun."""
-    pipeline = Pipeline(run, spec, upstream)
-    if isinstance(spec, SparkMicroBatch):
-        from simulator.model.microbatch import MicroBatch
-        MicroBatch(pipeline).start()
-    else:
-        record_at_a_time(pipeline)
-    return pipeline.out
-
-
 def _mean_ms(values: list[float]) -> float | None:
     return sum(values) / len(values) * 1e3 if values else None
 
@@ -254,7 +244,6 @@ def figures(out: PipelineRun, windows: dict) -> dict:
     """A streaming tenant's own figures beside the producer tenants' ones (workloads.streaming
     names the shape): the upstream producer's latency, each part of the end to end latency
     (mean ms: to the pipeline, in it, to the output) and, for micro-batches, what a batch took."""
-    from simulator.contract.histograms import LatencyHistogram
     upstream = {name: LatencyHistogram() for name in windows}
     parts: dict[str, list[list[float]]] = {name: [[], [], []] for name in windows}
     for name, (start, end) in windows.items():
