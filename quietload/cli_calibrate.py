@@ -65,9 +65,10 @@ def validate(
     last: Annotated[int | None, typer.Option("--last", min=1, help="With --history: only the last N past loads.")] = None,
 ) -> None:
     """Run held-out configurations (partitions, record size, codec, linger.ms 0/5/25, batch.size, repartition,
-    keys, 3 brokers with acks=all, a 0.5-vCPU broker) live and on the model; print per configuration and
-    figure the model's interval, the live median and spread, the error, the summary errors, Spearman's
-    rank correlations and the verdict of each target.
+    keys, 3 brokers with acks=all, a 0.5-vCPU broker, a Spark micro-batch pipeline beside the load) live and on
+    the model; print per configuration and figure the model's interval, the live median and spread, the error
+    (a streaming neighbour's: its end-to-end latency), the summary errors, Spearman's rank correlations and the
+    verdict of each target.
 
     Example: quietload validate --profile this-machine --repeat 3 --seeds 5
     (or, on your cluster's history: quietload validate --history mine.history.json --scenario mine.yaml)

@@ -5,6 +5,8 @@ profile; ``reports.versus`` pairs them: per figure the model's interval over its
 median and spread, and the error. Across the configurations: the median and worst error per
 figure and the rank correlation (Spearman) of requests and of neighbour p99. The targets the
 model is judged by are printed with a verdict each; nothing here adjusts the model to meet them.
+A streaming neighbour's end-to-end latency (p50 and p99 before and during the load) is judged
+apart from the producers' latency, by the same bounds.
 """
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from typing import Any, Callable
 
 from reports.kit.tables import format_figure
 from reports.sections.runs import run_figures
-from reports.sections.versus import FIDELITY_SUMMARY_HEADER, Versus, fidelity_summary, fidelity_summary_rows, pair_runs, ratio
+from reports.sections.versus import (END_TO_END, FIDELITY_SUMMARY_HEADER, STREAMING_FIGURES, Versus, fidelity_summary,
+                                     fidelity_summary_rows, pair_runs, ratio)
 from simulator.evaluator import Evaluator
 from tuner.calibration.design import Point
 from tuner.calibration.runs import run_points
@@ -26,7 +29,8 @@ from tuner.calibration.runs import run_points
 TABLE_FIGURES = (("produce requests", "requests", "{:,.0f}"), ("mean batch (KB)", "mean batch (KB)", "kb"),
                  ("records / request", "records/request", "{:,.1f}"), ("handler idle during (%)", "handler idle (%)", "{:,.1f}"),
                  ("load (s)", "load (s)", "{:,.1f}"), ("p50 during (ms)", "p50 (ms)", "{:,.1f}"),
-                 ("p99 during (ms)", "p99 (ms)", "{:,.1f}"))
+                 ("p99 during (ms)", "p99 (ms)", "{:,.1f}"),
+                 *((f"{END_TO_END} {title}", f"{END_TO_END} {title}", "{:,.1f}") for _, title in STREAMING_FIGURES))
 REQUESTS_ERROR, BATCH_ERROR, P50_FACTOR, P99_FACTOR, SPEARMAN_MIN = 0.15, 0.20, 1.3, 1.5, 0.9
 
 
@@ -46,8 +50,10 @@ class Validation:
 
 
 def _rows_of(pair: Versus, title: str) -> list[tuple[str, Any]]:
-    """(label, (model, live, model interval, live spread)) of a figure; tenant figures per neighbour."""
-    return [(name, pair.figure(name)) for name, *_ in pair.figures if name == title or name.endswith(" " + title)]
+    """(label, (model, live, model interval, live spread)) of a figure; tenant figures per neighbour
+    (``end-to-end ...`` titles: the streaming tenants', the others: the producers')."""
+    rows = [row for row in pair.figures if row[0] == title] + pair.tenant_rows(title)
+    return [(name, pair.figure(name)) for name, *_ in rows]
 
 
 def _factor(model: float | None, live: float | None) -> float | None:
@@ -70,6 +76,8 @@ def judge(pairs: list[Versus], summary: list[dict]) -> list[Target]:
     batch: list[tuple[str, bool]] = []
     p50: list[tuple[str, bool]] = []
     p99: list[tuple[str, bool]] = []
+    streaming_p50: list[tuple[str, bool]] = []
+    streaming_p99: list[tuple[str, bool]] = []
     for pair in pairs:
         linger = pair.scenario_settings["batch"]["producer"]["linger.ms"]
         model, live, interval, _ = pair.figure("produce requests")
@@ -85,10 +93,20 @@ def judge(pairs: list[Versus], summary: list[dict]) -> list[Target]:
             for name, (model, live, _, _) in _rows_of(pair, title):
                 if (factor := _factor(model, live)) is not None:
                     out.append((f"{pair.scenario} {name.split(' ')[0]}", factor <= bound))
+        for title, bound, out in ((f"{END_TO_END} p50 before (ms)", P50_FACTOR, streaming_p50),
+                                  (f"{END_TO_END} p50 during (ms)", P50_FACTOR, streaming_p50),
+                                  (f"{END_TO_END} p99 before (ms)", P99_FACTOR, streaming_p99),
+                                  (f"{END_TO_END} p99 during (ms)", P99_FACTOR, streaming_p99)):
+            for name, (model, live, _, _) in _rows_of(pair, title):
+                if (factor := _factor(model, live)) is not None:
+                    out.append((f"{pair.scenario} {name.split(' ')[0]} {title.split(' ')[2]}", factor <= bound))
     targets = [verdict("requests within 15 % (linger.ms >= 5)", requests_lingering),
                verdict("requests inside the model's interval (linger.ms = 0)", requests_interval),
                verdict("mean batch within 20 %", batch),
                verdict("neighbour p50 within x1.3", p50), verdict("neighbour p99 within x1.5", p99)]
+    if any(_rows_of(pair, f"{END_TO_END} p99 during (ms)") for pair in pairs):    # a streaming neighbour ran
+        targets += [verdict("streaming end-to-end p50 within x1.3 (before, during)", streaming_p50),
+                    verdict("streaming end-to-end p99 within x1.5 (before, during)", streaming_p99)]
     for row in summary:
         if row["figure"] in ("produce requests", "neighbour p99 during"):
             rho = row["spearman"]

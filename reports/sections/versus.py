@@ -11,7 +11,9 @@ idle of a live run on ``--bootstrap-servers``) show as n/a and get no ratio.
 Across scenarios (``fidelity_summary``): per figure the median and worst error of the model
 against the live median, |live / model - 1|, and the rank correlation (Spearman) of the
 configurations' produce requests and worst neighbour p99 during the load: does the model put
-the configurations in the live stack's order.
+the configurations in the live stack's order. A streaming tenant's figures are its end-to-end
+latency (p50 and p99 before and during the load), titled so and summarised apart from the
+producers'.
 """
 from __future__ import annotations
 
@@ -29,11 +31,16 @@ from reports.sections.runs import SUMMARY_FIGURES, RunFigures
 FIGURES = tuple(figure for figure in SUMMARY_FIGURES if figure[0] != "compression_ratio")
 TENANT_FIGURES = (("p99_ms_before", "p99 before (ms)"), ("p50_ms_during", "p50 during (ms)"),
                   ("p99_ms_during", "p99 during (ms)"))
+# a streaming tenant's latency is end to end, its titles say so: p50 and p99 before and during the load
+END_TO_END = "end-to-end"
+STREAMING_FIGURES = (("p50_ms_before", "p50 before (ms)"), ("p99_ms_before", "p99 before (ms)"),
+                     ("p50_ms_during", "p50 during (ms)"), ("p99_ms_during", "p99 during (ms)"))
 # figures summarised across scenarios: (key in a pair's figures, title)
 SUMMARY_ERRORS = (("produce requests", "produce requests"), ("mean batch (KB)", "mean batch"),
                   ("records / request", "records per request"), ("handler idle during (%)", "handler idle during"),
                   ("p50 during (ms)", "neighbour p50 during"), ("p99 during (ms)", "neighbour p99 during"),
-                  ("load (s)", "load duration"))
+                  ("load (s)", "load duration"), (f"{END_TO_END} p50 during (ms)", "streaming end-to-end p50 during"),
+                  (f"{END_TO_END} p99 during (ms)", "streaming end-to-end p99 during"))
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,12 @@ class Versus:
                  "live_in_model_interval": m.holds(live)}
                 for (title, model, live, _), (m, l) in zip(self.figures, self.spreads)]
 
+    def tenant_rows(self, title: str) -> list[tuple[str, float | None, float | None, str]]:
+        """The rows of a tenant figure, one per tenant: the producers' for ``p99 during (ms)``, the
+        streaming tenants' (end to end) for ``end-to-end p99 during (ms)``."""
+        return [row for row in self.figures if row[0].endswith(" " + title)
+                and (title.startswith(END_TO_END) or not row[0].endswith(f" {END_TO_END} {title}"))]
+
     def figure(self, title: str) -> tuple[float | None, float | None, Spread, Spread]:
         """(model median, live median, model interval, live spread) of a figure by its title."""
         for (name, model, live, _), (m, l) in zip(self.figures, self.spreads):
@@ -94,10 +107,12 @@ def _figures(runs: list[RunFigures]) -> dict[str, list[float | None]]:
     for run in runs:
         for key, _, _ in FIGURES:
             out.setdefault(key, []).append(run.summary.get(key))
-        p50 = {t["name"]: ((t.get("latency_ms") or {}).get("during") or {}).get("p50") for t in run.result.tenants}
+        p50 = {(t["name"], window): ((t.get("latency_ms") or {}).get(window) or {}).get("p50")
+               for t in run.result.tenants for window in ("before", "during")}
         for tenant in run.neighbours:
-            for key, _ in TENANT_FIGURES:
-                value = p50.get(tenant["name"]) if key == "p50_ms_during" else tenant.get(key)
+            for key, _ in STREAMING_FIGURES:
+                window = key.rsplit("_", 1)[1]
+                value = p50.get((tenant["name"], window)) if key.startswith("p50") else tenant.get(key)
                 out.setdefault(f"{tenant['name']}.{key}", []).append(value)
     return out
 
@@ -114,8 +129,12 @@ def pair_runs(runs: list[RunFigures]) -> list[Versus]:
             continue
         model, live = _figures(group["model"]), _figures(group["live"])
         keys = [(key, title, fmt) for key, title, fmt in FIGURES]
+        kinds = {t["name"]: t.get("kind") for t in group["model"][0].result.tenants}
         for name in [t["name"] for t in group["model"][0].neighbours]:
-            keys += [(f"{name}.{key}", f"{name} {title}", "{:,.1f}") for key, title in TENANT_FIGURES]
+            if kinds.get(name):     # a streaming tenant
+                keys += [(f"{name}.{key}", f"{name} {END_TO_END} {title}", "{:,.1f}") for key, title in STREAMING_FIGURES]
+            else:
+                keys += [(f"{name}.{key}", f"{name} {title}", "{:,.1f}") for key, title in TENANT_FIGURES]
         rows = [(title, _median(model.get(key, [])), _median(live.get(key, [])), fmt) for key, title, fmt in keys]
         spreads = [(_spread(model.get(key, [])), _spread(live.get(key, []))) for key, _, _ in keys]
         pairs.append(Versus(group["model"][0].scenario_name, [r.result.seed for r in group["model"]],
@@ -147,7 +166,7 @@ def error(model: float | None, live: float | None) -> float | None:
 
 def _worst_neighbour(pair: Versus, title: str) -> tuple[float | None, float | None]:
     """The largest of the neighbours' medians of a tenant figure, each side's own."""
-    rows = [(model, live) for name, model, live, _ in pair.figures if name.endswith(" " + title)]
+    rows = [(model, live) for _, model, live, _ in pair.tenant_rows(title)]
     models = [m for m, _ in rows if m is not None]
     lives = [l for _, l in rows if l is not None]
     return (max(models) if models else None), (max(lives) if lives else None)
@@ -174,8 +193,8 @@ def fidelity_summary(pairs: list[Versus]) -> list[dict]:
     neighbour of every pair), how many pairs had it, and the figure's Spearman rank correlation."""
     out = []
     for title, label in SUMMARY_ERRORS:
-        errors = [e for pair in pairs for name, model, live, _ in pair.figures
-                  if (name == title or name.endswith(" " + title)) and (e := error(model, live)) is not None]
+        rows = [row for pair in pairs for row in [r for r in pair.figures if r[0] == title] + pair.tenant_rows(title)]
+        errors = [e for _, model, live, _ in rows if (e := error(model, live)) is not None]
         rho = spearman(pairs, title) if title in ("produce requests", "p99 during (ms)") else None
         out.append({"figure": label, "median_error": statistics.median(errors) if errors else None,
                     "worst_error": max(errors) if errors else None, "count": len(errors), "spearman": rho})

@@ -32,7 +32,7 @@ from simulator.live._process import StackError, die_with_parent, last_error
 from simulator.live.clients import java_security
 from simulator.live.neighbours import TenantTrace
 from simulator.live.streaming_feed import PipelineTrace, StreamingFeed
-from simulator.live.streaming_spark import PRODUCE_REQUESTS, RUNNING
+from simulator.live.streaming_spark import BATCHES, PRODUCE_REQUESTS, RUNNING
 
 START_TIMEOUT_S = 180.0     # a pipeline's JVM up and its query or client running
 FLOW_TIMEOUT_S = 120.0      # the first output record of every pipeline
@@ -85,10 +85,14 @@ class _Pipeline:
             self.process.stdin.write(request + "\n")
             self.process.stdin.flush()
         self.lines: "queue.Queue[str | None]" = queue.Queue()
+        self.batches: list[dict] | None = None      # a micro-batch query's progress, printed as it stops
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
         for line in self.process.stdout:
+            if line.startswith(BATCHES):
+                self.batches = json.loads(line.removeprefix(BATCHES))
+                continue
             self.lines.put(line.rstrip("\n"))
         self.lines.put(None)
 
@@ -225,13 +229,15 @@ class StreamingNeighbours:
             traces = self.feed.stop()
             self.say("stopping the pipelines ...")
             self.feed = None
-            requests = [pipeline.stop() for pipeline in self.pipelines]
+            pipelines = list(self.pipelines)
+            requests = [pipeline.stop() for pipeline in pipelines]
         except BaseException:
             self.close(failed=True)
             raise
         self.close()
-        return [dataclasses.replace(trace, produce_requests=trace.produce_requests + sent, pipeline_produce_requests=sent)
-                for trace, sent in zip(traces, requests)]
+        return [dataclasses.replace(trace, produce_requests=trace.produce_requests + sent, pipeline_produce_requests=sent,
+                                    batches=pipeline.batches)
+                for trace, sent, pipeline in zip(traces, requests, pipelines)]
 
     def close(self, failed: bool = False) -> None:
         """Every process of ours killed, the temporary files removed (the credentials with them);
@@ -254,12 +260,36 @@ class StreamingNeighbours:
             self.work = None
 
 
+def batch_figures(batches: list[dict], windows: dict, started: float) -> dict:
+    """A micro-batch query's batches per window (by their start, relative to ``started``) in the
+    model's shape, from Spark's own progress parts: ``offsets_ms`` latestOffset, ``offset_log_ms``
+    walCommit, ``tasks_ms`` addBatch, ``state_ms`` the state stores' commit, ``commit_log_ms``
+    commitOffsets, ``batch_ms`` triggerExecution, and ``planning_ms`` the rest of it (queryPlanning,
+    getBatch and the driver's bookkeeping): what the model's trigger spends besides the others."""
+    def mean(values: list[float]) -> float | None:
+        return sum(values) / len(values) if values else None
+
+    parts = {"offsets_ms": "latestOffset", "offset_log_ms": "walCommit", "tasks_ms": "addBatch",
+             "state_ms": "stateCommit", "commit_log_ms": "commitOffsets"}
+    out = {}
+    for name, (start, end) in windows.items():
+        chosen = [b for b in batches if start <= b["start"] - started < end]
+        means = {key: mean([b[part] for b in chosen]) for key, part in parts.items()}
+        rest = mean([b["triggerExecution"] - sum(b[part] for part in parts.values()) for b in chosen])
+        out[name] = {"count": len(chosen), "records": sum(b["records"] for b in chosen),
+                     "batch_ms": mean([b["triggerExecution"] for b in chosen]), "offsets_ms": means["offsets_ms"],
+                     "offset_log_ms": means["offset_log_ms"], "planning_ms": rest, "tasks_ms": means["tasks_ms"],
+                     "state_ms": means["state_ms"], "commit_log_ms": means["commit_log_ms"]}
+    return out
+
+
 def with_pipelines(result: Any, tenants: list, traces: list[TenantTrace], started: float) -> Any:
     """``result`` with each streaming tenant's figures beside its end to end ``latency_ms``, in
     the model's shape (simulator.model.streaming.figures): its kind and output topic, the
-    upstream producer's latency per window, and what a live run sees of the pipeline (its own
-    produce requests, the records lost); the parts the model splits latency into, the fetches
-    and the batches are None: no client reports them per record here."""
+    upstream producer's latency per window, what a live run sees of the pipeline (its own
+    produce requests, the records lost) and a micro-batch query's batches from Spark's progress
+    (``batch_figures``); the parts the model splits latency into and the fetches are None: no
+    client reports them per record here."""
     from simulator.contract.histograms import LatencyHistogram
 
     pipelines = {trace.name: trace for trace in traces if isinstance(trace, PipelineTrace)}
@@ -283,6 +313,8 @@ def with_pipelines(result: Any, tenants: list, traces: list[TenantTrace], starte
                                    "fetch_requests": None, "empty_fetches": None,
                                    "sink_produce_requests": trace.pipeline_produce_requests,
                                    "records_not_out": trace.failed}}
+            if trace.batches is not None:
+                entry["streaming"]["batches"] = batch_figures(trace.batches, result.windows, started)
         entries.append(entry)
     return type(result)(**{**result.__dict__, "tenants": entries})
 

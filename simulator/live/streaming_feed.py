@@ -32,10 +32,12 @@ class PipelineTrace(TenantTrace):
     """A streaming tenant's trace: ``intended``/``latency`` end to end (each output record seen
     once), ``failed`` the records lost, ``produce_requests`` the upstream producer's and the
     pipeline's; ``upstream`` each input record's (intended time, upstream producer latency), s;
-    ``pipeline_produce_requests`` those the pipeline's own producers sent."""
+    ``pipeline_produce_requests`` those the pipeline's own producers sent; ``batches`` a
+    micro-batch query's progress per batch (``streaming_spark.batch_progress``), else None."""
 
     upstream: list = field(default_factory=list)
     pipeline_produce_requests: int = 0
+    batches: list | None = None
 
 
 HEADER = struct.Struct(">qq")       # intended send time (ns since the epoch), record index

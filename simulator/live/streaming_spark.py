@@ -9,18 +9,26 @@ PySpark 4.1.1's ``DataStreamWriter.trigger`` has no ``realTime`` keyword; the JV
 
     python -m simulator.live.streaming_spark   (the request as one JSON line on standard input)
 
-Prints RUNNING once the query started; stops when its standard input closes, after printing the
-sink's produce requests (kafka-clients' request-total, from the driver JVM's MBean server).
+Prints RUNNING once the query started; stops when its standard input closes, after printing
+each micro-batch's progress (``BATCHES``: when it started, its records and Spark's own
+``durationMs`` parts) and the sink's produce requests (kafka-clients' request-total, from the
+driver JVM's MBean server).
 """
 from __future__ import annotations
 
 import json
 import os
 import sys
+from datetime import datetime
 from typing import Any
 
 RUNNING = "quietload: pipeline running"
 PRODUCE_REQUESTS = "quietload: produce requests "
+BATCHES = "quietload: batches "
+# StreamingQueryProgress.durationMs parts kept per batch (MicroBatchExecution's names)
+DURATIONS = ("triggerExecution", "latestOffset", "walCommit", "queryPlanning", "getBatch", "addBatch", "commitOffsets")
+# every batch of a run kept, not Spark's last 100 (a 500 ms trigger makes 100 in 50 s)
+RECENT_PROGRESS = 100_000
 
 
 def request_for(tenant: Any, bootstrap: str, checkpoint: str, cpus: list[int], jars: list[str]) -> dict:
@@ -52,6 +60,7 @@ def request_for(tenant: Any, bootstrap: str, checkpoint: str, cpus: list[int], j
             "settings": {"spark.master": f"local[{slots}]", "spark.ui.enabled": "false",
                          "spark.ui.showConsoleProgress": "false", "spark.driver.memory": "512m",
                          "spark.sql.shuffle.partitions": "1", "spark.jars": ",".join(jars),
+                         "spark.sql.streaming.numRecentProgressUpdates": str(RECENT_PROGRESS),
                          "spark.driver.extraJavaOptions": f"{_JMX_ACCESS} -Djava.io.tmpdir={checkpoint}"}}
 
 
@@ -74,6 +83,23 @@ def _start(spark: Any, request: dict) -> Any:
         writer = writer.outputMode("update")    # mode refuses Append (STREAMING_REAL_TIME_MODE.OUTPUT_MODE_NOT_SUPPORTED)
         writer._jwrite = writer._jwrite.trigger(spark._jvm.org.apache.spark.sql.streaming.Trigger.RealTime(trigger["realTime"]))
     return writer.start()
+
+
+def batch_progress(progress: list[dict]) -> list[dict]:
+    """The micro-batches that read records, from their StreamingQueryProgress documents: when each
+    started (epoch s; ``timestamp`` is the trigger's start, UTC), its input records, the state
+    stores' commit (ms) and the ``DURATIONS`` parts (ms). Progress of a trigger that found no new
+    record (reported every ``noDataProgressEventInterval``) is left out, as the model counts no batch."""
+    batches = []
+    for p in progress:
+        if not p.get("numInputRows"):
+            continue
+        durations = p.get("durationMs") or {}
+        started = datetime.fromisoformat(p["timestamp"].replace("Z", "+00:00")).timestamp()
+        state = sum(op.get("commitTimeMs") or 0 for op in p.get("stateOperators") or ())
+        batches.append({"start": started, "records": p["numInputRows"], "stateCommit": state,
+                        **{name: durations.get(name, 0) for name in DURATIONS}})
+    return batches
 
 
 def _produce_requests(spark: Any) -> int:
@@ -102,6 +128,9 @@ def main() -> int:
             print(f"quietload: the query failed: {query.exception()}", file=sys.stderr, flush=True)
             return 1
         try:
+            if request["trigger"]["kind"] == "spark-microbatch":
+                progress = [json.loads(p.json) for p in query.recentProgress]
+                print(f"{BATCHES}{json.dumps(batch_progress(progress))}", flush=True)
             print(f"{PRODUCE_REQUESTS}{_produce_requests(spark)}", flush=True)
         finally:
             query.stop()

@@ -12,9 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from quietload.cli import app
+from reports.sections.versus import Spread, Versus, fidelity_summary
 from simulator.evaluator import model_evaluator
 from tuner.calibration import HELD_OUT, pick
-from tuner.fidelity import render_validation, validate, write_validation
+from tuner.fidelity import judge, render_validation, table_rows, validate, write_validation
 
 CONFIGURATIONS = pick(HELD_OUT, ["linger-0", "linger-25", "keyed-6-partitions"], "--configuration")
 
@@ -76,3 +77,73 @@ def test_an_unknown_configuration_is_one_line_and_exit_2():
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
         "error: --configuration: unknown configuration 'linger-7' (known: " + ", ".join(p.name for p in HELD_OUT) + ")"]
+
+
+# ---- the streaming neighbour ------------------------------------------------------------------
+
+def test_a_held_out_configuration_runs_a_spark_micro_batch_pipeline_beside_the_load():
+    point, = pick(HELD_OUT, ["microbatch-neighbour"], "--configuration")
+    scenario = point.scenario("loopback-calibrated")
+    assert [(t.name, getattr(t, "kind", "producer")) for t in scenario.tenants] == [
+        ("payment-api", "producer"), ("fraud-microbatch", "spark-microbatch")]
+    pipeline = scenario.tenants[1]
+    # as the live stack runs it: a pass-through query, its progress logs on the path
+    assert (pipeline.processing_time_ms, pipeline.async_progress, pipeline.record_cost, pipeline.rate) == (500.0, False, 0.0, 200.0)
+    assert {t.name: t.partitions for t in scenario.cluster.topics}["fraud-microbatch-in"] == 1
+
+
+def _pair(figures: dict[str, tuple[float, float]]) -> Versus:
+    """A configuration's figures (title: (model, live)) as pair_runs makes them, one seed a side."""
+    rows = [(title, model, live, "{:,.1f}") for title, (model, live) in figures.items()]
+    spreads = [(Spread(model, model), Spread(live, live)) for model, live in figures.values()]
+    return Versus("m", [1], [1], rows, spreads, {"batch": {"producer": {"linger.ms": 5}}})
+
+
+STREAMING_PAIR = _pair({"produce requests": (100.0, 110.0), "mean batch (KB)": (15.0, 15.0), "payment-api p99 before (ms)": (5.0, 6.0),
+                        "payment-api p50 during (ms)": (4.0, 4.0), "payment-api p99 during (ms)": (5.0, 7.0),
+                        "fraud-microbatch end-to-end p50 before (ms)": (300.0, 360.0),      # x1.20
+                        "fraud-microbatch end-to-end p99 before (ms)": (500.0, 600.0),      # x1.20
+                        "fraud-microbatch end-to-end p50 during (ms)": (300.0, 400.0),      # x1.33
+                        "fraud-microbatch end-to-end p99 during (ms)": (600.0, 1000.0)})    # x1.67
+
+
+def test_the_streaming_neighbours_end_to_end_latency_is_judged_apart_from_the_producers():
+    summary = fidelity_summary([STREAMING_PAIR])
+    targets = {t.name: (t.passed, t.detail) for t in judge([STREAMING_PAIR], summary)}
+    assert targets["neighbour p50 within x1.3"] == (True, "1 of 1 hold")
+    assert targets["neighbour p99 within x1.5"] == (True, "1 of 1 hold")          # payment-api's x1.40 alone
+    assert targets["streaming end-to-end p50 within x1.3 (before, during)"] == (
+        False, "1 of 2 hold; misses: m fraud-microbatch during")
+    assert targets["streaming end-to-end p99 within x1.5 (before, during)"] == (
+        False, "1 of 2 hold; misses: m fraud-microbatch during")
+    errors = {row["figure"]: (row["median_error"], row["count"]) for row in summary}
+    assert errors["neighbour p99 during"] == (pytest.approx(0.4), 1)
+    assert errors["streaming end-to-end p50 during"] == (pytest.approx(1 / 3), 1)
+    assert errors["streaming end-to-end p99 during"] == (pytest.approx(2 / 3), 1)
+
+
+def test_the_table_shows_the_streaming_neighbours_end_to_end_figures_before_and_during():
+    rows = [row for row in table_rows([STREAMING_PAIR]) if "fraud-microbatch" in row[1]]
+    assert rows == [["m", "fraud-microbatch end-to-end p50 before (ms)", "300.0-300.0", "360.0 (360.0-360.0)", "1.20x"],
+                    ["m", "fraud-microbatch end-to-end p99 before (ms)", "500.0-500.0", "600.0 (600.0-600.0)", "1.20x"],
+                    ["m", "fraud-microbatch end-to-end p50 during (ms)", "300.0-300.0", "400.0 (400.0-400.0)", "1.33x"],
+                    ["m", "fraud-microbatch end-to-end p99 during (ms)", "600.0-600.0", "1,000.0 (1,000.0-1,000.0)", "1.67x"]]
+
+
+def test_without_a_streaming_neighbour_there_is_no_streaming_verdict():
+    plain = _pair({"produce requests": (100.0, 110.0), "mean batch (KB)": (15.0, 15.0), "payment-api p50 during (ms)": (4.0, 4.0),
+                   "payment-api p99 during (ms)": (5.0, 7.0)})
+    assert not any("streaming" in t.name for t in judge([plain], fidelity_summary([plain])))
+
+
+def test_the_micro_batch_neighbour_against_itself_pairs_its_end_to_end_figures(tmp_path):
+    configuration = pick(HELD_OUT, ["microbatch-neighbour"], "--configuration")
+    validation = validate(ModelAsLive(), model_evaluator(), configuration, "loopback", 1, 1, lambda line: None, tmp_path)
+    pair, = validation.pairs
+    assert [row["figure"] for row in pair.rows if row["figure"].startswith("fraud-microbatch")] == [
+        "fraud-microbatch end-to-end p50 before (ms)", "fraud-microbatch end-to-end p99 before (ms)",
+        "fraud-microbatch end-to-end p50 during (ms)", "fraud-microbatch end-to-end p99 during (ms)"]
+    assert all(row["model"] == row["live"] and row["model"] > 0 for row in pair.rows if row["figure"].startswith("fraud-"))
+    assert [(t.name, t.passed, t.detail) for t in validation.targets if "streaming" in t.name] == [
+        ("streaming end-to-end p50 within x1.3 (before, during)", True, "2 of 2 hold"),
+        ("streaming end-to-end p99 within x1.5 (before, during)", True, "2 of 2 hold")]

@@ -30,7 +30,7 @@ from workloads.loader import safe_yaml
 from workloads.profile import PROFILE_DIR, CostProfile
 
 APPEND_RATE_POINTS = ("full-requests",)
-SECTIONS = ("broker", "client", "spark", "scheduler")
+SECTIONS = ("broker", "client", "spark", "scheduler", "streaming")
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,12 @@ terms: many one-record requests against few full ones (per request against per r
 byte), one-record batches many to a request (per batch), rows of 2.5 KB against 1 KB (per
 record against per byte), and each codec (decompression per byte). They run without
 neighbours, so that every busy handler second is the job's. The held-out points are
-configurations the fit never sees, each different in kind, with the neighbours running.
+configurations the fit never sees, each different in kind, with the neighbours running; one of
+them has a streaming neighbour (a Spark micro-batch pipeline) beside the plain producer.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +60,22 @@ CALIBRATION = (
     *(_codec(codec) for codec in ("lz4", "zstd", "snappy", "gzip")),
 )
 
+# A Spark Structured Streaming pipeline as the live stack runs it: its query passes records through
+# unchanged (simulator/live/streaming_spark.py), so no per-record work on the model either.
+PIPELINE_TOPICS = ({"name": "card-transactions", "partitions": 30}, {"name": "payment-events", "partitions": 6},
+                   {"name": "fraud-microbatch-in", "partitions": 1}, {"name": "fraud-microbatch-out", "partitions": 1})
+PAYMENT_API = {"name": "payment-api", "topic": "payment-events", "client": {"kind": "java", "version": "4.1.0"},
+               "rate": "500/s", "record_size": "1KB", "keys": 1000, "sla_p99": "10ms"}
+MICROBATCH = {"name": "fraud-microbatch", "kind": "spark-microbatch", "topic": "fraud-microbatch-in",
+              "output_topic": "fraud-microbatch-out", "client": {"kind": "librdkafka", "version": "2.3.0"},
+              "rate": "200/s", "record_size": "200B", "record_cost": "0us", "sla_p99": "1s", "processingTime": "500ms"}
+
+
+def with_pipeline(*tenants: dict) -> tuple[str, ...]:
+    """Overrides that put ``tenants`` (JSON is YAML) beside the load, with the pipeline's topics."""
+    return (f"cluster.topics={json.dumps(list(PIPELINE_TOPICS))}", f"tenants={json.dumps(list(tenants))}")
+
+
 # a load of a few seconds, so that its window holds whole seconds of the brokers' and neighbours' figures
 HELD = "dataset.files.0.size=12MB"
 HELD_OUT = (
@@ -76,6 +94,9 @@ HELD_OUT = (
           (HELD, "cluster.brokers=3", "cluster.broker.vcpus=0.33", "cluster.replication.factor=3", "cluster.min.insync.replicas=2",
            "batch.producer.acks=all", "batch.producer.enable.idempotence=true", "batch.producer.linger.ms=5")),
     Point("half-vcpu-broker", "a broker held to 0.5 vCPU, linger.ms=0", (HELD, "cluster.broker.vcpus=0.5", "batch.producer.linger.ms=0")),
+    # a load of ~2 s after 6 s without it: a few of the pipeline's triggers during the load, a dozen before
+    Point("microbatch-neighbour", "a Spark micro-batch pipeline (500 ms trigger, progress logs on its path) beside payment-api",
+          ("dataset.files.0.size=36MB", "windows.before=6s", *with_pipeline(PAYMENT_API, MICROBATCH))),
 )
 
 

@@ -4,9 +4,9 @@ from array import array
 
 import pytest
 
-from simulator.live.streaming import java_properties
+from simulator.live.streaming import batch_figures, java_properties
 from simulator.live.streaming_feed import HEADER, _lost, decode, encode
-from simulator.live.streaming_spark import request_for
+from simulator.live.streaming_spark import batch_progress, request_for
 from workloads import streaming
 
 BASE = {"topic": "in", "output_topic": "out", "rate": "100/s", "record_size": "200B", "record_cost": "20us",
@@ -64,3 +64,39 @@ def test_async_progress_tracking_is_an_option_of_the_sink():
     assert request["sink"]["asyncProgressTrackingEnabled"] == "true"
     assert request["sink"]["asyncProgressTrackingCheckpointIntervalMs"] == "1000"
     assert request["source"]["maxOffsetsPerTrigger"] == "1000"
+
+
+def _progress(timestamp, rows, **durations):
+    """A StreamingQueryProgress document as Spark writes it (the fields batch_progress reads)."""
+    return {"id": "q", "batchId": 7, "timestamp": timestamp, "numInputRows": rows, "durationMs": durations,
+            "stateOperators": []}
+
+
+def test_a_micro_batch_querys_progress_keeps_the_batches_that_read_records():
+    progress = [_progress("2026-11-24T09:00:00.500Z", 100, triggerExecution=90, latestOffset=2, walCommit=12,
+                          queryPlanning=8, getBatch=0, addBatch=50, commitOffsets=11),
+                _progress("2026-11-24T09:00:10.000Z", 0, triggerExecution=3, latestOffset=3)]   # no new record
+    assert batch_progress(progress) == [
+        {"start": 1795510800.5, "records": 100, "stateCommit": 0, "triggerExecution": 90, "latestOffset": 2,
+         "walCommit": 12, "queryPlanning": 8, "getBatch": 0, "addBatch": 50, "commitOffsets": 11}]
+
+
+def test_batches_per_window_in_the_models_shape_the_rest_of_a_trigger_is_its_planning():
+    def batch(start, total, offsets, wal, tasks, commit):
+        return {"start": 1000.0 + start, "records": 100, "stateCommit": 0, "triggerExecution": total,
+                "latestOffset": offsets, "walCommit": wal, "queryPlanning": 5, "getBatch": 0, "addBatch": tasks,
+                "commitOffsets": commit}
+    batches = [batch(0.5, 90, 2, 12, 50, 11), batch(1.0, 110, 4, 14, 60, 13), batch(2.5, 200, 10, 20, 150, 10)]
+    figures = batch_figures(batches, {"before": (0.0, 2.0), "during": (2.0, 3.0), "after": (3.0, 4.0)}, 1000.0)
+    assert figures == {
+        "before": {"count": 2, "records": 200, "batch_ms": 100.0, "offsets_ms": 3.0, "offset_log_ms": 13.0,
+                   "planning_ms": 17.0, "tasks_ms": 55.0, "state_ms": 0.0, "commit_log_ms": 12.0},
+        "during": {"count": 1, "records": 100, "batch_ms": 200.0, "offsets_ms": 10.0, "offset_log_ms": 20.0,
+                   "planning_ms": 10.0, "tasks_ms": 150.0, "state_ms": 0.0, "commit_log_ms": 10.0},
+        "after": {"count": 0, "records": 0, "batch_ms": None, "offsets_ms": None, "offset_log_ms": None,
+                  "planning_ms": None, "tasks_ms": None, "state_ms": None, "commit_log_ms": None}}
+
+
+def test_a_spark_query_keeps_every_batchs_progress():
+    request = request_for(tenant(kind="spark-microbatch"), "127.0.0.1:9092", "/tmp/c", [0], [])
+    assert request["settings"]["spark.sql.streaming.numRecentProgressUpdates"] == "100000"
