@@ -120,15 +120,20 @@ class Objective:
 
     def run(self, params: dict[str, Any]) -> RunResult:
         """The model's RunResult on the first seed for these knob values (``{}``: the scenario as it is)."""
-        return self.evaluator.evaluate(self.scenario(params), self.seed)
+        return self.run_on(params, self.seed)
+
+    def run_on(self, params: dict[str, Any], seed: int) -> RunResult:
+        return self.evaluator.evaluate(self.scenario(params), seed)
 
     def evaluate(self, params: dict[str, Any]) -> Outcome:
         return self.evaluate_on(params, self.seeds)
 
-    def evaluate_on(self, params: dict[str, Any], seeds: tuple[int, ...]) -> Outcome:
-        """The outcome on ``seeds``, counted at the worst of them."""
-        scenario = self.scenario(params)
-        results = [self.evaluator.evaluate(scenario, seed) for seed in seeds]
+    def evaluate_on(self, params: dict[str, Any], seeds: tuple[int, ...],
+                    results: list[RunResult] | None = None) -> Outcome:
+        """The outcome on ``seeds``, counted at the worst of them (``results``: their runs, when run elsewhere)."""
+        if results is None:
+            scenario = self.scenario(params)
+            results = [self.evaluator.evaluate(scenario, seed) for seed in seeds]
         each = [constraints_of(result, self.deadline_s) for result in results]
         return Outcome(params=dict(params), overrides=self.space.overrides(params),
                        produce_requests=max(int(r.summary.produce_requests) for r in results),

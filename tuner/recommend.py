@@ -159,11 +159,13 @@ def spread_lines(figures: dict[str, Any]) -> list[str]:
             f"{spread['load_seconds'][0]:.1f}-{spread['load_seconds'][1]:.1f} s, {p99}"]
 
 
-def rounded_pick(objective: Any, chosen: Any, held_out: tuple[int, ...] = ()) -> tuple[dict[str, Any], list[str]]:
+def rounded_pick(objective: Any, chosen: Any, held_out: tuple[int, ...] = (),
+                 seed_runs: Any = None) -> tuple[dict[str, Any], list[str]]:
     """The pick's knob values rounded to what a person types, run again on the model on the
     study's seeds and ``held_out``: the rounded values when they meet the constraints wherever
     the exact ones did (or the exact ones missed anyway), else the exact values; and the line
-    saying which, and what the model predicts for the rounded ones."""
+    saying which, and what the model predicts for the rounded ones. ``seed_runs``
+    (tuner.validate.SeedRuns) runs the seeds side by side."""
     bounds = {r.name: (r.low, r.high) for r in objective.space.ranges if r.knob.kind != "choice"}
     rounded = rounded_params(chosen.params, bounds)
     changed = [f"{name} {property_value(name, chosen.params[name])} -> {property_value(name, value)}"
@@ -171,7 +173,7 @@ def rounded_pick(objective: Any, chosen: Any, held_out: tuple[int, ...] = ()) ->
     if not changed:
         return dict(chosen.params), []
     seeds = tuple(objective.seeds) + tuple(held_out)
-    outcome = objective.evaluate_on(rounded, seeds)
+    outcome = seed_runs.outcome_on(rounded, seeds) if seed_runs else objective.evaluate_on(rounded, seeds)
     figures = outcome.figures
     p99 = ", ".join(f"{name} p99 during {t['p99_ms_during']:,.2f} ms of its {t['sla_p99_ms']:g} ms SLA"
                     for name, t in figures["tenants"].items())

@@ -15,6 +15,7 @@ import json
 import re
 import time
 import warnings
+from contextlib import nullcontext
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -356,6 +357,15 @@ def _trial_outcome(objective: Objective, evaluator: Evaluator, params: dict[str,
     return objective.on(evaluator).evaluate(params)
 
 
+def tuning_work(objective: Objective, evaluator: Evaluator, task: Any) -> Any:
+    """The runner's work for a whole tune: a trial's knob values (its Outcome), or one run of
+    knob values on a seed, ``(params, seed)`` (its RunResult), on this process's evaluator."""
+    if isinstance(task, tuple):
+        params, seed = task
+        return objective.on(evaluator).run_on(params, seed)
+    return _trial_outcome(objective, evaluator, task)
+
+
 def _records(study: Any) -> list[TrialRecord]:
     from optuna.trial import TrialState
     return [TrialRecord(number=t.number, params=dict(t.params), produce_requests=int(t.values[0]),
@@ -369,16 +379,19 @@ def _best_requests(records: list[TrialRecord]) -> int | None:
 
 
 def run_study(objective: Objective, settings: StudySettings, progress: Progress | None = None,
-              note: Callable[[str], None] | None = None) -> StudySummary:
+              note: Callable[[str], None] | None = None, runner: Runner | None = None) -> StudySummary:
     """Run (or resume) the study until ``settings.trials`` trials have completed; return its summary.
-    ``note`` hears of a new study beside an earlier one of the same scenario name, and what differs."""
+    ``note`` hears of a new study beside an earlier one of the same scenario name, and what differs.
+    ``runner`` (its work ``tuning_work``) runs the trials; by default one is started and stopped here."""
     from optuna.trial import TrialState
     study = _load_study(objective, settings, note)
     done = _records(study)
     best = _best_requests(done)
     pending: dict[Future, Any] = {}
     work = functools.partial(_trial_outcome, objective.on(None))   # each process runs it on its own evaluator
-    with Runner(work, objective.evaluator, Execution(workers=settings.workers)) as runner:
+    started = runner is None
+    runner = runner or Runner(work, objective.evaluator, Execution(workers=settings.workers))
+    with runner if started else nullcontext(runner):
         try:
             while True:
                 while len(pending) < settings.workers and len(done) + len(pending) < settings.trials:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -10,10 +11,11 @@ from simulator.contract import RunResult, file_part, scenario_path
 from tuner.objective import Objective
 from tuner.recommend import (Recommendation, explain, missed_constraints, rounded_pick, snippets, spread_lines,
                              summary_figures)
+from tuner.runner import Execution, Runner
 from tuner.space import search_space
-from tuner.study import (Progress, StudySettings, StudySummary, closest_miss, run_study, scenario_digest,
+from tuner.study import (Progress, StudySettings, StudySummary, closest_miss, run_study, scenario_digest, tuning_work,
                           scenario_fields)
-from tuner.validate import Validation, validate_front
+from tuner.validate import SeedRuns, Validation, validate_front
 from workloads import Scenario, ScenarioError
 from workloads.scenario import load_mapping
 
@@ -59,14 +61,14 @@ def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
 
 
 def _validated(objective: Objective, summary: StudySummary, count: int, progress_line: Callable[[str], None] | None,
-               runs: Callable[[int, int], None] | None = None) -> tuple[StudySummary, Validation | None]:
+               runs: Callable[[int, int], None] | None, seed_runs: SeedRuns) -> tuple[StudySummary, Validation | None]:
     """The study with its pick replaced by the first front point that holds on ``count`` seeds
     after the study's own (no pick when none holds)."""
     if not count or not summary.front:
         return summary, None
     first = objective.seeds[-1] + 1
     validation = validate_front(objective, summary.front, summary.settings.prefer,
-                                tuple(range(first, first + count)), progress_line, runs)
+                                tuple(range(first, first + count)), progress_line, runs, seed_runs)
     return dataclasses.replace(summary, pick=validation.pick, validation=validation.to_dict()), validation
 
 
@@ -80,15 +82,21 @@ def tune(request: TuneRequest, progress: Progress | None = None,
     scenario = Scenario.from_mapping(base, source=str(request.scenario_file))
     objective = Objective(base, search_space(scenario, request.quotas), request.seed,
                           repeat=request.repeat or scenario.tune.repeat)
-    summary = run_study(objective, settings_for(request, scenario), progress, progress_line)
-    count = scenario.tune.validate if request.validate is None else request.validate
-    summary, validation = _validated(objective, summary, count, progress_line, validation_runs)
-    chosen = summary.pick or (validation.closest if validation else None) or closest_miss(summary.trials)
-    if chosen is None:
-        raise ScenarioError("tune", f"no trial of study {summary.name!r} completed ({summary.failed} failed)")
-    held = validation is None or validation.pick is not None
-    params, rounding = rounded_pick(objective, chosen, validation.seeds if validation and held else ())
-    baseline, picked = objective.run({}), objective.run(params)
+    settings = settings_for(request, scenario)
+    # one set of worker processes for the trials, the held-out seeds, the rounded pick and the runs before and after
+    work = functools.partial(tuning_work, objective.on(None))
+    with Runner(work, objective.evaluator, Execution(workers=settings.workers)) as runner:
+        summary = run_study(objective, settings, progress, progress_line, runner)
+        seed_runs = SeedRuns(objective, runner, settings.workers)
+        seed_runs.submit({}, objective.seed)   # the baseline, while the front is validated
+        count = scenario.tune.validate if request.validate is None else request.validate
+        summary, validation = _validated(objective, summary, count, progress_line, validation_runs, seed_runs)
+        chosen = summary.pick or (validation.closest if validation else None) or closest_miss(summary.trials)
+        if chosen is None:
+            raise ScenarioError("tune", f"no trial of study {summary.name!r} completed ({summary.failed} failed)")
+        held = validation is None or validation.pick is not None
+        params, rounding = rounded_pick(objective, chosen, validation.seeds if validation and held else (), seed_runs)
+        baseline, picked = seed_runs.result({}, objective.seed), seed_runs.result(params, objective.seed)
     recommendation = Recommendation(
         scenario_name=file_part(scenario.name), source=str(request.scenario_file), seed=request.seed,
         trial=chosen.number, feasible=chosen.feasible and held, params=params,
