@@ -15,7 +15,7 @@ import argparse
 import time
 from pathlib import Path
 
-from simulator.result import RunResult
+from simulator.contract import RunResult
 from tuner.calibration.runs import PointRuns, live_evaluator, preflight, run_points
 from tuner.calibration.streaming import MICROBATCH_ALONE, measure, render_streaming_costs, write_streaming_costs
 from workloads.profile import PROFILE_DIR
