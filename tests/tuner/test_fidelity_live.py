@@ -51,8 +51,9 @@ def test_the_live_run_reads_every_micro_batch_from_sparks_progress(validated):
     for window in WINDOWS:
         b = batches[window]
         assert b["records"] > 0 and b["offset_log_ms"] > 0 and b["commit_log_ms"] > 0
-        parts = b["offsets_ms"] + b["offset_log_ms"] + b["planning_ms"] + b["tasks_ms"] + b["state_ms"] + b["commit_log_ms"]
-        assert parts == pytest.approx(b["batch_ms"])
+        parts = [b[k] for k in ("offsets_ms", "offset_log_ms", "planning_ms", "tasks_ms", "state_ms", "commit_log_ms")]
+        # the parts add up to the trigger's time, each as the RunResult file keeps it (six significant digits)
+        assert abs(sum(parts) - b["batch_ms"]) <= 5e-6 * (sum(parts) + b["batch_ms"])
 
 
 def test_no_pipeline_process_is_left(validated):
