@@ -1,8 +1,12 @@
 """quietload: simulate and tune batch-job workloads."""
 
-from importlib.metadata import PackageNotFoundError, version
 
-try:
-    __version__ = version("quietload")
-except PackageNotFoundError:  # running from a tree that is not installed
-    __version__ = "0+unknown"
+def __getattr__(name: str) -> str:
+    # read from the installed metadata only when asked: importlib.metadata costs every command's start
+    if name != "__version__":
+        raise AttributeError(f"module 'quietload' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("quietload")
+    except PackageNotFoundError:  # running from a tree that is not installed
+        return "0+unknown"

@@ -12,7 +12,7 @@ import typer
 from typer._click.exceptions import NoArgsIsHelpError, UsageError   # typer 0.29 vendors click
 from typer.core import TyperGroup
 
-from quietload import __version__
+import quietload
 from quietload.cli_live import live, stop_signals_interrupt
 from quietload.cli_calibrate import calibrate, validate
 from quietload.cli_plan import plan
@@ -80,7 +80,7 @@ app = typer.Typer(cls=_OneLineErrors, no_args_is_help=True, help=_HELP, rich_mar
 
 def _print_version(given: bool) -> None:
     if given:
-        typer.echo(__version__)
+        typer.echo(quietload.__version__)
         raise typer.Exit()
 
 
@@ -93,7 +93,7 @@ def _options(version: Annotated[bool, typer.Option("--version", is_eager=True, c
 @app.command()
 def version() -> None:
     """Print the quietload version."""
-    typer.echo(__version__)
+    typer.echo(quietload.__version__)
 
 
 def _finite(value: float | None) -> float | None:

@@ -7,10 +7,7 @@ from typing import Annotated
 import typer
 
 from quietload.paths import check_output_file
-from quietload.progress import plan_progress
 from quietload.options import Overrides, PastLimits
-from reports.sections.plan import render_plan_csv, render_plan_table
-from tuner.planning import plan_path, run_plan, write_plan
 from workloads import ScenarioError
 
 def plan(
@@ -40,6 +37,9 @@ def plan(
 
     Example: quietload plan workloads/catalog/paypay-glue-2gb-fixed.yaml --brokers 4,6 --broker-down --quota 20MB/s
     """
+    from quietload.progress import plan_progress   # the planner loads only when a plan runs
+    from reports.sections.plan import render_plan_csv, render_plan_table
+    from tuner.planning import plan_path, run_plan, write_plan
     if profile is not None:   # once plan's broker types; the name now belongs to the cost profile
         raise ScenarioError("--profile", "plan's broker types are --broker-type (e.g. kafka.m5.xlarge); "
                                          "the cost profile is the scenario's `profile` (--set profile=NAME)")
