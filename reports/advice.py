@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from simulator.contract import RunResult, Summary
+from simulator.contract import explain as words
 from workloads import ScenarioError
-from workloads.units import format_bytes
 
 # Batches under half of batch.size mean the sender drains faster than the tasks append.
 LOW_BATCH_FILL = 0.5
@@ -61,12 +61,8 @@ def _linger(producer: dict, summary: Summary) -> Change | None:
     fill, batch_size = summary.batch_fill, producer.get("batch.size")
     if producer.get("linger.ms") != 0 or fill is None or fill >= LOW_BATCH_FILL or not batch_size:
         return None
-    drain = summary.drain_interval_ms
-    drained = f"the sender drained every {drain:,.2f} ms and " if drain else ""
     return Change(f"linger.ms={LINGER_MS}", (f"batch.producer.linger.ms={LINGER_MS}",),
-                  f"raise linger.ms (e.g. {LINGER_MS}) so batches fill",
-                  f"with linger.ms=0 {drained}batches reached {fill * 100:.0f} % of batch.size={format_bytes(batch_size)} "
-                  f"({format_bytes(summary.mean_batch_bytes or 0.0)} of records)")
+                  f"raise linger.ms (e.g. {LINGER_MS}) so batches fill", words.small_batches(summary, 0, batch_size))
 
 
 def _repartition(result: RunResult, summary: Summary) -> Change | None:
@@ -80,14 +76,14 @@ def _repartition(result: RunResult, summary: Summary) -> Change | None:
         return None
     return Change(f"repartition({2 * partitions})", (f"batch.spark.repartition={2 * partitions}",),
                   f"repartition the data to {2 * partitions} write tasks (twice the topic's partitions)",
-                  f"{tasks} write tasks filled batches to {fill * 100:.0f} % of batch.size")
+                  words.few_tasks(tasks, fill))
 
 
 def _compression(producer: dict, summary: Summary) -> Change | None:
     if producer.get("compression.type") != "none" or not summary.wire_bytes:
         return None
     return Change("compression.type=zstd", ("batch.producer.compression.type=zstd",), "set compression.type=zstd",
-                  f"the load sent {format_bytes(summary.wire_bytes)} to the brokers uncompressed")
+                  words.uncompressed(summary))
 
 
 def _acks(producer: dict, summary: Summary) -> Change | None:
@@ -102,13 +98,10 @@ def _acks(producer: dict, summary: Summary) -> Change | None:
     if not waits:
         return None
     name, remote, sla = max(waits, key=lambda w: w[1])
-    lag = summary.replica_lag_bytes_max_during
-    behind = f"replication fell {format_bytes(lag)} behind and " if lag else ""
     return Change("acks=all, enable.idempotence=true",
                   ("batch.producer.acks=all", "batch.producer.enable.idempotence=true"),
                   "use acks=all (with enable.idempotence=true) so the load cannot outrun replication",
-                  f"with acks={producer['acks']} {behind}{name}'s requests waited {remote:,.1f} ms for followers "
-                  f"(RemoteTimeMs p99) against an SLA of {sla:,.1f} ms")
+                  words.waited_for_followers(producer["acks"], summary.replica_lag_bytes_max_during, name, remote, sla))
 
 
 def _fetchers(result: RunResult) -> Change | None:
@@ -119,8 +112,7 @@ def _fetchers(result: RunResult) -> Change | None:
     for tenant in result.summary.tenants:
         times = tenant.broker_time_ms_p99_during or {}
         remote, total = times.get("RemoteTimeMs"), times.get("TotalTimeMs")
-        over = (tenant.p99_ms_during or 0.0) > (tenant.sla_p99_ms or float("inf"))
-        if over and remote and total and remote >= FOLLOWER_SHARE_OF_BROKER_TIME * total:
+        if words.breaches(tenant) and remote and total and remote >= FOLLOWER_SHARE_OF_BROKER_TIME * total:
             waits.append((tenant.name, remote, total))
     if not waits:
         return None
@@ -130,21 +122,18 @@ def _fetchers(result: RunResult) -> Change | None:
     more = 2 * fetchers if isinstance(fetchers, int) else 4   # doubled while the model says it helps
     return Change(f"num.replica.fetchers={more}", (f"cluster.broker.num.replica.fetchers={more}",),
                   f"give the brokers more replica fetchers, num.replica.fetchers{now}",
-                  f"{name}'s requests spent {remote:,.1f} of their {total:,.1f} ms in the brokers waiting for "
-                  f"followers (RemoteTimeMs p99), whose fetches also carry the load's partitions")
+                  words.fetchers_busy(name, remote, total))
 
 
 def _headroom(summary: Summary) -> str | None:
     """A neighbour over its SLA during the load that had little of it left before the load."""
-    tight = [(t.name, t.p99_ms_before, t.sla_p99_ms) for t in summary.tenants
-             if (t.p99_ms_during or 0.0) > (t.sla_p99_ms or float("inf"))]
+    tight = [(t.name, t.p99_ms_before, t.sla_p99_ms) for t in summary.tenants if words.breaches(t)]
     tight = [(name, before, sla) for name, before, sla in tight
              if before is not None and sla and before > BUSY_BEFORE_SHARE_OF_SLA * sla]
     if not tight:
         return None
     name, before, sla = max(tight, key=lambda t: t[1] / t[2])
-    return (f"{name} already had a p99 of {before:,.1f} ms before the load ({before / sla * 100:.0f} % of its "
-            f"{sla:,.1f} ms SLA), leaving the load {sla - before:,.1f} ms")
+    return words.little_headroom(name, before, sla)
 
 
 def _quota(result: RunResult, because: str) -> Change | None:
@@ -156,7 +145,7 @@ def _quota(result: RunResult, because: str) -> Change | None:
     rate = max(1, round(wire / load_s / brokers / 2 / MB))
     return Change(f"producer_byte_rate={rate}MB/s", (f"batch.quota.producer_byte_rate={rate}MB/s",),
                   "isolate the load with a producer_byte_rate quota on the batch client (or revisit the SLA)",
-                  because or f"the load sent {wire / load_s / brokers / MB:,.1f} MB/s per broker; the quota halves it")
+                  because or words.load_per_broker(wire / load_s / brokers / MB))
 
 
 def _waves(result: RunResult) -> Change | None:
@@ -168,7 +157,7 @@ def _waves(result: RunResult) -> Change | None:
     more = executors * waves if isinstance(executors, int) else None
     return Change(f"spark.executor.instances={more}" if more else "more executor cores",
                   (f"batch.spark.spark.executor.instances={more}",) if more else (),
-                  "give the job more executor cores", f"its {tasks} write tasks ran in {waves} waves on {slots} cores")
+                  "give the job more executor cores", words.waves(tasks, waves, slots))
 
 
 def candidates(result: RunResult, failed_rules: set[str]) -> list[Change]:
@@ -217,17 +206,7 @@ class Prediction:
         return (not self.passed, round(self.excess, 9), self.produce_requests)
 
     def describe(self, before: "Prediction") -> str:
-        shown = ", ".join(f"{name} p99 {_against(p99, sla)}" for name, p99, sla in self.tenants if p99 is not None)
-        verdict = ("every rule passes" if self.passed
-                   else f"{', '.join(self.failed)} still fail{'s' if len(self.failed) == 1 else ''}")
-        return (f"{verdict}; {shown + '; ' if shown else ''}{self.produce_requests:,} produce requests "
-                f"(now {before.produce_requests:,})")
-
-
-def _against(p99: float, sla: float) -> str:
-    """As the gate shows them: a second decimal where one would show a p99 just over its SLA as equal."""
-    digits = 2 if p99 != sla and f"{p99:,.1f}" == f"{sla:,.1f}" else 1
-    return f"{p99:,.{digits}f} ms {'>' if p99 > sla else '<='} SLA {sla:,.{digits}f} ms"
+        return words.predicted(self.failed, self.tenants, self.produce_requests, before.produce_requests)
 
 
 def predict(changes: tuple[Change, ...], runs: list[RunResult], judge: Judge, deadline_s: float | None) -> Prediction:
@@ -245,7 +224,7 @@ def predict(changes: tuple[Change, ...], runs: list[RunResult], judge: Judge, de
 
 
 def _set(changes: tuple[Change, ...]) -> str:
-    return " ".join(f"--set {value}" for change in changes for value in change.overrides)
+    return words.settings(value for change in changes for value in change.overrides)
 
 
 def _knobs(change: Change) -> frozenset[str]:
@@ -296,7 +275,7 @@ def tried_advice(results: list[RunResult], source: RunResult, failed_rules: set[
                 f"{best.describe(now)}; `quietload tune` searches the job's settings"] + _rejected(rejected, now)
     lines = [f"{step.changes[-1].label}: {step.changes[-1].because}; with it the model predicts {step.describe(now)}"
              for step in steps]
-    return lines + [f"so: {_set(best.changes)}"]
+    return lines + [words.so(value for change in best.changes for value in change.overrides)]
 
 
 def _rejected(predictions: list[Prediction], now: Prediction) -> list[str]:

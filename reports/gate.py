@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from reports.advice import Trial, recommend, tried_advice
 from simulator.contract import BrokerFigures, ResultError, RunResult
+from simulator.contract import explain as words
 from simulator.contract.files import GATE, gate_thresholds
 from workloads import Gate
 from workloads.units import format_seeds
@@ -66,16 +67,6 @@ def _figure(result: RunResult, section: str, *path: str | int) -> Any:
     return data
 
 
-def _ms(value: float, digits: int = 1) -> str:
-    return f"{value:,.{digits}f} ms"
-
-
-def _ms_against(value: float, limit: float) -> tuple[str, str]:
-    """Both figures, with a second decimal where one would show a value just over its limit as equal."""
-    digits = 2 if value != limit and _ms(value) == _ms(limit) else 1
-    return _ms(value, digits), _ms(limit, digits)
-
-
 def _pct(value: float) -> str:
     return f"{value:,.1f} %"
 
@@ -114,16 +105,11 @@ def neighbour_sla(result: RunResult, thresholds: Gate) -> Verdict:
     measured = [m for m in measured if m[1] is not None]
     if not measured:
         return Verdict("neighbour_sla", SKIPPED, "no neighbour sent a record during the load")
-    over = [m for m in measured if m[1] > m[2]]
-    note = f" ({', '.join(unmeasured)}: no records during the load)" if unmeasured else ""
-    if over:
-        figures = ", ".join("{} {} > SLA {}".format(name, *_ms_against(p99, sla)) for name, p99, sla in over)
-        return Verdict("neighbour_sla", FAIL, f"neighbour p99 during the load over SLA: {figures}{note}")
-    figures = ", ".join(f"{name} {_ms(p99)} <= SLA {_ms(sla)}" for name, p99, sla in measured)
+    reason = words.sla_reason(measured, unmeasured)
+    if any(words.over(p99, sla) for _, p99, sla in measured):
+        return Verdict("neighbour_sla", FAIL, reason)
     name, p99, sla = max(measured, key=lambda m: m[1] / m[2])
-    shown, limit = _ms_against(p99, sla)
-    return Verdict("neighbour_sla", PASS, f"neighbour p99 during the load within SLA: {figures}{note}",
-                   f"p99 {shown} of a {limit} SLA ({name})", p99 / sla)
+    return Verdict("neighbour_sla", PASS, reason, words.sla_margin(name, p99, sla), p99 / sla)
 
 
 def handler_idle(result: RunResult, thresholds: Gate) -> Verdict:

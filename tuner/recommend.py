@@ -10,6 +10,7 @@ from typing import Any
 
 
 from simulator.contract import RunResult, scenario_path
+from simulator.contract import explain as words
 from simulator.contract.files import RECOMMENDATION
 from tuner.snippets import property_value, render_snippets, rounded_params, snippets
 from tuner.space import render_value
@@ -17,7 +18,7 @@ from workloads import Scenario, ScenarioError
 from workloads.loader import dump_yaml
 from workloads.scenario import apply_overrides
 from workloads.tuning import KNOBS
-from workloads.units import format_bytes, format_seeds
+from workloads.units import format_seeds
 
 
 
@@ -31,40 +32,20 @@ def current_value(scenario: Scenario, name: str) -> Any:
             "request_percentage": getattr(quota, "request_percentage", None)}[name]
 
 
-def _kb(size: float) -> str:
-    return f"{size / 1024:,.1f} KB"
-
-
 def _changes(baseline: Scenario, params: dict[str, Any]) -> list[str]:
     changed = []
     for name, value in params.items():
         before = current_value(baseline, name)
         if before != value and not (isinstance(value, (int, float)) and before is not None
                                     and float(before) == float(value)):
-            changed.append(f"{name} {render_value(name, before)} -> {render_value(name, value)}")
+            changed.append(words.changed(name, render_value(name, before), render_value(name, value)))
     return changed
 
 
 def explain(baseline: RunResult, picked: RunResult, baseline_scenario: Scenario, params: dict[str, Any]) -> list[str]:
     """The change in words, by mechanism, from the two runs' own figures."""
-    b, a = baseline.summary, picked.summary
-    changes = _changes(baseline_scenario, params)
-    lines = [
-        f"produce requests {b.produce_requests:,} -> {a.produce_requests:,} because batches fill to "
-        f"{_kb(a.mean_batch_bytes)} of records instead of {_kb(b.mean_batch_bytes)} "
-        f"({a.batches_per_request:.2f} batches per request instead of {b.batches_per_request:.2f}): "
-        f"each producer appended {format_bytes(a.append_rate_bytes_per_s)}/s (was {format_bytes(b.append_rate_bytes_per_s)}/s) "
-        f"and its sender drained every {a.drain_interval_ms:.2f} ms (was {b.drain_interval_ms:.2f} ms)",
-        f"on the wire {format_bytes(b.wire_bytes)} -> {format_bytes(a.wire_bytes)} "
-        f"(compression ratio {b.compression_ratio:.2f} -> {a.compression_ratio:.2f})",
-        f"load {b.load_seconds:.1f} s -> {a.load_seconds:.1f} s",
-    ]
-    for before, after in zip(b.tenants, a.tenants):
-        verdict = "within SLA" if after.p99_ms_during <= after.sla_p99_ms else "OVER SLA"
-        lines.append(f"{after.name} p99 during the load {before.p99_ms_during:,.1f} -> {after.p99_ms_during:,.1f} ms "
-                     f"(alone {after.p99_ms_before:.1f} ms, SLA {after.sla_p99_ms:g} ms: {verdict})")
-    lines.append("changed: " + (", ".join(changes) if changes else "nothing (the scenario's settings are the pick)"))
-    return lines
+    return words.summary_change(baseline.summary, picked.summary) + [
+        words.settings_changed(_changes(baseline_scenario, params))]
 
 
 @dataclass(frozen=True)
@@ -168,15 +149,14 @@ def rounded_pick(objective: Any, chosen: Any, held_out: tuple[int, ...] = (),
     (tuner.validate.SeedRuns) runs the seeds side by side."""
     bounds = {r.name: (r.low, r.high) for r in objective.space.ranges if r.knob.kind != "choice"}
     rounded = rounded_params(chosen.params, bounds)
-    changed = [f"{name} {property_value(name, chosen.params[name])} -> {property_value(name, value)}"
+    changed = [words.changed(name, property_value(name, chosen.params[name]), property_value(name, value))
                for name, value in rounded.items() if value != chosen.params[name]]
     if not changed:
         return dict(chosen.params), []
     seeds = tuple(objective.seeds) + tuple(held_out)
     outcome = seed_runs.outcome_on(rounded, seeds) if seed_runs else objective.evaluate_on(rounded, seeds)
     figures = outcome.figures
-    p99 = ", ".join(f"{name} p99 during {t['p99_ms_during']:,.2f} ms of its {t['sla_p99_ms']:g} ms SLA"
-                    for name, t in figures["tenants"].items())
+    p99 = ", ".join(words.p99_of_sla(name, t["p99_ms_during"], t["sla_p99_ms"]) for name, t in figures["tenants"].items())
     predicted = (f"on {seeds_label(list(seeds))} the model predicts, at the worst seed, "
                  f"{outcome.produce_requests:,} produce requests, load {outcome.load_seconds:.1f} s, {p99}")
     if outcome.feasible or not chosen.feasible:

@@ -20,6 +20,7 @@ from simulator.live.neighbours import TenantTrace
 from simulator.live.sampler import Scrape, handler_idle_pct, per_second, rate
 from simulator.contract.histograms import LatencyHistogram
 from simulator.contract import BrokerFigures, RunResult, Summary, TenantFigures
+from simulator.contract import explain as words
 from workloads import Scenario
 
 
@@ -243,32 +244,15 @@ def build(run: LiveRun) -> RunResult:
 def mechanism(result: RunResult, run: LiveRun) -> list[str]:
     """What the real parts measured, in the model's words where the figures are the same."""
     s = result.summary
-    lines = [
-        f"The Spark job wrote {run.job.get('rows', 0):,} rows in {s.load_seconds:.1f} s; its producer sent "
-        f"{s.producer_request_total:,} requests by its own count (request-total), mean batch "
-        f"{s.mean_batch_wire_bytes / 1024:.1f} KB on the wire, {s.records_per_request:.0f} records per request.",
-    ]
+    lines = [words.job_wrote(run.job.get("rows", 0), s)]
     if s.broker_produce_requests is not None and "produce_requests" not in s.incomplete:
-        lines.append(f"The brokers counted {s.broker_produce_requests:,.0f} produce requests, "
-                     f"{s.neighbour_produce_requests:,} of them the neighbours'; the job's {s.produce_requests:,} "
-                     f"are the rest.")
+        lines.append(words.broker_count(s))
     if s.handler_idle_pct_during is not None:
-        lines.append(f"During the load the busiest broker's request handlers were {s.handler_idle_pct_during:.0f} % "
-                     f"idle and its JVM used {s.cpu_pct_during or 0:.0f} % of its {run.broker_cores} core(s).")
-    integrity = run.integrity
-    lines.append(f"Integrity: {integrity.get('rows_arrived', 0):,} of {integrity.get('rows_expected', 0):,} rows arrived, "
-                 f"{integrity.get('missing', 0):,} missing, {integrity.get('duplicated', 0):,} duplicated: "
-                 + ("every row exactly once." if integrity.get("ok") else "ROWS LOST OR DUPLICATED."))
-    for tenant in s.tenants:
-        before, during = tenant.p99_ms_before, tenant.p99_ms_during
-        if before and during:
-            lines.append(f"Neighbour {tenant.name}: p99 {before:.1f} ms alone, {during:.1f} ms during the load "
-                         f"({during / before:.1f}x; SLA {tenant.sla_p99_ms:g} ms).")
-    for fault in run.faults:
-        lines.append(f"Fault: {fault['kind']} (broker {fault['broker']}) at {fault['at_s']:.1f} s.")
-    for figure, why in s.incomplete.items():
-        lines.append(f"Incomplete: {figure}: {why}.")
-    for reason in s.noise:
-        lines.append(f"NOISE: {reason}; its latency figures measure the machine, not the cluster.")
+        lines.append(words.broker_load(s, run.broker_cores))
+    lines.append(words.integrity(run.integrity))
+    lines.extend(words.neighbour_p99(tenant) + "." for tenant in s.tenants if tenant.p99_ms_before and tenant.p99_ms_during)
+    lines.extend(words.fault(fault) for fault in run.faults)
+    lines.extend(words.incomplete(figure, why) for figure, why in s.incomplete.items())
+    lines.extend(words.noise(reason) for reason in s.noise)
     lines.extend(run.notes)
     return lines

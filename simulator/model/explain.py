@@ -1,63 +1,38 @@
-"""The model's numbers in words: which mechanism made the batches and the latency."""
+"""The model's numbers in words: which mechanism made the batches and the latency.
+
+This module picks the sentences a model run calls for; ``simulator.contract.explain`` words them.
+"""
 from __future__ import annotations
 
-from workloads.units import format_bytes
+from simulator.contract import explain as words
 
 
 def mechanism(result) -> list[str]:
-    s, spark = result.summary, result.spark
+    s = result.summary
     producer = result.scenario["batch"]["producer"]
-    executors = result.scenario["batch"]["spark"]["spark.executor.instances"]
-    lines = [
-        f"Spark ran {spark['write_tasks']} write tasks on {spark['slots']} cores "
-        f"({executors} executors, {spark['waves']} wave(s)"
-        + (f", after a {spark['scan_tasks']}-task shuffle stage" if spark["shuffled"] else "")
-        + "); each executor's tasks share one producer.",
-    ]
+    lines = [words.spark_tasks(result.spark, result.scenario["batch"]["spark"]["spark.executor.instances"])]
     if s.append_rate_bytes_per_s:
-        drain = s.drain_interval_ms or 0.0
-        lines.append(
-            f"Each producer appended {format_bytes(s.append_rate_bytes_per_s)}/s; its sender drained every "
-            f"{drain:.2f} ms on average, so with linger.ms={producer['linger.ms']:g} a batch gathered "
-            f"{format_bytes(s.mean_batch_bytes)} of records ({s.batch_fill * 100:.0f} % of batch.size="
-            f"{format_bytes(producer['batch.size'])} on the wire).")
-    lines.append(
-        f"{s.produce_requests:,} produce requests carried {s.batches:,} batches "
-        f"({s.batches_per_request:.2f} per request, {s.records_per_request:.0f} records per request); "
-        f"compression.type={producer['compression.type']} sent {s.compression_ratio * 100:.0f} % of the value bytes.")
+        lines.append(words.batching(s, producer["linger.ms"], producer["batch.size"]))
+    lines.append(words.requests_and_batches(s, producer["compression.type"]))
     if s.handler_idle_pct_during is not None:
-        lines.append(
-            f"During the load the busiest broker's request handlers were {s.handler_idle_pct_during:.0f} % idle "
-            f"and its CPU {s.cpu_pct_during:.0f} % busy.")
+        lines.append(words.broker_load(s))
     quota = result.scenario["batch"]["quota"]
-    bounds = ([f"producer_byte_rate quota of {format_bytes(quota['producer_byte_rate'])}/s"] if quota["producer_byte_rate"] else []) \
-        + ([f"request_percentage quota of {quota['request_percentage']:g} % of a handler thread"] if quota.get("request_percentage") else [])
-    if bounds:
-        lines.append(f"The brokers held the job to its {' and '.join(bounds)} each: "
-                     f"they throttled it for {s.quota_throttle_s:.1f} s in all (muting its connections), and the "
-                     f"load took {s.load_seconds:.1f} s.")
-    lag = s.replica_lag_bytes_max_during
-    if lag > 10 * 1024**2:
-        lines.append(f"With acks={producer['acks']} replication fell up to {format_bytes(lag)} behind the leaders; "
-                     f"replica fetchers copied the load's partitions together with the neighbours'.")
+    held = words.quota_hold(s, quota["producer_byte_rate"], quota.get("request_percentage"))
+    if held:
+        lines.append(held)
+    if s.replica_lag_bytes_max_during > 10 * 1024**2:
+        lines.append(words.replication_lag(s.replica_lag_bytes_max_during, producer["acks"]))
     for tenant, detail in zip(s.tenants, result.tenants):
-        before, during = tenant.p99_ms_before, tenant.p99_ms_during
-        if "streaming" in detail:   # a pipeline: end to end, by part (simulator/model/streaming.py)
+        pipeline = "streaming" in detail
+        if pipeline:   # a pipeline: end to end, by part (simulator/model/streaming.py)
             from simulator.model.streaming import explain
             lines.append(explain(detail))
+        before, during = tenant.p99_ms_before, tenant.p99_ms_during
         if not (before and during):
             continue
-        pipeline = "streaming" in detail
-        line = (f"{'Pipeline' if pipeline else 'Neighbour'} {tenant.name}: {'end to end ' if pipeline else ''}"
-                f"p99 {before:.1f} ms alone, {during:.1f} ms during the load "
-                f"({during / before:.1f}x; SLA {tenant.sla_p99_ms:g} ms)")
+        line = words.neighbour_p99(tenant, pipeline)
         broker = tenant.broker_time_ms_p99_during
         if during > 2 * before and broker["TotalTimeMs"] is not None:
-            whose = "its upstream producer's" if pipeline else "its"
-            line += (f": in the brokers {whose} requests took up to "
-                     f"{broker['TotalTimeMs']:.0f} ms (p99), "
-                     f"{broker['RemoteTimeMs']:.0f} ms of it waiting for followers to fetch (RemoteTimeMs) and "
-                     f"{broker['LocalTimeMs']:.0f} ms appending to the log (LocalTimeMs); a broker reads one request "
-                     f"per connection at a time, so its next requests and records waited behind each of them")
+            line += words.broker_wait(broker, pipeline)
         lines.append(line + ".")
     return lines

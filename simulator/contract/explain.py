@@ -1,0 +1,275 @@
+"""The words of a result: every sentence quietload writes about a run's mechanism, a neighbour's
+p99 against its SLA, and a change before -> after, from the typed figures (``Summary``,
+``TenantFigures``) and what else a RunResult holds.
+
+The evaluators' ``mechanism`` lines (``simulator.model.explain``, ``simulator.live.outcome``), the
+gate's verdicts and advice (``reports.gate``, ``reports.advice``) and the tuner's recommendation
+(``tuner.recommend``) word through here: a phrase ("drained every 0.25 ms", "10.04 ms > SLA
+10.00 ms", "produce requests 2,520 -> 128") is written once, so two outputs never word one figure
+two ways. The callers decide which sentences a result calls for; this module only words them.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from simulator.contract.figures import Summary, TenantFigures
+from workloads.units import format_bytes
+
+
+# --- figures ---------------------------------------------------------------------------------------
+
+def ms(value: float, digits: int = 1) -> str:
+    return f"{value:,.{digits}f} ms"
+
+
+def ms_against(value: float, limit: float) -> tuple[str, str]:
+    """Both figures, with a second decimal where one would show a value just over its limit as equal."""
+    digits = 2 if value != limit and ms(value) == ms(limit) else 1
+    return ms(value, digits), ms(limit, digits)
+
+
+def kb(size: float) -> str:
+    return f"{size / 1024:,.1f} KB"
+
+
+def appended(rate_bytes_per_s: float) -> str:
+    return f"appended {format_bytes(rate_bytes_per_s)}/s"
+
+
+def drained_every(interval_ms: float) -> str:
+    return f"drained every {interval_ms:,.2f} ms"
+
+
+def share_of_batch_size(fill: float, batch_size: float | None = None) -> str:
+    """A batch's bytes on the wire as a share of batch.size (``batch_fill``)."""
+    return f"{fill * 100:.0f} % of batch.size" + (f"={format_bytes(batch_size)}" if batch_size is not None else "")
+
+
+def before_after(before: str, after: str) -> str:
+    return f"{before} -> {after}"
+
+
+def changed(name: str, before: str, after: str) -> str:
+    """A setting changed: ``linger.ms 0 ms -> 88 ms``."""
+    return f"{name} {before_after(before, after)}"
+
+
+# --- a neighbour's p99 against its SLA -------------------------------------------------------------
+
+def sla(sla_ms: float) -> str:
+    return f"SLA {sla_ms:g} ms"
+
+
+def over(p99: float, sla_ms: float) -> bool:
+    """The one test of a p99 against its SLA: at the SLA is within it."""
+    return p99 > sla_ms
+
+
+def against_sla(p99: float, sla_ms: float) -> str:
+    """``10.04 ms > SLA 10.00 ms``, ``9.0 ms <= SLA 10.0 ms``."""
+    shown, limit = ms_against(p99, sla_ms)
+    return f"{shown} {'>' if over(p99, sla_ms) else '<='} SLA {limit}"
+
+
+def sla_verdict(p99: float, sla_ms: float) -> str:
+    return "OVER SLA" if over(p99, sla_ms) else "within SLA"
+
+
+def sla_reason(measured: list[tuple[str, float, float]], unmeasured: list[str]) -> str:
+    """The gate's neighbour_sla reason: the neighbours over their SLA (name, p99, SLA), or every one within."""
+    breaching = [m for m in measured if over(m[1], m[2])]
+    figures = (", ".join(f"{name} {against_sla(p99, sla_ms)}" for name, p99, sla_ms in breaching) if breaching else
+               ", ".join(f"{name} {ms(p99)} <= SLA {ms(sla_ms)}" for name, p99, sla_ms in measured))
+    note = f" ({', '.join(unmeasured)}: no records during the load)" if unmeasured else ""
+    return f"neighbour p99 during the load {'over' if breaching else 'within'} SLA: {figures}{note}"
+
+
+def sla_margin(name: str, p99: float, sla_ms: float) -> str:
+    shown, limit = ms_against(p99, sla_ms)
+    return f"p99 {shown} of a {limit} SLA ({name})"
+
+
+def p99_of_sla(name: str, p99: float, sla_ms: float) -> str:
+    """A predicted p99 as a share of its SLA, with the decimals that tell close figures apart."""
+    return f"{name} p99 during {p99:,.2f} ms of its {sla_ms:g} ms SLA"
+
+
+# --- a run's mechanism ----------------------------------------------------------------------------
+
+def spark_tasks(spark: Mapping[str, Any], executors: Any) -> str:
+    return (f"Spark ran {spark['write_tasks']} write tasks on {spark['slots']} cores "
+            f"({executors} executors, {spark['waves']} wave(s)"
+            + (f", after a {spark['scan_tasks']}-task shuffle stage" if spark["shuffled"] else "")
+            + "); each executor's tasks share one producer.")
+
+
+def batching(s: Summary, linger_ms: float, batch_size: float) -> str:
+    """How the producers' append rate and their senders' drain interval made the batches."""
+    return (f"Each producer {appended(s.append_rate_bytes_per_s or 0.0)}; its sender "
+            f"{drained_every(s.drain_interval_ms or 0.0)} on average, so with linger.ms={linger_ms:g} a batch gathered "
+            f"{format_bytes(s.mean_batch_bytes)} of records ({share_of_batch_size(s.batch_fill, batch_size)} on the wire).")
+
+
+def requests_and_batches(s: Summary, compression: str) -> str:
+    return (f"{s.produce_requests:,} produce requests carried {s.batches:,} batches "
+            f"({s.batches_per_request:.2f} per request, {s.records_per_request:.0f} records per request); "
+            f"compression.type={compression} sent {s.compression_ratio * 100:.0f} % of the value bytes.")
+
+
+def broker_load(s: Summary, cores: float | None = None) -> str:
+    """The busiest broker during the load; live, its CPU as a share of the ``cores`` its JVM may use."""
+    cpu = (f"its CPU {s.cpu_pct_during:.0f} % busy" if cores is None
+           else f"its JVM used {s.cpu_pct_during or 0:.0f} % of its {cores} core(s)")
+    return f"During the load the busiest broker's request handlers were {s.handler_idle_pct_during:.0f} % idle and {cpu}."
+
+
+def quota_hold(s: Summary, producer_byte_rate: float | None, request_percentage: float | None) -> str | None:
+    bounds = ([f"producer_byte_rate quota of {format_bytes(producer_byte_rate)}/s"] if producer_byte_rate else []) \
+        + ([f"request_percentage quota of {request_percentage:g} % of a handler thread"] if request_percentage else [])
+    if not bounds:
+        return None
+    return (f"The brokers held the job to its {' and '.join(bounds)} each: they throttled it for "
+            f"{s.quota_throttle_s:.1f} s in all (muting its connections), and the load took {s.load_seconds:.1f} s.")
+
+
+def replication_lag(lag_bytes: float, acks: Any) -> str:
+    return (f"With acks={acks} replication fell up to {format_bytes(lag_bytes)} behind the leaders; "
+            f"replica fetchers copied the load's partitions together with the neighbours'.")
+
+
+def neighbour_p99(tenant: TenantFigures, pipeline: bool = False) -> str:
+    """``Neighbour payment-api: p99 8.6 ms alone, 69.9 ms during the load (8.1x; SLA 10 ms)``, without its period."""
+    before, during = tenant.p99_ms_before, tenant.p99_ms_during
+    return (f"{'Pipeline' if pipeline else 'Neighbour'} {tenant.name}: {'end to end ' if pipeline else ''}"
+            f"p99 {before:.1f} ms alone, {during:.1f} ms during the load "
+            f"({during / before:.1f}x; {sla(tenant.sla_p99_ms)})")
+
+
+def broker_wait(times: Mapping[str, float | None], pipeline: bool = False) -> str:
+    """Where a neighbour's requests waited in the brokers (Kafka's produce request time parts), to follow ``neighbour_p99``."""
+    whose = "its upstream producer's" if pipeline else "its"
+    return (f": in the brokers {whose} requests took up to {times['TotalTimeMs']:.0f} ms (p99), "
+            f"{times['RemoteTimeMs']:.0f} ms of it waiting for followers to fetch (RemoteTimeMs) and "
+            f"{times['LocalTimeMs']:.0f} ms appending to the log (LocalTimeMs); a broker reads one request "
+            f"per connection at a time, so its next requests and records waited behind each of them")
+
+
+def job_wrote(rows: int, s: Summary) -> str:
+    return (f"The Spark job wrote {rows:,} rows in {s.load_seconds:.1f} s; its producer sent "
+            f"{s.producer_request_total:,} requests by its own count (request-total), mean batch "
+            f"{kb(s.mean_batch_wire_bytes)} on the wire, {s.records_per_request:.0f} records per request.")
+
+
+def broker_count(s: Summary) -> str:
+    return (f"The brokers counted {s.broker_produce_requests:,.0f} produce requests, "
+            f"{s.neighbour_produce_requests:,} of them the neighbours'; the job's {s.produce_requests:,} are the rest.")
+
+
+def integrity(counts: Mapping[str, Any]) -> str:
+    return (f"Integrity: {counts.get('rows_arrived', 0):,} of {counts.get('rows_expected', 0):,} rows arrived, "
+            f"{counts.get('missing', 0):,} missing, {counts.get('duplicated', 0):,} duplicated: "
+            + ("every row exactly once." if counts.get("ok") else "ROWS LOST OR DUPLICATED."))
+
+
+def fault(fault: Mapping[str, Any]) -> str:
+    return f"Fault: {fault['kind']} (broker {fault['broker']}) at {fault['at_s']:.1f} s."
+
+
+def incomplete(figure: str, why: str) -> str:
+    return f"Incomplete: {figure}: {why}."
+
+
+def noise(reason: str) -> str:
+    return f"NOISE: {reason}; its latency figures measure the machine, not the cluster."
+
+
+# --- a change, before -> after --------------------------------------------------------------------
+
+def summary_change(b: Summary, a: Summary) -> list[str]:
+    """The tuner's pick against the job as it is, by mechanism, from the two runs' summaries."""
+    lines = [
+        f"{before_after(f'produce requests {b.produce_requests:,}', f'{a.produce_requests:,}')} because batches fill to "
+        f"{kb(a.mean_batch_bytes)} of records instead of {kb(b.mean_batch_bytes)} "
+        f"({a.batches_per_request:.2f} batches per request instead of {b.batches_per_request:.2f}): "
+        f"each producer {appended(a.append_rate_bytes_per_s)} (was {format_bytes(b.append_rate_bytes_per_s)}/s) "
+        f"and its sender {drained_every(a.drain_interval_ms)} (was {ms(b.drain_interval_ms, 2)})",
+        f"on the wire {before_after(format_bytes(b.wire_bytes), format_bytes(a.wire_bytes))} "
+        f"(compression ratio {before_after(f'{b.compression_ratio:.2f}', f'{a.compression_ratio:.2f}')})",
+        f"load {before_after(f'{b.load_seconds:.1f} s', f'{a.load_seconds:.1f} s')}",
+    ]
+    for before, after in zip(b.tenants, a.tenants):
+        lines.append(f"{after.name} p99 during the load "
+                     f"{before_after(f'{before.p99_ms_during:,.1f}', f'{after.p99_ms_during:,.1f}')} ms "
+                     f"(alone {after.p99_ms_before:.1f} ms, {sla(after.sla_p99_ms)}: "
+                     f"{sla_verdict(after.p99_ms_during, after.sla_p99_ms)})")
+    return lines
+
+
+def settings_changed(changes: list[str]) -> str:
+    return "changed: " + (", ".join(changes) if changes else "nothing (the scenario's settings are the pick)")
+
+
+def predicted(failed: Iterable[str], tenants: Iterable[tuple[str, float | None, float]], produce_requests: int,
+              now_produce_requests: int) -> str:
+    """What the model predicts for a change: the rules still failing, each neighbour's p99 against its
+    SLA, and the produce requests against those of the job as it is."""
+    failed = list(failed)
+    shown = ", ".join(f"{name} p99 {against_sla(p99, sla_ms)}" for name, p99, sla_ms in tenants if p99 is not None)
+    verdict = "every rule passes" if not failed else f"{', '.join(failed)} still fail{'s' if len(failed) == 1 else ''}"
+    return f"{verdict}; {shown + '; ' if shown else ''}{produce_requests:,} produce requests (now {now_produce_requests:,})"
+
+
+def settings(overrides: Iterable[str]) -> str:
+    """The ``--set`` options that make a change, as a user types them."""
+    return " ".join(f"--set {value}" for value in overrides)
+
+
+def so(overrides: Iterable[str]) -> str:
+    """The line that closes a recommended change: what to run."""
+    return f"so: {settings(overrides)}"
+
+
+# --- what a run's figures show, as the reason for a change -------------------------------------------
+
+def breaches(tenant: TenantFigures) -> bool:
+    """A neighbour over its SLA during the load (one without a p99 or an SLA is not)."""
+    return bool(tenant.p99_ms_during is not None and tenant.sla_p99_ms
+                and over(tenant.p99_ms_during, tenant.sla_p99_ms))
+
+
+def small_batches(s: Summary, linger_ms: Any, batch_size: float) -> str:
+    drained = f"the sender {drained_every(s.drain_interval_ms)} and " if s.drain_interval_ms else ""
+    return (f"with linger.ms={linger_ms} {drained}batches reached {share_of_batch_size(s.batch_fill, batch_size)} "
+            f"({format_bytes(s.mean_batch_bytes or 0.0)} of records)")
+
+
+def few_tasks(tasks: int, fill: float) -> str:
+    return f"{tasks} write tasks filled batches to {share_of_batch_size(fill)}"
+
+
+def uncompressed(s: Summary) -> str:
+    return f"the load sent {format_bytes(s.wire_bytes)} to the brokers uncompressed"
+
+
+def waited_for_followers(acks: Any, lag_bytes: float | None, name: str, remote_ms: float, sla_ms: float) -> str:
+    behind = f"replication fell {format_bytes(lag_bytes)} behind and " if lag_bytes else ""
+    return (f"with acks={acks} {behind}{name}'s requests waited {remote_ms:,.1f} ms for followers "
+            f"(RemoteTimeMs p99) against an SLA of {sla_ms:,.1f} ms")
+
+
+def fetchers_busy(name: str, remote_ms: float, total_ms: float) -> str:
+    return (f"{name}'s requests spent {remote_ms:,.1f} of their {total_ms:,.1f} ms in the brokers waiting for "
+            f"followers (RemoteTimeMs p99), whose fetches also carry the load's partitions")
+
+
+def little_headroom(name: str, before_ms: float, sla_ms: float) -> str:
+    return (f"{name} already had a p99 of {before_ms:,.1f} ms before the load ({before_ms / sla_ms * 100:.0f} % of its "
+            f"{sla_ms:,.1f} ms SLA), leaving the load {sla_ms - before_ms:,.1f} ms")
+
+
+def load_per_broker(mb_per_s: float) -> str:
+    return f"the load sent {mb_per_s:,.1f} MB/s per broker; the quota halves it"
+
+
+def waves(tasks: Any, count: int, slots: int) -> str:
+    return f"its {tasks} write tasks ran in {count} waves on {slots} cores"
