@@ -25,7 +25,8 @@ from simulator.evaluator import model_evaluator
 from tuner.calibration import CALIBRATION, HELD_OUT, calibrate, pick, render_calibration
 from tuner.calibration.calibrate import machine
 from tuner.calibration.runs import live_evaluator, preflight
-from tuner.fidelity import judged, render_validation, validate, write_validation
+from reports.fidelity import render_validation, write_validation
+from tuner.fidelity import judged, validate
 
 
 def say(line: str) -> None:

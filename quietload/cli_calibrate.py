@@ -74,13 +74,15 @@ def validate(
     (or, on your cluster's history: quietload validate --history mine.history.json --scenario mine.yaml)
     """
     if history is not None:
+        from reports.fidelity import render_replay
         from tuner.calibration.history import validate_history
-        typer.echo(validate_history(history, scenario_file, seeds, say, last))
+        typer.echo(render_replay(validate_history(history, scenario_file, seeds, say, last)))
         return
     from simulator.evaluator import model_evaluator
     from tuner.calibration import HELD_OUT, pick
     from tuner.calibration.runs import live_evaluator, preflight
-    from tuner.fidelity import render_validation, validate as run, write_validation
+    from reports.fidelity import render_validation, write_validation
+    from tuner.fidelity import validate as run
 
     check_output_dir(out, "--out")
     chosen = preflight(pick(HELD_OUT, configurations, "--configuration"), profile, overrides, bootstrap_servers, metrics)

@@ -1,36 +1,25 @@
 """`quietload validate`: the model's error on configurations the calibration never used.
 
 Each held-out configuration runs live (repeated) and on the model (several seeds) with one
-profile; ``reports.versus`` pairs them: per figure the model's interval over its seeds, the live
+profile; ``tuner.pairing`` pairs them: per figure the model's interval over its seeds, the live
 median and spread, and the error. Across the configurations: the median and worst error per
 figure and the rank correlation (Spearman) of requests and of neighbour p99. The targets the
-model is judged by are printed with a verdict each; nothing here adjusts the model to meet them.
+model is judged by get a verdict each; nothing here adjusts the model to meet them. The tables and
+files of a validation are ``reports.fidelity``'s.
 A streaming neighbour's end-to-end latency (p50 and p99 before and during the load) is judged
 apart from the producers' latency, by the same bounds.
 """
 from __future__ import annotations
 
-import csv
-import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from reports.kit.tables import format_figure
-from reports.sections.runs import run_figures
-from reports.sections.versus import (END_TO_END, FIDELITY_SUMMARY_HEADER, STREAMING_FIGURES, Versus, fidelity_summary,
-                                     fidelity_summary_rows, pair_runs, ratio)
 from simulator.evaluator import Evaluator
 from tuner.calibration.design import Point
 from tuner.calibration.runs import run_points
+from tuner.pairing import END_TO_END, Versus, fidelity_summary, pair_results, ratio
 
-# (title in a pair's figures, short name, format) shown per configuration
-TABLE_FIGURES = (("produce requests", "requests", "{:,.0f}"), ("mean batch (KB)", "mean batch (KB)", "kb"),
-                 ("records / request", "records/request", "{:,.1f}"), ("handler idle during (%)", "handler idle (%)", "{:,.1f}"),
-                 ("load (s)", "load (s)", "{:,.1f}"), ("p50 during (ms)", "p50 (ms)", "{:,.1f}"),
-                 ("p99 during (ms)", "p99 (ms)", "{:,.1f}"),
-                 *((f"{END_TO_END} {title}", f"{END_TO_END} {title}", "{:,.1f}") for _, title in STREAMING_FIGURES))
 REQUESTS_ERROR, BATCH_ERROR, P50_FACTOR, P99_FACTOR, SPEARMAN_MIN = 0.15, 0.20, 1.3, 1.5, 0.9
 
 
@@ -49,7 +38,7 @@ class Validation:
     failed_runs: list[str]
 
 
-def _rows_of(pair: Versus, title: str) -> list[tuple[str, Any]]:
+def figure_rows(pair: Versus, title: str) -> list[tuple[str, Any]]:
     """(label, (model, live, model interval, live spread)) of a figure; tenant figures per neighbour
     (``end-to-end ...`` titles: the streaming tenants', the others: the producers')."""
     rows = [row for row in pair.figures if row[0] == title] + pair.tenant_rows(title)
@@ -90,21 +79,21 @@ def judge(pairs: list[Versus], summary: list[dict]) -> list[Target]:
         if model and live is not None:
             batch.append((pair.scenario, abs(live / model - 1) <= BATCH_ERROR))
         for title, bound, out in (("p50 during (ms)", P50_FACTOR, p50), ("p99 during (ms)", P99_FACTOR, p99)):
-            for name, (model, live, _, _) in _rows_of(pair, title):
+            for name, (model, live, _, _) in figure_rows(pair, title):
                 if (factor := _factor(model, live)) is not None:
                     out.append((f"{pair.scenario} {name.split(' ')[0]}", factor <= bound))
         for title, bound, out in ((f"{END_TO_END} p50 before (ms)", P50_FACTOR, streaming_p50),
                                   (f"{END_TO_END} p50 during (ms)", P50_FACTOR, streaming_p50),
                                   (f"{END_TO_END} p99 before (ms)", P99_FACTOR, streaming_p99),
                                   (f"{END_TO_END} p99 during (ms)", P99_FACTOR, streaming_p99)):
-            for name, (model, live, _, _) in _rows_of(pair, title):
+            for name, (model, live, _, _) in figure_rows(pair, title):
                 if (factor := _factor(model, live)) is not None:
                     out.append((f"{pair.scenario} {name.split(' ')[0]} {title.split(' ')[2]}", factor <= bound))
     targets = [verdict("requests within 15 % (linger.ms >= 5)", requests_lingering),
                verdict("requests inside the model's interval (linger.ms = 0)", requests_interval),
                verdict("mean batch within 20 %", batch),
                verdict("neighbour p50 within x1.3", p50), verdict("neighbour p99 within x1.5", p99)]
-    if any(_rows_of(pair, f"{END_TO_END} p99 during (ms)") for pair in pairs):    # a streaming neighbour ran
+    if any(figure_rows(pair, f"{END_TO_END} p99 during (ms)") for pair in pairs):    # a streaming neighbour ran
         targets += [verdict("streaming end-to-end p50 within x1.3 (before, during)", streaming_p50),
                     verdict("streaming end-to-end p99 within x1.5 (before, during)", streaming_p99)]
     for row in summary:
@@ -114,27 +103,6 @@ def judge(pairs: list[Versus], summary: list[dict]) -> list[Target]:
                                   None if rho is None else rho >= SPEARMAN_MIN,
                                   "too few configurations" if rho is None else f"{rho:.2f}"))
     return targets
-
-
-def _range(low: float | None, high: float | None, fmt: str) -> str:
-    return "n/a" if low is None else f"{format_figure(low, fmt)}-{format_figure(high, fmt)}"
-
-
-def table_rows(pairs: list[Versus]) -> list[list[str]]:
-    """Per configuration and figure: the model's interval, the live median (spread) and live / model."""
-    rows = []
-    for pair in pairs:
-        for title, short, fmt in TABLE_FIGURES:
-            for name, (model, live, interval, spread) in _rows_of(pair, title):
-                label = short if name == title else f"{name.split(' ')[0]} {short}"
-                r = ratio(model, live)
-                rows.append([pair.scenario, label, _range(interval.low, interval.high, fmt),
-                             format_figure(live, fmt) + ("" if spread.low is None else f" ({_range(spread.low, spread.high, fmt)})"),
-                             "n/a" if r is None else f"{r:.2f}x"])
-    return rows
-
-
-TABLE_HEADER = ["configuration", "figure", "model (min-max over seeds)", "live median (min-max)", "live / model"]
 
 
 def validate(live: Evaluator, model: Evaluator, points: tuple[Point, ...], profile: str, repeat: int, seeds: int,
@@ -151,41 +119,6 @@ def validate(live: Evaluator, model: Evaluator, points: tuple[Point, ...], profi
 def judged(results: list[Any], failed: list[str] | None = None) -> Validation:
     """Model and live RunResults of the same configurations paired, summarised and judged (also
     for runs made in several sittings and read back from their files)."""
-    pairs = pair_runs(run_figures(results))
+    pairs = pair_results(results)
     summary = fidelity_summary(pairs)
     return Validation(pairs, summary, judge(pairs, summary), failed or [])
-
-
-def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(row) + " |" for row in rows)]
-
-
-def render_validation(validation: Validation) -> str:
-    """The table, the summary errors and the targets' verdicts, as Markdown (readable as text)."""
-    lines = [*_markdown_table(TABLE_HEADER, table_rows(validation.pairs)), "",
-             *_markdown_table(FIDELITY_SUMMARY_HEADER, fidelity_summary_rows(validation.summary)), "",
-             *_markdown_table(["target", "verdict", "detail"],
-                              [[t.name, {None: "n/a", True: "met", False: "MISSED"}[t.passed], t.detail]
-                               for t in validation.targets])]
-    if validation.failed_runs:
-        lines += ["", "Runs that failed twice (left out): " + "; ".join(validation.failed_runs)]
-    return "\n".join(lines)
-
-
-def write_validation(validation: Validation, out_dir: Path) -> list[Path]:
-    """fidelity.json (every figure exactly, the summary, the targets), fidelity.md and fidelity.csv."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    document = {"configurations": [{"name": p.scenario, "model_seeds": p.model_seeds, "live_seeds": p.live_seeds,
-                                    "figures": p.rows} for p in validation.pairs],
-                "summary": validation.summary,
-                "targets": [{"target": t.name, "passed": t.passed, "detail": t.detail} for t in validation.targets],
-                "failed_runs": validation.failed_runs}
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(TABLE_HEADER)
-    writer.writerows(table_rows(validation.pairs))
-    paths = {"fidelity.json": json.dumps(document, indent=1) + "\n", "fidelity.md": render_validation(validation) + "\n",
-             "fidelity.csv": buffer.getvalue()}
-    for name, text in paths.items():
-        (out_dir / name).write_text(text)
-    return [out_dir / name for name in paths]

@@ -16,18 +16,8 @@ from reports.kit.plot import Plot
 from reports.kit.tables import format_figure, format_ms, html_table, markdown_table
 from reports.sections.labels import run_labels
 from simulator.contract import WINDOWS, RunResult
+from simulator.contract.titles import SUMMARY_FIGURES
 
-# (summary key, column title, Markdown format): the figures of one run, in table order.
-SUMMARY_FIGURES: tuple[tuple[str, str, str], ...] = (
-    ("produce_requests", "produce requests", "{:,.0f}"),
-    ("batches_per_request", "batches / request", "{:,.2f}"),
-    ("mean_batch_bytes", "mean batch (KB)", "kb"),
-    ("records_per_request", "records / request", "{:,.1f}"),
-    ("compression_ratio", "compression ratio", "{:,.2f}"),
-    ("load_seconds", "load (s)", "{:,.1f}"),
-    ("handler_idle_pct_during", "handler idle during (%)", "{:,.1f}"),
-    ("cpu_pct_during", "CPU during (%)", "{:,.1f}"),
-)
 NEIGHBOUR_HEADER = ["neighbour", "p99 before (ms)", "p99 during (ms)", "p99 after (ms)", "SLA p99 (ms)", "verdict"]
 
 

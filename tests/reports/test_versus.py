@@ -72,7 +72,7 @@ def _configuration(name: str, model_requests: list[int], live_requests: list[int
 
 
 def test_across_scenarios_the_errors_and_rank_correlations_are_summarised(tmp_path):
-    from reports.sections.versus import fidelity_summary
+    from tuner.pairing import fidelity_summary
     runs = (_configuration("a", [90, 110], [100, 104, 96], 2.0, 3.0) + _configuration("b", [200, 220], [300, 280], 4.0, 5.0)
             + _configuration("c", [400, 400], [380, 420], 8.0, 6.0))
     pairs = pair_runs(run_figures(runs))

@@ -12,10 +12,11 @@ import pytest
 from typer.testing import CliRunner
 
 from quietload.cli import app
-from reports.sections.versus import Spread, Versus, fidelity_summary
+from reports.fidelity import render_validation, table_rows, write_validation
 from simulator.evaluator import model_evaluator
 from tuner.calibration import HELD_OUT, pick
-from tuner.fidelity import judge, render_validation, table_rows, validate, write_validation
+from tuner.fidelity import judge, validate
+from tuner.pairing import Spread, Versus, fidelity_summary
 
 CONFIGURATIONS = pick(HELD_OUT, ["linger-0", "linger-25", "keyed-6-partitions"], "--configuration")
 

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from reports.fidelity import write_validation
 from simulator.evaluator import model_evaluator
 from tuner.calibration import HELD_OUT, pick
 from tuner.calibration.runs import live_evaluator
-from tuner.fidelity import validate, write_validation
+from tuner.fidelity import validate
 
 pytestmark = pytest.mark.live
 

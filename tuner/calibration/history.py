@@ -31,7 +31,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from reports.sections.versus import ratio
 from simulator.contract import RunResult
 from simulator.contract.files import write_profile
 from simulator.evaluator import Evaluator, model_evaluator
@@ -333,7 +332,6 @@ def render_import(outcome: ImportOutcome) -> str:
 # Replay: (title, format) of each figure, observed over the load's whole periods and predicted over the same time
 REPLAY_FIGURES = (("handler idle (%)", "{:,.1f}"), ("CPU (%)", "{:,.1f}"), ("produce TotalTime mean (ms)", "{:,.2f}"),
                   ("bytes in (MB)", "{:,.1f}"))
-REPLAY_HEADER = ["past load", "figure", "model (min-max over seeds)", "observed", "observed / model"]
 PROBE_BYTES = 4 * 1024**2     # a small run that tells the model's wire bytes per input byte for the scenario's rows
 
 
@@ -411,35 +409,10 @@ def replay(history: History, scenario: Scenario, seeds: int, evaluator: Evaluato
     return out
 
 
-def replay_rows(replayed: list[Replayed]) -> list[list[str]]:
-    rows = []
-    for load in replayed:
-        for title, model, observed, fmt in load.figures:
-            middle = statistics.median(model) if model else None
-            r = ratio(middle, observed)
-            interval = "n/a" if not model else f"{fmt.format(min(model))}-{fmt.format(max(model))}"
-            rows.append([load.load, title, interval, "n/a" if observed is None else fmt.format(observed),
-                         "n/a" if r is None else f"{r:.2f}x"])
-    return rows
-
-
-def render_replay(replayed: list[Replayed]) -> str:
-    """The table of the live validation, a past load per configuration; then each figure's median and worst error."""
-    from tuner.fidelity import _markdown_table
-    errors = []
-    for title, _ in REPLAY_FIGURES:
-        found = [abs(r - 1) for load in replayed for t, model, observed, _ in load.figures if t == title and model
-                 and (r := ratio(statistics.median(model), observed)) is not None]
-        errors.append([title, f"{len(found)}", f"{statistics.median(found):.0%}" if found else "n/a",
-                       f"{max(found):.0%}" if found else "n/a"])
-    return "\n".join([*_markdown_table(REPLAY_HEADER, replay_rows(replayed)), "",
-                      *_markdown_table(["figure", "loads", "median error", "worst error"], errors)])
-
-
 def validate_history(history_path: Path, scenario_path: Path | None, seeds: int, say: Callable[[str], None],
-                     last: int | None = None) -> str:
-    """``quietload validate --history``: the past loads replayed on the model, as a table."""
+                     last: int | None = None) -> list[Replayed]:
+    """``quietload validate --history``: the past loads replayed on the model (``reports.fidelity.render_replay``
+    puts them in a table)."""
     if scenario_path is None:
         raise ScenarioError("--history", "replays the loads of an imported scenario: give --scenario FILE too")
-    return render_replay(replay(History.read(history_path), Scenario.from_yaml(scenario_path), seeds, model_evaluator(),
-                                last, say))
+    return replay(History.read(history_path), Scenario.from_yaml(scenario_path), seeds, model_evaluator(), last, say)

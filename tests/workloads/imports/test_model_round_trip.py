@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 import model_history
-from tuner.calibration.history import fit_history, replay, replay_rows
+from reports.fidelity import replay_rows
+from tuner.calibration.history import fit_history, replay
 from simulator.evaluator import model_evaluator
 from workloads.imports import Imported, build
 from workloads.profile import PROFILE_DIR, CostProfile

@@ -1,0 +1,103 @@
+"""A validation's tables and files (``quietload validate``): per configuration and figure the
+model's interval, the live median and spread and live / model; the summary errors; the targets'
+verdicts; and, for ``validate --history``, the past loads replayed on the model beside what the
+metrics observed. The figures are ``tuner.fidelity``'s and ``tuner.calibration.history``'s."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import statistics
+from pathlib import Path
+
+from reports.kit.tables import format_figure, plain_markdown_table
+from reports.sections.versus import FIDELITY_SUMMARY_HEADER, fidelity_summary_rows
+from tuner.calibration.history import REPLAY_FIGURES, Replayed
+from tuner.fidelity import Validation, figure_rows
+from tuner.pairing import END_TO_END, STREAMING_FIGURES, Versus, ratio
+
+# (title in a pair's figures, short name, format) shown per configuration
+TABLE_FIGURES = (("produce requests", "requests", "{:,.0f}"), ("mean batch (KB)", "mean batch (KB)", "kb"),
+                 ("records / request", "records/request", "{:,.1f}"), ("handler idle during (%)", "handler idle (%)", "{:,.1f}"),
+                 ("load (s)", "load (s)", "{:,.1f}"), ("p50 during (ms)", "p50 (ms)", "{:,.1f}"),
+                 ("p99 during (ms)", "p99 (ms)", "{:,.1f}"),
+                 *((f"{END_TO_END} {title}", f"{END_TO_END} {title}", "{:,.1f}") for _, title in STREAMING_FIGURES))
+
+
+def _range(low: float | None, high: float | None, fmt: str) -> str:
+    return "n/a" if low is None else f"{format_figure(low, fmt)}-{format_figure(high, fmt)}"
+
+
+def table_rows(pairs: list[Versus]) -> list[list[str]]:
+    """Per configuration and figure: the model's interval, the live median (spread) and live / model."""
+    rows = []
+    for pair in pairs:
+        for title, short, fmt in TABLE_FIGURES:
+            for name, (model, live, interval, spread) in figure_rows(pair, title):
+                label = short if name == title else f"{name.split(' ')[0]} {short}"
+                r = ratio(model, live)
+                rows.append([pair.scenario, label, _range(interval.low, interval.high, fmt),
+                             format_figure(live, fmt) + ("" if spread.low is None else f" ({_range(spread.low, spread.high, fmt)})"),
+                             "n/a" if r is None else f"{r:.2f}x"])
+    return rows
+
+
+TABLE_HEADER = ["configuration", "figure", "model (min-max over seeds)", "live median (min-max)", "live / model"]
+
+
+def render_validation(validation: Validation) -> str:
+    """The table, the summary errors and the targets' verdicts, as Markdown (readable as text)."""
+    lines = [*plain_markdown_table(TABLE_HEADER, table_rows(validation.pairs)), "",
+             *plain_markdown_table(FIDELITY_SUMMARY_HEADER, fidelity_summary_rows(validation.summary)), "",
+             *plain_markdown_table(["target", "verdict", "detail"],
+                                   [[t.name, {None: "n/a", True: "met", False: "MISSED"}[t.passed], t.detail]
+                                    for t in validation.targets])]
+    if validation.failed_runs:
+        lines += ["", "Runs that failed twice (left out): " + "; ".join(validation.failed_runs)]
+    return "\n".join(lines)
+
+
+def write_validation(validation: Validation, out_dir: Path) -> list[Path]:
+    """fidelity.json (every figure exactly, the summary, the targets), fidelity.md and fidelity.csv."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    document = {"configurations": [{"name": p.scenario, "model_seeds": p.model_seeds, "live_seeds": p.live_seeds,
+                                    "figures": p.rows} for p in validation.pairs],
+                "summary": validation.summary,
+                "targets": [{"target": t.name, "passed": t.passed, "detail": t.detail} for t in validation.targets],
+                "failed_runs": validation.failed_runs}
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(TABLE_HEADER)
+    writer.writerows(table_rows(validation.pairs))
+    paths = {"fidelity.json": json.dumps(document, indent=1) + "\n", "fidelity.md": render_validation(validation) + "\n",
+             "fidelity.csv": buffer.getvalue()}
+    for name, text in paths.items():
+        (out_dir / name).write_text(text)
+    return [out_dir / name for name in paths]
+
+
+REPLAY_HEADER = ["past load", "figure", "model (min-max over seeds)", "observed", "observed / model"]
+
+
+def replay_rows(replayed: list[Replayed]) -> list[list[str]]:
+    rows = []
+    for load in replayed:
+        for title, model, observed, fmt in load.figures:
+            middle = statistics.median(model) if model else None
+            r = ratio(middle, observed)
+            interval = "n/a" if not model else f"{fmt.format(min(model))}-{fmt.format(max(model))}"
+            rows.append([load.load, title, interval, "n/a" if observed is None else fmt.format(observed),
+                         "n/a" if r is None else f"{r:.2f}x"])
+    return rows
+
+
+def render_replay(replayed: list[Replayed]) -> str:
+    """The table of the live validation, a past load per configuration; then each figure's median and worst error."""
+    errors = []
+    for title, _ in REPLAY_FIGURES:
+        found = [abs(r - 1) for load in replayed for t, model, observed, _ in load.figures if t == title and model
+                 and (r := ratio(statistics.median(model), observed)) is not None]
+        errors.append([title, f"{len(found)}", f"{statistics.median(found):.0%}" if found else "n/a",
+                       f"{max(found):.0%}" if found else "n/a"])
+    return "\n".join([*plain_markdown_table(REPLAY_HEADER, replay_rows(replayed)), "",
+                      *plain_markdown_table(["figure", "loads", "median error", "worst error"], errors)])
