@@ -119,7 +119,7 @@ def missed_constraints(constraints: dict[str, float], figures: dict[str, Any]) -
             continue
         if key.startswith("sla:"):
             tenant = figures["tenants"][key[4:]]
-            missed.append(f"{key[4:]} p99 {tenant['p99_ms_during']:,.1f} ms > SLA {tenant['sla_p99_ms']:g} ms")
+            missed.append(words.missed_sla(key[4:], tenant["p99_ms_during"], tenant["sla_p99_ms"]))
         else:
             missed.append(f"load {figures['load_seconds']:.1f} s > deadline ({value:+.0%})")
     return missed

@@ -78,8 +78,7 @@ def sla_verdict(p99: float, sla_ms: float) -> str:
 def sla_reason(measured: list[tuple[str, float, float]], unmeasured: list[str]) -> str:
     """The gate's neighbour_sla reason: the neighbours over their SLA (name, p99, SLA), or every one within."""
     breaching = [m for m in measured if over(m[1], m[2])]
-    figures = (", ".join(f"{name} {against_sla(p99, sla_ms)}" for name, p99, sla_ms in breaching) if breaching else
-               ", ".join(f"{name} {ms(p99)} <= SLA {ms(sla_ms)}" for name, p99, sla_ms in measured))
+    figures = ", ".join(f"{name} {against_sla(p99, sla_ms)}" for name, p99, sla_ms in breaching or measured)
     note = f" ({', '.join(unmeasured)}: no records during the load)" if unmeasured else ""
     return f"neighbour p99 during the load {'over' if breaching else 'within'} SLA: {figures}{note}"
 
@@ -87,6 +86,10 @@ def sla_reason(measured: list[tuple[str, float, float]], unmeasured: list[str]) 
 def sla_margin(name: str, p99: float, sla_ms: float) -> str:
     shown, limit = ms_against(p99, sla_ms)
     return f"p99 {shown} of a {limit} SLA ({name})"
+
+
+def missed_sla(name: str, p99: float, sla_ms: float) -> str:
+    return f"{name} p99 {against_sla(p99, sla_ms)}"
 
 
 def p99_of_sla(name: str, p99: float, sla_ms: float) -> str:
@@ -185,10 +188,14 @@ def noise(reason: str) -> str:
 
 # --- a change, before -> after --------------------------------------------------------------------
 
+def requests(before: float, after: float) -> str:
+    return before_after(f"produce requests {before:,}", f"{after:,}")
+
+
 def summary_change(b: Summary, a: Summary) -> list[str]:
     """The tuner's pick against the job as it is, by mechanism, from the two runs' summaries."""
     lines = [
-        f"{before_after(f'produce requests {b.produce_requests:,}', f'{a.produce_requests:,}')} because batches fill to "
+        f"{requests(b.produce_requests, a.produce_requests)} because batches fill to "
         f"{kb(a.mean_batch_bytes)} of records instead of {kb(b.mean_batch_bytes)} "
         f"({a.batches_per_request:.2f} batches per request instead of {b.batches_per_request:.2f}): "
         f"each producer {appended(a.append_rate_bytes_per_s)} (was {format_bytes(b.append_rate_bytes_per_s)}/s) "
@@ -214,9 +221,9 @@ def predicted(failed: Iterable[str], tenants: Iterable[tuple[str, float | None, 
     """What the model predicts for a change: the rules still failing, each neighbour's p99 against its
     SLA, and the produce requests against those of the job as it is."""
     failed = list(failed)
-    shown = ", ".join(f"{name} p99 {against_sla(p99, sla_ms)}" for name, p99, sla_ms in tenants if p99 is not None)
+    shown = ", ".join(missed_sla(name, p99, sla_ms) for name, p99, sla_ms in tenants if p99 is not None)
     verdict = "every rule passes" if not failed else f"{', '.join(failed)} still fail{'s' if len(failed) == 1 else ''}"
-    return f"{verdict}; {shown + '; ' if shown else ''}{produce_requests:,} produce requests (now {now_produce_requests:,})"
+    return f"{verdict}; {shown + '; ' if shown else ''}{requests(now_produce_requests, produce_requests)}"
 
 
 def settings(overrides: Iterable[str]) -> str:

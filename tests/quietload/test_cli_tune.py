@@ -57,10 +57,10 @@ def test_without_a_feasible_trial_the_closest_is_written_and_the_exit_is_1(tmp_p
     result = _tune(BASE, *SMALL, "--set", "tenants.0.sla_p99=1ms", "--trials", "2")
     assert result.exit_code == 1, result.output
     assert result.stdout.startswith("no trial met the constraints; closest (trial ")
-    assert result.stdout.splitlines()[0].endswith(" ms > SLA 1 ms")     # payment-api's, the last of the sorted misses
+    assert result.stdout.splitlines()[0].endswith(" ms > SLA 1.0 ms")     # payment-api's, the last of the sorted misses
     recommendation = yaml.safe_load((tmp_path / "results" / "paypay-glue-2gb-recommendation.yaml").read_text())
     assert recommendation["meets_constraints"] is False
-    assert recommendation["missed"][-1].startswith("payment-api p99 ") and recommendation["missed"][-1].endswith("> SLA 1 ms")
+    assert recommendation["missed"][-1].startswith("payment-api p99 ") and recommendation["missed"][-1].endswith("> SLA 1.0 ms")
 
 
 def test_repeat_runs_each_trial_on_several_model_seeds_and_counts_the_worst(tmp_path, monkeypatch):

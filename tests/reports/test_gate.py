@@ -268,7 +268,7 @@ def test_over_several_seeds_within_sla_on_each_passes():
                                "(payment-api); handler idle 94.3 % (at least 30 %); CPU 41.0 % of 60 %; 2,000 of "
                                "5,000 produce requests/s per broker; load 4.5 s of a 600.0 s deadline")
     assert report.verdicts[0].reason == ("on every seed; seed 2: neighbour p99 during the load within SLA: "
-                                         "payment-api 10.0 ms <= SLA 10.0 ms")
+                                         "payment-api 9.96 ms <= SLA 10.00 ms")
     assert check_runs([_seed(1, 9.9)]) == check(_seed(1, 9.9))     # one run: the gate as it was
 
 
@@ -308,8 +308,8 @@ def test_changes_are_kept_in_the_order_the_model_ranks_them_and_only_while_they_
     lines = tried_advice([run], run, failed, trial, lambda runs: failed_rules(runs, DEFAULTS))
     assert lines == [
         "compression.type=zstd: the load sent 3.3 GB to the brokers uncompressed; with it the model predicts every "
-        "rule passes; payment-api p99 9.0 ms <= SLA 10.0 ms, fraud-scoring p99 5.0 ms <= SLA 10.0 ms; 900 produce "
-        "requests (now 1,000)",
+        "rule passes; payment-api p99 9.0 ms <= SLA 10.0 ms, fraud-scoring p99 5.0 ms <= SLA 10.0 ms; produce "
+        "requests 1,000 -> 900",
         "so: --set batch.producer.compression.type=zstd"]
     assert ("batch.producer.linger.ms=10",) in calls     # linger.ms came first among the hints, but was tried, not taken
 
