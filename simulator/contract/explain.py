@@ -148,6 +148,44 @@ def neighbour_p99(tenant: TenantFigures, pipeline: bool = False) -> str:
             f"({during / before:.1f}x; {sla(tenant.sla_p99_ms)})")
 
 
+PIPELINE_PARTS = {"to_pipeline": "reaching the pipeline", "in_pipeline": "in it", "to_output": "reaching its output"}
+
+
+def pipeline_parts(tenant: Mapping[str, Any]) -> str:
+    """What made a pipeline's end to end latency, and what the load added to each part, from its
+    result entry's ``streaming`` figures (``workloads.streaming`` names the shape)."""
+    streaming = tenant["streaming"]
+    before, during = streaming["parts_ms"]["before"], streaming["parts_ms"]["during"]
+    if before["to_pipeline"] is None:
+        return f"Pipeline {tenant['name']} ({tenant['kind']}) delivered no record before the load."
+    largest = max(PIPELINE_PARTS, key=lambda k: before[k] or 0.0)
+    text = (f"Pipeline {tenant['name']} ({tenant['kind']}): alone a record spent on average "
+            + ", ".join(f"{before[k]:.1f} ms {PIPELINE_PARTS[k]}" for k in PIPELINE_PARTS)
+            + f"; most of it {PIPELINE_PARTS[largest]}")
+    why = {"to_output": (f" (the sink producer's batches wait up to linger.ms={streaming['sink_linger_ms']:g}"
+                         + (", and its records are visible only once their transaction commits)"
+                            if streaming["exactly_once"] else ")")),
+           "in_pipeline": " (each record waits for the ones polled before it)"}
+    text += why.get(largest, "")
+    batches = streaming.get("batches", {}).get("before")
+    if batches and batches["count"]:
+        text += micro_batch(batches)
+    if during["to_pipeline"] is not None:
+        text += "; during the load " + ", ".join(f"{during[k] - before[k]:+.1f} ms {PIPELINE_PARTS[k]}" for k in PIPELINE_PARTS)
+        upstream_before, upstream_during = (tenant["upstream_latency_ms"][w]["p99"] for w in ("before", "during"))
+        if upstream_before and upstream_during:
+            text += f" (its upstream producer's p99 {before_after(f'{upstream_before:.1f}', f'{upstream_during:.1f}')} ms)"
+    return text + "."
+
+
+def micro_batch(batch: Mapping[str, Any]) -> str:
+    """What a Spark micro-batch took, part by part (mean ms)."""
+    return (f" (a micro-batch took {batch['batch_ms']:.0f} ms: latest offsets {batch['offsets_ms']:.1f}, "
+            f"offset log {batch['offset_log_ms']:.0f}, planning {batch['planning_ms']:.0f}, tasks "
+            f"{batch['tasks_ms']:.1f}, state {batch['state_ms']:.0f}, commit log {batch['commit_log_ms']:.0f} ms; "
+            "a record first waits for the trigger)")
+
+
 def broker_wait(times: Mapping[str, float | None], pipeline: bool = False) -> str:
     """Where a neighbour's requests waited in the brokers (Kafka's produce request time parts), to follow ``neighbour_p99``."""
     whose = "its upstream producer's" if pipeline else "its"

@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import math
 import random
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from workloads.profile import CostProfile
+from workloads.profile import CostProfile
 
 
 class Scheduler:

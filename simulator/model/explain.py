@@ -4,10 +4,11 @@ This module picks the sentences a model run calls for; ``simulator.contract.expl
 """
 from __future__ import annotations
 
+from simulator.contract import RunResult
 from simulator.contract import explain as words
 
 
-def mechanism(result) -> list[str]:
+def mechanism(result: RunResult) -> list[str]:
     s = result.summary
     producer = result.scenario["batch"]["producer"]
     lines = [words.spark_tasks(result.spark, result.scenario["batch"]["spark"]["spark.executor.instances"])]
@@ -24,9 +25,8 @@ def mechanism(result) -> list[str]:
         lines.append(words.replication_lag(s.replica_lag_bytes_max_during, producer["acks"]))
     for tenant, detail in zip(s.tenants, result.tenants):
         pipeline = "streaming" in detail
-        if pipeline:   # a pipeline: end to end, by part (simulator/model/streaming.py)
-            from simulator.model.streaming import explain
-            lines.append(explain(detail))
+        if pipeline:   # a pipeline: end to end, by part (simulator/model/streaming.py's figures)
+            lines.append(words.pipeline_parts(detail))
         before, during = tenant.p99_ms_before, tenant.p99_ms_during
         if not (before and during):
             continue

@@ -6,8 +6,10 @@ import math
 
 from simulator.contract import BrokerFigures, RunResult, Summary, TenantFigures
 from simulator.model.broker import idle_percent
+from simulator.model.explain import mechanism
 from simulator.contract.histograms import LatencyHistogram, batch_size_section
 from simulator.model.metrics import BatchSizes
+from simulator.model.streaming import figures as pipeline_figures
 
 
 def _mean(values: list[float]) -> float | None:
@@ -129,7 +131,6 @@ def build(run) -> RunResult:
         tenant_figures, line = _tenant_figures(tenant, windows, seconds)
         tenant_figures["broker_time_ms_p99_during"] = _broker_times(run, tenant.spec.name, start, end)
         if hasattr(tenant, "stages"):   # a streaming pipeline: its latency_ms is end to end
-            from simulator.model.streaming import figures as pipeline_figures
             tenant_figures.update(pipeline_figures(tenant, windows))
         tenants.append(tenant_figures)
         tenant_lines[f"tenant.{tenant.spec.name}.p99_ms"] = line
@@ -194,5 +195,4 @@ def build(run) -> RunResult:
                        spark=spark, producers=figures, brokers=tuple(brokers), tenants=tenants,
                        windows={k: list(v) for k, v in windows.items()}, timelines=timelines,
                        batch_sizes=_batch_sizes([p for p, _ in producers]))
-    from simulator.model.explain import mechanism
     return dataclasses.replace(result, mechanism=mechanism(result))

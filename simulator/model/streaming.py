@@ -274,34 +274,3 @@ def figures(out: PipelineRun, windows: dict) -> dict:
     return {"kind": out.spec.kind, "output_topic": out.spec.output_topic,
             "upstream_latency_ms": {name: h.summary() for name, h in upstream.items()}, "streaming": streaming}
 
-
-PART_NAMES = {"to_pipeline": "reaching the pipeline", "in_pipeline": "in it", "to_output": "reaching its output"}
-
-
-def explain(tenant: dict) -> str:
-    """What made a pipeline's end to end latency, and what the load added to each part."""
-    parts = tenant["streaming"]["parts_ms"]
-    before, during = parts["before"], parts["during"]
-    if before["to_pipeline"] is None:
-        return f"Pipeline {tenant['name']} ({tenant['kind']}) delivered no record before the load."
-    largest = max(PART_NAMES, key=lambda k: before[k] or 0.0)
-    text = (f"Pipeline {tenant['name']} ({tenant['kind']}): alone a record spent on average "
-            + ", ".join(f"{before[k]:.1f} ms {PART_NAMES[k]}" for k in PART_NAMES)
-            + f"; most of it {PART_NAMES[largest]}")
-    batches = tenant["streaming"].get("batches", {}).get("before")
-    why = {"to_output": (f" (the sink producer's batches wait up to linger.ms={tenant['streaming']['sink_linger_ms']:g}"
-                         + (", and its records are visible only once their transaction commits)" if tenant["streaming"]["exactly_once"] else ")")),
-           "in_pipeline": " (each record waits for the ones polled before it)"}
-    text += why.get(largest, "") if largest != "to_pipeline" else ""
-    if batches and batches["count"]:
-        text += (f" (a micro-batch took {batches['batch_ms']:.0f} ms: latest offsets {batches['offsets_ms']:.1f}, "
-                 f"offset log {batches['offset_log_ms']:.0f}, planning {batches['planning_ms']:.0f}, tasks "
-                 f"{batches['tasks_ms']:.1f}, state {batches['state_ms']:.0f}, commit log {batches['commit_log_ms']:.0f} ms; "
-                 "a record first waits for the trigger)")
-    if during["to_pipeline"] is not None:
-        text += ("; during the load " + ", ".join(f"{during[k] - before[k]:+.1f} ms {PART_NAMES[k]}" for k in PART_NAMES))
-        upstream = tenant["upstream_latency_ms"]
-        if upstream["before"]["p99"] and upstream["during"]["p99"]:
-            text += (f" (its upstream producer's p99 {upstream['before']['p99']:.1f} -> "
-                     f"{upstream['during']['p99']:.1f} ms)")
-    return text + "."

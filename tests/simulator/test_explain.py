@@ -1,0 +1,34 @@
+"""The words of a result (simulator.contract.explain): each phrase exactly as every output shows it."""
+from simulator.contract import explain as words
+
+
+def _pipeline(before: dict, during: dict, batches: dict | None = None, exactly_once: bool = False) -> dict:
+    streaming = {"parts_ms": {"before": before, "during": during}, "sink_linger_ms": 5.0, "exactly_once": exactly_once}
+    if batches is not None:
+        streaming["batches"] = {"before": batches}
+    return {"name": "fraud", "kind": "spark-microbatch", "streaming": streaming,
+            "upstream_latency_ms": {"before": {"p99": 8.84}, "during": {"p99": 5736.31}}}
+
+
+def test_a_pipeline_is_explained_part_by_part_and_by_what_the_load_added():
+    before = {"to_pipeline": 337.14, "in_pipeline": 8.4, "to_output": 43.0}
+    during = {"to_pipeline": 2493.24, "in_pipeline": 53.1, "to_output": 769.7}
+    batch = {"count": 3, "batch_ms": 125.2, "offsets_ms": 1.24, "offset_log_ms": 0.0, "planning_ms": 80.0,
+             "tasks_ms": 44.04, "state_ms": 0.0, "commit_log_ms": 0.0}
+    assert words.pipeline_parts(_pipeline(before, during, batch)) == (
+        "Pipeline fraud (spark-microbatch): alone a record spent on average 337.1 ms reaching the pipeline, 8.4 ms in it, "
+        "43.0 ms reaching its output; most of it reaching the pipeline (a micro-batch took 125 ms: latest offsets 1.2, "
+        "offset log 0, planning 80, tasks 44.0, state 0, commit log 0 ms; a record first waits for the trigger); "
+        "during the load +2156.1 ms reaching the pipeline, +44.7 ms in it, +726.7 ms reaching its output "
+        "(its upstream producer's p99 8.8 -> 5736.3 ms).")
+
+
+def test_a_pipeline_names_why_its_largest_part_is_largest():
+    before = {"to_pipeline": 6.0, "in_pipeline": 0.1, "to_output": 6.4}
+    empty = dict.fromkeys(before)
+    assert words.pipeline_parts(_pipeline(before, empty, exactly_once=True)) == (
+        "Pipeline fraud (spark-microbatch): alone a record spent on average 6.0 ms reaching the pipeline, 0.1 ms in it, "
+        "6.4 ms reaching its output; most of it reaching its output (the sink producer's batches wait up to "
+        "linger.ms=5, and its records are visible only once their transaction commits).")
+    assert words.pipeline_parts(_pipeline(empty, empty)) == (
+        "Pipeline fraud (spark-microbatch) delivered no record before the load.")
