@@ -242,12 +242,14 @@ class Broker:
             self._respond(request, now)
 
     def _advance_hw(self, partition: Partition, now: float) -> None:
-        hw = min(partition.follower_leo.values(), default=partition.leo)
-        hw = min(hw, partition.leo)
+        hw = partition.leo
+        for follower_leo in partition.follower_leo.values():
+            if follower_leo < hw:
+                hw = follower_leo
         if hw <= partition.hw:
             return
         partition.hw = hw
-        observer = getattr(partition, "observer", None)
+        observer = partition.observer
         if observer is not None:
             observer.visible(now)
         waiting = partition.waiting
@@ -364,7 +366,7 @@ class Broker:
         ends = request.offsets[:]
         data = batches = 0.0
         for i, partition in enumerate(request.partitions):
-            size = min(partition.leo - ends[i], self.fetch_max, budget)
+            size = min(min(partition.leo - ends[i], self.fetch_max), budget)
             if size > 0.0:
                 budget -= size
                 data += size

@@ -43,11 +43,23 @@ class StickyPartitioner:
                     pick -= top - queue
                     if pick < 0:
                         return self._stick(partition, now)
-            return self._stick(candidates[self.rng.randrange(len(candidates))], now)
+            return self._stick(candidates[self._below(len(candidates))], now)
         if self.kind == "kip480" and previous is not None and len(candidates) > 1:
-            choice = candidates[self.rng.randrange(len(candidates) - 1)]  # any other partition
+            choice = candidates[self._below(len(candidates) - 1)]  # any other partition
             return self._stick(candidates[-1] if choice is previous else choice, now)
-        return self._stick(candidates[self.rng.randrange(len(candidates))], now)
+        return self._stick(candidates[self._below(len(candidates))], now)
+
+    def _below(self, n: int) -> int:
+        """``rng.randrange(n)`` drawn as Random does it (getrandbits until below n), without
+        its argument checks: the same numbers from the same state."""
+        if n <= 0:
+            raise ValueError("empty range for randrange()")
+        getrandbits = self.rng.getrandbits
+        k = n.bit_length()
+        r = getrandbits(k)
+        while r >= n:
+            r = getrandbits(k)
+        return r
 
     def _stick(self, partition: Partition, now: float) -> Partition:
         self.current, self.produced, self.since = partition, 0.0, now
