@@ -22,12 +22,14 @@ its runs, since other work on the machine only ever adds time:
 - CLI start-up: ``quietload simulate`` in a fresh process, up to the model's first event
   (imports, the scenario, the rows sampled, serialised and measured), best of 5; here also
   the very first one, before the row cache (``.quietload/rows``) holds the scenario's rows;
+- with ``--startup`` only the start-up figures;
 - with ``--long`` also the 100 GB load at ``linger.ms=0`` and ``batch.size`` 16 KB (one run),
   and ``tune --trials 100 --workers 2`` with validation on 20 held-out seeds (one run each;
   the study files of both are compared, trial by trial).
 
     .venv/bin/python bench/sim_speed.py --against fbe55c6
     .venv/bin/python bench/sim_speed.py --against fbe55c6 --long
+    .venv/bin/python bench/sim_speed.py --against fbe55c6 --startup
     .venv/bin/python bench/sim_speed.py --against HEAD workloads/catalog/paypay-glue-2gb*.yaml
 """
 from __future__ import annotations
@@ -173,28 +175,28 @@ class Table:
               f"{there / here:>9.2f}", flush=True)
 
 
-def against(revision: str, paths: list[Path], long: bool) -> None:
+def against(revision: str, paths: list[Path], long: bool, startup_only: bool = False) -> None:
     """Each figure measured by this tree and by ``revision``, one after the other, in one run."""
     with tempfile.TemporaryDirectory(prefix="quietload-speed-") as tmp:
         other = checkout(revision, Path(tmp) / "tree")
         global _PYCACHE
         _PYCACHE = Path(tmp) / "pycache"
         table = Table(revision)
-        for path in paths or VARIANTS:
+        for path in [] if startup_only else paths or VARIANTS:
             here, there = measured_in(ROOT, RUNS, path.resolve()), measured_in(other, RUNS, path.resolve())
             if not here["compiled"]:
                 print("note: the model runs uncompiled here (make native compiles it)")
             table.row(path.name, here["wall_s"], there["wall_s"])
         if paths:
             return
-        for name, runs, overrides in (("100 GB load", 3, ()), ("1 TiB load", 1, TIB)):
+        for name, runs, overrides in () if startup_only else (("100 GB load", 3, ()), ("1 TiB load", 1, TIB)):
             here, there = measured_in(ROOT, runs, LOAD_100GB, overrides), measured_in(other, runs, LOAD_100GB, overrides)
             table.row(name, here["wall_s"], there["wall_s"])
             table.row(f"{name}, peak memory", here["peak_mb"], there["peak_mb"], "MB")
         here_s, there_s = startup_in(ROOT, PUBLISHED, STARTUP_RUNS + 1), startup_in(other, PUBLISHED, STARTUP_RUNS + 1)
         table.row("CLI start-up, first run of a dataset", here_s[0], min(there_s[1:]))
         table.row("CLI start-up", min(here_s[1:]), min(there_s[1:]))
-        if not long:
+        if startup_only or not long:
             return
         here, there = measured_in(ROOT, 1, LOAD_100GB, SMALL_BATCHES), measured_in(other, 1, LOAD_100GB, SMALL_BATCHES)
         table.row("100 GB load, linger.ms=0, batch.size=16KB", here["wall_s"], there["wall_s"])
@@ -207,8 +209,8 @@ def main(arguments: list[str]) -> None:
     if arguments[:1] == ["--measure"]:
         measure(arguments[1:])
         return
-    long = "--long" in arguments
-    arguments = [a for a in arguments if a != "--long"]
+    long, startup_only = "--long" in arguments, "--startup" in arguments
+    arguments = [a for a in arguments if a not in ("--long", "--startup")]
     revision = None
     if "--against" in arguments:
         at = arguments.index("--against")
@@ -216,7 +218,7 @@ def main(arguments: list[str]) -> None:
         arguments = arguments[:at] + arguments[at + 2:]
     paths = [Path(a) for a in arguments]
     if revision:
-        against(revision, paths, long)
+        against(revision, paths, long, startup_only)
         return
     for path in paths or sorted(CATALOG.glob("*.yaml")):
         wall_s, sim_per_wall, _ = time_runs(path, [], RUNS)
