@@ -13,29 +13,28 @@ from typer._click.exceptions import NoArgsIsHelpError, UsageError   # typer 0.29
 from typer.core import TyperGroup
 
 import quietload
+from quietload import coercion
 from quietload.cli_live import live, stop_signals_interrupt
 from quietload.cli_calibrate import calibrate, validate
 from quietload.cli_plan import plan
+from quietload.cli_stack import stack_app
 from quietload.cli_tune import tune
 from quietload.cli_import import import_
-from quietload.extras import missing_extra, require
+from quietload.extras import missing_extra
 from quietload.paths import check_output_dir, check_output_file, is_stdout
-from quietload.progress import echo, simulation_progress
-from quietload.options import Overrides, PastLimits, RunDir
-from reports.gate import CPU_MAX_PCT, HANDLER_IDLE_MIN_PCT, REQUESTS_PER_BROKER_MAX, thresholds_of
-from reports.gate import check_runs
-from reports.junit import write_junit
-from reports.report import DEFAULT_OUT_DIR, report_files
+from quietload.progress import simulation_progress
+from quietload.options import Overrides, PastLimits
+from reports import DEFAULT_OUT_DIR
 from reports.spread import render_spread
 from reports.summary import render_summary
 from simulator.evaluator import model_evaluator
-from simulator.live import DEFAULT_RUN_DIR, KafkaCluster, render_status, render_stopped
-from simulator.live.s3 import LocalStackS3, render_s3_status, render_s3_stopped
 from simulator.contract import ResultError, RunResult, result_path
-from simulator.live.service import up_all
-from workloads import Scenario, ScenarioError
+from workloads import Gate, Scenario, ScenarioError
 from workloads.limits import check_run_size, estimate
 from workloads.units import parse_seconds
+
+# What check, report and the live stack need loads when one of them runs, not with every command.
+_GATE = Gate()   # the check: section's defaults, as the gate applies them
 
 _HELP = (
     "quietload predicts what a Spark/Glue batch job that loads CSV files into Apache Kafka does "
@@ -74,6 +73,7 @@ class _OneLineErrors(TyperGroup):
         raise typer.Exit(2)
 
 
+coercion.install()   # a command's plain values convert without importing pydantic
 # Click's plain help wraps every text to 80 columns; rich's tables cut option names and values short.
 app = typer.Typer(cls=_OneLineErrors, no_args_is_help=True, help=_HELP, rich_markup_mode=None)
 
@@ -163,9 +163,9 @@ def check(
                                                            help="Check this RunResult file (any evaluator's) instead of running SCENARIO; repeat it for several runs of one scenario, judged like --repeat.")] = None,
     junit_file: Annotated[Path | None, typer.Option("--junit", metavar="FILE", help="Also write the verdicts as JUnit XML.")] = None,
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Also write the verdicts as JSON (- for standard output).")] = None,
-    handler_idle_min: Annotated[float | None, typer.Option(min=0, max=100, callback=_finite, help=f"Least RequestHandlerAvgIdlePercent of each broker during the load (%) [default: the scenario's check.handler_idle_min, else {HANDLER_IDLE_MIN_PCT:g}].")] = None,
-    cpu_max: Annotated[float | None, typer.Option(min=0, max=100, callback=_finite, help=f"Most CPU of each broker during the load (%) [default: check.cpu_max, else {CPU_MAX_PCT:g}].")] = None,
-    requests_per_broker_max: Annotated[float | None, typer.Option(min=0, callback=_finite, help=f"Most produce requests per second per broker during the load [default: check.requests_per_broker_max, else {REQUESTS_PER_BROKER_MAX:g}].")] = None,
+    handler_idle_min: Annotated[float | None, typer.Option(min=0, max=100, callback=_finite, help=f"Least RequestHandlerAvgIdlePercent of each broker during the load (%) [default: the scenario's check.handler_idle_min, else {_GATE.handler_idle_min:g}].")] = None,
+    cpu_max: Annotated[float | None, typer.Option(min=0, max=100, callback=_finite, help=f"Most CPU of each broker during the load (%) [default: check.cpu_max, else {_GATE.cpu_max:g}].")] = None,
+    requests_per_broker_max: Annotated[float | None, typer.Option(min=0, callback=_finite, help=f"Most produce requests per second per broker during the load [default: check.requests_per_broker_max, else {_GATE.requests_per_broker_max:g}].")] = None,
     deadline: Annotated[str | None, typer.Option(metavar="DURATION", help="The load must finish within this, e.g. 10min.")] = None,
     force: PastLimits = False,
 ) -> None:
@@ -175,6 +175,9 @@ def check(
 
     Example: quietload check workloads/catalog/paypay-glue-2gb.yaml --junit check.xml
     """
+    from reports.gate import check_runs, thresholds_of
+    from reports.junit import write_junit
+
     check_output_file(junit_file, "--junit")
     check_output_file(json_file, "--json", stdout=True)
     started = datetime.now(timezone.utc)   # the JUnit suite's timestamp and time
@@ -221,6 +224,8 @@ def report(
 
     Example: quietload report results/paypay-glue-2gb-seed1.json results/paypay-glue-2gb-fixed-seed1.json --out report
     """
+    from reports.report import report_files
+
     check_output_dir(out_dir, "--out")
     for path in report_files(result_files, out_dir):
         typer.echo(f"wrote {path}")
@@ -233,59 +238,7 @@ app.command()(calibrate)
 app.command()(validate)
 app.command("import")(import_)
 
-stack_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help=(
-    "A real Kafka cluster on this machine for live runs: KRaft brokers from the Maven Central jars "
-    "(or KAFKA_HOME) with the Prometheus JMX exporter on each, on 127.0.0.1 only; state, data and "
-    "logs in one run directory."))
 app.add_typer(stack_app, name="stack")
-
-
-@stack_app.command("up")
-def stack_up(
-    brokers: Annotated[int | None, typer.Option(min=1, max=3, help="Brokers to run, 1 to 3 (default: the scenario's count, else 1).")] = None,
-    scenario_file: Annotated[Path | None, typer.Option("--scenario", metavar="FILE",
-                                                       help="Take broker settings, replication factor and min.insync.replicas from this scenario's cluster.")] = None,
-    port: Annotated[int | None, typer.Option(help="First broker's listener port; the next brokers take the ports after it (default: free ports).")] = None,
-    s3: Annotated[bool, typer.Option("--s3/--no-s3", help="Also run S3 (LocalStack) for the job's input.")] = True,
-    s3_port: Annotated[int | None, typer.Option(help="LocalStack's S3 port (default: a free port).")] = None,
-    run_dir: RunDir = DEFAULT_RUN_DIR,
-) -> None:
-    """Start the Kafka brokers (and their KRaft controller) and S3 (LocalStack) unless they already run; wait until each serves.
-
-    Example: quietload stack up --brokers 3 --scenario workloads/catalog/paypay-glue-2gb.yaml
-    """
-    require("live", "quietload stack up")
-    options: dict[str, Any] = {"run_dir": run_dir, "port": port, "progress": echo}
-    cluster = (KafkaCluster.for_scenario(Scenario.from_yaml(scenario_file), brokers, **options) if scenario_file
-               else KafkaCluster(brokers=brokers or 1, **options))
-    storage = LocalStackS3(run_dir, s3_port, progress=echo) if s3 else None
-    started = up_all([cluster, storage] if storage else [cluster])
-    typer.echo(("" if started else "already up\n") + render_status(cluster, cluster.status())
-               + (f"\n{render_s3_status(storage, storage.status())}" if storage else ""))
-
-
-@stack_app.command("status")
-def stack_status(run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
-    """Show the stack's processes and ports. Exit 0 if it is up, 1 if a process of it has exited, 3 if it is down.
-
-    Example: quietload stack status
-    """
-    cluster, storage = KafkaCluster(run_dir), LocalStackS3(run_dir)
-    statuses, s3_status = cluster.status(), storage.status()
-    typer.echo(render_status(cluster, statuses) + (f"\n{render_s3_status(storage, s3_status)}" if s3_status else ""))
-    running = [s.running for s in statuses] + ([s3_status.running] if s3_status else [])
-    raise typer.Exit(3 if not running else 0 if all(running) else 1)
-
-
-@stack_app.command("down")
-def stack_down(run_dir: RunDir = DEFAULT_RUN_DIR) -> None:
-    """Stop the stack and remove its run directory: no process, port or data is left behind.
-
-    Example: quietload stack down
-    """
-    cluster, storage = KafkaCluster(run_dir), LocalStackS3(run_dir)
-    s3_status = storage.down()
-    typer.echo(render_stopped(cluster, cluster.down()) + (f"\n{render_s3_stopped(storage, s3_status)}" if s3_status else ""))
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ import json
 from datetime import datetime
 from pathlib import Path
 
+from reports import DEFAULT_OUT_DIR
 from reports.kit.page import page
 from reports.sections.batch_sizes import batch_size_html, batch_size_markdown, distribution, render_batch_size_csv
 from reports.sections.header import Header, build_header, gate_html, gate_markdown, header_html
@@ -30,7 +31,6 @@ from reports.sections.versus import pair_runs, render_versus_csv, render_versus_
 from simulator.contract import RunResult
 from simulator.contract.files import is_gate_file, is_plan_file, is_study_file, read_gate, read_plan, read_study
 
-DEFAULT_OUT_DIR = Path("reports-out")
 REPORT_SCHEMA = "quietload-report/1"
 
 

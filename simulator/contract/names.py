@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 RESULTS = Path("results")
+STACK_RUN_DIR = Path(".quietload") / "stack"   # the local stack's state, data and logs
 # Keys whose last part names them well enough in a file name (batch.producer.linger.ms -> linger.ms).
 _SHORT_PREFIXES = ("batch.producer.", "batch.spark.", "batch.")
 _NAME_MAX = 120

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from simulator.contract.names import STACK_RUN_DIR
 from simulator.live._jars import LOCALSTACK, KafkaJars, java_command, resolve_jars
 from simulator.live._process import StackError, http_get, last_error, reserve_ports
 from workloads.prometheus_text import parse_metrics
@@ -25,7 +26,7 @@ from simulator.live.clients import jaas_config
 from simulator.live.service import Recorded, Service
 from workloads import Broker, Scenario, ScenarioError
 
-DEFAULT_RUN_DIR = Path(".quietload") / "stack"
+DEFAULT_RUN_DIR = STACK_RUN_DIR
 MAX_BROKERS = 3          # each broker is a JVM with a 512 MB heap sharing this machine's cores
 CONTROLLER_ID = 1000     # brokers are 0..N-1, as in a scenario's leader placement
 BROKER_RUNNING = 3.0     # kafka.server:type=KafkaServer,name=BrokerState once registered and unfenced
