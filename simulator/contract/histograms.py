@@ -5,6 +5,8 @@ The model counts its own batches; the live stack counts the brokers' logs (``sim
 from __future__ import annotations
 
 import math
+from collections import Counter
+from typing import Iterable
 
 
 class LatencyHistogram:
@@ -18,9 +20,23 @@ class LatencyHistogram:
         self.count = 0
         self.maximum = 0.0
 
-    def record(self, seconds: float) -> None:
+    @classmethod
+    def bucket(cls, seconds: float) -> int:
+        """The bucket a latency counts in."""
         micros = seconds * 1e6
-        index = int(math.log(micros) / self._STEP) + 1 if micros > 1.0 else 0
+        return int(math.log(micros) / cls._STEP) + 1 if micros > 1.0 else 0
+
+    @classmethod
+    def of_buckets(cls, buckets: Iterable[int], maximum: float) -> LatencyHistogram:
+        """The histogram of latencies given by their buckets (``bucket``) and the largest of them."""
+        histogram = cls()
+        histogram.counts = dict(Counter(buckets))
+        histogram.count = sum(histogram.counts.values())
+        histogram.maximum = maximum
+        return histogram
+
+    def record(self, seconds: float) -> None:
+        index = self.bucket(seconds)
         self.counts[index] = self.counts.get(index, 0) + 1
         self.count += 1
         if seconds > self.maximum:

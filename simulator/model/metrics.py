@@ -1,10 +1,17 @@
-"""The model's counters that become the RunResult: per-second timelines, means and the batches a
-producer sent (the histograms themselves are the contract's: the live stack fills them too)."""
+"""The model's counters that become the RunResult: per-second timelines, means, the batches a
+producer sent, the neighbours' latencies and request times (the histograms themselves are the
+contract's: the live stack fills them too).
+
+A run keeps nothing per record or request that a figure does not need: a neighbour's latencies
+are counted into histograms as they are acknowledged, and the values an exact mean or
+percentile needs are kept as 8-byte floats in arrays (a float object in a list takes 32).
+"""
 from __future__ import annotations
 
 import math
+from array import array
 
-from simulator.contract.histograms import SizeHistogram
+from simulator.contract.histograms import LatencyHistogram, SizeHistogram
 
 
 class Timeline:
@@ -87,3 +94,99 @@ class BatchSizes:
     def add(self, other: BatchSizes) -> None:
         self.wire.add(other.wire)
         self.records.add(other.records)
+
+
+def float_samples() -> array[float]:
+    """Values kept for an exact mean and percentile; ``sum`` and ``sorted`` read them back as the
+    same floats in the same order as from a list."""
+    return array("d")
+
+
+class RequestTimesDuring:
+    """A neighbour's produce requests as the brokers timed them (``request.RequestTimes``:
+    arrival, then its parts), kept while the request can fall in the load's window: one that
+    arrived before the load started, or after it ended (``end``, once known), is not kept."""
+
+    __slots__ = ("start", "end", "arrivals", "parts")
+
+    def __init__(self, start: float, parts: int = 3) -> None:
+        self.start = start
+        self.end = math.inf
+        self.arrivals = float_samples()
+        self.parts = [float_samples() for _ in range(parts)]
+
+    def add(self, times: tuple[float, ...]) -> None:
+        arrival = times[0]
+        if arrival < self.start or arrival >= self.end:
+            return
+        self.arrivals.append(arrival)
+        for part, value in zip(self.parts, times[1:]):
+            part.append(value)
+
+    def between(self, start: float, end: float) -> list[list[float]]:
+        """Each part's values of the requests that arrived in [start, end)."""
+        kept = [i for i, arrival in enumerate(self.arrivals) if start <= arrival < end]
+        return [[part[i] for i in kept] for part in self.parts]
+
+
+class Latencies:
+    """A neighbour's records' latencies, counted as they are acknowledged: into the histogram of
+    the window each record was meant to be sent in (before, during or after the load, whose end
+    is told once known: ``end``) and, for the per-second p99 line, as its histogram bucket (2
+    bytes) under the second it was meant for. A record acknowledged with no latency at all could
+    still fall on the load's or the run's end: it waits, as it is, for the windows (``histograms``)."""
+
+    __slots__ = ("start", "end", "windows", "buckets", "maxima", "count", "undecided")
+
+    def __init__(self, start: float) -> None:
+        self.start = start
+        self.end = math.inf
+        self.windows = {"before": LatencyHistogram(), "during": LatencyHistogram(), "after": LatencyHistogram()}
+        # 65,536 buckets of 1 % reach e^652 microseconds: 'H' holds any latency a run can have
+        self.buckets: dict[int, array[int]] = {}
+        self.maxima: dict[int, float] = {}
+        self.count = 0
+        self.undecided: list[tuple[float, float]] = []
+
+    def __len__(self) -> int:
+        return self.count
+
+    def record(self, intended: float, latency: float) -> None:
+        self.count += 1
+        if latency <= 0.0:
+            self.undecided.append((intended, latency))
+            return
+        # acknowledged after it was meant to be sent, so before the load's end (not yet known) or the run's
+        if intended < self.start:
+            if intended >= 0.0:
+                self.windows["before"].record(latency)
+        elif intended < self.end:
+            self.windows["during"].record(latency)
+        else:
+            self.windows["after"].record(latency)
+        self._by_second(int(intended), latency)
+
+    def _by_second(self, second: int, latency: float) -> None:
+        buckets = self.buckets.get(second)
+        if buckets is None:
+            buckets = self.buckets[second] = array("H")
+            self.maxima[second] = latency
+        elif latency > self.maxima[second]:
+            self.maxima[second] = latency
+        buckets.append(LatencyHistogram.bucket(latency))
+
+    def histograms(self, windows: dict[str, tuple[float, float]]) -> dict[str, LatencyHistogram]:
+        """Each window's histogram, once the windows are known (the run is over)."""
+        for intended, latency in self.undecided:
+            for name, (start, end) in windows.items():
+                if start <= intended < end:
+                    self.windows[name].record(latency)
+            self._by_second(int(intended), latency)
+        self.undecided = []
+        return self.windows
+
+    def p99_line(self, seconds: int) -> list[float | None]:
+        """Each second's p99 (ms; None for a second with no record), after ``histograms``."""
+        return [None if second not in self.buckets else
+                LatencyHistogram.of_buckets(self.buckets[second], self.maxima[second]).percentile(0.99)
+                for second in range(seconds)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from simulator.model import outcome
@@ -15,6 +15,7 @@ from simulator.model.compression import record_overhead
 from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from simulator.model.job import Load
+from simulator.model.metrics import Latencies, RequestTimesDuring
 from simulator.model.microbatch import MicroBatch
 from simulator.model.producer import Producer
 from simulator.model.rows import ROW_CACHE, RowFigures, row_figures
@@ -29,11 +30,11 @@ from workloads.streaming import SparkMicroBatch, is_streaming
 
 @dataclass
 class TenantRun:
-    """A neighbour application: its producer and every record's (intended time, latency)."""
+    """A neighbour application: its producer and its records' latencies by when they were meant to be sent."""
 
     spec: Tenant
     producer: Producer
-    latencies: list[tuple[float, float]] = field(default_factory=list)
+    latencies: Latencies
 
 
 def murmur2(data: bytes) -> int:
@@ -92,7 +93,8 @@ class ModelRun:
         self.shape = self.rows.shape
         self.scheduler = Scheduler.of(profile)
         # the neighbours' produce requests as the brokers timed them (their request log), by client.id
-        self.broker_times: dict[str, list[RequestTimes]] = {t.name: [] for t in scenario.tenants}
+        self.broker_times = {t.name: RequestTimesDuring(scenario.load_start) for t in scenario.tenants}
+        self.latencies: list[Latencies] = []   # every producer tenant's, told the load's end
         quotas = {QUOTA_CLIENT_ID: scenario.batch.quota}   # kafka-configs --entity-type clients
         self.brokers = [Broker(self.engine, i, cluster.broker, profile.broker, cluster.network_rtt,
                                random.Random(self.rng.random()), scenario.jitter.service_time,
@@ -185,10 +187,12 @@ class ModelRun:
                           self.rows.curve(tenant.producer.compression_type).ratio_at, record, False,
                           self.scenario.cluster.network_rtt)
         rng = random.Random(self.rng.random())
-        latencies: list[tuple[float, float]] = []
+        latencies = Latencies(self.scenario.load_start)
+        self.latencies.append(latencies)
 
         def acked(intended: list[float], now: float) -> None:
-            latencies.extend((t, now - t) for t in intended)
+            for t in intended:
+                latencies.record(t, now - t)
         # the neighbours' client host: their application threads sleep between records
         producer = Producer(self.engine, tenant.name, spec, partitions, rng,
                             host=Cores(self.scenario.tenant_host.vcpus, self.scheduler, rng), on_records_acked=acked)
@@ -204,11 +208,15 @@ class ModelRun:
         """A broker's request log line: the run keeps the neighbours' (they are its tenants)."""
         rows = self.broker_times.get(client_id)
         if rows is not None:
-            rows.append(times)
+            rows.add(times)
 
     def _load_done(self, load: Load) -> None:
         if all(not math.isnan(l.ended) for l in self.loads):
             self.load_end = max(l.ended for l in self.loads)
+            for latencies in self.latencies:
+                latencies.end = self.load_end
+            for requests in self.broker_times.values():
+                requests.end = self.load_end
             self.engine.stop_at = self.load_end + self.scenario.windows.after
 
     def _sample(self, _=None) -> None:

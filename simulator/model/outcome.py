@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Sequence
 
 from simulator.contract import BrokerFigures, RunResult, Summary, TenantFigures
 from simulator.model.broker import idle_percent
 from simulator.model.explain import mechanism
-from simulator.contract.histograms import LatencyHistogram, batch_size_section
-from simulator.model.metrics import BatchSizes
+from simulator.contract.histograms import batch_size_section
+from simulator.model.metrics import BatchSizes, Latencies
 from simulator.model.streaming import figures as pipeline_figures
 
 
@@ -26,12 +27,12 @@ def _window_mean(series: list[float], start: float, end: float) -> float | None:
     return _mean(seconds) if seconds else None
 
 
-def _p99_ms(seconds: list[float]) -> float | None:
+def _p99_ms(seconds: Sequence[float]) -> float | None:
     ordered = sorted(seconds)
     return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1e3 if ordered else None
 
 
-def _time_figures(seconds: list[float]) -> dict:
+def _time_figures(seconds: Sequence[float]) -> dict:
     return {"mean": sum(seconds) / len(seconds) * 1e3 if seconds else None, "p99": _p99_ms(seconds)}
 
 
@@ -66,26 +67,23 @@ def _batch_sizes(bulk_producers: list) -> dict:
 
 def _broker_times(run, name: str, start: float, end: float) -> dict:
     """The neighbour's produce requests as the brokers timed them during the load (p99, ms)."""
-    rows = [row for row in run.broker_times.get(name, []) if start <= row[0] < end]
-    return {part: _p99_ms([row[index] for row in rows])
-            for index, part in ((1, "LocalTimeMs"), (2, "RemoteTimeMs"), (3, "TotalTimeMs"))}
+    parts = run.broker_times[name].between(start, end) if name in run.broker_times else [[], [], []]
+    return {part: _p99_ms(values) for part, values in zip(("LocalTimeMs", "RemoteTimeMs", "TotalTimeMs"), parts)}
 
 
 def _tenant_figures(tenant, windows: dict, seconds: int) -> tuple[dict, list]:
-    histograms = {name: LatencyHistogram() for name in windows}
-    per_second = [LatencyHistogram() for _ in range(seconds)]
-    for intended, latency in tenant.latencies:
-        for name, (start, end) in windows.items():
-            if start <= intended < end:
-                histograms[name].record(latency)
-        second = int(intended)
-        if second < seconds:
-            per_second[second].record(latency)
+    latencies = tenant.latencies
+    if not isinstance(latencies, Latencies):   # a streaming pipeline's (intended, latency) pairs
+        latencies = Latencies(windows["during"][0])
+        latencies.end = windows["during"][1]
+        for intended, latency in tenant.latencies:
+            latencies.record(intended, latency)
+    histograms = latencies.histograms(windows)
     figures = {"name": tenant.spec.name, "client": tenant.spec.client.label, "topic": tenant.spec.topic,
                "sla_p99_ms": tenant.spec.sla_p99_ms, "records": len(tenant.latencies),
                "produce_requests": tenant.producer.requests,
                "latency_ms": {name: h.summary() for name, h in histograms.items()}}
-    return figures, [h.percentile(0.99) for h in per_second]
+    return figures, latencies.p99_line(seconds)
 
 
 def build(run) -> RunResult:

@@ -33,7 +33,6 @@ from simulator.model.client import ClientSpec
 from simulator.model.compression import record_overhead
 from simulator.model.consumer import Consumer, InputLog
 from simulator.model.producer import Producer
-from simulator.contract.histograms import LatencyHistogram
 from workloads.streaming import (SINK_CLIENT, Flink, KafkaStreams, SparkContinuous, SparkRealTime,
                                  StreamingTenant)
 
@@ -244,12 +243,9 @@ def figures(out: PipelineRun, windows: dict) -> dict:
     """A streaming tenant's own figures beside the producer tenants' ones (workloads.streaming
     names the shape): the upstream producer's latency, each part of the end to end latency
     (mean ms: to the pipeline, in it, to the output) and, for micro-batches, what a batch took."""
-    upstream = {name: LatencyHistogram() for name in windows}
+    upstream = out.upstream.histograms(windows)
     parts: dict[str, list[list[float]]] = {name: [[], [], []] for name in windows}
     for name, (start, end) in windows.items():
-        for intended, latency in out.upstream:
-            if start <= intended < end:
-                upstream[name].record(latency)
         for intended, *values in out.parts:
             if start <= intended < end:
                 for i, value in enumerate(values):

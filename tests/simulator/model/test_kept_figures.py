@@ -1,0 +1,89 @@
+"""What a run keeps for its figures while it runs: a neighbour's latencies counted into histograms
+as they are acknowledged, with the same figures as from every record's (intended, latency); its
+produce requests' times only while they can fall in the load's window; nothing of either that
+grows with the load's records."""
+from __future__ import annotations
+
+import random
+
+from simulator.contract.histograms import LatencyHistogram
+from simulator.model.metrics import Latencies, RequestTimesDuring
+from simulator.model.model import ModelRun
+
+START, END, SIMULATED = 2.0, 5.5, 7.25
+WINDOWS = {"before": (0.0, START), "during": (START, END), "after": (END, SIMULATED)}
+
+
+def from_every_pair(pairs: list[tuple[float, float]], seconds: int) -> tuple[dict, list]:
+    """The figures as a run made them when it kept every record."""
+    histograms = {name: LatencyHistogram() for name in WINDOWS}
+    per_second = [LatencyHistogram() for _ in range(seconds)]
+    for intended, latency in pairs:
+        for name, (start, end) in WINDOWS.items():
+            if start <= intended < end:
+                histograms[name].record(latency)
+        if int(intended) < seconds:
+            per_second[int(intended)].record(latency)
+    return ({name: h.summary() for name, h in histograms.items()},
+            [h.percentile(0.99) for h in per_second])
+
+
+def test_counted_as_acknowledged_gives_the_figures_of_every_record():
+    rng = random.Random(7)
+    pairs = [(rng.uniform(0.0, SIMULATED - 0.5), rng.lognormvariate(-5.0, 1.5)) for _ in range(5_000)]
+    # acknowledged with no latency: on the load's end and on the run's, where only the end decides
+    pairs += [(END, 0.0), (SIMULATED, 0.0), (1.0, 0.0)]
+    latencies = Latencies(START)
+    for intended, latency in sorted(pairs, key=sum):   # in the order they are acknowledged
+        if intended + latency > END:
+            latencies.end = END
+        latencies.record(intended, latency)
+    seconds = 8
+    histograms = latencies.histograms(WINDOWS)
+    assert ({name: h.summary() for name, h in histograms.items()}, latencies.p99_line(seconds)) \
+        == from_every_pair(pairs, seconds)
+    assert len(latencies) == len(pairs)
+
+
+def test_a_latency_counts_in_the_bucket_it_records_in():
+    for seconds in (0.0, 1e-7, 1e-6, 2.5e-6, 0.0123, 1.0, 812.5):
+        histogram = LatencyHistogram()
+        histogram.record(seconds)
+        assert histogram.counts == {LatencyHistogram.bucket(seconds): 1}
+        assert LatencyHistogram.of_buckets([LatencyHistogram.bucket(seconds)], seconds).summary() == histogram.summary()
+
+
+def test_request_times_are_kept_only_while_they_can_fall_in_the_load():
+    kept = RequestTimesDuring(START)
+    for arrival in (0.5, 1.999, 2.0, 3.0, 5.0):
+        kept.add((arrival, arrival + 0.1, arrival + 0.2, arrival + 0.3))
+    kept.end = END
+    for arrival in (5.25, 5.5, 6.0):
+        kept.add((arrival, 1.0, 2.0, 3.0))
+    assert list(kept.arrivals) == [2.0, 3.0, 5.0, 5.25]
+    assert kept.between(START, END) == [[2.1, 3.1, 5.1, 1.0], [2.2, 3.2, 5.2, 2.0], [2.3, 3.3, 5.3, 3.0]]
+
+
+def run(make_scenario, evaluator, files: int) -> ModelRun:
+    scenario = make_scenario({
+        "dataset": {"files": [{"size": "2MB", "count": files}]},
+        "tenants": [{"name": "api", "topic": "bulk", "client": {"kind": "java", "version": "3.6.1"},
+                     "rate": "200/s", "record_size": "1KB", "sla_p99": "50ms"}]})
+    model = ModelRun(scenario, 1, evaluator)
+    model.execute()
+    return model
+
+
+def test_what_a_neighbour_keeps_grows_with_seconds_not_records(make_scenario, evaluator):
+    for files in (1, 4):
+        model = run(make_scenario, evaluator, files)
+        latencies = model.latencies[0]
+        seconds = int(model.engine.now) + 1
+        # a second per second of the run, two bytes a record, no record waiting for the windows
+        assert len(latencies.buckets) <= seconds and len(latencies.maxima) <= seconds
+        assert sum(len(b) * b.itemsize for b in latencies.buckets.values()) == 2 * len(latencies) > 0
+        assert latencies.undecided == []
+        # a window's histogram has a bucket per 1 % of latency, never one per record
+        assert all(len(h.counts) < 1_000 for h in latencies.windows.values())
+        requests = model.broker_times["api"]
+        assert all(model.scenario.load_start <= a < model.load_end for a in requests.arrivals)
