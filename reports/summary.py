@@ -1,7 +1,8 @@
 """A run's summary as a few readable lines: requests, batches, broker load, neighbours vs SLA."""
 from __future__ import annotations
 
-from simulator.contract import RunResult, TenantFigures
+from simulator.contract import WINDOWS, RunResult, TenantFigures
+from simulator.contract import explain as words
 
 _LABEL_WIDTH = 22
 
@@ -18,12 +19,6 @@ def _line(label: str, value: str) -> str:
     return f"  {label:<{_LABEL_WIDTH}}{value}"
 
 
-def _sla_verdict(neighbour: TenantFigures) -> str:
-    windows = [w for w in ("before", "during", "after")
-               if (getattr(neighbour, f"p99_ms_{w}") or 0.0) > neighbour.sla_p99_ms]
-    return f"OVER SLA ({', '.join(windows)})" if windows else "within SLA"
-
-
 def _neighbour_lines(neighbours: tuple[TenantFigures, ...]) -> list[str]:
     if not neighbours:
         return ["  no neighbours in this scenario"]
@@ -31,7 +26,7 @@ def _neighbour_lines(neighbours: tuple[TenantFigures, ...]) -> list[str]:
     lines = [f"  {'neighbour p99 (ms)':<{width}}  {'before':>9}  {'during':>9}  {'after':>9}  {'SLA':>9}"]
     for n in neighbours:
         figures = "  ".join(f"{_number(getattr(n, f'p99_ms_{w}')):>9}" for w in ("before", "during", "after"))
-        lines.append(f"  {n.name:<{width}}  {figures}  {_number(n.sla_p99_ms):>9}  {_sla_verdict(n)}")
+        lines.append(f"  {n.name:<{width}}  {figures}  {_number(n.sla_p99_ms):>9}  {words.sla_verdict_by_window({w: getattr(n, f'p99_ms_{w}') for w in WINDOWS}, n.sla_p99_ms)}")
     return lines
 
 

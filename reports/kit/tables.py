@@ -37,7 +37,7 @@ _NUMBER = re.compile(r"^[-+]?[\d,]*\.?\d+( ?[%x])?$|^(n/a|-)$")
 
 def _cell(cell: str) -> str:
     """Numbers right-aligned (the table's default), words left-aligned, a breach in red."""
-    if cell.startswith("over SLA"):
+    if cell.startswith("OVER SLA"):
         return f'<td class="over">{escape(cell)}</td>'
     return f"<td>{escape(cell)}</td>" if _NUMBER.match(cell) else f'<td class="text">{escape(cell)}</td>'
 

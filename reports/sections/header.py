@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from reports.gate import FAIL, RULES, SKIPPED, check, thresholds_of
 from reports.kit.tables import html_table, markdown_table
 from simulator.contract import ResultError, RunResult
+from simulator.contract import explain as words
 from simulator.contract.files import GATE, thresholds_of_gate
 from workloads.units import format_seeds
 
@@ -77,7 +78,7 @@ def worst_neighbour(result: RunResult) -> str:
     if not tenants:
         return "no neighbour measured during the load"
     worst = max(tenants, key=lambda t: t.p99_ms_during / t.sla_p99_ms if t.sla_p99_ms else 0.0)
-    return f"worst neighbour {worst.name} p99 {worst.p99_ms_during:,.1f} ms during the load, SLA {worst.sla_p99_ms:g} ms"
+    return words.worst_neighbour(worst.name, worst.p99_ms_during, worst.sla_p99_ms)
 
 
 def run_verdict(label: str, result: RunResult, gates: list[dict]) -> RunVerdict:

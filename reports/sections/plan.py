@@ -9,6 +9,7 @@ from html import escape
 from reports.kit import plot
 from reports.kit.plot import LEGEND_ROW_INCHES, Plot, legend_below, legend_rows
 from reports.kit.tables import html_table
+from simulator.contract import explain as words
 from workloads.units import format_seeds
 
 DEFINITIONS = (
@@ -28,11 +29,6 @@ def _where(point: dict | None) -> str:
     return f"{point['load_gb']:,.3g} GB x {point['loads']}, spacing {point['spacing_s']:g} s"
 
 
-def _ms(value: float) -> str:
-    """Two decimals near an SLA (10.04 > 10 shows as such), whole ms far above it."""
-    return f"{value:,.2f}" if value < 100 else f"{value:,.0f}"
-
-
 def _tried(option: dict, end: int) -> str:
     """The smallest (``end`` 0) or largest (1) ingest the option's points tried, when the plan says."""
     tried = option.get("ingest_tried_gb_per_hour")
@@ -49,8 +45,7 @@ def _breach(option: dict) -> str:
     b = option["first_breach"]
     if not b:
         return "none: the capacity is beyond the largest point tried" + _tried(option, 1)
-    return (f"{b['tenant']} {_ms(b['p99_ms_during'])} ms > {b['sla_p99_ms']:g} ms at {_gbh(b['ingest_gb_per_hour'])} "
-            f"({_where(b)})")
+    return f"{words.missed_sla(b['tenant'], b['p99_ms_during'], b['sla_p99_ms'])} at {_gbh(b['ingest_gb_per_hour'])} ({_where(b)})"
 
 
 def _headroom(option: dict) -> str:
@@ -64,7 +59,7 @@ OPTION_HEADER = ["cluster option", "max ingest within SLA", "reached at", "max /
 
 def option_rows(plan: dict) -> list[list[str]]:
     return [[o["name"], _capacity(o), _where(o["max_point"]), _headroom(o),
-             {True: "within SLA", False: "over SLA", None: "-"}[o["current_plan_feasible"]], _breach(o)]
+             "-" if o["current_plan_feasible"] is None else words.within_sla(o["current_plan_feasible"]), _breach(o)]
             for o in plan["options"]]
 
 
@@ -83,7 +78,7 @@ def _headline(plan: dict) -> list[str]:
     return [f"{plan['scenario']} plan ({plan['evaluator']}, {runs_of}): {len(plan['options'])} cluster option(s), "
             f"{runs * len(seeds)} runs{bisected}",
             f"current plan: {_where(cur)}: {_gbh(cur['ingest_gb_per_hour'])} on the current cluster, "
-            f"{'within SLA' if cur['feasible'] else 'over SLA'}"]
+            f"{words.within_sla(cur['feasible'])}"]
 
 
 def render_plan_table(plan: dict) -> str:

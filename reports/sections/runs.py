@@ -16,6 +16,7 @@ from reports.kit.plot import Plot
 from reports.kit.tables import format_figure, format_ms, html_table, markdown_table
 from reports.sections.labels import run_labels
 from simulator.contract import WINDOWS, RunResult
+from simulator.contract import explain as words
 from simulator.contract.titles import SUMMARY_FIGURES
 
 NEIGHBOUR_HEADER = ["neighbour", "p99 before (ms)", "p99 during (ms)", "p99 after (ms)", "SLA p99 (ms)", "verdict"]
@@ -53,8 +54,7 @@ def run_figures(results: list[RunResult], sources: list[str | Path] | None = Non
 
 
 def sla_verdict(neighbour: dict) -> str:
-    over = [w for w in WINDOWS if (neighbour[f"p99_ms_{w}"] or 0.0) > neighbour["sla_p99_ms"]]
-    return f"over SLA ({', '.join(over)})" if over else "within SLA"
+    return words.sla_verdict_by_window({w: neighbour[f"p99_ms_{w}"] for w in WINDOWS}, neighbour["sla_p99_ms"])
 
 
 def neighbour_names(runs: list[RunFigures]) -> list[str]:

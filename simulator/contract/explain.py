@@ -71,8 +71,19 @@ def against_sla(p99: float, sla_ms: float) -> str:
     return f"{shown} {'>' if over(p99, sla_ms) else '<='} SLA {limit}"
 
 
+def within_sla(within: bool) -> str:
+    """The verdict of a p99, or of a run's every neighbour, against the SLA."""
+    return "within SLA" if within else "OVER SLA"
+
+
 def sla_verdict(p99: float, sla_ms: float) -> str:
-    return "OVER SLA" if over(p99, sla_ms) else "within SLA"
+    return within_sla(not over(p99, sla_ms))
+
+
+def sla_verdict_by_window(p99_by_window: Mapping[str, float | None], sla_ms: float) -> str:
+    """``OVER SLA (during, after)``: the windows whose p99 was over the SLA; else ``within SLA``."""
+    windows = [window for window, p99 in p99_by_window.items() if p99 is not None and over(p99, sla_ms)]
+    return f"{within_sla(False)} ({', '.join(windows)})" if windows else within_sla(True)
 
 
 def sla_reason(measured: list[tuple[str, float, float]], unmeasured: list[str]) -> str:
@@ -90,6 +101,10 @@ def sla_margin(name: str, p99: float, sla_ms: float) -> str:
 
 def missed_sla(name: str, p99: float, sla_ms: float) -> str:
     return f"{name} p99 {against_sla(p99, sla_ms)}"
+
+
+def worst_neighbour(name: str, p99: float, sla_ms: float) -> str:
+    return f"worst neighbour {missed_sla(name, p99, sla_ms)} during the load"
 
 
 def p99_of_sla(name: str, p99: float, sla_ms: float) -> str:

@@ -42,7 +42,7 @@ def test_plan_prints_each_cluster_options_capacity_and_writes_the_plan(planned):
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == "paypay-glue-2gb-fixed plan (model, seed 1): 3 cluster option(s), 9 runs"
-    assert lines[1].startswith("current plan: 0.5 GB x 1, spacing 0 s: ") and lines[1].endswith(" over SLA")
+    assert lines[1].startswith("current plan: 0.5 GB x 1, spacing 0 s: ") and lines[1].endswith(" OVER SLA")
     assert [line.split()[0] for line in lines[3:7]] == ["cluster", "current", "brokers=6", "broker_down"]
     assert lines[-1] == f"wrote {out / 'plan.json'}, {out / 'plan.csv'}"
     plan = json.loads((out / "plan.json").read_text())

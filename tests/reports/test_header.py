@@ -29,7 +29,7 @@ def test_a_runs_verdict_is_the_gate_rules_with_its_scenarios_thresholds():
     verdict = run_verdict("glue", _run(12.5, cpu=55.0), [])
     # cpu_max 50 from the scenario's check section; fraud is the worst by its share of its SLA (1.5x)
     assert verdict.line() == ("glue: FAIL (2 of 5 rules: neighbour_sla, broker_cpu); worst neighbour fraud p99 30.0 ms "
-                              "during the load, SLA 20 ms [the gate's rules]")
+                              "> SLA 20.0 ms during the load [the gate's rules]")
     assert run_verdict("calm", _run(5.0, cpu=40.0), []).passed is False   # fraud is still over its SLA
 
 

@@ -41,7 +41,7 @@ def test_the_table_shows_each_options_capacity_headroom_and_first_breach():
         "current plan: 1 GB x 1, spacing 0 s: 400 GB/h on the current cluster, within SLA",
         "",
         "cluster option  max ingest within SLA  reached at             max / current  current plan  first breach",
-        "current         400 GB/h               1 GB x 1, spacing 0 s  1.00x          within SLA    api 10.04 ms > 10 ms at 410 GB/h (2 GB x 1, spacing 0 s)",
+        "current         400 GB/h               1 GB x 1, spacing 0 s  1.00x          within SLA    api p99 10.04 ms > SLA 10.00 ms at 410 GB/h (2 GB x 1, spacing 0 s)",
         "brokers=6       800 GB/h               2 GB x 1, spacing 0 s  2.00x          within SLA    none: the capacity is beyond the largest point tried",
     ]
 

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from quietload.cli import app
+from reports.kit.tables import html_table
 from reports.report import render_csv, render_json, render_markdown, write_report
 from reports.sections.runs import run_figures
 from reports.sections.batch_sizes import batch_size_plot, render_batch_size_csv
@@ -76,7 +77,7 @@ def test_markdown_shows_one_runs_figures_formatted_from_the_inputs(glue):
         "| CPU during (%) | 97.0 |", "",
         "| neighbour | p99 before (ms) | p99 during (ms) | p99 after (ms) | SLA p99 (ms) | verdict |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",
-        "| payment-api | 4.0 | 1,234.6 | 12.0 | 10.0 | over SLA (during, after) |",
+        "| payment-api | 4.0 | 1,234.6 | 12.0 | 10.0 | OVER SLA (during, after) |",
         "| fraud | 2.0 | 9.5 | n/a | 10.0 | within SLA |", "",
         "Batch sizes: 400 batches, the model's batches as sent; buckets end at the bound shown (1 KB = 1024 bytes).", "",
         "| batch size (KB) | batches (on the wire) | share (%) | batches (uncompressed records) |",
@@ -261,3 +262,8 @@ def test_no_plot_when_no_run_has_a_distribution(glue_fixed):
     assert batch_size_plot(run_figures([glue_fixed])) is None
     html = render_html(run_figures([glue_fixed]))
     assert "<h3>Batch-size distribution</h3>" in html and "No batch-size distribution in glue-fixed (" in html
+
+
+def test_a_breach_is_the_one_cell_the_html_tables_mark():
+    table = html_table(["neighbour", "verdict"], [["api", "OVER SLA (during)"], ["fraud", "within SLA"]])
+    assert '<td class="over">OVER SLA (during)</td>' in table and '<td class="text">within SLA</td>' in table

@@ -32,3 +32,17 @@ def test_a_pipeline_names_why_its_largest_part_is_largest():
         "linger.ms=5, and its records are visible only once their transaction commits).")
     assert words.pipeline_parts(_pipeline(empty, empty)) == (
         "Pipeline fraud (spark-microbatch) delivered no record before the load.")
+
+
+def test_one_verdict_of_a_p99_against_its_sla_at_the_sla_is_within():
+    assert words.sla_verdict(10.0, 10.0) == "within SLA" and words.sla_verdict(10.04, 10.0) == "OVER SLA"
+    assert words.within_sla(True) == "within SLA" and words.within_sla(False) == "OVER SLA"
+    by_window = {"before": 4.0, "during": 1234.6, "after": 12.0}
+    assert words.sla_verdict_by_window(by_window, 10.0) == "OVER SLA (during, after)"
+    assert words.sla_verdict_by_window({"before": 4.0, "during": 9.5, "after": None}, 10.0) == "within SLA"
+
+
+def test_a_p99_against_its_sla_shows_the_decimal_that_tells_them_apart():
+    assert words.missed_sla("api", 10.04, 10.0) == "api p99 10.04 ms > SLA 10.00 ms"
+    assert words.missed_sla("api", 4256.2, 10.0) == "api p99 4,256.2 ms > SLA 10.0 ms"
+    assert words.worst_neighbour("fraud", 9.0, 20.0) == "worst neighbour fraud p99 9.0 ms <= SLA 20.0 ms during the load"

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from simulator.contract import explain as words
 from simulator.contract import result_path, scenario_path
 from simulator.contract.files import PLAN
 from simulator.evaluator import Evaluator, model_evaluator
@@ -197,7 +198,7 @@ def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
 
 def within_sla(tenant: dict) -> bool:
     """A neighbour that sent nothing during the load (no p99) did not breach."""
-    return tenant["p99_ms_during"] is None or tenant["p99_ms_during"] <= tenant["sla_p99_ms"]
+    return tenant["p99_ms_during"] is None or not words.over(tenant["p99_ms_during"], tenant["sla_p99_ms"])
 
 
 def _worst(tenants: list[dict]) -> dict | None:
