@@ -7,11 +7,12 @@ from __future__ import annotations
 import csv
 import io
 from html import escape
-from typing import Any, Iterator
+from typing import Any
 
 from reports.kit import plot
 from reports.kit.plot import Plot
 from reports.kit.tables import markdown_table
+from simulator.contract import BatchSizeFigures
 
 KB = 1024
 MISSING_LINE = ("No batch-size distribution in {what} (a result written before quietload recorded one, or a "
@@ -22,10 +23,10 @@ CAPTION = ("The share of the batch load's produce batches in each size bucket (b
 SOURCES = {"model": "the model's batches as sent", "broker log": "every batch in the brokers' logs (DumpLogSegments)"}
 
 
-def distribution(run: Any) -> dict | None:
+def distribution(run: Any) -> BatchSizeFigures | None:
     """The run's ``batch_sizes`` if it has any batches."""
     sizes = run.result.batch_sizes
-    return sizes if sizes and sizes.get("batches") else None
+    return sizes if sizes and sizes.batches else None
 
 
 def batch_size_limit(run: Any) -> int | None:
@@ -38,26 +39,20 @@ def bucket_label(index: int, upper: int) -> str:
     return f"<= {upper / KB:,g}" if index == 0 else f"{upper / 2 / KB:,g}-{upper / KB:,g}"
 
 
-def share_pct(count: int, sizes: dict) -> float:
-    return 100.0 * count / sizes["batches"]
+def share_pct(count: int, sizes: BatchSizeFigures) -> float:
+    return 100.0 * count / sizes.batches
 
 
 BATCH_SIZE_HEADER = ["batch size (KB)", "batches (on the wire)", "share (%)", "batches (uncompressed records)"]
 
 
-def buckets(sizes: dict) -> Iterator[tuple[int, int, int | None]]:
-    """(upper bound in bytes, batches by wire size, batches by record size or None) of each bucket."""
-    by_records = sizes["record_bytes"] or [None] * len(sizes["wire_bytes"])
-    return zip(sizes["bucket_upper_bytes"], sizes["wire_bytes"], by_records)
-
-
-def batch_size_rows(sizes: dict) -> list[list[str]]:
+def batch_size_rows(sizes: BatchSizeFigures) -> list[list[str]]:
     return [[bucket_label(i, upper), f"{wire:,}", f"{share_pct(wire, sizes):,.1f}",
-             "n/a" if records is None else f"{records:,}"] for i, (upper, wire, records) in enumerate(buckets(sizes))]
+             "n/a" if records is None else f"{records:,}"] for i, (upper, wire, records) in enumerate(sizes.buckets())]
 
 
-def batch_size_intro(sizes: dict) -> str:
-    return (f"Batch sizes: {sizes['batches']:,} batches, {SOURCES.get(sizes['source'], sizes['source'])}; "
+def batch_size_intro(sizes: BatchSizeFigures) -> str:
+    return (f"Batch sizes: {sizes.batches:,} batches, {SOURCES.get(sizes.source, sizes.source)}; "
             "buckets end at the bound shown (1 KB = 1024 bytes).")
 
 
@@ -70,8 +65,8 @@ def render_batch_size_csv(runs: list[Any]) -> str:
     for run in runs:
         if (sizes := distribution(run)) is None:
             continue
-        for upper, wire, records in buckets(sizes):
-            writer.writerow([run.label, run.scenario_name, run.result.evaluator, run.result.seed, sizes["source"],
+        for upper, wire, records in sizes.buckets():
+            writer.writerow([run.label, run.scenario_name, run.result.evaluator, run.result.seed, sizes.source,
                              upper, wire, "" if records is None else records])
     return out.getvalue()
 
@@ -83,12 +78,12 @@ def batch_size_markdown(run: Any) -> list[str]:
             else [MISSING_LINE.format(what="this result")])
 
 
-def step_points(sizes: dict) -> tuple[list[float], list[float]]:
+def step_points(sizes: BatchSizeFigures) -> tuple[list[float], list[float]]:
     """Bucket edges in KB (the first bucket drawn from 0.5 KB: a log axis has no 0) and each bucket's
     share (%), up to the largest batch on the wire."""
-    counts = sizes["wire_bytes"]
+    counts = sizes.wire_bytes
     last = max(i for i, count in enumerate(counts) if count)
-    uppers = [upper / KB for upper in sizes["bucket_upper_bytes"][:last + 1]]
+    uppers = [upper / KB for upper in sizes.bucket_upper_bytes[:last + 1]]
     return [uppers[0] / 2, *uppers], [share_pct(count, sizes) for count in counts[:last + 1]]
 
 
@@ -117,7 +112,7 @@ def batch_size_figure(runs: list[Any]) -> Any | None:
         axes.set_ylim(0, 100)
         axes.set_yticks([0, 50, 100])
         axes.set_ylabel("share (%)")
-        axes.set_title(f"{run.label}: {sizes['batches']:,} batches, {SOURCES.get(sizes['source'], sizes['source'])}",
+        axes.set_title(f"{run.label}: {sizes.batches:,} batches, {SOURCES.get(sizes.source, sizes.source)}",
                        fontsize="medium", loc="left")
         axes.grid(alpha=0.3)
     bottom = panels[-1, 0]

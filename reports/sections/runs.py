@@ -45,7 +45,7 @@ class RunFigures:
     def to_dict(self) -> dict:
         return {"label": self.label, "scenario": self.scenario_name, "evaluator": self.result.evaluator,
                 "seed": self.result.seed, "summary": self.summary, "neighbours": self.neighbours,
-                "batch_sizes": self.result.batch_sizes, "mechanism": list(self.result.mechanism)}
+                "batch_sizes": self.result.batch_sizes and self.result.batch_sizes.to_dict(), "mechanism": list(self.result.mechanism)}
 
 
 def run_figures(results: list[RunResult], sources: list[str | Path] | None = None) -> list[RunFigures]:

@@ -1,16 +1,16 @@
 """The contract of every evaluator and every reader: the result schema and the files quietload writes.
 
 ``RunResult`` is one run, model or live; its ``summary`` is a typed ``Summary`` (a ``TenantFigures``
-per neighbour) and its ``brokers`` are ``BrokerFigures``. Each class has one codec
+per neighbour), its ``brokers`` are ``BrokerFigures`` and its ``batch_sizes`` ``BatchSizeFigures``. Each class has one codec
 (``to_dict``/``from_dict``) and the file's bytes follow the classes' field order. This package
 imports only ``workloads``, so the simulator, the tuner and the reports all build on it.
 """
 from simulator.contract.errors import ResultError
-from simulator.contract.figures import BrokerFigures, Summary, TenantFigures
+from simulator.contract.figures import BatchSizeFigures, BrokerFigures, Summary, TenantFigures
 from simulator.contract.histograms import LatencyHistogram, SizeHistogram, batch_size_section
 from simulator.contract.names import file_part, result_path, scenario_path, spread_path
 from simulator.contract.result import PERCENTILES, SCHEMA_VERSION, WINDOWS, RunResult, json_field, read_json
 
-__all__ = ["BrokerFigures", "LatencyHistogram", "PERCENTILES", "ResultError", "RunResult", "SCHEMA_VERSION",
+__all__ = ["BatchSizeFigures", "BrokerFigures", "LatencyHistogram", "PERCENTILES", "ResultError", "RunResult", "SCHEMA_VERSION",
            "SizeHistogram", "Summary", "TenantFigures", "WINDOWS", "batch_size_section", "file_part", "json_field",
            "read_json", "result_path", "scenario_path", "spread_path"]

@@ -1,5 +1,6 @@
 """The typed figures of a RunResult: its ``summary`` (``Summary`` with a ``TenantFigures`` per
-neighbour) and its ``brokers`` (``BrokerFigures``), with the one codec that writes and reads them.
+neighbour), its ``brokers`` (``BrokerFigures``) and its ``batch_sizes`` (``BatchSizeFigures``), with
+the one codec that writes and reads them.
 
 A field's place in its class is its place in the file, so that equal runs give equal bytes.
 Fields added to the schema after its first files are optional: a file without them reads with
@@ -9,7 +10,7 @@ than written as null, as the model's files have always been.
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from simulator.contract.errors import ResultError
 
@@ -134,3 +135,25 @@ class BrokerFigures(Figures):
     NetworkProcessorAvgIdlePercent: Mapping[str, float | None] | None = None
     cpu_percent: Mapping[str, float | None] | None = None
     produce_time_ms: Mapping[str, Mapping[str, float | None]] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchSizeFigures(Figures):
+    """The batch load's produce batches per size bucket (``histograms.batch_size_section`` fills it):
+    each bucket's upper bound (1 KiB, 2 KiB, 4 KiB, ...), and per bucket the batches by bytes on the
+    wire (batch header included) and by uncompressed record bytes (None where the evaluator cannot
+    see them); ``source`` is ``model`` or ``broker log``."""
+
+    SEQUENCES = ("bucket_upper_bytes", "wire_bytes", "record_bytes")
+
+    source: str
+    bucket_upper_bytes: tuple[int, ...]
+    wire_bytes: tuple[int, ...]
+    record_bytes: tuple[int, ...] | None = None
+    batches: int
+    records: float | None = None
+
+    def buckets(self) -> Iterator[tuple[int, int, int | None]]:
+        """(upper bound in bytes, batches by wire size, batches by record size or None) of each bucket."""
+        by_records = self.record_bytes or (None,) * len(self.wire_bytes)
+        return zip(self.bucket_upper_bytes, self.wire_bytes, by_records)

@@ -8,6 +8,8 @@ import math
 from collections import Counter
 from typing import Iterable
 
+from simulator.contract.figures import BatchSizeFigures
+
 
 class LatencyHistogram:
     """Log-bucketed latencies (1 % wide buckets from 1 microsecond), HdrHistogram style."""
@@ -92,16 +94,16 @@ class SizeHistogram:
 
 
 def batch_size_section(source: str, wire_bytes: SizeHistogram, record_bytes: SizeHistogram | None,
-                       records: float | None) -> dict:
+                       records: float | None) -> BatchSizeFigures:
     """A RunResult's ``batch_sizes``: the batch load's produce batches per bucket, by bytes on the
     wire (batch header included) and by uncompressed record bytes (None where unknown)."""
     buckets = max(len(wire_bytes.counts), len(record_bytes.counts) if record_bytes is not None else 0)
 
-    def padded(histogram: SizeHistogram) -> list[int]:
-        return histogram.counts + [0] * (buckets - len(histogram.counts))
+    def padded(histogram: SizeHistogram) -> tuple[int, ...]:
+        return (*histogram.counts, *[0] * (buckets - len(histogram.counts)))
 
-    return {"source": source,
-            "bucket_upper_bytes": [BATCH_BUCKET_FIRST_BYTES << index for index in range(buckets)],
-            "wire_bytes": padded(wire_bytes),
-            "record_bytes": padded(record_bytes) if record_bytes is not None else None,
-            "batches": sum(wire_bytes.counts), "records": records}
+    return BatchSizeFigures(source=source,
+                            bucket_upper_bytes=tuple(BATCH_BUCKET_FIRST_BYTES << index for index in range(buckets)),
+                            wire_bytes=padded(wire_bytes),
+                            record_bytes=padded(record_bytes) if record_bytes is not None else None,
+                            batches=sum(wire_bytes.counts), records=records)

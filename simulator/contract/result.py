@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from simulator.contract.errors import ResultError
-from simulator.contract.figures import BrokerFigures, Figures, Summary
+from simulator.contract.figures import BatchSizeFigures, BrokerFigures, Figures, Summary
 
 SCHEMA_VERSION = 1
 WINDOWS = ("before", "during", "after")
@@ -151,7 +151,7 @@ class RunResult:
     windows: dict = field(default_factory=dict)
     timelines: dict = field(default_factory=dict)
     mechanism: list = field(default_factory=list)
-    batch_sizes: dict | None = None
+    batch_sizes: BatchSizeFigures | None = None
     overrides: list = field(default_factory=list)     # the run's --set KEY=VALUE, as given
     schema_version: int = SCHEMA_VERSION
 
@@ -160,7 +160,8 @@ class RunResult:
             "schema_version": self.schema_version, "evaluator": self.evaluator, "seed": self.seed,
             "scenario": self.scenario, "overrides": self.overrides, "summary": self.summary.to_dict(),
             "mechanism": self.mechanism, "windows": self.windows, "spark": self.spark, "producers": self.producers,
-            "brokers": [broker.to_dict() for broker in self.brokers], "tenants": self.tenants, "batch_sizes": self.batch_sizes,
+            "brokers": [broker.to_dict() for broker in self.brokers], "tenants": self.tenants,
+            "batch_sizes": self.batch_sizes.to_dict() if self.batch_sizes is not None else None,
             "timelines": self.timelines,
         })
 
@@ -189,6 +190,8 @@ class RunResult:
         known["summary"] = Summary.from_dict(data["summary"], "summary", source)
         known["brokers"] = tuple(BrokerFigures.from_dict(broker, f"brokers[{i}]", source)
                                  for i, broker in enumerate(data.get("brokers") or ()))
+        if data.get("batch_sizes") is not None:
+            known["batch_sizes"] = BatchSizeFigures.from_dict(data["batch_sizes"], "batch_sizes", source)
         return cls(**known)
 
     @classmethod

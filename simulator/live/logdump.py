@@ -19,6 +19,7 @@ from typing import Any
 from simulator.live._jars import KafkaJars, java_command, resolve_jars
 from simulator.live._process import StackError
 from simulator.model.batch import BATCH_HEADER
+from simulator.contract import BatchSizeFigures
 from simulator.contract.histograms import SizeHistogram, batch_size_section
 
 DUMP_TOOL = "kafka.tools.DumpLogSegments"
@@ -89,7 +90,7 @@ def topic_batches(log_dirs: list[Path], topic: str, jars: KafkaJars | None = Non
     return batches
 
 
-def batch_sizes_from_logs(log_dirs: list[Path], topic: str, jars: KafkaJars | None = None) -> dict:
+def batch_sizes_from_logs(log_dirs: list[Path], topic: str, jars: KafkaJars | None = None) -> BatchSizeFigures:
     """``RunResult.batch_sizes`` of ``topic`` from the brokers' ``log_dirs``."""
     batches = topic_batches(log_dirs, topic, jars)
     wire = SizeHistogram()
@@ -103,7 +104,7 @@ def batch_sizes_from_logs(log_dirs: list[Path], topic: str, jars: KafkaJars | No
     return batch_size_section(SOURCE, wire, record, sum(batch.records for batch in batches))
 
 
-def batch_sizes(cluster: Any, topic: str) -> dict | None:
+def batch_sizes(cluster: Any, topic: str) -> BatchSizeFigures | None:
     """``RunResult.batch_sizes`` of ``topic`` from a local stack's brokers (``KafkaCluster``), read
     while their log directories exist; None without one (a cluster given by its bootstrap servers)."""
     if cluster is None:

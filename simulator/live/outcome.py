@@ -19,7 +19,7 @@ from typing import Any
 from simulator.live.neighbours import TenantTrace
 from simulator.live.sampler import Scrape, handler_idle_pct, per_second, rate
 from simulator.contract.histograms import LatencyHistogram
-from simulator.contract import BrokerFigures, RunResult, Summary, TenantFigures
+from simulator.contract import BatchSizeFigures, BrokerFigures, RunResult, Summary, TenantFigures
 from simulator.contract import explain as words
 from workloads import Scenario
 
@@ -41,7 +41,7 @@ class LiveRun:
     broker_cores: float                  # CPU each broker JVM may use: its budget (CPU % is of this)
     notes: list[str] = field(default_factory=list)
     faults: list[dict] = field(default_factory=list)   # [{"kind": "broker killed", "broker": 1, "at_s": 12.3}]
-    batch_sizes: dict | None = None      # RunResult.batch_sizes from the bulk topic's logs (logdump)
+    batch_sizes: BatchSizeFigures | None = None      # RunResult.batch_sizes from the bulk topic's logs (logdump)
     machine: dict = field(default_factory=dict)        # MachineLoad: load average, iowait, cores
 
 

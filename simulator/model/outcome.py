@@ -5,7 +5,7 @@ import dataclasses
 import math
 from typing import Sequence
 
-from simulator.contract import BrokerFigures, RunResult, Summary, TenantFigures
+from simulator.contract import BatchSizeFigures, BrokerFigures, RunResult, Summary, TenantFigures
 from simulator.model.broker import idle_percent
 from simulator.model.explain import mechanism
 from simulator.contract.histograms import batch_size_section
@@ -58,7 +58,7 @@ def _producer_figures(producer, load) -> dict:
     }
 
 
-def _batch_sizes(bulk_producers: list) -> dict:
+def _batch_sizes(bulk_producers: list) -> BatchSizeFigures:
     sizes = BatchSizes()
     for producer in bulk_producers:
         sizes.add(producer.batch_sizes)

@@ -215,10 +215,10 @@ def test_report_of_a_real_result_carries_its_figures(real_result, tmp_path):
     assert len(_figures(html)) == html.count("<img") == 9 and 'src="http' not in html
     sizes = real_result.batch_sizes
     rows = list(csv.DictReader(io.StringIO(paths[4].read_text())))
-    assert [int(r["bucket_upper_bytes"]) for r in rows] == sizes["bucket_upper_bytes"]
-    assert [int(r["wire_batches"]) for r in rows] == sizes["wire_bytes"]
-    assert [int(r["record_batches"]) for r in rows] == sizes["record_bytes"]
-    assert sum(sizes["wire_bytes"]) == sizes["batches"] == summary.batches
+    assert [int(r["bucket_upper_bytes"]) for r in rows] == list(sizes.bucket_upper_bytes)
+    assert [int(r["wire_batches"]) for r in rows] == list(sizes.wire_bytes)
+    assert [int(r["record_batches"]) for r in rows] == list(sizes.record_bytes)
+    assert sum(sizes.wire_bytes) == sizes.batches == summary.batches
     assert f"Batch sizes: {summary.batches:,} batches, the model's batches as sent;" in markdown
 
 

@@ -1,11 +1,12 @@
 """The one writer and the one reader of RunResult files: JSON without NaN, figures of the schema's types."""
+import dataclasses
 import json
 import math
 from pathlib import Path
 
 import pytest
 
-from simulator.contract import ResultError, RunResult, Summary, result_path
+from simulator.contract import BatchSizeFigures, ResultError, RunResult, Summary, result_path
 
 
 def _result(**summary) -> RunResult:
@@ -71,3 +72,15 @@ def test_a_file_written_before_later_figures_existed_still_reads(tmp_path):
     # written again, the figures it has keep their values; those it lacks are null, the live stack's own absent
     again = json.loads(run.to_json())["summary"]
     assert again["produce_requests"] == 32104 and again["record_bytes"] is None and "integrity_ok" not in again
+
+
+def test_the_batch_size_section_is_typed_and_reads_back_as_it_was_written():
+    sizes = BatchSizeFigures(source="model", bucket_upper_bytes=(1024, 2048), wire_bytes=(3, 1), record_bytes=(2, 2),
+                             batches=4, records=40.0)
+    assert sizes.to_dict() == {"source": "model", "bucket_upper_bytes": [1024, 2048], "wire_bytes": [3, 1],
+                               "record_bytes": [2, 2], "batches": 4, "records": 40.0}
+    assert BatchSizeFigures.from_dict(sizes.to_dict()) == sizes
+    assert list(sizes.buckets()) == [(1024, 3, 2), (2048, 1, 2)]
+    assert list(dataclasses.replace(sizes, record_bytes=None).buckets()) == [(1024, 3, None), (2048, 1, None)]
+    with pytest.raises(ResultError, match="^result: RunResult lacks batch_sizes.wire_bytes$"):
+        BatchSizeFigures.from_dict({"source": "model", "bucket_upper_bytes": [1024], "batches": 1}, "batch_sizes")

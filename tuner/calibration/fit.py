@@ -98,15 +98,15 @@ def observe(result: RunResult, run: str) -> Observation:
     summary, lines = result.summary, result.timelines
     if not lines.get("handler_idle_pct_min") or summary.handler_idle_pct_during is None:
         raise ScenarioError(run, "the run has no handler idle figures (a cluster without its brokers' metrics)")
-    sizes = result.batch_sizes or {}
-    records = sizes.get("records") or sum(p.get("records") or 0 for p in result.producers) or (result.spark or {}).get("rows") or 0
+    sizes = result.batch_sizes
+    records = (sizes and sizes.records) or sum(p.get("records") or 0 for p in result.producers) or (result.spark or {}).get("rows") or 0
     settings = scenario["cluster"]["broker"]
     handler = _excess([None if v is None else (100.0 - v) / 100.0 * settings["num.io.threads"]
                        for v in lines["handler_idle_pct_min"]], result.windows, less_background=False)
     cpu = _excess([None if v is None else v / 100.0 * settings["vcpus"] for v in lines["cpu_pct_max"]], result.windows)
     # the job's own figures: a live broker's counters also hold the job's warm-up, before the windows
     return Observation(
-        run=run, requests=float(summary.produce_requests), batches=float(sizes.get("batches") or summary.batches),
+        run=run, requests=float(summary.produce_requests), batches=float((sizes and sizes.batches) or summary.batches),
         records=float(records), wire_bytes=float(summary.wire_bytes), record_bytes=float(summary.record_bytes),
         received_bytes=float(summary.wire_bytes), codec=scenario["batch"]["producer"]["compression.type"],
         handler_busy_s=handler[0], handler_noise_s=handler[1], cpu_s=cpu[0], cpu_noise_s=cpu[1])

@@ -10,6 +10,7 @@ import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from simulator.contract import BatchSizeFigures
 from simulator.live import logdump
 from simulator.live.kafka import KafkaCluster
 from simulator.live.outcome import build
@@ -61,8 +62,8 @@ def test_each_partition_is_read_from_its_fullest_replica(tmp_path, monkeypatch):
 
 
 def test_a_live_run_carries_the_distribution_into_its_result():
-    sizes = {"source": "broker log", "bucket_upper_bytes": [1024, 2048], "wire_bytes": [3, 1],
-             "record_bytes": None, "batches": 4, "records": 40}
+    sizes = BatchSizeFigures(source="broker log", bucket_upper_bytes=(1024, 2048), wire_bytes=(3, 1),
+                             record_bytes=None, batches=4, records=40)
     assert build(dataclasses.replace(_run(), batch_sizes=sizes)).batch_sizes == sizes
     assert build(_run()).batch_sizes is None       # a cluster given by --bootstrap-servers
     assert batch_sizes(None, "bulk") is None
@@ -90,11 +91,11 @@ def test_the_brokers_log_holds_the_batches_written(cluster):
     _produce(cluster, "bulk", BATCHES, "none")
     assert broker_log_dirs(cluster) == [cluster.run_dir / "broker-0" / "data"]
     sizes = batch_sizes(cluster, "bulk")
-    assert sizes["source"] == "broker log"
-    assert sizes["bucket_upper_bytes"] == [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]
-    assert sizes["wire_bytes"] == [2, 0, 1, 0, 0, 0, 1, 1]
-    assert sizes["record_bytes"] == [2, 0, 1, 0, 0, 0, 1, 1]
-    assert (sizes["batches"], sizes["records"]) == (len(BATCHES), sum(records for _, records, _ in BATCHES))
+    assert sizes.source == "broker log"
+    assert sizes.bucket_upper_bytes == (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
+    assert sizes.wire_bytes == (2, 0, 1, 0, 0, 0, 1, 1)
+    assert sizes.record_bytes == (2, 0, 1, 0, 0, 0, 1, 1)
+    assert (sizes.batches, sizes.records) == (len(BATCHES), sum(records for _, records, _ in BATCHES))
     written = topic_batches(broker_log_dirs(cluster), "bulk")
     in_log_order = sorted(BATCHES, key=lambda batch: batch[0])     # each partition's batches as written
     assert [batch.records for batch in written] == [records for _, records, _ in in_log_order]
@@ -107,5 +108,5 @@ def test_compressed_batches_have_wire_sizes_only(cluster):
     _produce(cluster, "compressed", [(0, 20, 1000), (1, 1, 100)], "zstd")
     sizes = batch_sizes(cluster, "compressed")
     # 20 KB of one repeated byte compress to well under 1 KB
-    assert sizes["wire_bytes"] == [2] and sizes["record_bytes"] is None
-    assert (sizes["batches"], sizes["records"]) == (2, 21)
+    assert sizes.wire_bytes == (2,) and sizes.record_bytes is None
+    assert (sizes.batches, sizes.records) == (2, 21)

@@ -58,14 +58,14 @@ def test_full_batches_count_in_the_batch_size_bucket(make_scenario, traced_run, 
     assert (full, bucket(tail + BATCH_HEADER)) == (26, 5)
     sizes = result.batch_sizes
     # 26 full batches in the batch.size bucket (32-64 KB), the flushed tail in the 16-32 KB one
-    assert sizes["bucket_upper_bytes"] == [1024, 2048, 4096, 8192, 16384, 32768, 65536]
-    assert sizes["wire_bytes"] == sizes["record_bytes"] == [0, 0, 0, 0, 0, 1, 26]
-    assert sizes["batches"] == result.summary.batches == 27
-    assert sizes["records"] == pytest.approx(result.summary.record_bytes / record, rel=1e-9)
-    assert sizes["source"] == "model"
+    assert sizes.bucket_upper_bytes == (1024, 2048, 4096, 8192, 16384, 32768, 65536)
+    assert sizes.wire_bytes == sizes.record_bytes == (0, 0, 0, 0, 0, 1, 26)
+    assert sizes.batches == result.summary.batches == 27
+    assert sizes.records == pytest.approx(result.summary.record_bytes / record, rel=1e-9)
+    assert sizes.source == "model"
     (executor,) = run.loads[0].executors
     sent = log.batches(executor.producer)
-    assert sizes["wire_bytes"] == counts([b.wire for b in sent])
+    assert list(sizes.wire_bytes) == counts([b.wire for b in sent])
 
 
 # linger.ms 60 s, batch.size 1 MB: no batch fills; each of the 4 write tasks (repartition(4) on
@@ -82,18 +82,18 @@ def test_task_end_flushes_count_partial_batches_far_below_batch_size(make_scenar
     assert result.spark["write_tasks"] == 4 and bucket(task_bytes + BATCH_HEADER) == 6
     sizes = result.batch_sizes
     # four batches of a quarter of the records each (32-64 KB); the 0.5-1 MB batch.size bucket is empty
-    assert sizes["wire_bytes"] == sizes["record_bytes"] == [0, 0, 0, 0, 0, 0, 4]
-    assert sizes["batches"] == result.summary.batches == 4
-    assert bucket(1024 * KB) == 10 > len(sizes["wire_bytes"]) - 1
+    assert sizes.wire_bytes == sizes.record_bytes == (0, 0, 0, 0, 0, 0, 4)
+    assert sizes.batches == result.summary.batches == 4
+    assert bucket(1024 * KB) == 10 > len(sizes.wire_bytes) - 1
 
 
 def test_compressed_batches_are_smaller_on_the_wire(make_scenario, evaluator):
     result = evaluator.evaluate(make_scenario(FLUSHED_BATCHES, {"batch": {"producer": {"compression.type": "zstd"}}}),
                                 seed=1)
     sizes = result.batch_sizes
-    assert sizes["record_bytes"] == [0, 0, 0, 0, 0, 0, 4]
+    assert sizes.record_bytes == (0, 0, 0, 0, 0, 0, 4)
     wire = result.summary.wire_bytes / 4
-    assert sizes["wire_bytes"][bucket(wire)] == 4 and bucket(wire) < 6
+    assert sizes.wire_bytes[bucket(wire)] == 4 and bucket(wire) < 6
 
 
 def test_neighbour_batches_are_not_counted(make_scenario, traced_run):
@@ -105,7 +105,7 @@ def test_neighbour_batches_are_not_counted(make_scenario, traced_run):
     run.execute()
     result = build(run)
     assert run.tenants[0].producer.batches_sent > 100
-    assert result.batch_sizes["batches"] == result.summary.batches == sum(result.batch_sizes["wire_bytes"])
+    assert result.batch_sizes.batches == result.summary.batches == sum(result.batch_sizes.wire_bytes)
 
 
 def test_a_result_without_batch_sizes_still_reads(make_scenario, evaluator):
