@@ -44,6 +44,7 @@ class RecordAccumulator:
         self.keyed = spec.keyed
         self.deques: dict[Partition, deque[Batch]] = {p: deque() for p in partitions}
         self.nonempty: dict[Partition, None] = {}
+        self.queued_on: dict[Broker, int] = {node: 0 for node in self.nodes}   # partitions with batches, by leader
         self.drain_index = {node: 0 for node in self.nodes}     # nodesDrainIndex
         self.sticky = StickyPartitioner(spec.client.partitioner, partitions, self.deques, rng, config.batch_size)
         self.ratio_estimate = 1.0
@@ -98,7 +99,9 @@ class RecordAccumulator:
         batch = Batch(partition, now, memory, self.codec)
         self.memory_used += memory
         self.deques[partition].append(batch)
-        self.nonempty[partition] = None
+        if partition not in self.nonempty:
+            self.nonempty[partition] = None
+            self.queued_on[partition.leader] += 1
         self.incomplete[batch] = None
         return batch
 
@@ -332,6 +335,7 @@ class RecordAccumulator:
         self._close(batch, now)
         if not dq:   # with KIP-480 the next record then needs a new batch, and switches (for_record)
             del self.nonempty[partition]
+            self.queued_on[partition.leader] -= 1
         return batch
 
     # ---- completion ----------------------------------------------------------------------

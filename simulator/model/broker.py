@@ -9,8 +9,8 @@ threads are runnable than there are cores; a handler waiting for a core is not i
 acks=all produces wait in purgatory until followers' fetches move the high watermark.
 
 A broker knows its clients by ``client.id`` only: quotas are configured per client id
-(``quotas``), and every produce request's time parts go to the request log (``request_log``),
-from which the run keeps its neighbours'.
+(``quotas``), and the time parts of the produce requests of the client ids the run keeps (its
+neighbours') go to their rows of the request log (``request_log``, by client id).
 """
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ class Broker:
         self.fetch_max = spec.replica_fetch_max_bytes
         self.half_rtt = rtt / 2
         self.client_quotas: Mapping[str, Quota] = quotas or {}   # by client.id, as kafka-configs sets them
-        self.request_log = request_log
+        self.request_log: RequestLog = request_log if request_log is not None else {}
         self.enqueue_at: Callable[[Request], None] = self._enqueue     # bound once: events are many
         self.handled_at: Callable[[Request], None] = self._handled
         # the profile's CPU costs, in seconds per request, batch, record and byte
@@ -264,7 +264,7 @@ class Broker:
         connection = request.connection
         size = RESPONSE_BYTES + request.data
         cpu = self.network_request_s + request.data * self.network_byte_s
-        begin = max(now, self.processors[connection.processor].busy_until.get(connection, 0.0))
+        begin = max(now, self.processors[connection.processor].busy_until(connection))
         sent = self._processor_work(connection, now, cpu)
         delivered = self.nic_out.take(sent, size, connection)
         if request.kind == "fetch":
@@ -314,10 +314,10 @@ class Broker:
         times["ResponseQueueTimeMs"].append(response_begin - request.t_complete)
         times["ResponseSendTimeMs"].append(delivered - response_begin)
         times["TotalTimeMs"].append(delivered - request.t_arrive)
-        if self.request_log is not None:
-            self.request_log(request.connection.client_id,
-                             (request.t_arrive, request.t_local - request.t_start, request.t_complete - request.t_local,
-                              delivered - request.t_arrive))
+        rows = self.request_log.get(request.connection.client_id)
+        if rows is not None:
+            rows.add((request.t_arrive, request.t_local - request.t_start, request.t_complete - request.t_local,
+                      delivered - request.t_arrive))
 
     # ---- fetch (leader side) ----------------------------------------------------------------------
     def _fetchable(self, request: Request) -> float:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simulator.model import outcome
-from simulator.model.broker import Broker, Fetcher, Partition, RequestTimes, fetcher_id
+from simulator.model.broker import Broker, Fetcher, Partition, fetcher_id
 from simulator.model.client import ClientSpec
 from simulator.model.compression import record_overhead
 from simulator.model.cpu import Cores, Scheduler
@@ -99,7 +99,7 @@ class ModelRun:
         self.brokers = [Broker(self.engine, i, cluster.broker, profile.broker, cluster.network_rtt,
                                random.Random(self.rng.random()), scenario.jitter.service_time,
                                self.scheduler, profile.scheduler.broker_background_threads,
-                               quotas=quotas, request_log=self._request_logged)
+                               quotas=quotas, request_log=self.broker_times)
                         for i in range(cluster.brokers)]
         self.partitions: dict[str, list[Partition]] = {}
         for topic in cluster.topics:
@@ -203,12 +203,6 @@ class ModelRun:
         producer.send_at_rate(self.rng.random() * interval, interval, record,
                               (lambda: keys[pick(len(keys))]) if keys else (lambda: None))
         return run
-
-    def _request_logged(self, client_id: str, times: RequestTimes) -> None:
-        """A broker's request log line: the run keeps the neighbours' (they are its tenants)."""
-        rows = self.broker_times.get(client_id)
-        if rows is not None:
-            rows.add(times)
 
     def _load_done(self, load: Load) -> None:
         if all(not math.isnan(l.ended) for l in self.loads):

@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 if TYPE_CHECKING:
     from simulator.model.broker import Broker
+    from simulator.model.metrics import RequestTimesDuring
 
 # a produce request's (arrival, LocalTimeMs, RemoteTimeMs, TotalTimeMs), in seconds
 RequestTimes = tuple[float, float, float, float]
-RequestLog = Callable[[str, RequestTimes], None]
+# the request log of the client ids a run keeps (their produce requests' times), by client.id
+RequestLog = dict[str, "RequestTimesDuring"]
 
 
 class Client(Protocol):

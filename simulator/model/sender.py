@@ -188,8 +188,7 @@ class Sender:
             return math.inf
         if accumulator.keyed:   # every partition gets records: an idle node with room gets one soon
             for node in accumulator.nodes:
-                if self.connections[node].inflight < self.max_in_flight and \
-                        not any(accumulator.deques[p] for p in accumulator.by_node[node]):
+                if self.connections[node].inflight < self.max_in_flight and not accumulator.queued_on[node]:
                     return now + len(accumulator.partitions) * accumulator.record_bytes / accumulator.rate
             return math.inf
         target = accumulator.sticky.current
@@ -206,7 +205,7 @@ class Sender:
             connection = self.connections[node]
             if connection.inflight >= self.max_in_flight:
                 continue
-            if (flowing and (target is None or node is target)) or any(accumulator.deques[p] for p in accumulator.by_node[node]):
+            if (flowing and (target is None or node is target)) or accumulator.queued_on[node]:
                 next_check = min(next_check, connection.send_done)
         return next_check
 
