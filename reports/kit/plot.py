@@ -63,6 +63,23 @@ def svg(figure: Any) -> bytes:
     return buffer.getvalue()
 
 
+WIDE = 20     # figures spanning more than this many times need a log axis to show both ends
+
+
+def log_axis_if_wide(axes: Any, which: str, values: list[float], label: str | None = None,
+                     log_label: str | None = None) -> bool:
+    """A log scale on the ``which`` ("x" or "y") axis, its ticks as plain numbers, when ``values``
+    span more than ``WIDE`` times (a load that multiplies a p99 or a fix that cuts the requests
+    tenfold), and the axis labelled ``log_label`` if so, else ``label`` (when given); whether it did."""
+    wide = bool(values) and min(values) > 0 and max(values) > WIDE * min(values)
+    if wide:
+        getattr(axes, f"set_{which}scale")("log")
+        getattr(axes, f"{which}axis").set_major_formatter(pyplot().FuncFormatter(lambda value, _: f"{value:,g}"))
+    if label is not None:
+        getattr(axes, f"set_{which}label")(log_label if wide else label)
+    return wide
+
+
 def legend_rows(entries: int) -> int:
     return (entries + 1) // 2
 

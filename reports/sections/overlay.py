@@ -14,7 +14,7 @@ from typing import Any
 
 from reports.gate import thresholds_of
 from reports.kit import plot
-from reports.kit.plot import COLORS, LEGEND_ROW_INCHES, Plot, legend_below, legend_rows
+from reports.kit.plot import COLORS, LEGEND_ROW_INCHES, Plot, legend_below, legend_rows, log_axis_if_wide
 from reports.kit.tables import format_figure, html_table, markdown_table
 from reports.sections.runs import RunFigures, neighbour_names, timeline_points
 
@@ -70,10 +70,7 @@ def overlay_figure(series: list[Series], title: str, ylabel: str, *, lines: tupl
     for value, label in lines:
         axes.axhline(value, color="#b00020", linestyle="--", linewidth=1, label=label)
     values = [v for s in series for _, v in s.points] + [value for value, _ in lines]
-    if log_if_wide and values and min(values) > 0 and max(values) > 20 * min(values):
-        # a load that multiplies p99 needs a log axis to show both levels
-        axes.set_yscale("log")
-        axes.yaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,g}"))
+    if log_if_wide and log_axis_if_wide(axes, "y", values):
         ylabel += ", log scale"
     elif percent:
         axes.set_ylim(0, 100)
@@ -251,13 +248,8 @@ def breakdown_figure(runs: list[RunFigures]) -> Any | None:
               markeredgewidth=2, linestyle="none", label="TotalTimeMs p99 (in the brokers)")
     axes.plot([parts["p99_during"] or 0.0 for _, parts in rows], range(len(rows)), "D", color="#b00020",
               linestyle="none", label="p99 during the load, send to acknowledgement")
-    values = [v for _, parts in rows for v in parts.values() if v]
-    if values and max(values) > 20 * min(values):
-        axes.set_xscale("log")
-        axes.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,g}"))
-        axes.set_xlabel("ms (p99 during the load, log scale)")
-    else:
-        axes.set_xlabel("ms (p99 during the load)")
+    log_axis_if_wide(axes, "x", [v for _, parts in rows for v in parts.values() if v], "ms (p99 during the load)",
+                     "ms (p99 during the load, log scale)")
     axes.set_yticks(range(len(rows)), [label for label, _ in rows])
     axes.invert_yaxis()
     axes.set_title("What the neighbours' latency is made of, in the brokers")

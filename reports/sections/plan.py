@@ -7,7 +7,7 @@ import io
 from html import escape
 
 from reports.kit import plot
-from reports.kit.plot import LEGEND_ROW_INCHES, Plot, legend_below, legend_rows
+from reports.kit.plot import LEGEND_ROW_INCHES, Plot, legend_below, legend_rows, log_axis_if_wide
 from reports.kit.tables import html_table
 from simulator.contract import explain as words
 from workloads.units import format_seeds
@@ -153,12 +153,8 @@ def capacity_plot(plan: dict) -> Plot:
                       linestyle="none", color=color)
     for sla in slas:
         axes.axhline(sla, color="#b00020", linestyle="--", linewidth=1, label=f"SLA p99 {sla:g} ms")
-    if values and min(values) > 0 and max(values) > 20 * min(values):
-        axes.set_yscale("log")
-        axes.yaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,g}"))
-        axes.set_ylabel("worst neighbour p99 during the load (ms, log scale)")
-    else:
-        axes.set_ylabel("worst neighbour p99 during the load (ms)")
+    log_axis_if_wide(axes, "y", values, "worst neighbour p99 during the load (ms)",
+                     "worst neighbour p99 during the load (ms, log scale)")
     axes.set_xlabel("batch ingest (GB/hour)")
     axes.set_title(f"Capacity: worst neighbour p99 against batch ingest, {plan['scenario']}")
     axes.grid(alpha=0.3)

@@ -7,7 +7,7 @@ import io
 from html import escape
 
 from reports.kit import plot
-from reports.kit.plot import Plot
+from reports.kit.plot import Plot, log_axis_if_wide
 from reports.kit.tables import html_table, markdown_table
 from tuner.space import render_value
 from workloads.units import format_seeds
@@ -184,15 +184,10 @@ def pareto_plot(study: dict) -> Plot:
     if baseline.get("produce_requests") is not None and baseline.get("load_seconds") is not None:
         axes.plot([baseline["produce_requests"]], [baseline["load_seconds"]], "D", color="black", label="the job as it is")
     requests = [t["values"]["produce_requests"] for t in study["trials"]] + [baseline.get("produce_requests") or 0]
-    requests = [r for r in requests if r > 0]
-    if requests and max(requests) > 20 * min(requests):  # a 10x cut in requests needs a log axis to show both ends
-        axes.set_xscale("log")
-        axes.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,g}"))
+    if log_axis_if_wide(axes, "x", [r for r in requests if r > 0], "produce requests during the load",
+                        "produce requests during the load (log scale)"):
         axes.xaxis.set_major_locator(plt.LogLocator(subs=(1.0, 2.0, 5.0)))   # 1-2-5 steps: labels within a decade too
         axes.xaxis.set_minor_formatter(plt.NullFormatter())   # one number format on the axis
-        axes.set_xlabel("produce requests during the load (log scale)")
-    else:
-        axes.set_xlabel("produce requests during the load")
     axes.set_ylabel("load duration (s)")
     axes.set_title(f"Tuning study, Pareto front: {name}")
     axes.grid(alpha=0.3)
