@@ -6,7 +6,7 @@ a plan in its planner, a gate result in the gate); here they are only tagged, ch
 | ----------------------------- | ------------------------------ | ---------------------------- |
 | run (``simulate``, ``live``)  | ``schema_version`` (RunResult) | JSON                         |
 | study (``tune``)              | ``kind: quietload-study``      | JSON                         |
-| recommendation (``tune``)     | ``kind: quietload-recommendation`` | YAML                     |
+| recommendation (``tune``)     | ``kind: quietload-recommendation`` | YAML (strict: as a scenario) |
 | plan (``plan``)               | ``kind: quietload-plan``       | JSON                         |
 | gate result (``check --json``)| ``gate: quietload.check``      | JSON                         |
 | calibration profile           | none: a cost profile (``workloads.CostProfile``) | YAML       |
@@ -20,8 +20,8 @@ from typing import Any
 
 from simulator.contract.errors import ResultError
 from simulator.contract.result import json_field, read_json
-from workloads import CostProfile, Gate
-from workloads.loader import dump_yaml
+from workloads import CostProfile, Gate, ScenarioError
+from workloads.loader import dump_yaml, read_text, safe_yaml
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,20 @@ class FileKind:
         path.write_text(json.dumps(self.check(document, str(path)), indent=1) + "\n")
         return path
 
+    def read_yaml(self, path: str | Path) -> dict[str, Any]:
+        """A document of this kind in YAML, parsed as strictly as a scenario (no aliases, bounded
+        nesting and size); anything else is one ResultError naming the file."""
+        path = Path(path)
+        try:
+            data = safe_yaml(read_text(path, ""), str(path), "the file")
+        except FileNotFoundError:
+            raise ResultError(f"{path}: no such file") from None
+        except OSError as error:
+            raise ResultError(f"{path}: cannot be read ({error.strerror})") from None
+        except ScenarioError as error:
+            raise ResultError(str(error)) from None
+        return self.check(data, str(path))
+
     def write_yaml(self, document: dict[str, Any], path: str | Path) -> Path:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -93,6 +107,7 @@ GATE = FileKind("quietload.check", "gate result", ("passed", "scenario", "evalua
 is_study_file, read_study = STUDY.holds, STUDY.read
 is_plan_file, read_plan, write_plan = PLAN.holds, PLAN.read, PLAN.write
 is_gate_file = GATE.holds
+read_recommendation = RECOMMENDATION.read_yaml
 
 
 def read_gate(path: str | Path) -> dict[str, Any]:

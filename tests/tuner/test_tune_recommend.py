@@ -1,5 +1,6 @@
 import yaml
 
+from simulator.contract.files import read_recommendation
 from simulator.evaluator import model_evaluator
 from tuner import TuneRequest, render_snippets, run_tune, snippets
 from workloads import Scenario
@@ -46,7 +47,7 @@ def test_the_recommendation_reproduces_the_picked_figures(tiny, tmp_path):
     outcome = run_tune(TuneRequest(scenario_file, trials=4, out_dir=out))
     assert [p.name for p in outcome.paths] == ["tiny-study.json", "tiny-recommendation.yaml", "tiny-tuned.yaml",
                                                "tiny-snippets.txt"]
-    recommendation = yaml.safe_load((out / "tiny-recommendation.yaml").read_text())
+    recommendation = read_recommendation(out / "tiny-recommendation.yaml")
     assert recommendation["kind"] == "quietload-recommendation" and recommendation["meets_constraints"] is True
     picked = recommendation["predicted"]["after"]
     # trial 1's sizes as the sampler drew them, and as the recommendation gives them

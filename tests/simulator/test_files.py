@@ -1,0 +1,41 @@
+"""The file kinds besides a run's RunResult (simulator.contract.files): each read back as written,
+anything else refused in one line naming the file."""
+import json
+from pathlib import Path
+
+import pytest
+
+from simulator.contract import ResultError
+from simulator.contract.files import RECOMMENDATION, read_recommendation
+
+GOLDEN = Path(__file__).parents[1] / "golden" / "tune"
+
+
+def test_a_recommendation_reads_back_as_tune_wrote_it(tmp_path):
+    recommendation = read_recommendation(GOLDEN / "paypay-glue-2gb-recommendation.yaml")
+    assert (recommendation["kind"], recommendation["scenario"], recommendation["trial"]) == (
+        "quietload-recommendation", "paypay-glue-2gb", 1)
+    assert recommendation["params"]["linger.ms"] == 88 and "dataset.files.0.size=64MB" in recommendation["overrides"]
+    again = RECOMMENDATION.write_yaml(recommendation, tmp_path / "again.yaml")
+    assert again.read_bytes() == (GOLDEN / "paypay-glue-2gb-recommendation.yaml").read_bytes()
+    assert read_recommendation(again) == recommendation
+
+
+@pytest.mark.parametrize("name, text, line", [
+    ("study.json", json.dumps({"kind": "quietload-study", "schema_version": 1}), "not a recommendation of quietload tune"),
+    ("tuned.yaml", "extends: paypay-glue-2gb.yaml\nname: paypay-glue-2gb-tuned\n", "not a recommendation of quietload tune"),
+    ("short.yaml", "kind: quietload-recommendation\nscenario: s\nparams: {}\n", "recommendation lacks overrides"),
+    ("alias.yaml", "kind: &k quietload-recommendation\nscenario: *k\n", "the file is not valid YAML at line 2: "
+                                                                         "aliases (*name) are not allowed"),
+])
+def test_anything_but_a_recommendation_is_refused_in_one_line(tmp_path, name, text, line):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ResultError) as refused:
+        read_recommendation(path)
+    assert str(refused.value) == f"{path}: {line}"
+
+
+def test_a_missing_recommendation_is_one_line(tmp_path):
+    with pytest.raises(ResultError, match=r"absent.yaml: no such file$"):
+        read_recommendation(tmp_path / "absent.yaml")
