@@ -235,6 +235,13 @@ def csv_line(row: dict[str, str]) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
+def csv_text(rows: list[dict[str, str]]) -> bytes:
+    """The rows as the input file holds them: ``csv_line`` of each, one after the other."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(row.values() for row in rows)
+    return buffer.getvalue().encode("utf-8")
+
+
 # Jackson's short escapes; every other control character becomes \\u00XX (upper-case hex).
 _JSON_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _JSON_ESCAPES = str.maketrans({**{chr(c): f"\\u{c:04X}" for c in range(0x20)}, **_JSON_SHORT_ESCAPES})
@@ -271,14 +278,18 @@ class RowShape:
     json_per_csv: float
 
     @classmethod
-    def of(cls, rows: list[dict[str, str]], key_column: str | None) -> RowShape:
+    def of(cls, rows: list[dict[str, str]], key_column: str | None, csv_bytes: int | None = None,
+           values: list[bytes] | None = None) -> RowShape:
+        """The sample's shape; ``csv_bytes`` (its CSV's length) and ``values`` (each row's
+        ``to_json_value``) where the caller has them already."""
         if not rows:
             raise ValueError("cannot summarise an empty sample: it has no rows.")
         if key_column is not None and key_column not in rows[0]:
             raise ValueError(f"key column {key_column!r} is not a column of the sample "
                              f"(columns: {', '.join(rows[0])}).")
-        csv_bytes = sum(len(csv_line(row)) for row in rows)
-        value_bytes = sum(len(to_json_value(row)) for row in rows)
+        if csv_bytes is None:
+            csv_bytes = sum(len(csv_line(row)) for row in rows)
+        value_bytes = sum(len(value) for value in (values if values is not None else map(to_json_value, rows)))
         key_bytes = 0 if key_column is None else sum(len((row.get(key_column) or "").encode()) for row in rows)
         return cls(
             rows=len(rows),

@@ -31,7 +31,7 @@ import zstandard
 import workloads.rows
 from simulator.model.compression import CODECS, CompressionCurve, measure_curve
 from workloads import Scenario, ScenarioError
-from workloads.rows import RowShape, csv_line, generate_rows, read_sample_csv, to_json_value
+from workloads.rows import RowShape, csv_text, generate_rows, read_sample_csv, to_json_value
 
 ROW_CACHE = Path(".quietload") / "rows"   # beside the live stack's state, not among the results a user lists
 GENERATOR_SEED = 0   # the generator's rows are the same for every run: only the run's seed varies
@@ -92,12 +92,12 @@ def row_figures(scenario: Scenario, cache: Path | None = ROW_CACHE) -> RowFigure
 
 
 def measure(rows: list[dict], key: str | None) -> RowFigures:
+    csv, values = csv_text(rows), [to_json_value(row) for row in rows]   # each serialised once
     try:
-        shape = RowShape.of(rows, key)
+        shape = RowShape.of(rows, key, len(csv), values)
     except ValueError as error:
         raise ScenarioError("batch.key", str(error)) from None
-    csv = b"".join(csv_line(row) for row in rows)
-    return RowFigures(shape, [to_json_value(row) for row in rows], [row[key].encode() for row in rows] if key else None,
+    return RowFigures(shape, values, [row[key].encode() for row in rows] if key else None,
                       len(gzip.compress(csv, mtime=0)) / len(csv))
 
 
