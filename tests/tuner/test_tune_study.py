@@ -69,6 +69,16 @@ def test_rerunning_a_study_resumes_it_up_to_the_trials_asked(tiny, tmp_path):
     assert len(again.trials) == 6
 
 
+def test_a_sqlite_study_commits_to_a_write_ahead_log_folded_back_when_it_ends(tiny, tmp_path):
+    storage = open_storage(f"sqlite:///{tmp_path}/open.db")
+    with storage.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 1   # NORMAL: no fsync per commit
+    storage.engine.dispose()
+    run_study(_objective(tiny), _settings(tmp_path, trials=2))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["open.db", "study.db"]   # no -wal or -shm file left
+
+
 def test_a_study_resumed_with_another_seed_is_refused(tiny, tmp_path):
     run_study(_objective(tiny), _settings(tmp_path, trials=1))
     with pytest.raises(ScenarioError, match=r"^--study-name: study 'tiny' in sqlite:///.* was run with another model_seed \(1\)"):
