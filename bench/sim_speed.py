@@ -23,6 +23,9 @@ its runs, since other work on the machine only ever adds time:
   (imports, the scenario, the rows sampled, serialised and measured), best of 5; here also
   the very first one, before the row cache (``.quietload/rows``) holds the scenario's rows;
 - with ``--startup`` only the start-up figures;
+- with ``--tune`` only a small study's figures: ``tune --trials 40 --validate 0`` on the published
+  scenario cut to 64 MB (its runs short, so that what the parent process does between them
+  counts), with 1 worker (the same trials here and there, said so) and with 2;
 - with ``--long`` also the 100 GB load at ``linger.ms=0`` and ``batch.size`` 16 KB (one run),
   and ``tune --trials 100 --workers 2`` with validation on 20 held-out seeds (one run each;
   the study files of both are compared, trial by trial).
@@ -30,6 +33,7 @@ its runs, since other work on the machine only ever adds time:
     .venv/bin/python bench/sim_speed.py --against fbe55c6
     .venv/bin/python bench/sim_speed.py --against fbe55c6 --long
     .venv/bin/python bench/sim_speed.py --against fbe55c6 --startup
+    .venv/bin/python bench/sim_speed.py --against HEAD~1 --tune
     .venv/bin/python bench/sim_speed.py --against HEAD workloads/catalog/paypay-glue-2gb*.yaml
 """
 from __future__ import annotations
@@ -57,6 +61,8 @@ SMALL_BATCHES = ("batch.producer.linger.ms=0", "batch.producer.batch.size=16KB")
 STARTUP_RUNS = 5
 _PYCACHE: Path | None = None   # where the subprocesses keep their bytecode
 TUNE = ("--trials", "100", "--workers", "2", "--validate", "20")
+SMALL_TUNE = ("--set", "dataset.files.0.size=64MB", "--set", "windows.before=1s", "--set", "windows.after=1s",
+              "--set", "tenants.0.sla_p99=100ms", "--set", "tenants.1.sla_p99=100ms", "--trials", "40", "--validate", "0")
 # `quietload simulate` in a fresh process, stopped where the model's first event would run.
 STARTUP = """
 import os, sys
@@ -150,11 +156,11 @@ def startup_in(tree: Path, path: Path, runs: int) -> list[float]:
     return walls
 
 
-def tune_in(tree: Path, path: Path) -> tuple[float, list]:
+def tune_in(tree: Path, path: Path, arguments: tuple[str, ...] = TUNE) -> tuple[float, list]:
     """Wall seconds of ``quietload tune`` in ``tree``, and its trials as the study file has them."""
     with tempfile.TemporaryDirectory(prefix="quietload-tune-") as out:
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-c", "from quietload.cli import app; app()", "tune", str(path), *TUNE,
+        done = subprocess.run([sys.executable, "-c", "from quietload.cli import app; app()", "tune", str(path), *arguments,
                                "--out", out, "--storage", f"sqlite:///{out}/study.db"],
                               cwd=tree, env=_environment(tree), stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
@@ -175,13 +181,26 @@ class Table:
               f"{there / here:>9.2f}", flush=True)
 
 
-def against(revision: str, paths: list[Path], long: bool, startup_only: bool = False) -> None:
+def small_tune(table: Table, revision: str, other: Path) -> None:
+    """The small study here and at ``revision``, with 1 worker and with 2."""
+    for workers in ("1", "2"):
+        arguments = (*SMALL_TUNE, "--workers", workers)
+        (here_s, here_study), (there_s, there_study) = tune_in(ROOT, PUBLISHED, arguments), tune_in(other, PUBLISHED, arguments)
+        table.row(f"tune, small study, 40 trials, {workers} worker{'s' if workers != '1' else ''}", here_s, there_s)
+        if workers == "1":
+            print(f"same trials and pick as {revision}: {'yes' if here_study == there_study else 'no'}", flush=True)
+
+
+def against(revision: str, paths: list[Path], long: bool, startup_only: bool = False, tune_only: bool = False) -> None:
     """Each figure measured by this tree and by ``revision``, one after the other, in one run."""
     with tempfile.TemporaryDirectory(prefix="quietload-speed-") as tmp:
         other = checkout(revision, Path(tmp) / "tree")
         global _PYCACHE
         _PYCACHE = Path(tmp) / "pycache"
         table = Table(revision)
+        if tune_only:
+            small_tune(table, revision, other)
+            return
         for path in [] if startup_only else paths or VARIANTS:
             here, there = measured_in(ROOT, RUNS, path.resolve()), measured_in(other, RUNS, path.resolve())
             if not here["compiled"]:
@@ -209,8 +228,8 @@ def main(arguments: list[str]) -> None:
     if arguments[:1] == ["--measure"]:
         measure(arguments[1:])
         return
-    long, startup_only = "--long" in arguments, "--startup" in arguments
-    arguments = [a for a in arguments if a not in ("--long", "--startup")]
+    long, startup_only, tune_only = "--long" in arguments, "--startup" in arguments, "--tune" in arguments
+    arguments = [a for a in arguments if a not in ("--long", "--startup", "--tune")]
     revision = None
     if "--against" in arguments:
         at = arguments.index("--against")
@@ -218,7 +237,7 @@ def main(arguments: list[str]) -> None:
         arguments = arguments[:at] + arguments[at + 2:]
     paths = [Path(a) for a in arguments]
     if revision:
-        against(revision, paths, long, startup_only)
+        against(revision, paths, long, startup_only, tune_only)
         return
     for path in paths or sorted(CATALOG.glob("*.yaml")):
         wall_s, sim_per_wall, _ = time_runs(path, [], RUNS)
