@@ -157,7 +157,7 @@ def _worst_neighbour(pair: Versus, title: str) -> tuple[float | None, float | No
 
 def spearman(pairs: list[Versus], title: str) -> float | None:
     """Rank correlation of the model's and the live medians of a figure across the pairs."""
-    from scipy.stats import spearmanr
+    from scipy.stats import spearmanr     # heavy: loaded only when a validation ranks its pairs
 
     points = []
     for pair in pairs:

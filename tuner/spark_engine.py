@@ -62,7 +62,7 @@ def _session(master: str) -> Any:
     paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     os.environ["PYTHONPATH"] = os.pathsep.join([_PROJECT, *(p for p in paths if p != _PROJECT)])
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # loopback only, as the live stack
-    from pyspark.sql import SparkSession
+    from pyspark.sql import SparkSession     # optional extra (live)
     try:
         session = (SparkSession.builder.master(master).appName("quietload")
                    .config("spark.ui.enabled", "false")
@@ -117,7 +117,7 @@ def _finished_tasks(context: Any, group: str, total: int) -> int:
 
 def _stop(session: Any) -> None:
     """Stop the session, then the JVM behind it, so nothing of Spark is left running."""
-    from pyspark import SparkContext
+    from pyspark import SparkContext     # optional extra (live)
     gateway = SparkContext._gateway
     session.stop()
     if gateway is not None:

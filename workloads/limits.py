@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workloads.errors import ScenarioError
+from workloads.streaming import is_streaming
+from workloads.units import format_bytes
 
 TIME_MAX_S = 600.0           # one run: a plan or a study runs many
 REPEAT_TIME_MAX_S = 3600.0   # the runs of one simulate or check --repeat N, one after another
@@ -73,7 +75,6 @@ STREAMING_RECORD_EVENTS, STREAMING_RECORD_BYTES = 5.0, 3.0
 
 
 def _weight(tenant, streaming: float) -> float:
-    from workloads.streaming import is_streaming
     return streaming if is_streaming(tenant) else 1.0
 
 
@@ -141,7 +142,6 @@ def _duration(seconds: float) -> str:
 def check_run_size(scenario, hint: str = "--force runs it anyway", runs: int = 1, runs_field: str = "--repeat") -> None:
     """Refuse, with one line naming the field that makes it so, a run (or ``runs`` runs of
     ``--repeat``, one after another) the model cannot finish in reasonable time and memory."""
-    from workloads.units import format_bytes
     size = estimate(scenario)
     memory = RunSize.total(size.memory)
     if memory > MEMORY_MAX:

@@ -38,9 +38,9 @@ class Plot:
 
 
 def pyplot() -> Any:
-    import matplotlib
+    import matplotlib     # heavy: loaded when a plot is drawn
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt     # heavy: loaded when a plot is drawn
     return plt
 
 
@@ -55,7 +55,7 @@ def png(figure: Any) -> bytes:
 def svg(figure: Any) -> bytes:
     """The figure as SVG with its text as text (searchable, sharp at any zoom) and no date or random
     ids in it, so that the same results give the same bytes."""
-    import matplotlib
+    import matplotlib     # heavy: loaded when a plot is drawn
     buffer = io.BytesIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "quietload"}):
         figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})

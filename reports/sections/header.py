@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
 
 from reports.gate import FAIL, RULES, SKIPPED, check, thresholds_of
 from reports.kit.tables import html_table, markdown_table
@@ -18,8 +19,8 @@ from simulator.contract import explain as words
 from simulator.contract.files import GATE, thresholds_of_gate
 from workloads.units import format_seeds
 
+
 def quietload_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
     try:
         return version("quietload")
     except PackageNotFoundError:   # run from a source tree that was never installed

@@ -14,7 +14,7 @@ import os
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from simulator.live._jars import java_command, resolve_jars
 from simulator.live._process import StackError
@@ -63,6 +63,16 @@ def java_security(security: dict[str, str]) -> dict[str, str]:
         names = ", ".join(SECURITY_PREFIX + key.upper().replace(".", "_") for key in sorted(settings))
         raise ScenarioError(names, "no kafka-clients equivalent is known for this setting, so the Spark job could not use it")
     return java
+
+
+def property_text(value: Any) -> str:
+    """A property's value as the Java clients read it from text: booleans in lower case, whole
+    numbers without a decimal point (``linger.ms`` is a long in kafka-clients)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def jaas_config(mechanism: str, username: str, password: str, **options: str) -> str:

@@ -9,6 +9,7 @@ waits for it to close, so no JVM start or first compilation falls into a window.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import tempfile
@@ -21,7 +22,9 @@ from typing import Any, Callable
 from simulator.evaluator import Progress
 from simulator.live._process import StackError, http_get
 from workloads.prometheus_text import parse_metrics
+from simulator.live import clients, integrity, logdump, s3, spark_job
 from simulator.live.budget import CpuBudgets, job_vcpus, plan_budgets
+from simulator.live.dataset import write_dataset_csv
 from simulator.live.clients import QUIET_LOG
 from simulator.live.kafka import DEFAULT_RUN_DIR, KafkaCluster, answers_kafka
 from simulator.live.neighbours import Neighbours
@@ -90,13 +93,13 @@ class FaultInjector:
         self._thread.join()
 
     def _written(self, consumer: Any) -> int:
-        from confluent_kafka import TopicPartition
+        from confluent_kafka import TopicPartition     # optional extra (live)
         metadata = consumer.list_topics(self.topic, timeout=5).topics[self.topic]
         return sum(consumer.get_watermark_offsets(TopicPartition(self.topic, p), timeout=5, cached=False)[1]
                    for p in metadata.partitions)
 
     def _run(self) -> None:
-        from confluent_kafka import Consumer, KafkaException
+        from confluent_kafka import Consumer, KafkaException     # optional extra (live)
         consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": "quietload-fault",
                              "enable.auto.commit": False, **QUIET_LOG})
         try:
@@ -144,9 +147,6 @@ class LiveEvaluator:
         return plan_budgets(scenario, os.sched_getaffinity(0), scenario.cluster.brokers if self.bootstrap_servers is None else None)
 
     def evaluate(self, scenario: Scenario, seed: int, progress: Progress | None = None) -> RunResult:
-        from simulator.live import clients, integrity, logdump, s3, spark_job
-        from simulator.live.dataset import write_dataset_csv
-
         clients.java_security(self.security)    # a setting the Spark job could not use fails before anything starts
         if self.kill_broker is not None:
             if self.bootstrap_servers is not None:
@@ -262,7 +262,6 @@ class LiveEvaluator:
 
 
 def _as_dict(value: Any) -> dict:
-    import dataclasses
     return dataclasses.asdict(value) if dataclasses.is_dataclass(value) else dict(value)
 
 
@@ -276,15 +275,15 @@ def _broker_cores(budget: dict, budgets: CpuBudgets | None) -> float:
 
 def create_warm_up_topic(bootstrap: str, security: dict[str, str]) -> None:
     """The scratch topic the job's warm-up writes to: one partition, one replica."""
-    from confluent_kafka.admin import AdminClient, NewTopic
+    from confluent_kafka.admin import AdminClient, NewTopic     # optional extra (live)
     admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 3, **security})
     if WARM_UP_TOPIC not in admin.list_topics(timeout=10).topics:
         admin.create_topics([NewTopic(WARM_UP_TOPIC, 1, 1)])[WARM_UP_TOPIC].result(timeout=30)
 
 
 def check_reachable(bootstrap: str, security: dict[str, str], timeout: float = 10.0) -> None:
-    from confluent_kafka import KafkaException
-    from confluent_kafka.admin import AdminClient
+    from confluent_kafka import KafkaException     # optional extra (live)
+    from confluent_kafka.admin import AdminClient     # optional extra (live)
     try:
         AdminClient({"bootstrap.servers": bootstrap, **QUIET_LOG, **security}).list_topics(timeout=timeout)
     except KafkaException:
@@ -297,7 +296,7 @@ def check_reachable(bootstrap: str, security: dict[str, str], timeout: float = 1
 
 def create_topics(scenario: Scenario, bootstrap: str, security: dict[str, str], brokers: int | None) -> None:
     """The scenario's topics with their partitions and replication; topics that exist are used as they are."""
-    from confluent_kafka.admin import AdminClient, NewTopic
+    from confluent_kafka.admin import AdminClient, NewTopic     # optional extra (live)
     admin = AdminClient({"bootstrap.servers": bootstrap, **QUIET_LOG, **security})
     existing = set(admin.list_topics(timeout=10).topics)
     cluster = scenario.cluster

@@ -104,7 +104,7 @@ def expected_digest(csv_files: list[Path], key_column: str | None) -> Digest:
 def read_back(bootstrap_servers: str, topic: str, timeout_s: float, security: dict[str, str] | None = None) -> Digest:
     """The digest of every record in ``topic``, read from the beginning of each partition up to
     the end offsets it had when reading started (``complete`` False if ``timeout_s`` ran out)."""
-    from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition     # optional extra (live)
 
     consumer = Consumer({"bootstrap.servers": bootstrap_servers, "group.id": f"quietload-integrity-{uuid.uuid4()}",
                          "enable.auto.commit": False, "enable.partition.eof": False, **QUIET_LOG, **(security or {})})

@@ -92,7 +92,7 @@ def _client_figures(stats: dict) -> dict:
 
 def _run_tenant(tenant: Tenant, config: dict, stop: threading.Event, out: "queue.Queue[TenantTrace]",
                 seed: int) -> None:
-    from confluent_kafka import KafkaException, Producer
+    from confluent_kafka import KafkaException, Producer     # optional extra (live)
 
     latest: dict = {}
     producer = Producer({**config, "stats_cb": lambda text: latest.update(stats=json.loads(text)),

@@ -184,7 +184,7 @@ def render_s3_stopped(s3: LocalStackS3, status: S3Status | None) -> str:
 
 def _client(endpoint: str):
     import boto3   # heavy: only when S3 is used
-    from botocore.config import Config
+    from botocore.config import Config     # optional extra (aws)
     return boto3.client("s3", endpoint_url=endpoint, config=Config(s3={"addressing_style": "path"},
                                                                   retries={"max_attempts": 2}), **CREDENTIALS)
 
@@ -193,7 +193,7 @@ def upload_dataset(s3_endpoint: str, bucket: str, prefix: str, files: list[Path]
                    progress: Callable[[str], None] = lambda line: None) -> list[str]:
     """Upload ``files`` to ``s3://bucket/prefix/<name>`` (the bucket is created if missing);
     the objects' ``s3a://`` URIs, as a Glue job names them."""
-    from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.exceptions import BotoCoreError, ClientError     # optional extra (aws)
     client, prefix = _client(s3_endpoint), prefix.strip("/")
     started, total = time.monotonic(), sum(path.stat().st_size for path in files)
     progress(f"uploading {len(files)} file(s), {total / 2**20:,.1f} MB to s3://{bucket}/{prefix} ...")
@@ -216,7 +216,7 @@ def upload_dataset(s3_endpoint: str, bucket: str, prefix: str, files: list[Path]
 def check_inputs(s3_endpoint: str, uris: list[str]) -> None:
     """Each ``s3a://bucket/key`` names an existing bucket and at least one object (a key or a
     prefix), else one error naming it: Spark's own error would come after a minute of retries."""
-    from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.exceptions import BotoCoreError, ClientError     # optional extra (aws)
     client = _client(s3_endpoint)
     for uri in uris:
         bucket, _, key = uri.removeprefix("s3a://").partition("/")

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from simulator.live._jars import LOCALSTACK, ROOT
 from simulator.live._process import StackError, die_with_parent
-from simulator.live.clients import QUIET_LOG, java_security
+from simulator.live.clients import QUIET_LOG, java_security, property_text
 from simulator.live.s3 import check_inputs
 from workloads import Scenario, ScenarioError
 from workloads.scenario import QUOTA_CLIENT_ID
@@ -42,7 +42,7 @@ WARM_UP_ROWS = 10_000
 WARM_UP_CLIENT_ID = "quietload-warm-up"
 READY = "quietload: warmed up, waiting for the load"
 # py4j calls the platform MBean server through its implementation class, which Java 17 keeps closed.
-_JMX_ACCESS = ("--add-opens=java.management/com.sun.jmx.mbeanserver=ALL-UNNAMED "
+JMX_ACCESS = ("--add-opens=java.management/com.sun.jmx.mbeanserver=ALL-UNNAMED "
                "--add-opens=java.management/com.sun.jmx.interceptor=ALL-UNNAMED")
 _S3A = {"fs.s3a.path.style.access": "true", "fs.s3a.connection.ssl.enabled": "false",
         "fs.s3a.endpoint.region": "us-east-1", "fs.s3a.access.key": "test", "fs.s3a.secret.key": "test",
@@ -83,14 +83,14 @@ def producer_options(scenario: Scenario) -> dict[str, str]:
     if batch.client.kind != "java":
         raise ScenarioError("batch.client.kind", f"Spark's Kafka sink runs the Java producer, not {batch.client.kind}")
     properties = batch.producer.as_properties() | {"client.id": QUOTA_CLIENT_ID}
-    return {f"kafka.{name}": _property_text(value) for name, value in sorted(properties.items())}
+    return {f"kafka.{name}": property_text(value) for name, value in sorted(properties.items())}
 
 
 def spark_settings(scenario: Scenario, s3_endpoint: str | None, cores: int) -> dict[str, str]:
     """The session's configuration: the scenario's file splitting and parallelism, s3a on the endpoint."""
     spark = scenario.batch.spark
     settings = {"spark.master": f"local[{cores}]", "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
-                "spark.driver.memory": "1g", "spark.driver.extraJavaOptions": _JMX_ACCESS,
+                "spark.driver.memory": "1g", "spark.driver.extraJavaOptions": JMX_ACCESS,
                 "spark.sql.files.maxPartitionBytes": str(spark.max_partition_bytes),
                 "spark.sql.files.openCostInBytes": str(spark.open_cost_in_bytes)}
     if spark.default_parallelism:
@@ -200,8 +200,8 @@ def resolve_spark_jars(progress: Callable[[str], None] = lambda line: None) -> l
 
 def _check_topic(bootstrap_servers: str, topic: str, security: dict[str, str]) -> None:
     """The topic must exist: a missing one stalls the sink for max.block.ms (60 s), then fails."""
-    from confluent_kafka import KafkaException
-    from confluent_kafka.admin import AdminClient
+    from confluent_kafka import KafkaException     # optional extra (live)
+    from confluent_kafka.admin import AdminClient     # optional extra (live)
 
     admin = AdminClient({"bootstrap.servers": bootstrap_servers, **QUIET_LOG, **security})
     try:
@@ -210,14 +210,6 @@ def _check_topic(bootstrap_servers: str, topic: str, security: dict[str, str]) -
         raise StackError(f"the Kafka cluster at {bootstrap_servers} did not answer: {error}") from None
     if found is None or found.error is not None:
         raise StackError(f"topic {topic!r} does not exist on {bootstrap_servers}: create it first")
-
-
-def _property_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))   # linger.ms is a long in kafka-clients
-    return str(value)
 
 
 def _kill_group(pid: int) -> None:
@@ -231,8 +223,8 @@ def _kill_group(pid: int) -> None:
 
 def _drive(request: dict) -> dict:
     """The Glue script itself, then the write's metrics; the session stops however it ends."""
-    from pyspark.sql import SparkSession
-    from pyspark.sql.functions import col, struct, to_json
+    from pyspark.sql import SparkSession     # optional extra (live)
+    from pyspark.sql.functions import col, struct, to_json     # optional extra (live)
 
     builder = SparkSession.builder.appName("quietload-glue-job").config("spark.jars", ",".join(request["jars"]))
     for key, value in request["settings"].items():
@@ -279,7 +271,7 @@ def _drive(request: dict) -> dict:
 
 def _warm_up(spark: Any, request: dict) -> dict:
     """The first rows of the input through the sink with the job's options to the scratch topic."""
-    from pyspark.sql.functions import col, struct, to_json
+    from pyspark.sql.functions import col, struct, to_json     # optional extra (live)
 
     frame = spark.read.option("header", True).csv(request["uris"]).limit(WARM_UP_ROWS)
     key = [col(request["key"]).alias("key")] if request["key"] else []

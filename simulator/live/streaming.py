@@ -27,28 +27,25 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from simulator.contract.histograms import LatencyHistogram
 from simulator.live._jars import ROOT
 from simulator.live._process import StackError, die_with_parent, last_error
-from simulator.live.clients import java_security
+from simulator.live.clients import java_security, property_text
 from simulator.live.neighbours import TenantTrace
+from simulator.live.spark_job import resolve_spark_jars
 from simulator.live.streaming_feed import PipelineTrace, StreamingFeed
-from simulator.live.streaming_spark import BATCHES, PRODUCE_REQUESTS, RUNNING
+from simulator.live.streaming_java import java_pipeline_command
+from simulator.live.streaming_spark import BATCHES, PRODUCE_REQUESTS, RUNNING, request_for
+from workloads.streaming import is_streaming
 
 START_TIMEOUT_S = 180.0     # a pipeline's JVM up and its query or client running
 FLOW_TIMEOUT_S = 120.0      # the first output record of every pipeline
 SETTLE_S = 5.0              # after the first output: first batches, rebalances, JIT
 
 
-def is_streaming(tenant: Any) -> bool:
-    from workloads.streaming import is_streaming as streaming
-    return streaming(tenant)
-
-
 def java_properties(tenant: Any, bootstrap: str, security: dict[str, str]) -> dict[str, str]:
     """A Kafka Streams or Flink tenant's properties file: the framework's and its Kafka clients'
     own names, and the pipeline's topics and per-record work under ``quietload.*``."""
-    from simulator.live.spark_job import _property_text
-
     consumer = {"fetch.min.bytes": tenant.consumer.fetch_min_bytes, "fetch.max.wait.ms": int(tenant.consumer.fetch_max_wait_ms),
                 "max.poll.records": tenant.consumer.max_poll_records,
                 "max.partition.fetch.bytes": tenant.consumer.max_partition_fetch_bytes}
@@ -68,7 +65,7 @@ def java_properties(tenant: Any, bootstrap: str, security: dict[str, str]) -> di
                      "execution.checkpointing.interval": int(tenant.checkpoint_interval_ms or 0),
                      "sink.delivery-guarantee": tenant.delivery_guarantee,
                      **{f"{side}.{k}": v for side in ("consumer", "producer") for k, v in secure.items()}}
-    return {k: _property_text(v) for k, v in sorted({**framework, **clients, **ours}.items())}
+    return {k: property_text(v) for k, v in sorted({**framework, **clients, **ours}.items())}
 
 
 class _Pipeline:
@@ -199,10 +196,6 @@ class StreamingNeighbours:
         self.feed.measure_from_now()
 
     def _launch(self, tenant: Any) -> _Pipeline:
-        from simulator.live.spark_job import resolve_spark_jars
-        from simulator.live.streaming_java import java_pipeline_command
-        from simulator.live.streaming_spark import request_for
-
         assert self.work is not None
         log = self.work / f"{tenant.name}.log"
         if tenant.kind.startswith("spark-"):
@@ -290,8 +283,6 @@ def with_pipelines(result: Any, tenants: list, traces: list[TenantTrace], starte
     produce requests, the records lost) and a micro-batch query's batches from Spark's progress
     (``batch_figures``); the parts the model splits latency into and the fetches are None: no
     client reports them per record here."""
-    from simulator.contract.histograms import LatencyHistogram
-
     pipelines = {trace.name: trace for trace in traces if isinstance(trace, PipelineTrace)}
     if not pipelines:
         return result

@@ -61,7 +61,7 @@ def consumer_config(tenant: Any, bootstrap: str, security: dict[str, str]) -> di
 
 
 def _feed(tenant: Any, config: dict, stop: threading.Event, sent: Any, acked: Any, seed: int, stats: dict) -> None:
-    from confluent_kafka import KafkaException, Producer
+    from confluent_kafka import KafkaException, Producer     # optional extra (live)
 
     producer = Producer({**config, "stats_cb": lambda text: stats.update(stats=json.loads(text)),
                          "error_cb": lambda error: None})
@@ -100,7 +100,7 @@ def _feed(tenant: Any, config: dict, stop: threading.Event, sent: Any, acked: An
 
 
 def _measure(tenant: Any, config: dict, stop: threading.Event, seen: dict, count: Any) -> None:
-    from confluent_kafka import Consumer
+    from confluent_kafka import Consumer     # optional extra (live)
 
     consumer = Consumer(config)
     assigned = threading.Event()

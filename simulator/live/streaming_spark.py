@@ -22,6 +22,9 @@ import sys
 from datetime import datetime
 from typing import Any
 
+from simulator.live.clients import property_text
+from simulator.live.spark_job import JMX_ACCESS
+
 RUNNING = "quietload: pipeline running"
 PRODUCE_REQUESTS = "quietload: produce requests "
 BATCHES = "quietload: batches "
@@ -34,8 +37,6 @@ RECENT_PROGRESS = 100_000
 def request_for(tenant: Any, bootstrap: str, checkpoint: str, cpus: list[int], jars: list[str]) -> dict:
     """What the driver needs from a Spark streaming tenant (workloads.streaming): the trigger
     under Spark's names, the source's and sink's Kafka client properties as ``kafka.*`` options."""
-    from simulator.live.spark_job import _JMX_ACCESS, _property_text
-
     trigger: dict[str, Any] = {"kind": tenant.kind}
     source = {"kafka.fetch.min.bytes": tenant.consumer.fetch_min_bytes,
               "kafka.fetch.max.wait.ms": int(tenant.consumer.fetch_max_wait_ms),
@@ -55,13 +56,13 @@ def request_for(tenant: Any, bootstrap: str, checkpoint: str, cpus: list[int], j
         trigger["realTime"] = f"{tenant.real_time_ms:g} milliseconds"
     slots = max(tenant.slots or 1, 1)
     return {"bootstrap": bootstrap, "input": tenant.topic, "output": tenant.output_topic, "trigger": trigger,
-            "source": {k: _property_text(v) for k, v in source.items()},
-            "sink": {k: _property_text(v) for k, v in sink.items()}, "checkpoint": checkpoint, "cpus": cpus,
+            "source": {k: property_text(v) for k, v in source.items()},
+            "sink": {k: property_text(v) for k, v in sink.items()}, "checkpoint": checkpoint, "cpus": cpus,
             "settings": {"spark.master": f"local[{slots}]", "spark.ui.enabled": "false",
                          "spark.ui.showConsoleProgress": "false", "spark.driver.memory": "512m",
                          "spark.sql.shuffle.partitions": "1", "spark.jars": ",".join(jars),
                          "spark.sql.streaming.numRecentProgressUpdates": str(RECENT_PROGRESS),
-                         "spark.driver.extraJavaOptions": f"{_JMX_ACCESS} -Djava.io.tmpdir={checkpoint}"}}
+                         "spark.driver.extraJavaOptions": f"{JMX_ACCESS} -Djava.io.tmpdir={checkpoint}"}}
 
 
 def _start(spark: Any, request: dict) -> Any:
@@ -110,7 +111,7 @@ def _produce_requests(spark: Any) -> int:
 
 
 def main() -> int:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import SparkSession     # optional extra (live)
 
     request = json.loads(sys.stdin.readline())
     os.sched_setaffinity(0, request["cpus"])   # the JVM that pyspark starts inherits it

@@ -28,8 +28,8 @@ def warm_up_brokers(scenario: Scenario, bootstrap: str, security: dict[str, str]
     """Produce to a scratch topic shaped like the job's; returns what was written. A broker held
     to a fraction of a vCPU compiles as much code at that fraction of the speed: it gets longer."""
     seconds = BROKER_WARM_UP_S / min(1.0, scenario.cluster.broker.vcpus)
-    from confluent_kafka import Producer
-    from confluent_kafka.admin import AdminClient, NewTopic
+    from confluent_kafka import Producer     # optional extra (live)
+    from confluent_kafka.admin import AdminClient, NewTopic     # optional extra (live)
 
     topic = next(t for t in scenario.cluster.topics if t.name == scenario.batch.topic)
     replicas = min(topic.replication_factor or scenario.cluster.replication_factor, brokers)

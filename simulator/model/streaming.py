@@ -36,7 +36,7 @@ from simulator.model.producer import Producer
 from workloads.streaming import (SINK_CLIENT, Flink, KafkaStreams, SparkContinuous, SparkRealTime,
                                  StreamingTenant)
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:   # annotations only: model.py builds the pipelines, so a run-time import would be a cycle
     from simulator.model.model import ModelRun, TenantRun
 
 POLLING_DELAY = 0.010             # spark.sql.streaming.pollingDelay: an idle trigger looks again after it

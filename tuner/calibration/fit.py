@@ -139,7 +139,7 @@ class Fit:
 
 
 def _solve(a: np.ndarray, target: np.ndarray, x0: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[float | None]]:
-    from scipy.optimize import least_squares
+    from scipy.optimize import least_squares     # heavy: loaded only when a profile is fitted
 
     solution = least_squares(lambda x: a @ x - target, x0, bounds=(0.0, np.inf), method="trf", x_scale="jac")
     residual = a @ solution.x - target

@@ -31,13 +31,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+
 from simulator.contract import RunResult
 from simulator.contract.files import write_profile
 from simulator.evaluator import Evaluator, model_evaluator
 from tuner.calibration.calibrate import base_document, fitted_document, flat_values, profile_target, residual_rows
 from tuner.calibration.fit import FIGURES, TERMS, Fit, FitResidual, FittedTerm, Observation, _solve
 from tuner.calibration.fit import _excess as fit_excess
-from workloads import Scenario, ScenarioError
+from workloads import FileGroup, Scenario, ScenarioError
 from workloads.imports import History, Imported, Window, baseline, build, find_loads, write
 from workloads.imports.history import busy_periods
 from workloads.profile import PROFILE_DIR, CostProfile
@@ -131,7 +133,6 @@ def fit_scales(found: list[Observation], base: dict[str, float]) -> Fit:
     history's loads are one job run one way: their requests, batches, records and bytes rise and fall
     together, so a term-by-term fit (``fit_costs``) would split their sum arbitrarily; what the history
     does determine is how much dearer or cheaper this cluster's brokers are than the base profile."""
-    import numpy as np
     values = np.array([base[name] for name, _ in TERMS])
     network = np.array([name.startswith("broker.network_") for name, _ in TERMS])
     rows, target, weights, labels = [], [], [], []
@@ -381,7 +382,6 @@ def _predicted(result: RunResult, window: Window, period: float) -> dict[str, fl
 
 def sized_like(scenario: Scenario, wire_bytes: float, evaluator: Evaluator) -> Scenario:
     """The scenario with its input scaled so that its load puts ``wire_bytes`` on the wire."""
-    from workloads.scenario import FileGroup
     total = sum(scenario.dataset.file_sizes)
     probe = dataclasses.replace(scenario, dataset=dataclasses.replace(scenario.dataset, files=(FileGroup(PROBE_BYTES, 1),)),
                                 tenants=())

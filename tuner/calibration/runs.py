@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from simulator.evaluator import Evaluator
-from simulator.live._process import StackError
+from simulator.live import StackError, resolve_jars
+from simulator.live._jars import java_command
 from simulator.contract import RunResult, result_path
 from tuner.calibration.design import Point
 from workloads import ScenarioError
@@ -96,7 +97,6 @@ def preflight(points: tuple[Point, ...], profile: str, overrides: list[str] | No
             raise ScenarioError("batch.spark.spark.executor.cores", f"{point.name}: {scenario.batch.spark.executor_cores} "
                                 f"cores is above this machine's {cores}")
     if bootstrap_servers is None:
-        from simulator.live._jars import java_command
         java_command()      # no Java: one line now, not a failed run per point
     return points
 
@@ -104,6 +104,7 @@ def preflight(points: tuple[Point, ...], profile: str, overrides: list[str] | No
 def live_evaluator(run_dir: Path, bootstrap_servers: str | None, metrics: list[str] | None,
                    say: Callable[[str], None]) -> tuple[Evaluator, str]:
     """The live evaluator for the local stack (or the staging cluster), and the Kafka version it runs."""
+    # the live stack's clients and sampler load only when a calibration runs live, not on the model
     from simulator.live.clients import security_from_environment
     from simulator.live.evaluator import LiveEvaluator
 
@@ -116,5 +117,4 @@ def live_evaluator(run_dir: Path, bootstrap_servers: str | None, metrics: list[s
 
 def local_kafka_version(say: Callable[[str], None]) -> str:
     """The Kafka version the local stack runs (its jars, resolved once)."""
-    from simulator.live._jars import resolve_jars
     return resolve_jars(say).version

@@ -31,6 +31,7 @@ from tuner.planning.whatif import ClusterOption, cluster_options
 from tuner.runner import Execution, Runner
 from workloads import Scenario, ScenarioError
 from workloads.limits import check_run_size
+from workloads.loader import safe_yaml
 from workloads.scenario import load_mapping
 from workloads.scenario import Plan
 
@@ -88,8 +89,6 @@ def sized(mapping: dict, scenario: Scenario, point: LoadPoint) -> dict:
 def parse_plan_options(given: dict[str, Any]) -> dict[str, Any]:
     """Command-line what-ifs and axes (``{"brokers": "4,6"}``) parsed like the ``plan:`` section's
     lists; an error names the option (``--brokers``)."""
-    from workloads.loader import safe_yaml
-
     fields = {f.name: f for f in dataclasses.fields(Plan)}
     parsed = {}
     for name, text in given.items():

@@ -20,6 +20,7 @@ from workloads.imports.msk import fetch_msk_cluster, read_msk_cluster, read_prop
 from workloads.imports.script import input_files, read_script
 from workloads.imports.scenario_writer import Imported
 from workloads.loader import read_text
+from workloads.units import parse_seconds
 
 Clients = Callable[[str], Any]
 
@@ -45,7 +46,6 @@ class Request:
 
 def parse_since(text: str, where: str) -> float:
     """A duration in seconds: the units of a scenario's durations, and days (``14d``)."""
-    from workloads.units import parse_seconds
     value = text.strip()
     if value.endswith("d") and value[:-1].replace(".", "", 1).isdigit():
         seconds = float(value[:-1]) * 86400
@@ -67,14 +67,14 @@ def parse_until(text: str | None) -> datetime | None:
 
 
 def boto3_clients(service: str) -> Any:
-    import boto3
+    import boto3     # an optional extra, loaded only when an import asks AWS
     return boto3.client(service)      # called inside the caller's aws_errors, which names the option
 
 
 @contextmanager
 def aws_errors(what: str) -> Iterator[None]:
     """botocore's exceptions as one line naming ``what``; none of them carries a secret key."""
-    from botocore import exceptions as aws
+    from botocore import exceptions as aws     # boto3's, loaded only when an import asks AWS
     try:
         yield
     except aws.NoCredentialsError:

@@ -1,7 +1,7 @@
 """The cluster's security settings for the Java clients, and the job's quota as kafka-configs entries."""
 import pytest
 
-from simulator.live.clients import java_security, quota_configs
+from simulator.live.clients import java_security, property_text, quota_configs
 from workloads import Quota, ScenarioError
 
 
@@ -41,3 +41,8 @@ def test_the_quota_as_kafka_configs_entries():
     assert quota_configs(Quota(request_percentage=12.5)) == {"request_percentage": "12.5"}
     assert quota_configs(Quota()) == {}
 
+
+
+def test_a_property_reads_as_the_java_clients_parse_it():
+    # linger.ms is a long in kafka-clients: 10.0 must not reach it as "10.0"
+    assert [property_text(v) for v in (True, False, 10.0, 0.5, 131072, "zstd")] == ["true", "false", "10", "0.5", "131072", "zstd"]
