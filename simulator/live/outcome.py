@@ -22,6 +22,7 @@ from simulator.contract.histograms import LatencyHistogram
 from simulator.contract import BatchSizeFigures, BrokerFigures, RunResult, Summary, TenantFigures
 from simulator.contract import explain as words
 from workloads import Scenario
+from workloads.streaming import is_streaming
 
 
 @dataclass(frozen=True)
@@ -250,7 +251,9 @@ def mechanism(result: RunResult, run: LiveRun) -> list[str]:
     if s.handler_idle_pct_during is not None:
         lines.append(words.broker_load(s, run.broker_cores))
     lines.append(words.integrity(run.integrity))
-    lines.extend(words.neighbour_p99(tenant) + "." for tenant in s.tenants if tenant.p99_ms_before and tenant.p99_ms_during)
+    pipelines = {tenant.name for tenant in run.scenario.tenants if is_streaming(tenant)}   # timed end to end
+    lines.extend(words.neighbour_p99(tenant, tenant.name in pipelines) + "."
+                 for tenant in s.tenants if tenant.p99_ms_before and tenant.p99_ms_during)
     lines.extend(words.fault(fault) for fault in run.faults)
     lines.extend(words.incomplete(figure, why) for figure, why in s.incomplete.items())
     lines.extend(words.noise(reason) for reason in s.noise)

@@ -107,3 +107,13 @@ def test_neighbour_percentiles_follow_the_intended_send_time_windows():
     assert result.timelines["tenant.payment-api.p99_ms"][2] == pytest.approx(50.0, rel=0.01)
     assert result.timelines["produce_requests_per_s"][:6] == [None, 10.0, 500.0, 500.0, 10.0, 10.0]
     assert any("every row exactly once" in line for line in result.mechanism)
+
+
+def test_a_pipeline_reads_end_to_end_as_the_models_does():
+    run = _run()
+    traces = [run.traces[0], dataclasses.replace(run.traces[0], name="fraud-detection")]
+    streaming = Scenario.from_yaml(CATALOG / "streaming-neighbours.yaml", ["dataset.files.0.size=40MB"])
+    result = build(dataclasses.replace(run, scenario=streaming, traces=traces))
+    assert "Neighbour payment-api: p99 5.0 ms alone, 50.0 ms during the load (10.0x; SLA 10 ms)." in result.mechanism
+    assert ("Pipeline fraud-detection: end to end p99 5.0 ms alone, 50.0 ms during the load (10.0x; SLA 1000 ms)."
+            in result.mechanism)
