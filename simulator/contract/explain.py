@@ -2,11 +2,14 @@
 p99 against its SLA, and a change before -> after, from the typed figures (``Summary``,
 ``TenantFigures``) and what else a RunResult holds.
 
-The evaluators' ``mechanism`` lines (``simulator.model.explain``, ``simulator.live.outcome``), the
-gate's verdicts and advice (``reports.gate``, ``reports.advice``) and the tuner's recommendation
-(``tuner.recommend``) word through here: a phrase ("drained every 0.25 ms", "10.04 ms > SLA
-10.00 ms", "produce requests 2,520 -> 128") is written once, so two outputs never word one figure
-two ways. The callers decide which sentences a result calls for; this module only words them.
+The evaluators' ``mechanism`` lines (``simulator.model.explain``, ``simulator.live.outcome``; a
+pipeline's parts from the figures ``simulator.model.streaming`` keeps), the gate's verdicts and
+advice (``reports.gate``, ``reports.advice``), the tuner's recommendation (``tuner.recommend``),
+the verdicts of a run's summary and report (``reports.summary``, ``reports.sections.runs``,
+``reports.sections.header``) and of a plan (``reports.sections.plan``, ``tuner.planning.capacity``)
+word through here: a phrase ("drained every 0.25 ms", "10.04 ms > SLA 10.00 ms", "OVER SLA",
+"produce requests 2,520 -> 128") is written once, so two outputs never word one figure two ways.
+The callers decide which sentences a result calls for; this module only words them.
 """
 from __future__ import annotations
 
