@@ -1,9 +1,11 @@
 """The `quietload` command line: parse, build value objects, call one library function, render."""
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import math
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any
@@ -74,8 +76,28 @@ class _OneLineErrors(TyperGroup):
 
 
 coercion.install()   # a command's plain values convert without importing pydantic
+class _OnlyTheCommandNamed(typer.Typer):
+    """A command line that names a command builds that command alone: typer reads every
+    command's options from its function's signature when it builds one, a tenth of a
+    command's start for all of them. The group's help, no command or a name that is none of
+    them builds them all, as before (the same help, errors and suggestions)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        given = kwargs["args"] if "args" in kwargs else args[0] if args else None
+        words = list(sys.argv[1:] if given is None else given)
+        first = words[0] if words else None
+        commands = [c for c in self.registered_commands
+                    if (c.name or (c.callback.__name__ if c.callback else "")).replace("_", "-").lower() == first]
+        groups = [g for g in self.registered_groups if g.name == first]
+        if not commands and not groups:
+            return super().__call__(*args, **kwargs)
+        named = copy.copy(self)
+        named.registered_commands, named.registered_groups = commands, groups
+        return typer.Typer.__call__(named, *args, **kwargs)
+
+
 # Click's plain help wraps every text to 80 columns; rich's tables cut option names and values short.
-app = typer.Typer(cls=_OneLineErrors, no_args_is_help=True, help=_HELP, rich_markup_mode=None)
+app = _OnlyTheCommandNamed(cls=_OneLineErrors, no_args_is_help=True, help=_HELP, rich_markup_mode=None)
 
 
 def _print_version(given: bool) -> None:

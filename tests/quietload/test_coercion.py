@@ -46,3 +46,4 @@ def test_what_is_not_plain_is_left_to_typer():
     for annotation, value in ((int, "+7"), (int, "1e3"), (int, "0"), (int, True), (float, 1), (float, "nan"),
                               (str, None), (bool, "yes"), (Path, ""), (list[str], "a"), (int, "9" * 30)):
         assert plain_value(annotation, value, info) is _NOT_PLAIN
+
