@@ -43,6 +43,8 @@ class RecordAccumulator:
         self.record_bytes = spec.record_bytes
         self.keyed = spec.keyed
         self.deques: dict[Partition, deque[Batch]] = {p: deque() for p in partitions}
+        # each leader's partitions' deques in by_node's order: a drain walks them all
+        self.node_deques = {node: [self.deques[p] for p in led] for node, led in self.by_node.items()}
         self.nonempty: dict[Partition, None] = {}
         self.queued_on: dict[Broker, int] = {node: 0 for node in self.nodes}   # partitions with batches, by leader
         self.drain_index = {node: 0 for node in self.nodes}     # nodesDrainIndex
@@ -295,23 +297,24 @@ class RecordAccumulator:
         bytes. librdkafka: one partition per request, each when its own batch is sendable, at
         most ``room`` requests."""
         partitions = self.by_node[node]
+        queues = self.node_deques[node]
         start = self.drain_index[node]
         self.drain_index[node] = (start + 1) % len(partitions)
         if self.librdkafka:
             out: list[list[Batch]] = []
             for i in range(len(partitions)):
                 partition = partitions[(start + i) % len(partitions)]
-                dq = self.deques[partition]
+                dq = queues[(start + i) % len(partitions)]
                 if len(out) < room and dq and self.sendable(dq, now):
                     out.append([self._take(partition, now)])
             return out
         taken: list[Batch] = []
         size = float(REQUEST_HEADER)
         for i in range(len(partitions)):
-            partition = partitions[(start + i) % len(partitions)]
-            dq = self.deques[partition]
+            dq = queues[(start + i) % len(partitions)]
             if not dq:
                 continue
+            partition = partitions[(start + i) % len(partitions)]
             head = dq[0]
             if self._part_record(head):
                 continue

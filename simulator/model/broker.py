@@ -40,6 +40,7 @@ class Broker:
                  rng: random.Random, jitter: float, scheduler: Scheduler, background: float,
                  quotas: Mapping[str, Quota] | None = None, request_log: RequestLog | None = None):
         self.engine, self.id, self.rng, self.jitter = engine, broker_id, rng, jitter
+        self.random: Callable[[], float] = rng.random   # bound once: a draw per handled request
         self.cores = Cores(spec.vcpus, scheduler, rng, background)
         self.nic_in = Shared(spec.nic_bandwidth)
         self.nic_out = Shared(spec.nic_bandwidth)
@@ -121,7 +122,7 @@ class Broker:
         """Service time with seeded spread (uniform, standard deviation = jitter)."""
         if not self.jitter:
             return seconds
-        return seconds * (1.0 + self.jitter * 3.4641016 * (self.rng.random() - 0.5))
+        return seconds * (1.0 + self.jitter * 3.4641016 * (self.random() - 0.5))
 
     def disk_append(self, now: float, size: float) -> float:
         """Page-cache write; returns the stall once dirty pages exceed what the disk drains."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Callable
 
 from workloads.profile import CostProfile
 
@@ -45,7 +46,7 @@ class Cores:
     runnable besides the ones the model follows (a JVM's JIT compiler and GC, a broker's log
     flusher and cleaner): a profile figure."""
 
-    __slots__ = ("count", "scheduler", "slice", "rng", "background", "wakes", "waited", "slow_wakes")
+    __slots__ = ("count", "scheduler", "slice", "rng", "random", "background", "wakes", "waited", "slow_wakes")
 
     def __init__(self, count: float, scheduler: Scheduler, rng: random.Random, background: float = 0.0):
         self.count = float(count)
@@ -54,6 +55,7 @@ class Cores:
         cpus = min(8, max(1, math.ceil(count)))
         self.slice = min(scheduler.base_slice * (1 + cpus.bit_length() - 1), scheduler.tick)
         self.rng = rng
+        self.random: Callable[[], float] = rng.random   # bound once: a draw per wake
         self.background = background
         self.wakes = 0          # wakes that found every core busy
         self.waited = 0.0       # seconds those wakes waited for a core
@@ -69,9 +71,9 @@ class Cores:
         self.wakes += 1
         scheduler = self.scheduler
         share = scheduler.protected_wake_share * excess
-        if self.rng.random() >= share:
+        if self.random() >= share:
             return 0.0                          # it preempts the running thread at once
-        wait = scheduler.tick - self.rng.random() * self.slice
+        wait = scheduler.tick - self.random() * self.slice
         self.slow_wakes += 1
         self.waited += wait
         return wait

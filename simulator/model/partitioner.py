@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
+from typing import Callable
 
 from simulator.model.batch import Batch
 from simulator.model.broker import Partition
@@ -22,11 +23,12 @@ class StickyPartitioner:
     """The sticky partition of one producer, switched as its client does; reads the
     accumulator's queues (``deques``) as the client's partitioner does."""
 
-    __slots__ = ("kind", "partitions", "deques", "rng", "switch_bytes", "current", "produced", "since")
+    __slots__ = ("kind", "partitions", "deques", "rng", "getrandbits", "switch_bytes", "current", "produced", "since")
 
     def __init__(self, kind: str, partitions: list[Partition], deques: dict[Partition, deque[Batch]], rng: random.Random,
                  batch_size: int):
         self.kind, self.partitions, self.deques, self.rng = kind, partitions, deques, rng
+        self.getrandbits: Callable[[int], int] = rng.getrandbits   # bound once: draws on every switch
         self.switch_bytes = 2 * batch_size if kind == "kip794" else math.inf
         self.current: Partition | None = None
         self.produced = 0.0                # bytes sent to the current partition since the switch
@@ -54,7 +56,7 @@ class StickyPartitioner:
         its argument checks: the same numbers from the same state."""
         if n <= 0:
             raise ValueError("empty range for randrange()")
-        getrandbits = self.rng.getrandbits
+        getrandbits = self.getrandbits
         k = n.bit_length()
         r = getrandbits(k)
         while r >= n:
