@@ -75,7 +75,7 @@ def librdkafka_config(tenant: Tenant, bootstrap_servers: str, security: dict[str
     return config
 
 
-def _client_figures(stats: dict) -> dict:
+def client_figures(stats: dict) -> dict:
     """The parts of librdkafka's statistics a report reads: round trip and internal queue
     latency per broker (microseconds, as librdkafka reports them) and Produce requests sent."""
     brokers = {}
@@ -137,7 +137,7 @@ def _run_tenant(tenant: Tenant, config: dict, stop: threading.Event, out: "queue
         index += 1
     left = producer.flush(_FLUSH_S)
     producer.poll(STATISTICS_INTERVAL_MS / 1000 + 0.2)     # one more statistics report, after the flush
-    figures = _client_figures(latest.get("stats", {}))
+    figures = client_figures(latest.get("stats", {}))
     kept = [(t, lat) for t, lat in zip(intended, latency) if lat >= 0]
     lags = sorted(lag)
     out.put(TenantTrace(tenant.name, [t for t, _ in kept], [lat for _, lat in kept], failed[0] + left,

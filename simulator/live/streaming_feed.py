@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simulator.live._process import StackError, die_with_parent
-from simulator.live.neighbours import STATISTICS_INTERVAL_MS, TenantTrace, _client_figures, librdkafka_config
+from simulator.live.neighbours import STATISTICS_INTERVAL_MS, TenantTrace, client_figures, librdkafka_config
 
 @dataclass(frozen=True)
 class PipelineTrace(TenantTrace):
@@ -157,7 +157,7 @@ def _serve(tenants: list, producers: list[dict], consumers: list[dict], seed: in
         # lost: sent once every pipeline ran warm, never seen (records of the warm-up, sent before
         # a pipeline's query or the measuring consumer had its partitions, are not counted)
         lost = _lost(times, got, warm.value)
-        client = _client_figures(figures.get("stats", {}))
+        client = client_figures(figures.get("stats", {}))
         upstream = [(t / 1e9, lat / 1e9) for t, lat in zip(times, acks) if lat >= 0]
         traces.append(PipelineTrace(tenant.name, [t / 1e9 for t, _ in kept], [lat / 1e9 for _, lat in kept],
                                     lost, sum(b["produce_requests"] for b in client["brokers"].values()), client,

@@ -73,7 +73,7 @@ class Observation:
                 "cpu_s": max(self.cpu_noise_s, 0.01 * abs(self.cpu_s), 1e-6)}
 
 
-def _excess(series: list, windows: dict, less_background: bool = True) -> tuple[float, float]:
+def load_excess(series: list, windows: dict, less_background: bool = True) -> tuple[float, float]:
     """A per-second figure summed over the load's seconds and the one after it, less its mean over
     the whole seconds of the before window (``less_background``); and the noise of that sum (the
     before window's standard deviation x sqrt(seconds summed))."""
@@ -101,9 +101,9 @@ def observe(result: RunResult, run: str) -> Observation:
     sizes = result.batch_sizes
     records = (sizes and sizes.records) or sum(p.get("records") or 0 for p in result.producers) or (result.spark or {}).get("rows") or 0
     settings = scenario["cluster"]["broker"]
-    handler = _excess([None if v is None else (100.0 - v) / 100.0 * settings["num.io.threads"]
+    handler = load_excess([None if v is None else (100.0 - v) / 100.0 * settings["num.io.threads"]
                        for v in lines["handler_idle_pct_min"]], result.windows, less_background=False)
-    cpu = _excess([None if v is None else v / 100.0 * settings["vcpus"] for v in lines["cpu_pct_max"]], result.windows)
+    cpu = load_excess([None if v is None else v / 100.0 * settings["vcpus"] for v in lines["cpu_pct_max"]], result.windows)
     # the job's own figures: a live broker's counters also hold the job's warm-up, before the windows
     return Observation(
         run=run, requests=float(summary.produce_requests), batches=float((sizes and sizes.batches) or summary.batches),
@@ -138,7 +138,9 @@ class Fit:
         return next(t for t in self.terms if t.name == name)
 
 
-def _solve(a: np.ndarray, target: np.ndarray, x0: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[float | None]]:
+def bounded_fit(a: np.ndarray, target: np.ndarray, x0: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[float | None]]:
+    """``a @ x = target`` for ``x >= 0`` by bounded least squares from ``x0``: the solution, its
+    residual and each term's standard error (None where the figures leave no degree of freedom)."""
     from scipy.optimize import least_squares     # heavy: loaded only when a profile is fitted
 
     solution = least_squares(lambda x: a @ x - target, x0, bounds=(0.0, np.inf), method="trf", x_scale="jac")
@@ -189,7 +191,7 @@ def fit_costs(observations: list[Observation], base: dict[str, float]) -> Fit:
         fixed = np.array([base[TERMS[i][0]] for i in held])
         rest = target - (design[:, held] @ fixed if held else 0.0)
         x0 = np.array([max(1e-3, base[TERMS[i][0]]) for i in free])
-        values, residual, errors = _solve(design[:, free], rest, x0)
+        values, residual, errors = bounded_fit(design[:, free], rest, x0)
         undetermined = [k for k, e in enumerate(errors) if e is not None and e >= max(float(values[k]), 1e-12)]
         if not undetermined or len(free) == 1:
             break

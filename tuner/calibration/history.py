@@ -37,8 +37,7 @@ from simulator.contract import RunResult
 from simulator.contract.files import write_profile
 from simulator.evaluator import Evaluator, model_evaluator
 from tuner.calibration.calibrate import base_document, fitted_document, flat_values, profile_target, residual_rows
-from tuner.calibration.fit import FIGURES, TERMS, Fit, FitResidual, FittedTerm, Observation, _solve
-from tuner.calibration.fit import _excess as fit_excess
+from tuner.calibration.fit import FIGURES, TERMS, Fit, FitResidual, FittedTerm, Observation, bounded_fit, load_excess
 from workloads import FileGroup, Scenario, ScenarioError
 from workloads.imports import History, Imported, Window, baseline, build, find_loads, write
 from workloads.imports.history import busy_periods
@@ -149,7 +148,7 @@ def fit_scales(found: list[Observation], base: dict[str, float]) -> Fit:
     design, goal = np.array(rows) * w[:, None], np.array(target) * w
     if len(goal) <= 2:
         raise ScenarioError("--profile", "the history's loads give too few figures to fit the costs to")
-    scales, residual, errors = _solve(design, goal, np.ones(2))
+    scales, residual, errors = bounded_fit(design, goal, np.ones(2))
     terms = []
     for name, _ in TERMS:
         k = int(name.startswith("broker.network_"))
@@ -193,11 +192,11 @@ def closure(scenario: Scenario, profile: CostProfile, wire_bytes: float, batchin
     for seed in range(1, CLOSURE_SEEDS + 1):
         result = evaluator.evaluate(one, seed)
         lines, windows = result.timelines, result.windows
-        handler = fit_excess([None if v is None else (100.0 - v) / 100.0 * settings.num_io_threads
+        handler = load_excess([None if v is None else (100.0 - v) / 100.0 * settings.num_io_threads
                               for v in lines["handler_idle_pct_min"]], windows)
-        cpu = fit_excess([None if v is None else v / 100.0 * settings.vcpus for v in lines["cpu_pct_max"]], windows)
-        wire = fit_excess(lines["bytes_in_per_s"], windows)[0]
-        requests = (fit_excess(lines["produce_requests_per_s"], windows)[0] if counted
+        cpu = load_excess([None if v is None else v / 100.0 * settings.vcpus for v in lines["cpu_pct_max"]], windows)
+        wire = load_excess(lines["bytes_in_per_s"], windows)[0]
+        requests = (load_excess(lines["produce_requests_per_s"], windows)[0] if counted
                     else wire * batching.requests_per_byte)
         found.append(Observation(run=f"closure seed {seed}", requests=requests,
                                  batches=requests * batching.batches_per_request,
