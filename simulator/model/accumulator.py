@@ -40,6 +40,8 @@ class RecordAccumulator:
         self.librdkafka = spec.client.kind == "librdkafka"
         self.batch_records = config.batch_num_messages or math.inf
         self.ratio_at = spec.ratio_at
+        self.ratio_bytes = -1.0         # the last batch size asked of ratio_at, and its answer:
+        self.ratio = 1.0                # full batches repeat one size
         self.record_bytes = spec.record_bytes
         self.keyed = spec.keyed
         self.deques: dict[Partition, deque[Batch]] = {p: deque() for p in partitions}
@@ -198,7 +200,10 @@ class RecordAccumulator:
         if self.codec == "none":
             batch.wire = BATCH_HEADER + batch.bytes
             return
-        ratio = self.ratio_at(batch.bytes)
+        if batch.bytes != self.ratio_bytes:
+            self.ratio_bytes = batch.bytes
+            self.ratio = self.ratio_at(batch.bytes)
+        ratio = self.ratio
         batch.wire = BATCH_HEADER + batch.bytes * ratio
         if not self.librdkafka:  # CompressionRatioEstimator.updateEstimation
             if ratio > self.ratio_estimate:

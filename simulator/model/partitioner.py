@@ -23,12 +23,14 @@ class StickyPartitioner:
     """The sticky partition of one producer, switched as its client does; reads the
     accumulator's queues (``deques``) as the client's partitioner does."""
 
-    __slots__ = ("kind", "partitions", "deques", "rng", "getrandbits", "switch_bytes", "current", "produced", "since")
+    __slots__ = ("kind", "partitions", "deques", "queues", "rng", "random", "getrandbits", "switch_bytes", "current", "produced", "since")
 
     def __init__(self, kind: str, partitions: list[Partition], deques: dict[Partition, deque[Batch]], rng: random.Random,
                  batch_size: int):
         self.kind, self.partitions, self.deques, self.rng = kind, partitions, deques, rng
-        self.getrandbits: Callable[[int], int] = rng.getrandbits   # bound once: draws on every switch
+        self.queues = [deques[p] for p in partitions]   # the candidates' deques, in their order
+        self.random: Callable[[], float] = rng.random           # bound once: draws on every switch
+        self.getrandbits: Callable[[int], int] = rng.getrandbits
         self.switch_bytes = 2 * batch_size if kind == "kip794" else math.inf
         self.current: Partition | None = None
         self.produced = 0.0                # bytes sent to the current partition since the switch
@@ -37,14 +39,23 @@ class StickyPartitioner:
     def switch(self, now: float) -> Partition:
         previous, candidates = self.current, self.partitions
         if self.kind == "kip794":
-            queues = [len(self.deques[p]) for p in candidates]
-            if min(queues) != max(queues):  # adaptive: weight = max queue + 1 - queue
-                top = max(queues) + 1
-                pick = self.rng.random() * sum(top - q for q in queues)
-                for partition, queue in zip(candidates, queues):
-                    pick -= top - queue
+            queues = self.queues
+            shortest = longest = len(queues[0])
+            for dq in queues:
+                if len(dq) < shortest:
+                    shortest = len(dq)
+                elif len(dq) > longest:
+                    longest = len(dq)
+            if shortest != longest:  # adaptive: weight = longest queue + 1 - queue
+                top = longest + 1
+                weights = 0
+                for dq in queues:
+                    weights += top - len(dq)
+                pick = self.random() * weights
+                for i in range(len(queues)):
+                    pick -= top - len(queues[i])
                     if pick < 0:
-                        return self._stick(partition, now)
+                        return self._stick(candidates[i], now)
             return self._stick(candidates[self._below(len(candidates))], now)
         if self.kind == "kip480" and previous is not None and len(candidates) > 1:
             choice = candidates[self._below(len(candidates) - 1)]  # any other partition
