@@ -41,8 +41,38 @@ class _StrictLoader(yaml.SafeLoader):
             self.depth -= 1
 
 
+_LIBYAML = getattr(yaml, "CSafeLoader", None)   # PyYAML's safe loader on libyaml's parser, where it is built
+_NODES = (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent, yaml.AliasEvent)
+_NOT_PLAIN = object()
+
+
+def _plain_yaml(text: str) -> Any:
+    """``text`` parsed by libyaml (ten times PyYAML's own speed), when it is plain: printable
+    characters only and no tab (libyaml takes some that PyYAML refuses), no alias, nesting short
+    of ``MAX_NESTING``, nothing either parser would refuse; else ``_NOT_PLAIN``, and
+    ``_StrictLoader`` parses it and says what is wrong as it always has. Both build the values
+    with PyYAML's own constructor and resolver (tests/workloads/test_strict_input.py)."""
+    if _LIBYAML is None or "\t" in text or yaml.reader.Reader.NON_PRINTABLE.search(text):
+        return _NOT_PLAIN
+    try:
+        open_collections = 0
+        for event in yaml.parse(text, Loader=_LIBYAML):   # libyaml's parser keeps its own stack, not Python's
+            if isinstance(event, _NODES):
+                if isinstance(event, yaml.AliasEvent) or open_collections + 1 >= MAX_NESTING:
+                    return _NOT_PLAIN
+                if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                    open_collections += 1
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                open_collections -= 1
+        return yaml.load(text, Loader=_LIBYAML)
+    except Exception:   # refused, or past what libyaml takes: the strict loader words it
+        return _NOT_PLAIN
+
+
 def safe_yaml(text: str, field: str, what: str) -> Any:
     """``text`` parsed as YAML (no aliases, bounded nesting), or one error line naming ``field``."""
+    if (plain := _plain_yaml(text)) is not _NOT_PLAIN:
+        return plain
     try:
         return yaml.load(text, Loader=_StrictLoader)
     except yaml.YAMLError as error:

@@ -65,3 +65,34 @@ def test_a_document_that_shares_a_value_is_written_without_aliases_and_reads_bac
     text = dump_yaml(document)
     assert "&" not in text and "*" not in text
     assert safe_yaml(text, "profile", "the profile") == document
+
+
+# Text libyaml and PyYAML's own parser might read apart: each must give the same value, or the same error line.
+TRICKY = ["", " ", "\n", "# only a comment\n", "a: 1\n", "a: 1\r\nb: 2\r\n", "a: 1\rb: 2\r", "\ufeffa: 1\n", "a: \ufeff1\n",
+          "a:\t1\n", "a: 1\t# note\n", "\ta: 1\n", "a:\n\t- 1\n", "a: [1,\t2]\n", "a: 'x\ty'\n", 'a: "x\\ty"\n', "a: x\ty\n",
+          "a: 1\n---\nb: 2\n", "--- a\n...\n", "%YAML 1.1\n---\na: 1\n", "%YAML 1.3\n---\na: 1\n", "%TAG ! tag:x,2024:\n---\na: 1\n",
+          "a: &x 1\nb: 2\n", "a: &x 1\nb: *x\n", "<<: {a: 1}\nb: 2\n", "a: {<<: [{b: 1}], c: 2}\n", "? [1, 2]\n: x\n",
+          "? a\n", "a: !!binary aGVsbG8=\n", "a: !!python/object:os.system x\n", "a: !!str 1\n", "a: !custom 1\n",
+          "a: 2024-06-03\nb: 2024-06-03 10:00:00+09:00\n", "a: 1_000\nb: .inf\nc: 0o17\nd: 0x1F\ne: +1\nf: 1e3\ng: 1.0e+3\n",
+          "a: yes\nb: off\nc: ~\nd: null\ne: Null\n", "a: b: c\n", "- a\n b\n", "[1, 2", "{a: 1", "a:\n  - 1\n - 2\n", "a: 1   \n",
+          '"\\ud800"', '"\\x85 \\N \\_ \\L \\P"', "a: \x85b\n", "a: b\u2028c\n", "a: \u00a0b\n", "a: 🙂\n", "a: \x07\n", "a: \ud800\n",
+          "a: \ufffe\n", "k" * 1100 + ": 1\n", "? " + "k" * 1100 + "\n: 1\n", "a: |\n  x\n   y\n\n", "a: >-\n  x\n  y\n", "a: |2\n   x\n",
+          "a: 'it''s'\n", 'a: "\\u00e9\\U0001F642"\n', "a: @x\n", "a: `x\n", "a: %x\n", "- - - 1\n", "[[[[1]]]]", "{a: [b, {c: d}]}",
+          "a: 1\na: 2\n", "a:\n  b: 1\n  b: 2\n", "{a: 1, a: 2}", "- !!set {a, b}\n", "- !!omap [{a: 1}]\n", "a: !!float 1\n",
+          "a: 0.1\nb: -0.0\nc: 1.7976931348623157e+309\n", "a: 12:30:00\n", "a: 190:20:30\n", "a: 0b101\n", "a: 010\n",
+          "'a': 1\n\"b\": 2\n", "a: 'x\n  y'\n", 'a: "x\n  y"\n', "a: x\n  y\n", "---\n---\n", "...\n", "a: 1\n...\n---\nb: 2\n"]
+
+
+@pytest.mark.parametrize("text", TRICKY, ids=range(len(TRICKY)))
+def test_libyaml_and_the_strict_loader_read_the_same(text, monkeypatch):
+    import workloads.loader as loader
+
+    def read() -> tuple:
+        try:
+            value = safe_yaml(text, "f", "t")
+            return "value", repr(value), type(value)
+        except ScenarioError as error:
+            return "refused", str(error)
+    fast = read()
+    monkeypatch.setattr(loader, "_LIBYAML", None)   # PyYAML's own parser alone
+    assert fast == read()
