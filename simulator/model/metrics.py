@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from itertools import compress
 
 from simulator.contract.histograms import LatencyHistogram, SizeHistogram
 
@@ -123,10 +124,10 @@ class RequestTimesDuring:
         for part, value in zip(self.parts, times[1:]):
             part.append(value)
 
-    def between(self, start: float, end: float) -> list[list[float]]:
+    def between(self, start: float, end: float) -> list[array[float]]:
         """Each part's values of the requests that arrived in [start, end)."""
-        kept = [i for i, arrival in enumerate(self.arrivals) if start <= arrival < end]
-        return [[part[i] for i in kept] for part in self.parts]
+        kept = bytes(start <= arrival < end for arrival in self.arrivals)
+        return [array("d", compress(part, kept)) for part in self.parts]
 
 
 class Latencies:

@@ -61,7 +61,8 @@ def test_request_times_are_kept_only_while_they_can_fall_in_the_load():
     for arrival in (5.25, 5.5, 6.0):
         kept.add((arrival, 1.0, 2.0, 3.0))
     assert list(kept.arrivals) == [2.0, 3.0, 5.0, 5.25]
-    assert kept.between(START, END) == [[2.1, 3.1, 5.1, 1.0], [2.2, 3.2, 5.2, 2.0], [2.3, 3.3, 5.3, 3.0]]
+    assert [list(part) for part in kept.between(START, END)] == [[2.1, 3.1, 5.1, 1.0], [2.2, 3.2, 5.2, 2.0],
+                                                                 [2.3, 3.3, 5.3, 3.0]]
 
 
 def run(make_scenario, evaluator, files: int) -> ModelRun:
