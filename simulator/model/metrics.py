@@ -15,15 +15,21 @@ from itertools import compress
 from simulator.contract.histograms import LatencyHistogram, SizeHistogram
 
 
+def float_samples() -> array[float]:
+    """Values kept for an exact mean and percentile; ``sum`` and ``sorted`` read them back as the
+    same floats in the same order as from a list."""
+    return array("d")
+
+
 class Timeline:
-    """Values summed into 1-second buckets. The second being added to is summed in place
-    (most additions land in the current second) and written to its bucket when another
-    second comes."""
+    """Values summed into 1-second buckets (8-byte floats in an array). The second being added
+    to is summed in place (most additions land in the current second) and written to its bucket
+    when another second comes."""
 
     __slots__ = ("buckets", "second", "sum")
 
     def __init__(self) -> None:
-        self.buckets: list[float] = []
+        self.buckets = float_samples()
         self.second = -1
         self.sum = 0.0
 
@@ -56,7 +62,8 @@ class Timeline:
 
     def values(self, seconds: int) -> list[float]:
         self._flush()
-        return (self.buckets + [0.0] * seconds)[:seconds]
+        kept = self.buckets[:seconds].tolist()
+        return kept + [0.0] * (seconds - len(kept))
 
     def total(self, start: float = 0.0, end: float = math.inf) -> float:
         self._flush()
@@ -95,12 +102,6 @@ class BatchSizes:
     def add(self, other: BatchSizes) -> None:
         self.wire.add(other.wire)
         self.records.add(other.records)
-
-
-def float_samples() -> array[float]:
-    """Values kept for an exact mean and percentile; ``sum`` and ``sorted`` read them back as the
-    same floats in the same order as from a list."""
-    return array("d")
 
 
 class RequestTimesDuring:
