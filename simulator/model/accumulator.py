@@ -47,10 +47,13 @@ class RecordAccumulator:
         self.deques: dict[Partition, deque[Batch]] = {p: deque() for p in partitions}
         # each leader's partitions' deques in by_node's order: a drain walks them all
         self.node_deques = {node: [self.deques[p] for p in led] for node, led in self.by_node.items()}
-        self.nonempty: dict[Partition, None] = {}
+        self.nonempty: dict[Partition, deque[Batch]] = {}   # the partitions with batches, and their deques
+        self.position = {p: i for i, p in enumerate(partitions)}
+        self.queued = [0] * len(partitions)   # batches in each partition's deque, in partitions' order
         self.queued_on: dict[Broker, int] = {node: 0 for node in self.nodes}   # partitions with batches, by leader
         self.drain_index = {node: 0 for node in self.nodes}     # nodesDrainIndex
-        self.sticky = StickyPartitioner(spec.client.partitioner, partitions, self.deques, rng, config.batch_size)
+        self.sticky = StickyPartitioner(spec.client.partitioner, partitions, self.deques, self.queued, rng,
+                                        config.batch_size)
         self.ratio_estimate = 1.0
         self.batch_capacity = 0.0
         self._update_capacity()
@@ -102,9 +105,11 @@ class RecordAccumulator:
     def _new_batch(self, partition: Partition, now: float, memory: int) -> Batch:
         batch = Batch(partition, now, memory, self.codec)
         self.memory_used += memory
-        self.deques[partition].append(batch)
+        dq = self.deques[partition]
+        dq.append(batch)
+        self.queued[self.position[partition]] += 1
         if partition not in self.nonempty:
-            self.nonempty[partition] = None
+            self.nonempty[partition] = dq
             self.queued_on[partition.leader] += 1
         self.incomplete[batch] = None
         return batch
@@ -270,8 +275,7 @@ class RecordAccumulator:
         ready: dict[Broker, None] = {}
         next_check = math.inf
         flowing = self.rate > 0 and not self.blocked
-        for partition in self.nonempty:
-            dq = self.deques[partition]
+        for partition, dq in self.nonempty.items():
             if self.sendable(dq, now):
                 ready[partition.leader] = None
                 continue
@@ -340,6 +344,7 @@ class RecordAccumulator:
     def _take(self, partition: Partition, now: float) -> Batch:
         dq = self.deques[partition]
         batch = dq.popleft()
+        self.queued[self.position[partition]] -= 1
         self._close(batch, now)
         if not dq:   # with KIP-480 the next record then needs a new batch, and switches (for_record)
             del self.nonempty[partition]

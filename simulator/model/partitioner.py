@@ -21,14 +21,16 @@ LIBRDKAFKA_STICKY_S = 0.010          # sticky.partitioning.linger.ms
 
 class StickyPartitioner:
     """The sticky partition of one producer, switched as its client does; reads the
-    accumulator's queues (``deques``) as the client's partitioner does."""
+    accumulator's queues (``deques``, and ``queued``: how many batches each holds) as the
+    client's partitioner does."""
 
-    __slots__ = ("kind", "partitions", "deques", "queues", "rng", "random", "getrandbits", "switch_bytes", "current", "produced", "since")
+    __slots__ = ("kind", "partitions", "deques", "queued", "rng", "random", "getrandbits", "switch_bytes", "current",
+                 "produced", "since")
 
-    def __init__(self, kind: str, partitions: list[Partition], deques: dict[Partition, deque[Batch]], rng: random.Random,
-                 batch_size: int):
+    def __init__(self, kind: str, partitions: list[Partition], deques: dict[Partition, deque[Batch]], queued: list[int],
+                 rng: random.Random, batch_size: int):
         self.kind, self.partitions, self.deques, self.rng = kind, partitions, deques, rng
-        self.queues = [deques[p] for p in partitions]   # the candidates' deques, in their order
+        self.queued = queued     # in partitions' order, counted by the accumulator
         self.random: Callable[[], float] = rng.random           # bound once: draws on every switch
         self.getrandbits: Callable[[int], int] = rng.getrandbits
         self.switch_bytes = 2 * batch_size if kind == "kip794" else math.inf
@@ -39,21 +41,21 @@ class StickyPartitioner:
     def switch(self, now: float) -> Partition:
         previous, candidates = self.current, self.partitions
         if self.kind == "kip794":
-            queues = self.queues
-            shortest = longest = len(queues[0])
-            for dq in queues:
-                if len(dq) < shortest:
-                    shortest = len(dq)
-                elif len(dq) > longest:
-                    longest = len(dq)
+            queued = self.queued
+            shortest = longest = queued[0]
+            for queue in queued:
+                if queue < shortest:
+                    shortest = queue
+                elif queue > longest:
+                    longest = queue
             if shortest != longest:  # adaptive: weight = longest queue + 1 - queue
                 top = longest + 1
                 weights = 0
-                for dq in queues:
-                    weights += top - len(dq)
+                for queue in queued:
+                    weights += top - queue
                 pick = self.random() * weights
-                for i in range(len(queues)):
-                    pick -= top - len(queues[i])
+                for i in range(len(queued)):
+                    pick -= top - queued[i]
                     if pick < 0:
                         return self._stick(candidates[i], now)
             return self._stick(candidates[self._below(len(candidates))], now)
