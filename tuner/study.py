@@ -308,11 +308,15 @@ def scenario_changes(stored: dict[str, Any], fields: dict[str, Any]) -> str:
 _ABSENT = object()
 
 
-def _sampler(settings: StudySettings) -> Any:
+def _sampler(settings: StudySettings, others_running: bool) -> Any:
+    """The study's sampler. TPE's constant liar counts the trials other workers are running as
+    bad ones, and to see them it reads every trial again for each knob it samples; with one
+    worker and no trial left running by an earlier run there are none, so it samples the very
+    same values without the liar, from the trials read once per trial."""
     import optuna
     if settings.sampler == "random":
         return optuna.samplers.RandomSampler(seed=settings.seed)
-    return optuna.samplers.TPESampler(seed=settings.seed)
+    return optuna.samplers.TPESampler(seed=settings.seed, constant_liar=settings.workers > 1 or others_running)
 
 
 def _identity(objective: Objective, settings: StudySettings, fields: dict[str, Any]) -> dict[str, Any]:
@@ -343,8 +347,10 @@ def _load_study(objective: Objective, settings: StudySettings, storage: Any,
     import optuna
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(storage=storage, study_name=settings.study_name,
-                                directions=["minimize"] * len(OBJECTIVES), sampler=_sampler(settings),
+                                directions=["minimize"] * len(OBJECTIVES), sampler=_sampler(settings, True),
                                 load_if_exists=True)
+    if not study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
+        study.sampler = _sampler(settings, False)
     scenario = objective.scenario({})
     fields = scenario_fields(scenario)
     identity = _identity(objective, settings, fields)

@@ -168,3 +168,31 @@ def test_the_scenario_digest_covers_what_trials_run_on_and_nothing_else():
         other = fields(*changed)
         assert scenario_digest(other) != scenario_digest(base)
         assert scenario_changes(base, other).startswith(line), scenario_changes(base, other)
+
+
+def test_one_worker_samples_without_the_constant_liar_the_very_same_trials():
+    """With nothing else running, TPE's constant liar has nothing to count: the same values."""
+    import random
+
+    import optuna
+
+    from tuner.study import _sampler
+
+    def tried(sampler) -> list:
+        study = optuna.create_study(directions=["minimize"] * 2, sampler=sampler)
+        draw, values = random.Random(0), []
+        for number in range(40):
+            trial = study.ask()
+            values.append((trial.suggest_int("repartition", 1, 120), trial.suggest_categorical("codec", ["none", "zstd", "lz4"]),
+                           trial.suggest_float("linger", 0.0, 100.0), trial.suggest_int("batch", 16384, 1048576, log=True)))
+            trial.set_constraint("sla:api", draw.uniform(-1, 1))
+            if number % 13 == 5:
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            else:
+                study.tell(trial, [draw.randrange(1000, 30000), draw.uniform(10, 60)])
+        return values
+
+    settings = StudySettings(workers=1, seed=3)
+    assert _sampler(settings, False)._constant_liar is False and _sampler(settings, True)._constant_liar is True
+    assert tried(_sampler(settings, False)) == tried(_sampler(settings, True))
+    assert _sampler(StudySettings(workers=2), False)._constant_liar is True
