@@ -20,7 +20,7 @@ from typing import Callable, Mapping
 
 from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
-from simulator.model.metrics import Timeline, float_samples
+from simulator.model.metrics import FloatSamples, Timeline
 from simulator.model.quota import PERCENT_PER_SECOND, RateQuota, byte_rate_quota, request_time_quota
 from simulator.model.request import Client, Connection, Handler, Partition, Request, RequestLog, RequestTimes
 from simulator.model.shared import Shared
@@ -85,7 +85,7 @@ class Broker:
         self.queue_area = Timeline()
         self.queue_max = 0
         self.queue_changed = 0.0
-        self.produce_time = {part: float_samples() for part in PRODUCE_TIME_PARTS}
+        self.produce_time = {part: FloatSamples() for part in PRODUCE_TIME_PARTS}
         self.produce_count = 0
         self.fetch_count = 0
         self.byte_quotas: dict[str, RateQuota] = {}      # producer_byte_rate, per quota entity (client-id)

@@ -10,15 +10,39 @@ from __future__ import annotations
 
 import math
 from array import array
-from itertools import compress
+from itertools import chain, compress
+from typing import Final, Iterator
 
 from simulator.contract.histograms import LatencyHistogram, SizeHistogram
 
 
-def float_samples() -> array[float]:
-    """Values kept for an exact mean and percentile; ``sum`` and ``sorted`` read them back as the
-    same floats in the same order as from a list."""
-    return array("d")
+SAMPLES_CHUNK: Final = 8192
+
+
+class FloatSamples:
+    """Values kept for an exact mean and percentile, in order, as 8-byte floats in arrays of at
+    most ``SAMPLES_CHUNK``: one array grown by reallocation would leave holes the size of its
+    old copies in the heap, ever larger, that later small allocations cannot fill. Read back
+    (``sum``, ``sorted``) as the same floats in the same order as from a list."""
+
+    __slots__ = ("chunks", "last")
+
+    def __init__(self) -> None:
+        self.last: array[float] = array("d")
+        self.chunks: list[array[float]] = [self.last]
+
+    def append(self, value: float) -> None:
+        last = self.last
+        if len(last) == SAMPLES_CHUNK:
+            last = self.last = array("d")
+            self.chunks.append(last)
+        last.append(value)
+
+    def __len__(self) -> int:
+        return (len(self.chunks) - 1) * SAMPLES_CHUNK + len(self.last)
+
+    def __iter__(self) -> Iterator[float]:
+        return chain.from_iterable(self.chunks)
 
 
 class Timeline:
@@ -29,7 +53,7 @@ class Timeline:
     __slots__ = ("buckets", "second", "sum")
 
     def __init__(self) -> None:
-        self.buckets = float_samples()
+        self.buckets: array[float] = array("d")
         self.second = -1
         self.sum = 0.0
 
@@ -114,8 +138,8 @@ class RequestTimesDuring:
     def __init__(self, start: float, parts: int = 3) -> None:
         self.start = start
         self.end = math.inf
-        self.arrivals = float_samples()
-        self.parts = [float_samples() for _ in range(parts)]
+        self.arrivals = FloatSamples()
+        self.parts = [FloatSamples() for _ in range(parts)]
 
     def add(self, times: tuple[float, ...]) -> None:
         arrival = times[0]

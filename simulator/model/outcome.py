@@ -10,7 +10,7 @@ from simulator.contract import BatchSizeFigures, BrokerFigures, RunResult, Summa
 from simulator.model.broker import idle_percent
 from simulator.model.explain import mechanism
 from simulator.contract.histograms import batch_size_section
-from simulator.model.metrics import BatchSizes, Latencies
+from simulator.model.metrics import BatchSizes, FloatSamples, Latencies
 from simulator.model.streaming import figures as pipeline_figures
 
 
@@ -28,7 +28,7 @@ def _window_mean(series: list[float], start: float, end: float) -> float | None:
     return _mean(seconds) if seconds else None
 
 
-def _p99_ms(seconds: Sequence[float]) -> float | None:
+def _p99_ms(seconds: FloatSamples | Sequence[float]) -> float | None:
     """The value at rank int(0.99 n) of the n in order, in ms: the smallest of the largest
     n - rank, so that only those are held rather than all of them sorted."""
     if not seconds:
@@ -37,7 +37,7 @@ def _p99_ms(seconds: Sequence[float]) -> float | None:
     return heapq.nlargest(len(seconds) - rank, seconds)[-1] * 1e3
 
 
-def _time_figures(seconds: Sequence[float]) -> dict:
+def _time_figures(seconds: FloatSamples) -> dict:
     return {"mean": sum(seconds) / len(seconds) * 1e3 if seconds else None, "p99": _p99_ms(seconds)}
 
 
