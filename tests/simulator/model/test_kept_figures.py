@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 from simulator.contract.histograms import LatencyHistogram
-from simulator.model.metrics import Latencies, RequestTimesDuring
+from simulator.model.metrics import SAMPLES_CHUNK, FloatSamples, Latencies, RequestTimesDuring
 from simulator.model.model import ModelRun
 
 START, END, SIMULATED = 2.0, 5.5, 7.25
@@ -63,6 +63,18 @@ def test_request_times_are_kept_only_while_they_can_fall_in_the_load():
     assert list(kept.arrivals) == [2.0, 3.0, 5.0, 5.25]
     assert [list(part) for part in kept.between(START, END)] == [[2.1, 3.1, 5.1, 1.0], [2.2, 3.2, 5.2, 2.0],
                                                                  [2.3, 3.3, 5.3, 3.0]]
+
+
+def test_samples_read_back_as_the_list_of_them_would():
+    rng = random.Random(3)
+    values = [rng.expovariate(1e3) for _ in range(2 * SAMPLES_CHUNK + 5)]
+    samples = FloatSamples()
+    for value in values:
+        samples.append(value)
+    assert len(samples) == len(values) and list(samples) == values
+    assert sum(samples) == sum(values) and sorted(samples) == sorted(values)
+    # no array past its chunk: none is ever grown by copying a large one
+    assert [len(chunk) for chunk in samples.chunks] == [SAMPLES_CHUNK, SAMPLES_CHUNK, 5]
 
 
 def run(make_scenario, evaluator, files: int) -> ModelRun:
