@@ -7,7 +7,8 @@ known before it runs. The estimate takes the least the run can be: full batches,
 fast as the executors' cores append, fetches only every ``replica.fetch.wait.max.ms``. A scenario
 refused here would take at least that long; the figures per item are from runs of this model
 (2 cores: 100,000-500,000 events/s; ~10 ns per partition a producer's drain or the per-second
-sampler visits; ~175 bytes per neighbour record kept for its latency).
+sampler visits; 2 bytes per neighbour record, its latency's bucket under its second; 48 bytes
+per produce request, each broker's six produce time parts kept for their exact p99).
 """
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ VISITS_PER_S = 11_000_000    # partition visits (drains, samples) a second
 LONG_RUN_S = 3600.0          # windows.max_duration's default
 
 # bytes each item keeps while the model runs
-_RECORD_BYTES = 175          # a neighbour record's send time and latency
+_RECORD_BYTES = 2            # a neighbour record's latency bucket under its second
+_STREAMING_RECORD_BYTES = 525     # a pipeline's record: its latency and parts, three lists of 175 B
+_REQUEST_BYTES = 48          # a produce request's six time parts on its leader (8-byte floats)
 _REPLICA_BYTES = 3_000       # a partition replica: log end offsets, follower state, each producer's deque
 _BROKER_BYTES = 100_000      # a broker: thread pools, queues, histograms, fetcher sessions
 _TASK_BYTES = 1_000          # a Spark task and its input split
@@ -70,8 +73,8 @@ def _window_field(scenario) -> str:
 
 # A streaming tenant's record is fetched, processed, produced again and timed by part: about five
 # times a producer tenant's events (Kafka Streams at 5,000 records/s took 5.0x a producer's wall
-# time, a micro-batch pipeline 2.5x) and three times its memory (three lists per record).
-STREAMING_RECORD_EVENTS, STREAMING_RECORD_BYTES = 5.0, 3.0
+# time, a micro-batch pipeline 2.5x); it keeps its latency and parts in lists.
+STREAMING_RECORD_EVENTS = 5.0
 
 
 def _weight(tenant, streaming: float) -> float:
@@ -122,7 +125,10 @@ def estimate(scenario) -> RunSize:
              f"{producers:,} producers over {topic_partitions:,} partitions"),
         Part("dataset.files", tasks * _TASK_BYTES, f"{tasks:,.0f} Spark tasks"),
         Part("dataset.sample_rows", dataset.sample_rows * _SAMPLE_ROW_BYTES, f"{dataset.sample_rows:,} sample rows"),
-        *(Part(by_time or f"tenants[{i}].rate", t.rate * seconds * _RECORD_BYTES * _weight(t, STREAMING_RECORD_BYTES),
+        Part("dataset.files", value_bytes / batch.producer.max_request_size * _REQUEST_BYTES,
+             f"{value_bytes / batch.producer.max_request_size:,.0f} produce requests of at most max.request.size"),
+        *(Part(by_time or f"tenants[{i}].rate",
+               t.rate * seconds * (_STREAMING_RECORD_BYTES if is_streaming(t) else _RECORD_BYTES),
                f"{t.rate * seconds:,.0f} neighbour records: {t.rate:,.0f}/s over {long}")
           for i, t in enumerate(scenario.tenants)),
         *(Part(f"tenants[{i}].keys", t.keys * _KEY_BYTES, f"{t.keys:,} keys") for i, t in enumerate(scenario.tenants)),

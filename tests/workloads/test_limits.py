@@ -29,10 +29,11 @@ def test_the_estimate_counts_the_neighbours_records_over_the_run():
     (["cluster.brokers=100000000"], "cluster.brokers", "GB of memory (100,000,000 brokers)"),
     (["tenants.0.rate=1000000000000/s"], "tenants[0].rate", "neighbour records"),
     (["cluster.topics.0.partitions=100000000"], "cluster.topics", "partition replicas"),
-    (["dataset.files.0.count=1000000"], "dataset.files", "Spark tasks"),
+    (["dataset.files.0.count=10000000", "dataset.files.0.size=1KB"], "dataset.files", "Spark tasks"),
+    (["dataset.files.0.count=1000000"], "dataset.files", "produce requests of at most max.request.size"),
     (["dataset.files.0.size=20TB"], "dataset.files", "would take at least"),
-    (["windows.before=1000000h", "windows.max_duration=2000000h"], "windows.before", "over 3,600,000,"),
-    (["windows.after=1000000h", "windows.max_duration=2000000h"], "windows.after", "neighbour records"),
+    (["windows.before=1000000h", "windows.max_duration=2000000h"], "windows.before", "timelines of 3,600,000,"),
+    (["windows.after=1000000h", "windows.max_duration=2000000h"], "windows.after", "timelines of 3,600,000,"),
 ])
 def test_a_run_past_the_limits_is_refused_naming_its_field(overrides, field, words):
     scenario = Scenario.from_yaml(CATALOG / "paypay-glue-2gb.yaml", overrides)
