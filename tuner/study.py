@@ -424,8 +424,12 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, progr
                 runner: Runner | None) -> StudySummary:
     from optuna.trial import TrialState
     done = _records(study)
-    # the trials this run completes are counted as they end, not read back from the storage each time
     completed, best = len(done), _best_requests(done)
+
+    def completed_trials() -> int:
+        """The study's completed trials as the storage holds them, another machine's too (Optuna's
+        cached storage reads only the trials that are new or were unfinished)."""
+        return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
     pending: dict[Future, Any] = {}
     work = functools.partial(_trial_outcome, objective.on(None))   # each process runs it on its own evaluator
     started = runner is None
@@ -433,6 +437,7 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, progr
     with runner if started else nullcontext(runner):
         try:
             while True:
+                completed = completed_trials()
                 while len(pending) < settings.workers and completed + len(pending) < settings.trials:
                     trial = study.ask()
                     pending[runner.submit(objective.space.suggest(trial))] = trial
@@ -451,7 +456,7 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, progr
                     outcome = future.result()
                     record(trial, outcome)
                     study.tell(trial, list(outcome.values))
-                    completed += 1
+                    completed = completed_trials()
                     if outcome.feasible and (best is None or outcome.produce_requests < best):
                         best = outcome.produce_requests
                     if progress:
