@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from simulator.live._jars import resolve_jars
+from simulator.live.jars import resolve_jars
 from simulator.live.budget import Budget, CpuBudgets
 from simulator.live.evaluator import create_topics
 from simulator.live.kafka import KafkaCluster

@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 from simulator.evaluator import model_evaluator
-from simulator.live._jars import java_command, resolve_jars
+from simulator.live.jars import java_command, resolve_jars
 from simulator.live.evaluator import create_topics, pin_process
 from simulator.live.kafka import KafkaCluster
 from workloads import CATALOG, Scenario

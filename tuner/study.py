@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote, unquote_plus
 
+from simulator.contract import explain as words
 from simulator.contract.files import STUDY
 from simulator.evaluator import Evaluator
 from tuner.objective import OBJECTIVES, Objective, Outcome, record
@@ -299,7 +300,7 @@ def scenario_changes(stored: dict[str, Any], fields: dict[str, Any]) -> str:
     ``tenants[0].sla_p99 10.0 -> 20.0, ...``."""
     def shown(value: Any) -> str:
         return "(unset)" if value is _ABSENT else f"{value:g}" if isinstance(value, float) else str(value)
-    changed = [f"{path} {shown(stored.get(path, _ABSENT))} -> {shown(fields.get(path, _ABSENT))}"
+    changed = [words.changed(path, shown(stored.get(path, _ABSENT)), shown(fields.get(path, _ABSENT)))
                for path in sorted(set(stored) | set(fields)) if stored.get(path, _ABSENT) != fields.get(path, _ABSENT)]
     more = len(changed) - _CHANGES_SHOWN
     return ", ".join(changed[:_CHANGES_SHOWN]) + (f" and {more} more" if more > 0 else "")

@@ -1,5 +1,5 @@
 """The live stack: the same scenarios on real components (Kafka brokers first)."""
-from simulator.live._jars import KafkaJars, resolve_jars
+from simulator.live.jars import KafkaJars, resolve_jars
 from simulator.live._process import StackError
 from workloads.prometheus_text import metric_sum, parse_metrics
 from simulator.live.kafka import (DEFAULT_RUN_DIR, KafkaCluster, Node, NodeStatus, render_status,

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-from simulator.live._jars import java_command, resolve_jars
+from simulator.live.jars import java_command, resolve_jars
 from simulator.live._process import StackError
 from workloads import ScenarioError
 from workloads.scenario import QUOTA_CLIENT_ID, Quota

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from simulator.contract.names import STACK_RUN_DIR
-from simulator.live._jars import LOCALSTACK, KafkaJars, java_command, resolve_jars
+from simulator.live.jars import LOCALSTACK, KafkaJars, java_command, resolve_jars
 from simulator.live._process import StackError, http_get, last_error, reserve_ports
 from workloads.prometheus_text import parse_metrics
 from simulator.live.budget import cgroups_available, remove_leftovers

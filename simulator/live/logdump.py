@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from simulator.live._jars import KafkaJars, java_command, resolve_jars
+from simulator.live.jars import KafkaJars, java_command, resolve_jars
 from simulator.live._process import StackError
 from simulator.model.batch import BATCH_HEADER
 from simulator.contract import BatchSizeFigures

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from simulator.live._jars import LOCALSTACK, ROOT
+from simulator.live.jars import LOCALSTACK, ROOT
 from simulator.live._process import StackError, http_get, last_error, reserve_ports
 from simulator.live.kafka import DEFAULT_RUN_DIR
 from simulator.live.dataset import dataset_files, write_dataset_csv

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from simulator.live._jars import LOCALSTACK, ROOT
+from simulator.live.jars import LOCALSTACK, ROOT
 from simulator.live._process import StackError, die_with_parent
 from simulator.live.clients import QUIET_LOG, java_security, property_text
 from simulator.live.s3 import check_inputs

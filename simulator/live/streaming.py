@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from simulator.contract.histograms import LatencyHistogram
-from simulator.live._jars import ROOT
+from simulator.live.jars import ROOT
 from simulator.live._process import StackError, die_with_parent, last_error
 from simulator.live.clients import java_security, property_text
 from simulator.live.neighbours import TenantTrace

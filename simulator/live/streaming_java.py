@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from simulator.live._jars import ROOT, java_command, run_maven
+from simulator.live.jars import ROOT, java_command, run_maven
 from simulator.live._process import StackError
 
 APPS = ROOT / "simulator" / "live" / "streaming_apps"

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from simulator.evaluator import Evaluator
 from simulator.live import StackError, resolve_jars
-from simulator.live._jars import java_command
+from simulator.live.jars import java_command
 from simulator.contract import RunResult, result_path
 from tuner.calibration.design import Point
 from workloads import ScenarioError
