@@ -38,8 +38,12 @@ class LatencyHistogram:
         return histogram
 
     def record(self, seconds: float) -> None:
-        index = self.bucket(seconds)
-        self.counts[index] = self.counts.get(index, 0) + 1
+        self.record_in(self.bucket(seconds), seconds)
+
+    def record_in(self, index: int, seconds: float) -> None:
+        """Count a latency whose bucket (``bucket``) is already known."""
+        counts = self.counts
+        counts[index] = counts.get(index, 0) + 1
         self.count += 1
         if seconds > self.maximum:
             self.maximum = seconds
@@ -75,11 +79,14 @@ class SizeHistogram:
         self.counts: list[int] = []
 
     def record(self, size: float) -> None:
-        index = 0
-        bound = float(BATCH_BUCKET_FIRST_BYTES)
-        while size > bound:   # a few doublings: cheaper than a logarithm, and exact at the bounds
-            bound += bound
-            index += 1
+        # the least i with size <= 2^i KiB, off the float's exponent: exact, since dividing by
+        # 1024 only moves the exponent, and a bound (mantissa 0.5) counts in the bucket below
+        if size > BATCH_BUCKET_FIRST_BYTES:
+            mantissa, index = math.frexp(size / BATCH_BUCKET_FIRST_BYTES)
+            if mantissa == 0.5:
+                index -= 1
+        else:
+            index = 0
         counts = self.counts
         if index >= len(counts):
             counts.extend([0] * (index + 1 - len(counts)))

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 COMPILED = ("engine", "metrics", "quota", "cpu", "shared", "request", "broker", "batch", "partitioner",
-            "accumulator", "sender", "producer", "job", "consumer", "microbatch", "streaming")
+            "accumulator", "sender", "producer", "job", "consumer", "microbatch", "streaming", "compression")
 SUPPORT = ("spark", "client")
 PACKAGE = Path(__file__).resolve().parent
 BUILD = PACKAGE.parents[1] / ".build" / "mypyc"

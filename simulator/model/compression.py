@@ -28,8 +28,8 @@ import zlib
 from dataclasses import dataclass
 
 import cramjam
-import lz4.block
-import lz4.frame
+import lz4.block  # type: ignore[import-untyped]
+import lz4.frame  # type: ignore[import-untyped]
 import zstandard
 
 BATCH_HEADER_BYTES = 61
@@ -161,17 +161,23 @@ class CompressionCurve:
     codec: str
     points: tuple[tuple[int, float], ...]  # (uncompressed bytes, compressed/uncompressed), sizes ascending
 
+    def __reduce__(self) -> tuple[type[CompressionCurve], tuple[str, tuple[tuple[int, float], ...]]]:
+        # compiled, a frozen dataclass cannot be rebuilt field by field: a worker process gets it whole
+        return (CompressionCurve, (self.codec, self.points))
+
     def ratio_at(self, uncompressed_bytes: float) -> float:
         """Interpolated in log(size); clamped to the measured ends."""
-        sizes = [size for size, _ in self.points]
-        if uncompressed_bytes <= sizes[0]:
-            return self.points[0][1]
-        if uncompressed_bytes >= sizes[-1]:
-            return self.points[-1][1]
-        for (lo, lo_ratio), (hi, hi_ratio) in zip(self.points, self.points[1:]):
+        points = self.points
+        lo, lo_ratio = points[0]
+        if uncompressed_bytes <= lo:
+            return lo_ratio
+        if uncompressed_bytes >= points[-1][0]:
+            return points[-1][1]
+        for hi, hi_ratio in points[1:]:
             if uncompressed_bytes <= hi:
                 t = (math.log(uncompressed_bytes) - math.log(lo)) / (math.log(hi) - math.log(lo))
                 return lo_ratio + t * (hi_ratio - lo_ratio)
+            lo, lo_ratio = hi, hi_ratio
         raise AssertionError("unreachable: sizes are ascending")
 
 

@@ -162,12 +162,13 @@ class Latencies:
     bytes) under the second it was meant for. A record acknowledged with no latency at all could
     still fall on the load's or the run's end: it waits, as it is, for the windows (``histograms``)."""
 
-    __slots__ = ("start", "end", "windows", "buckets", "maxima", "count", "undecided")
+    __slots__ = ("start", "end", "windows", "before", "during", "after", "buckets", "maxima", "count", "undecided")
 
     def __init__(self, start: float) -> None:
         self.start = start
         self.end = math.inf
-        self.windows = {"before": LatencyHistogram(), "during": LatencyHistogram(), "after": LatencyHistogram()}
+        self.before, self.during, self.after = LatencyHistogram(), LatencyHistogram(), LatencyHistogram()
+        self.windows = {"before": self.before, "during": self.during, "after": self.after}
         # 65,536 buckets of 1 % reach e^652 microseconds: 'H' holds any latency a run can have
         self.buckets: dict[int, array[int]] = {}
         self.maxima: dict[int, float] = {}
@@ -182,24 +183,25 @@ class Latencies:
         if latency <= 0.0:
             self.undecided.append((intended, latency))
             return
+        index = LatencyHistogram.bucket(latency)
         # acknowledged after it was meant to be sent, so before the load's end (not yet known) or the run's
         if intended < self.start:
             if intended >= 0.0:
-                self.windows["before"].record(latency)
+                self.before.record_in(index, latency)
         elif intended < self.end:
-            self.windows["during"].record(latency)
+            self.during.record_in(index, latency)
         else:
-            self.windows["after"].record(latency)
-        self._by_second(int(intended), latency)
+            self.after.record_in(index, latency)
+        self._by_second(int(intended), index, latency)
 
-    def _by_second(self, second: int, latency: float) -> None:
+    def _by_second(self, second: int, index: int, latency: float) -> None:
         buckets = self.buckets.get(second)
         if buckets is None:
             buckets = self.buckets[second] = array("H")
             self.maxima[second] = latency
         elif latency > self.maxima[second]:
             self.maxima[second] = latency
-        buckets.append(LatencyHistogram.bucket(latency))
+        buckets.append(index)
 
     def histograms(self, windows: dict[str, tuple[float, float]]) -> dict[str, LatencyHistogram]:
         """Each window's histogram, once the windows are known (the run is over)."""
@@ -207,7 +209,7 @@ class Latencies:
             for name, (start, end) in windows.items():
                 if start <= intended < end:
                     self.windows[name].record(latency)
-            self._by_second(int(intended), latency)
+            self._by_second(int(intended), LatencyHistogram.bucket(latency), latency)
         self.undecided = []
         return self.windows
 

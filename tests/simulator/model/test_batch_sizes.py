@@ -3,6 +3,7 @@ the bulk producers sent, counted exactly, neighbours left out."""
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
@@ -33,6 +34,32 @@ def test_a_bucket_holds_sizes_above_the_previous_bound_up_to_its_own():
         histogram.record(size)
     #                          <=1K 1-2K 2-4K 4-8K 8-16K 16-32K 32-64K 64-128K
     assert histogram.counts == [3, 2, 0, 0, 0, 0, 2, 1]
+
+
+def doubling_bucket(size: float) -> int:
+    """The bucket by doubling the bound until it reaches the size: exact at every bound."""
+    index, bound = 0, float(KB)
+    while size > bound:
+        bound += bound
+        index += 1
+    return index
+
+
+def recorded_bucket(size: float) -> int:
+    histogram = SizeHistogram()
+    histogram.record(size)
+    return histogram.counts.index(1)
+
+
+def test_a_bucket_read_off_the_exponent_is_the_one_doubling_finds():
+    edges = [float(KB << i) for i in range(40)]
+    sizes = [0.0, -1.0, 0.5, 1.0, 1023.0, *edges, *(math.nextafter(edge, math.inf) for edge in edges),
+             *(math.nextafter(edge, 0.0) for edge in edges), *(edge - 1.0 for edge in edges), *(edge + 1.0 for edge in edges)]
+    sizes += [float(size) for size in range(0, 300_000, 7)]
+    generator = random.Random(17)
+    sizes += [generator.uniform(0.0, 2.0 ** 30) for _ in range(50_000)]
+    sizes += [2.0 ** generator.uniform(0.0, 50.0) for _ in range(50_000)]
+    assert [recorded_bucket(size) for size in (*sizes, math.nan)] == [doubling_bucket(size) for size in (*sizes, math.nan)]
 
 
 def test_histograms_add_bucket_by_bucket():

@@ -1,3 +1,5 @@
+import pickle
+
 import pytest
 
 from simulator.model.compression import (
@@ -127,3 +129,11 @@ def test_short_sample_stops_the_curve_at_its_own_size():
     curve = measure_curve(VALUES[:16], None, "zstd")  # ~16 KB of records
     assert [size for size, _ in curve.points][-1] < 32 * 1024
     assert curve.ratio_at(1 << 20) == curve.points[-1][1]
+
+
+def test_a_curve_reaches_a_worker_process_whole():
+    curve = CURVES["zstd"]
+    copied = pickle.loads(pickle.dumps(curve))
+    assert copied == curve and type(copied) is CompressionCurve
+    assert [copied.ratio_at(size) for size in (100, 3000, 70_000, 1 << 21)] == \
+        [curve.ratio_at(size) for size in (100, 3000, 70_000, 1 << 21)]
