@@ -20,7 +20,7 @@ $(VENV)/.stamp: pyproject.toml uv.lock
 venv: $(VENV)/.stamp
 
 # The model's hot modules compiled with mypyc (used only while they match their sources).
-.build/mypyc/manifest: $(VENV)/.stamp $(MODEL_SOURCES)
+.build/mypyc/manifest: $(VENV)/.stamp $(MODEL_SOURCES) simulator/contract/histograms.py simulator/contract/_compiled.py
 	$(VENV)/bin/python -c "from simulator.model._native import build; raise SystemExit(build())"
 
 native: .build/mypyc/manifest

@@ -5,6 +5,10 @@ per neighbour), its ``brokers`` are ``BrokerFigures`` and its ``batch_sizes`` ``
 (``to_dict``/``from_dict``) and the file's bytes follow the classes' field order. This package
 imports only ``workloads``, so the simulator, the tuner and the reports all build on it.
 """
+from simulator.contract._compiled import use_compiled
+
+COMPILED = use_compiled(__path__, "simulator.contract")   # the histograms, compiled with the model
+
 from simulator.contract.errors import ResultError
 from simulator.contract.figures import BatchSizeFigures, BrokerFigures, Summary, TenantFigures
 from simulator.contract.histograms import LatencyHistogram, SizeHistogram, batch_size_section

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Iterable
+from typing import ClassVar, Iterable
 
 from simulator.contract.figures import BatchSizeFigures
 
@@ -15,7 +15,7 @@ class LatencyHistogram:
     """Log-bucketed latencies (1 % wide buckets from 1 microsecond), HdrHistogram style."""
 
     __slots__ = ("counts", "count", "maximum")
-    _STEP = math.log(1.01)
+    _STEP: ClassVar[float] = math.log(1.01)
 
     def __init__(self) -> None:
         self.counts: dict[int, int] = {}

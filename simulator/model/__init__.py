@@ -1,4 +1,4 @@
 """The embedded request-level model: fast, deterministic, the default evaluator."""
-from simulator.model._native import use_compiled
+from simulator.contract._compiled import use_compiled
 
-COMPILED = use_compiled(__path__)
+COMPILED = use_compiled(__path__, "simulator.model")

@@ -1,0 +1,38 @@
+"""Where the compiled build of the model (``simulator.model._native``) lives and whether it still
+matches its sources. The contract's histograms are compiled with the model, so this package
+checks the build too, without importing the model: the manifest names the sources it digests.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / ".build" / "mypyc"
+MANIFEST = BUILD / "manifest"
+
+
+def source_digest(sources: list[str]) -> str:
+    """The digest of the Python version and of the sources (paths from the project's root)."""
+    digest = hashlib.sha256(sys.version.encode())
+    for source in sources:
+        digest.update((ROOT / source).read_bytes())
+    return digest.hexdigest()
+
+
+def use_compiled(package_path: list[str], package: str) -> bool:
+    """Put the package's compiled modules first on its path while the build matches its sources."""
+    if os.environ.get("QUIETLOAD_PURE_PYTHON") or not MANIFEST.is_file():
+        return False
+    recorded, *sources = MANIFEST.read_text().split() or [""]
+    try:
+        if not sources or source_digest(sources) != recorded:
+            return False
+    except OSError:   # a source the build was made from is gone
+        return False
+    if str(BUILD) not in sys.path:
+        sys.path.append(str(BUILD))   # mypyc's shared library is a top-level module
+    package_path.insert(0, str(BUILD.joinpath(*package.split("."))))
+    return True
