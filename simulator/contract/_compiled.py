@@ -4,6 +4,7 @@ checks the build too, without importing the model: the manifest names the source
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
@@ -22,15 +23,22 @@ def source_digest(sources: list[str]) -> str:
     return digest.hexdigest()
 
 
-def use_compiled(package_path: list[str], package: str) -> bool:
-    """Put the package's compiled modules first on its path while the build matches its sources."""
+@functools.cache
+def build_matches() -> bool:
+    """Whether a build exists and still matches its sources: read and digested once per process,
+    though both packages ask."""
     if os.environ.get("QUIETLOAD_PURE_PYTHON") or not MANIFEST.is_file():
         return False
     recorded, *sources = MANIFEST.read_text().split() or [""]
     try:
-        if not sources or source_digest(sources) != recorded:
-            return False
+        return bool(sources) and source_digest(sources) == recorded
     except OSError:   # a source the build was made from is gone
+        return False
+
+
+def use_compiled(package_path: list[str], package: str) -> bool:
+    """Put the package's compiled modules first on its path while the build matches its sources."""
+    if not build_matches():
         return False
     if str(BUILD) not in sys.path:
         sys.path.append(str(BUILD))   # mypyc's shared library is a top-level module

@@ -48,7 +48,6 @@ class RecordAccumulator:
         # each leader's partitions' deques in by_node's order: a drain walks them all
         self.node_deques = {node: [self.deques[p] for p in led] for node, led in self.by_node.items()}
         self.nonempty: dict[Partition, deque[Batch]] = {}   # the partitions with batches, and their deques
-        self.position = {p: i for i, p in enumerate(partitions)}
         self.queued = [0] * len(partitions)   # batches in each partition's deque, in partitions' order
         self.queued_on: dict[Broker, int] = {node: 0 for node in self.nodes}   # partitions with batches, by leader
         self.drain_index = {node: 0 for node in self.nodes}     # nodesDrainIndex
@@ -107,7 +106,7 @@ class RecordAccumulator:
         self.memory_used += memory
         dq = self.deques[partition]
         dq.append(batch)
-        self.queued[self.position[partition]] += 1
+        self.queued[partition.index] += 1
         if partition not in self.nonempty:
             self.nonempty[partition] = dq
             self.queued_on[partition.leader] += 1
@@ -344,7 +343,7 @@ class RecordAccumulator:
     def _take(self, partition: Partition, now: float) -> Batch:
         dq = self.deques[partition]
         batch = dq.popleft()
-        self.queued[self.position[partition]] -= 1
+        self.queued[partition.index] -= 1
         self._close(batch, now)
         if not dq:   # with KIP-480 the next record then needs a new batch, and switches (for_record)
             del self.nonempty[partition]

@@ -39,7 +39,7 @@ class Broker:
     def __init__(self, engine: Engine, broker_id: int, spec: BrokerSpec, costs: BrokerCosts, rtt: float,
                  rng: random.Random, jitter: float, scheduler: Scheduler, background: float,
                  quotas: Mapping[str, Quota] | None = None, request_log: RequestLog | None = None):
-        self.engine, self.id, self.rng, self.jitter = engine, broker_id, rng, jitter
+        self.engine, self.id, self.jitter = engine, broker_id, jitter
         self.random: Callable[[], float] = rng.random   # bound once: a draw per handled request
         self.cores = Cores(spec.vcpus, scheduler, rng, background)
         self.nic_in = Shared(spec.nic_bandwidth)
@@ -265,7 +265,8 @@ class Broker:
         connection = request.connection
         size = RESPONSE_BYTES + request.data
         cpu = self.network_request_s + request.data * self.network_byte_s
-        begin = max(now, self.processors[connection.processor].busy_until(connection))
+        # when the processor's earlier work for the connection is done: a produce response's wait
+        begin = max(now, self.processors[connection.processor].busy_until(connection)) if request.kind == "produce" else now
         sent = self._processor_work(connection, now, cpu)
         delivered = self.nic_out.take(sent, size, connection)
         if request.kind == "fetch":

@@ -46,7 +46,7 @@ class Cores:
     runnable besides the ones the model follows (a JVM's JIT compiler and GC, a broker's log
     flusher and cleaner): a profile figure."""
 
-    __slots__ = ("count", "scheduler", "slice", "rng", "random", "background", "wakes", "waited", "slow_wakes")
+    __slots__ = ("count", "scheduler", "slice", "random", "background", "wakes", "waited", "slow_wakes")
 
     def __init__(self, count: float, scheduler: Scheduler, rng: random.Random, background: float = 0.0):
         self.count = float(count)
@@ -54,7 +54,6 @@ class Cores:
         # SCHED_TUNABLESCALING_LOG: the slice grows with the machine's CPUs, 1 + log2(min(cpus, 8))
         cpus = min(8, max(1, math.ceil(count)))
         self.slice = min(scheduler.base_slice * (1 + cpus.bit_length() - 1), scheduler.tick)
-        self.rng = rng
         self.random: Callable[[], float] = rng.random   # bound once: a draw per wake
         self.background = background
         self.wakes = 0          # wakes that found every core busy

@@ -135,11 +135,11 @@ class RequestTimesDuring:
 
     __slots__ = ("start", "end", "arrivals", "parts")
 
-    def __init__(self, start: float, parts: int = 3) -> None:
+    def __init__(self, start: float) -> None:
         self.start = start
         self.end = math.inf
         self.arrivals = FloatSamples()
-        self.parts = [FloatSamples() for _ in range(parts)]
+        self.parts = [FloatSamples() for _ in range(3)]   # local, remote, total
 
     def add(self, times: tuple[float, ...]) -> None:
         arrival = times[0]

@@ -72,7 +72,7 @@ def _batch_sizes(bulk_producers: list) -> BatchSizeFigures:
 
 def _broker_times(run, name: str, start: float, end: float) -> dict:
     """The neighbour's produce requests as the brokers timed them during the load (p99, ms)."""
-    parts = run.broker_times[name].between(start, end) if name in run.broker_times else [[], [], []]
+    parts = run.broker_times[name].between(start, end)
     return {part: _p99_ms(values) for part, values in zip(("LocalTimeMs", "RemoteTimeMs", "TotalTimeMs"), parts)}
 
 

@@ -43,16 +43,16 @@ class StickyPartitioner:
         if self.kind == "kip794":
             queued = self.queued
             shortest = longest = queued[0]
+            total = 0
             for queue in queued:
+                total += queue
                 if queue < shortest:
                     shortest = queue
                 elif queue > longest:
                     longest = queue
             if shortest != longest:  # adaptive: weight = longest queue + 1 - queue
                 top = longest + 1
-                weights = 0
-                for queue in queued:
-                    weights += top - queue
+                weights = len(queued) * top - total
                 pick = self.random() * weights
                 for i in range(len(queued)):
                     pick -= top - queued[i]
