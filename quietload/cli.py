@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 from typer._click.exceptions import NoArgsIsHelpError, UsageError   # typer 0.29 vendors click
 from typer.core import TyperGroup
+from typer.main import get_command_name
 
 import quietload
 from quietload import coercion
@@ -87,7 +88,7 @@ class _OnlyTheCommandNamed(typer.Typer):
         words = list(sys.argv[1:] if given is None else given)
         first = words[0] if words else None
         commands = [c for c in self.registered_commands
-                    if (c.name or (c.callback.__name__ if c.callback else "")).replace("_", "-").lower() == first]
+                    if (c.name or get_command_name(c.callback.__name__ if c.callback else "")) == first]
         groups = [g for g in self.registered_groups if g.name == first]
         if not commands and not groups:
             return super().__call__(*args, **kwargs)

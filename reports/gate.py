@@ -29,10 +29,6 @@ PASS, FAIL, SKIPPED = "pass", "fail", "skipped"
 #   ~105 us of broker CPU before a byte is handled (25 us network thread + 60 us handler + 20 us
 #   for its batch), so 5,000/s is a quarter of a 2-vCPU broker (kafka.m5.large), leaving room
 #   under the 60 % CPU line for the bytes, TLS and replication. Raise it for bigger brokers.
-_DEFAULTS = Gate()
-CPU_MAX_PCT = _DEFAULTS.cpu_max
-HANDLER_IDLE_MIN_PCT = _DEFAULTS.handler_idle_min
-REQUESTS_PER_BROKER_MAX = _DEFAULTS.requests_per_broker_max
 
 
 def thresholds_of(scenario: dict) -> Gate:

@@ -41,8 +41,7 @@ class Validation:
 def figure_rows(pair: Versus, title: str) -> list[tuple[str, Any]]:
     """(label, (model, live, model interval, live spread)) of a figure; tenant figures per neighbour
     (``end-to-end ...`` titles: the streaming tenants', the others: the producers')."""
-    rows = [row for row in pair.figures if row[0] == title] + pair.tenant_rows(title)
-    return [(name, pair.figure(name)) for name, *_ in rows]
+    return [(name, pair.figure(name)) for name, *_ in pair.rows_of(title)]
 
 
 def _factor(model: float | None, live: float | None) -> float | None:

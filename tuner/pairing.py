@@ -78,6 +78,10 @@ class Versus:
         return [row for row in self.figures if row[0].endswith(" " + title)
                 and (title.startswith(END_TO_END) or not row[0].endswith(f" {END_TO_END} {title}"))]
 
+    def rows_of(self, title: str) -> list[tuple[str, float | None, float | None, str]]:
+        """A figure's rows: its own, or its tenant rows (``tenant_rows``)."""
+        return [row for row in self.figures if row[0] == title] + self.tenant_rows(title)
+
     def figure(self, title: str) -> tuple[float | None, float | None, Spread, Spread]:
         """(model median, live median, model interval, live spread) of a figure by its title."""
         for (name, model, live, _), (m, l) in zip(self.figures, self.spreads):
@@ -176,7 +180,7 @@ def fidelity_summary(pairs: list[Versus]) -> list[dict]:
     neighbour of every pair), how many pairs had it, and the figure's Spearman rank correlation."""
     out = []
     for title, label in SUMMARY_ERRORS:
-        rows = [row for pair in pairs for row in [r for r in pair.figures if r[0] == title] + pair.tenant_rows(title)]
+        rows = [row for pair in pairs for row in pair.rows_of(title)]
         errors = [e for _, model, live, _ in rows if (e := error(model, live)) is not None]
         rho = spearman(pairs, title) if title in ("produce requests", "p99 during (ms)") else None
         out.append({"figure": label, "median_error": statistics.median(errors) if errors else None,

@@ -438,7 +438,6 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, progr
     with runner if started else nullcontext(runner):
         try:
             while True:
-                completed = completed_trials()
                 while len(pending) < settings.workers and completed + len(pending) < settings.trials:
                     trial = study.ask()
                     pending[runner.submit(objective.space.suggest(trial))] = trial

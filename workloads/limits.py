@@ -77,10 +77,6 @@ def _window_field(scenario) -> str:
 STREAMING_RECORD_EVENTS = 5.0
 
 
-def _weight(tenant, streaming: float) -> float:
-    return streaming if is_streaming(tenant) else 1.0
-
-
 def estimate(scenario) -> RunSize:
     """The least a model run of ``scenario`` takes: simulated seconds, events, partition visits, memory."""
     cluster, batch, dataset, spark = scenario.cluster, scenario.batch, scenario.dataset, scenario.batch.spark
@@ -105,7 +101,7 @@ def estimate(scenario) -> RunSize:
     events = (
         Part("dataset.files", batches, f"{batches:,.0f} produce batches of at most batch.size"),
         Part("dataset.files", tasks * _TASK_EVENTS, f"{tasks:,.0f} Spark tasks"),
-        *(Part(by_time or f"tenants[{i}].rate", t.rate * seconds * _weight(t, STREAMING_RECORD_EVENTS),
+        *(Part(by_time or f"tenants[{i}].rate", t.rate * seconds * (STREAMING_RECORD_EVENTS if is_streaming(t) else 1.0),
                f"{t.rate:,.0f} records/s over {long}") for i, t in enumerate(scenario.tenants)),
         Part(by_time or "cluster.brokers", fetch_sessions * seconds / fetch_interval,
              f"{fetch_sessions:,} replica fetcher sessions over {long}"),

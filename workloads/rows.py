@@ -288,7 +288,7 @@ class RowShape:
             raise ValueError(f"key column {key_column!r} is not a column of the sample "
                              f"(columns: {', '.join(rows[0])}).")
         if csv_bytes is None:
-            csv_bytes = sum(len(csv_line(row)) for row in rows)
+            csv_bytes = len(csv_text(rows))
         value_bytes = sum(len(value) for value in (values if values is not None else map(to_json_value, rows)))
         key_bytes = 0 if key_column is None else sum(len((row.get(key_column) or "").encode()) for row in rows)
         return cls(

@@ -26,7 +26,7 @@ from simulator.live import clients, integrity, logdump, s3, spark_job
 from simulator.live.budget import CpuBudgets, job_vcpus, plan_budgets
 from simulator.live.dataset import write_dataset_csv
 from simulator.live.clients import QUIET_LOG
-from simulator.live.kafka import DEFAULT_RUN_DIR, KafkaCluster, answers_kafka
+from simulator.live.kafka import KafkaCluster, answers_kafka
 from simulator.live.neighbours import Neighbours
 from simulator.live.outcome import LiveRun, build
 from simulator.live.sampler import MachineLoad, MetricsSampler
@@ -34,6 +34,7 @@ from simulator.live.streaming import StreamingNeighbours, is_streaming, with_pip
 from simulator.live.streaming import notes as streaming_notes
 from simulator.live.warmup import BROKER_WARM_UP_TOPIC, RECORD_BYTES, warm_up_brokers
 from simulator.contract import RunResult
+from simulator.contract.names import STACK_RUN_DIR
 from workloads import Scenario, ScenarioError
 from workloads.scenario import QUOTA_CLIENT_ID
 
@@ -133,7 +134,7 @@ class LiveEvaluator:
 
     name = "live"
 
-    def __init__(self, run_dir: Path | str = DEFAULT_RUN_DIR.parent / "live", bootstrap_servers: str | None = None,
+    def __init__(self, run_dir: Path | str = STACK_RUN_DIR.parent / "live", bootstrap_servers: str | None = None,
                  security: dict[str, str] | None = None, kill_broker: int | None = None,
                  progress_line: Callable[[str], None] = lambda line: None, pin: bool = True,
                  metrics_urls: list[str] | None = None) -> None:

@@ -26,7 +26,6 @@ from simulator.live.clients import jaas_config
 from simulator.live.service import Recorded, Service
 from workloads import Broker, Scenario, ScenarioError
 
-DEFAULT_RUN_DIR = STACK_RUN_DIR
 MAX_BROKERS = 3          # each broker is a JVM with a 512 MB heap sharing this machine's cores
 CONTROLLER_ID = 1000     # brokers are 0..N-1, as in a scenario's leader placement
 BROKER_RUNNING = 3.0     # kafka.server:type=KafkaServer,name=BrokerState once registered and unfenced
@@ -66,7 +65,7 @@ class KafkaCluster(Service[list[NodeStatus]]):
     state_file = "state.json"
     files = re.compile(r"state\.json(\.tmp)?|(controller|broker-\d+)(\.log)?")
 
-    def __init__(self, run_dir: Path | str = DEFAULT_RUN_DIR, brokers: int = 1, broker: Broker = Broker(),
+    def __init__(self, run_dir: Path | str = STACK_RUN_DIR, brokers: int = 1, broker: Broker = Broker(),
                  replication_factor: int = 1, min_insync_replicas: int = 1, port: int | None = None,
                  start_timeout: float = 90.0, stop_timeout: float = 30.0, sasl_plain: tuple[str, str] | None = None,
                  progress: Callable[[str], None] = lambda line: None) -> None:

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from simulator.contract.names import STACK_RUN_DIR
 from simulator.live.jars import LOCALSTACK, ROOT
 from simulator.live._process import StackError, http_get, last_error, reserve_ports
-from simulator.live.kafka import DEFAULT_RUN_DIR
 from simulator.live.dataset import dataset_files, write_dataset_csv
 from simulator.live.service import Recorded, Service
 from workloads import ScenarioError
@@ -78,7 +78,7 @@ class LocalStackS3(Service[S3Status | None]):
     state_file = "s3.json"
     files = re.compile(r"s3\.json(\.tmp)?|localstack(\.log)?")
 
-    def __init__(self, run_dir: Path | str = DEFAULT_RUN_DIR, port: int | None = None, start_timeout: float = 60.0,
+    def __init__(self, run_dir: Path | str = STACK_RUN_DIR, port: int | None = None, start_timeout: float = 60.0,
                  stop_timeout: float = 15.0, progress: Callable[[str], None] = lambda line: None,
                  services: tuple[str, ...] = ()) -> None:
         if port is not None and not 1024 <= port <= 65535:
