@@ -194,7 +194,8 @@ def check(
 ) -> None:
     """Gate a batch job before it ships: neighbours' p99 within SLA, broker handler idle, broker CPU,
     produce requests per broker, load deadline. Exit 0 if every rule passes, 1 if one fails (with the
-    recommended change), 2 for unusable input.
+    recommended change), 2 for unusable input, 3 if there is nothing to judge (no neighbour measured
+    during the load).
 
     Example: quietload check workloads/catalog/paypay-glue-2gb.yaml --junit check.xml
     """
@@ -232,7 +233,7 @@ def check(
     elif json_file:
         report.write_json(json_file)
     typer.echo(report.render(), err=is_stdout(json_file))
-    raise typer.Exit(0 if report.passed else 1)
+    raise typer.Exit(report.exit_code)
 
 
 @app.command()

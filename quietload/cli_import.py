@@ -59,4 +59,7 @@ def import_(
     request = Request(glue_job, glue_job_name, script, msk_cluster, msk_cluster_arn, configuration, cloudwatch,
                       parse_since(since, "--since"), parse_until(until), period, tuple(prometheus or ()),
                       parse_since(prometheus_for, "--for"), load_topic, _partitions(partitions), sla)
-    typer.echo(render_import(import_and_write(gather(request), out, history, profile, force)))
+    outcome = import_and_write(gather(request), out, history, profile, force)
+    typer.echo(render_import(outcome))
+    for warning in outcome.warnings:
+        typer.echo(f"warning: {warning}", err=True)

@@ -20,6 +20,9 @@ from workloads import Gate
 from workloads.units import format_seeds
 
 PASS, FAIL, SKIPPED = "pass", "fail", "skipped"
+NOTHING_TO_JUDGE = "nothing to judge"   # the gate's outcome when no neighbour was measured during the load
+# check's exit code for each outcome (2 is unusable input)
+EXIT_CODES = {PASS: 0, FAIL: 1, NOTHING_TO_JUDGE: 3}
 
 # The defaults live with the scenario's `check:` section (workloads.Gate):
 # - CPU: MSK's guidance, under 60 % (user + system) so a broker can take over a failed peer's partitions.
@@ -88,11 +91,19 @@ def _broker_figures(result: RunResult, metric: str) -> list[tuple[Any, float | N
     return figures
 
 
+NO_NEIGHBOURS = "no neighbours in this scenario"
+NO_RECORDS = "no neighbour sent a record during the load"
+# what to do when the gate had nothing to judge, by why
+_NEXT = {NO_NEIGHBOURS: "list the neighbours the load must keep quiet in the scenario's tenants: (quietload import "
+                        "finds them in the cluster's metrics with --cloudwatch or --prometheus)",
+         NO_RECORDS: "give the neighbours a rate at which they send during the load, or a longer load"}
+
+
 def neighbour_sla(result: RunResult, thresholds: Gate) -> Verdict:
     """Every neighbour's p99 latency during the load is within its own SLA."""
     tenants = result.summary.tenants
     if not tenants:
-        return Verdict("neighbour_sla", SKIPPED, "no neighbours in this scenario")
+        return Verdict("neighbour_sla", SKIPPED, NO_NEIGHBOURS)
     for index, tenant in enumerate(tenants):
         if tenant.sla_p99_ms is None:
             raise _lacks(f"summary.tenants[{index}].sla_p99_ms")
@@ -100,7 +111,7 @@ def neighbour_sla(result: RunResult, thresholds: Gate) -> Verdict:
     unmeasured = [name for name, p99, _ in measured if p99 is None]
     measured = [m for m in measured if m[1] is not None]
     if not measured:
-        return Verdict("neighbour_sla", SKIPPED, "no neighbour sent a record during the load")
+        return Verdict("neighbour_sla", SKIPPED, NO_RECORDS)
     reason = words.sla_reason(measured, unmeasured)
     if any(words.over(p99, sla) for _, p99, sla in measured):
         return Verdict("neighbour_sla", FAIL, reason)
@@ -201,14 +212,36 @@ class GateReport:
         return format_seeds(self.seeds or (self.seed,))
 
     @property
+    def failed(self) -> bool:
+        return any(v.failed for v in self.verdicts)
+
+    @property
+    def unjudged_reason(self) -> str | None:
+        """Why the gate judged nothing: the neighbours' SLA rule, its reason to be, was skipped (a load
+        held to no neighbour's latency has passed nothing, whatever the brokers' rules said); else None."""
+        sla = next((v for v in self.verdicts if v.rule == "neighbour_sla"), None)
+        if sla is None:
+            return "no rule judged the neighbours"
+        return sla.reason if sla.status == SKIPPED else None
+
+    @property
+    def outcome(self) -> str:
+        """FAIL when a rule failed, else NOTHING_TO_JUDGE when no neighbour was judged, else PASS."""
+        return FAIL if self.failed else NOTHING_TO_JUDGE if self.unjudged_reason else PASS
+
+    @property
     def passed(self) -> bool:
-        return not any(v.failed for v in self.verdicts)
+        return self.outcome == PASS
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.outcome]
 
     def count(self, status: str) -> int:
         return sum(v.status == status for v in self.verdicts)
 
     def to_dict(self) -> dict:
-        return {**GATE.document(), "passed": self.passed, "scenario": self.scenario,
+        return {**GATE.document(), "passed": self.passed, "outcome": self.outcome, "scenario": self.scenario,
                 "evaluator": self.evaluator, "seed": self.seed, "seeds": list(self.seeds or (self.seed,)),
                 "thresholds": gate_thresholds(self.thresholds),
                 "verdicts": [asdict(v) for v in self.verdicts], "recommendations": list(self.recommendations)}
@@ -221,9 +254,14 @@ class GateReport:
         skipped = self.count(SKIPPED)
         tail = f", {skipped} skipped" if skipped else ""
         title = f"{self.scenario} ({self.evaluator}, {self.runs})"
+        margins = "; ".join(v.margin for v in self.verdicts if v.status == PASS and v.margin)
         if self.passed:
-            margins = "; ".join(v.margin for v in self.verdicts if v.status == PASS and v.margin)
             return f"PASS {title}: {self.count(PASS)} of {len(self.verdicts)} rules passed{tail}" + (f": {margins}" if margins else "")
+        if self.outcome == NOTHING_TO_JUDGE:
+            why = str(self.unjudged_reason)
+            return (f"NOTHING TO JUDGE {title}: {why}, so no neighbour's SLA holds the load; "
+                    f"{self.count(PASS)} of {len(self.verdicts)} rules passed{tail}" + (f": {margins}" if margins else "")
+                    + f"\n  next: {_NEXT.get(why, _NEXT[NO_NEIGHBOURS])}")
         lines = [f"FAIL {title}: {self.count(FAIL)} of {len(self.verdicts)} rules failed{tail}",
                  *(f"  {v.rule}: {v.reason}" for v in self.verdicts if v.failed),
                  "recommended change",
@@ -276,7 +314,7 @@ def check_runs(results: list[RunResult], thresholds: Gate = Gate(), trial: Trial
     With ``trial`` (the scenario run with changes on these seeds) the recommended change is what
     the model predicts passes (``reports.advice``); without, the first failing run's hints."""
     reports = [check(result, thresholds) for result in results]
-    failing = next((report for report in reports if not report.passed), None)
+    failing = next((report for report in reports if report.failed), None)
     advice = failing.recommendations if failing else ()
     if failing and trial is not None:
         failed = {v.rule for v in failing.verdicts if v.failed}

@@ -5,7 +5,9 @@ tests validate against it): one testsuite ``quietload.check`` with its ``timesta
 (``testsuites`` carries no ``skipped``, which that schema has no place for); one testcase per
 rule, named after the rule, with the scenario as its class; a failed rule carries its reason as
 the failure message and, in the failure's body, the reason and the recommended change (what CI
-pages show a reader); a skipped rule its reason as the skip message.
+pages show a reader); a skipped rule its reason as the skip message. A gate with nothing to judge
+(no neighbour measured during the load) says so in its skipped neighbour_sla case and in the
+suite's ``outcome`` property; check's exit code 3 is what stops the pipeline.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 from pathlib import Path
 
-from reports.gate import FAIL, SKIPPED, GateReport
+from reports.gate import FAIL, NOTHING_TO_JUDGE, SKIPPED, GateReport
 
 SUITE = "quietload.check"
 
@@ -33,7 +35,8 @@ def junit_xml(report: GateReport, started: datetime | None = None, seconds: floa
                                               "time": took, "timestamp": stamp.isoformat(timespec="seconds")})
     properties = ET.SubElement(suite, "properties")
     several = [("seeds", ",".join(str(seed) for seed in report.seeds))] if report.seeds else []
-    for name, value in (("scenario", report.scenario), ("evaluator", report.evaluator), ("seed", str(report.seed)), *several):
+    for name, value in (("scenario", report.scenario), ("evaluator", report.evaluator), ("seed", str(report.seed)), *several,
+                        ("outcome", report.outcome)):
         ET.SubElement(properties, "property", {"name": name, "value": value})
     for verdict in report.verdicts:
         case = ET.SubElement(suite, "testcase", {"classname": report.scenario, "name": verdict.rule})
@@ -41,7 +44,8 @@ def junit_xml(report: GateReport, started: datetime | None = None, seconds: floa
             ET.SubElement(case, "failure", {"message": verdict.reason, "type": "GateRuleFailed"}).text = \
                 _failure_body(verdict.reason, report)
         elif verdict.status == SKIPPED:
-            ET.SubElement(case, "skipped", {"message": verdict.reason})
+            unjudged = report.outcome == NOTHING_TO_JUDGE and verdict.reason == report.unjudged_reason
+            ET.SubElement(case, "skipped", {"message": f"{NOTHING_TO_JUDGE}: {verdict.reason}" if unjudged else verdict.reason})
         else:
             ET.SubElement(case, "system-out").text = verdict.reason
     ET.indent(root, space=" ")

@@ -12,7 +12,7 @@ from html import escape
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 
-from reports.gate import FAIL, RULES, SKIPPED, check, thresholds_of
+from reports.gate import FAIL, NOTHING_TO_JUDGE, PASS, RULES, SKIPPED, check, thresholds_of
 from reports.kit.tables import html_table, markdown_table
 from simulator.contract import ResultError, RunResult
 from simulator.contract import explain as words
@@ -29,6 +29,12 @@ def quietload_version() -> str:
 
 def gate_seeds(gate: dict) -> list[int]:
     return list(gate.get("seeds") or [gate.get("seed")])
+
+
+def gate_outcome(gate: dict) -> str:
+    """PASS, FAIL or NOTHING TO JUDGE, as ``check`` printed it (files written before the outcome
+    was kept say passed or not)."""
+    return str(gate.get("outcome") or (PASS if gate["passed"] else FAIL)).upper()
 
 
 def _same_run(gate: dict, result: RunResult) -> bool:
@@ -85,14 +91,18 @@ def worst_neighbour(result: RunResult) -> str:
 def run_verdict(label: str, result: RunResult, gates: list[dict]) -> RunVerdict:
     if (gate := matching_gate(result, gates)) is not None:
         failed = tuple(v["rule"] for v in gate["verdicts"] if v["status"] == FAIL)
+        if gate_outcome(gate) == NOTHING_TO_JUDGE.upper():
+            return RunVerdict(label, None, (), len(gate["verdicts"]), f"{NOTHING_TO_JUDGE} [check --json]", worst_neighbour(result))
         return RunVerdict(label, bool(gate["passed"]), failed, len(gate["verdicts"]), "check --json", worst_neighbour(result))
     thresholds = thresholds_of(result.scenario)
     try:
-        verdicts = check(result, thresholds).verdicts
+        gate_report = check(result, thresholds)
     except ResultError as error:   # e.g. a result without the brokers' figures
         return RunVerdict(label, None, (), len(RULES), str(error), worst_neighbour(result))
-    failed = tuple(v.rule for v in verdicts if v.failed)
-    return RunVerdict(label, not failed, failed, len(verdicts), "the gate's rules", worst_neighbour(result))
+    if gate_report.outcome == NOTHING_TO_JUDGE:
+        return RunVerdict(label, None, (), len(RULES), f"{NOTHING_TO_JUDGE}: {gate_report.unjudged_reason}", worst_neighbour(result))
+    failed = tuple(v.rule for v in gate_report.verdicts if v.failed)
+    return RunVerdict(label, not failed, failed, len(gate_report.verdicts), "the gate's rules", worst_neighbour(result))
 
 
 @dataclass(frozen=True)
@@ -119,7 +129,7 @@ def describe_input(item: RunResult | dict) -> str:
     if isinstance(item, RunResult):
         return f"run of {item.scenario.get('name')} ({item.evaluator}, seed {item.seed})"
     if item.get(GATE.tag) == GATE.kind:
-        outcome = "PASS" if item["passed"] else "FAIL"
+        outcome = gate_outcome(item)
         return f"gate result of {item['scenario']} ({item['evaluator']}, {format_seeds(gate_seeds(item))}): {outcome}"
     if "pareto_front" in item:
         return f"tuning study of {item['scenario']['name']}"
@@ -148,7 +158,7 @@ def _gate_rows(gate: dict) -> list[list[str]]:
 
 def gate_markdown(gate: dict) -> list[str]:
     """A gate result (``check --json``) as it was judged: its verdicts and the change it recommended."""
-    outcome = "PASS" if gate["passed"] else "FAIL"
+    outcome = gate_outcome(gate)
     lines = [f"## Gate result: {gate['scenario']}", "",
              f"{outcome} ({gate['evaluator']}, {format_seeds(gate_seeds(gate))}).", "",
              *markdown_table(["rule", "status", "reason"], _gate_rows(gate)), ""]
@@ -158,9 +168,9 @@ def gate_markdown(gate: dict) -> list[str]:
 
 
 def gate_html(gate: dict) -> list[str]:
-    outcome = "PASS" if gate["passed"] else "FAIL"
+    outcome = gate_outcome(gate)
     parts = [f"<h2>Gate result: {escape(gate['scenario'])}</h2>",
-             f'<p><span class="{"pass" if gate["passed"] else "over"}">{outcome}</span> ({escape(gate["evaluator"])}, '
+             f'<p><span class="{ {"PASS": "pass", "FAIL": "over"}.get(outcome, "meta") }">{outcome}</span> ({escape(gate["evaluator"])}, '
              f"{escape(format_seeds(gate_seeds(gate)))}).</p>",
              html_table(["rule", "status", "reason"], _gate_rows(gate))]
     if gate.get("recommendations"):

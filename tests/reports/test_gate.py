@@ -227,13 +227,14 @@ def test_a_late_load_in_waves_asks_for_cores():
 
 
 def test_passing_gate_has_no_recommendation_and_one_line():
-    calm = {"summary": {"tenants": []}, "brokers": [
+    within = [{"name": "payment-api", "sla_p99_ms": 10.0, "p99_ms_before": 8.6, "p99_ms_during": 9.2}]
+    calm = {"summary": {"tenants": within}, "brokers": [
         {"id": 0, "RequestHandlerAvgIdlePercent": {"during": 94.3}, "cpu_percent": {"during": 41.0}}],
         "timelines": {"produce_requests_per_s": [450, 450, 2000, 2000, 2000, 2000, 450, 450, 450]}}
     report = check(_run(calm), Gate(deadline=600))
     assert report.passed and report.recommendations == ()
     # the PASS line shows each rule's margin: the figure closest to its limit
-    assert report.render() == ("PASS glue (model, seed 7): 4 of 5 rules passed, 1 skipped: handler idle 94.3 % "
+    assert report.render() == ("PASS glue (model, seed 7): 5 of 5 rules passed: p99 9.2 ms of a 10.0 ms SLA (payment-api); handler idle 94.3 % "
                                "(at least 30 %); CPU 41.0 % of 60 %; 2,000 of 5,000 produce requests/s per broker; "
                                "load 4.5 s of a 600.0 s deadline")
 

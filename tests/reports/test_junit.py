@@ -48,7 +48,7 @@ def test_one_suite_one_case_per_rule_with_failures_and_skips(tmp_path):
     assert cases[4].find("skipped").get("message") == VERDICTS[4].reason
     assert cases[1].find("system-out").text == VERDICTS[1].reason
     properties = {p.get("name"): p.get("value") for p in suite.find("properties")}
-    assert properties == {"scenario": "paypay-glue-2gb", "evaluator": "model", "seed": "1"}
+    assert properties == {"scenario": "paypay-glue-2gb", "evaluator": "model", "seed": "1", "outcome": "fail"}
     assert suite.find("system-out") is None   # the advice is in the failures, not beside them
 
 

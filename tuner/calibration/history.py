@@ -281,6 +281,7 @@ class ImportOutcome:
     loads: list[Window]
     assumptions: tuple[str, ...]
     baseline: dict[str, dict[str, float]]     # per broker, each figure's quiet median
+    warnings: tuple[str, ...] = ()            # one line each, for stderr
 
 
 def import_and_write(imported: Imported, out: Path, history_path: Path | None, profile: str | None,
@@ -301,7 +302,15 @@ def import_and_write(imported: Imported, out: Path, history_path: Path | None, p
         written = imported.history.write(history_path or out.with_name(out.stem + ".history.json"))
     write(imports, out)
     quiet = baseline(imported.history, imports.loads) if imported.history is not None else {}
-    return ImportOutcome(out, written, calibration, imports.loads, imports.scenario.assumptions, quiet)
+    return ImportOutcome(out, written, calibration, imports.loads, imports.scenario.assumptions, quiet,
+                         () if imports.scenario.tenants else (_no_neighbours(imported),))
+
+
+def _no_neighbours(imported: Imported) -> str:
+    where = ("no other topic took records in the metrics' quiet periods" if imported.history is not None
+             else "no metrics were given (--cloudwatch or --prometheus) to find them in")
+    return (f"no neighbours: {where}; quietload check has nothing to judge (exit 3) until the scenario's "
+            "tenants: list them")
 
 
 def render_import(outcome: ImportOutcome) -> str:

@@ -1,0 +1,47 @@
+"""Issue 25, problem 2: a gate that checks nothing does not pass. A scenario imported without
+metrics has no neighbours; check says there is nothing to judge, exit 3, in its JUnit XML and JSON
+too, and import warns when it writes such a scenario."""
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import xmlschema
+from typer.testing import CliRunner
+
+from quietload.cli import app
+
+DATA = Path(__file__).parents[1] / "workloads" / "imports" / "data"
+XSD = Path(__file__).parents[1] / "data" / "junit-10.xsd"
+
+
+def _invoke(*words: str):
+    return CliRunner().invoke(app, list(words))
+
+
+def test_a_scenario_imported_without_metrics_has_nothing_to_judge(tmp_path):
+    scenario = tmp_path / "payments.yaml"
+    imported = _invoke("import", "--glue-job", str(DATA / "get-job.json"), "--msk-cluster", str(DATA / "describe-cluster-v2.json"),
+                       "--configuration", str(DATA / "server.properties"), "--script", str(DATA / "card-transactions-to-msk.py"),
+                       "--partitions", "card-transactions=30", "--out", str(scenario))
+    assert imported.exit_code == 0, imported.output
+    assert imported.stderr.splitlines() == [
+        "warning: no neighbours: no metrics were given (--cloudwatch or --prometheus) to find them in; quietload check "
+        "has nothing to judge (exit 3) until the scenario's tenants: list them"]
+
+    checked = _invoke("check", str(scenario), "--junit", str(tmp_path / "check.xml"), "--json", str(tmp_path / "check.json"))
+    assert checked.exit_code == 3, checked.output
+    first, second = checked.stdout.splitlines()
+    assert first.startswith("NOTHING TO JUDGE payments (model, seed 1): no neighbours in this scenario, so no neighbour's "
+                            "SLA holds the load; 3 of 5 rules passed, 2 skipped: handler idle ")
+    assert second.startswith("  next: list the neighbours the load must keep quiet in the scenario's tenants:")
+
+    xmlschema.validate(str(tmp_path / "check.xml"), str(XSD))
+    suite = ET.parse(tmp_path / "check.xml").getroot().find("testsuite")
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert properties["outcome"] == "nothing to judge"
+    sla = next(case for case in suite.iter("testcase") if case.get("name") == "neighbour_sla")
+    assert sla.find("skipped").get("message") == "nothing to judge: no neighbours in this scenario"
+    assert (suite.get("failures"), suite.get("skipped")) == ("0", "2")
+
+    gate = json.loads((tmp_path / "check.json").read_text())
+    assert (gate["outcome"], gate["passed"]) == ("nothing to judge", False)
