@@ -41,6 +41,8 @@ def import_(
     sla: Annotated[str | None, typer.Option("--sla", metavar="DURATION", help="The neighbours' p99 SLA (default 10ms, assumed).")] = None,
     profile: Annotated[str | None, typer.Option("--profile", metavar="NAME|PATH", help="Fit a cost profile to the metrics' past loads and write it here.")] = None,
     history: Annotated[Path | None, typer.Option("--history", metavar="FILE", help="Where the metrics go, for validate --history (default: beside --out).")] = None,
+    timeout: Annotated[str, typer.Option("--timeout", metavar="DURATION", help="How long a network call may wait to connect, and for each part of its answer.")] = "20s",
+    deadline: Annotated[str, typer.Option("--deadline", metavar="DURATION", help="How long the import may wait on the network in all (beyond --for's sampling).")] = "10min",
     force: ReplaceProfile = False,
 ) -> None:
     """Write a scenario of your own Glue job and MSK cluster, with the neighbours, the quiet baseline and the
@@ -52,13 +54,15 @@ def import_(
     from quietload.paths import check_output_file
     from tuner.calibration.history import import_and_write, render_import
     from workloads.imports import Request, gather
-    from workloads.imports.sources import parse_since, parse_until
+    from workloads.imports.network import Waits
+    from workloads.imports.sources import FOR_MAX_S, parse_since, parse_until
 
     check_output_file(out, "--out")            # before any source is read
     check_output_file(history, "--history")
     request = Request(glue_job, glue_job_name, script, msk_cluster, msk_cluster_arn, configuration, cloudwatch,
                       parse_since(since, "--since"), parse_until(until), period, tuple(prometheus or ()),
-                      parse_since(prometheus_for, "--for"), load_topic, _partitions(partitions), sla)
+                      parse_since(prometheus_for, "--for", FOR_MAX_S), load_topic, _partitions(partitions), sla,
+                      Waits(parse_since(timeout, "--timeout", 3600.0), parse_since(deadline, "--deadline", 86400.0)))
     outcome = import_and_write(gather(request), out, history, profile, force)
     typer.echo(render_import(outcome))
     for warning in outcome.warnings:

@@ -20,7 +20,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
-from urllib.parse import unquote, unquote_plus
+from urllib.parse import unquote
 
 from simulator.contract import explain as words
 from simulator.contract.files import STUDY
@@ -29,6 +29,7 @@ from tuner.objective import OBJECTIVES, Objective, Outcome, record
 from tuner.runner import Execution, Runner
 from workloads import Scenario, ScenarioError
 from workloads._fields import file_key
+from workloads.urls import MASK, mask_secrets, mask_url, secret_key, url_password
 
 SAMPLERS = ("tpe", "random")
 PREFERENCES = ("requests", "duration")
@@ -137,51 +138,6 @@ def closest_miss(records: list[TrialRecord]) -> TrialRecord | None:
     return min(records, key=lambda r: (r.violation, r.produce_requests, r.number), default=None)
 
 
-_SECRET_KEYS = ("pass", "pwd", "secret", "token", "credential", "auth")   # password, sslpassword, passwd, ...
-_MASK = "***"
-
-
-def _secret_key(key: str) -> bool:
-    return any(word in unquote(key).lower() for word in _SECRET_KEYS)
-
-
-_USERINFO = re.compile(r"^([^:/?#]*://)([^/?#]*)@")   # greedy: a password may hold an unencoded @
-
-
-def _password(url: str) -> str | None:
-    userinfo = _USERINFO.match(url)
-    return userinfo.group(2).split(":", 1)[1] if userinfo and ":" in userinfo.group(2) else None
-
-
-def _query_pairs(url: str) -> list[tuple[str, str, str]]:
-    """(key, '=', value) of each ``&``- or ``;``-separated query item."""
-    return [pair.partition("=") for pair in re.split(r"[&;]", url.partition("?")[2].partition("#")[0]) if pair]
-
-
-def _secrets(url: str) -> set[str]:
-    """The URL's secrets as written and decoded: the userinfo's password and secret query values."""
-    found = {value for key, sep, value in _query_pairs(url) if sep and _secret_key(key)}
-    found.add(_password(url) or "")
-    return {secret for raw in found for secret in (raw, unquote(raw), unquote_plus(raw)) if secret}
-
-
-def mask_secrets(text: str, url: str) -> str:
-    """``text`` (a message, a driver's error) with every secret of ``url`` replaced by ``***``."""
-    for secret in sorted(_secrets(url), key=len, reverse=True):
-        text = text.replace(secret, _MASK)
-    return text
-
-
-def _masked_by_hand(url: str) -> str:
-    shown = _USERINFO.sub(lambda m: m.group(1) + m.group(2).split(":", 1)[0] + (":" + _MASK if ":" in m.group(2) else "") + "@", url)
-    base, sep, rest = shown.partition("?")
-    query, hash_, fragment = rest.partition("#")
-    items = re.split(r"([&;])", query)
-    items = [f"{item.partition('=')[0]}={_MASK}" if "=" in item and _secret_key(item.partition("=")[0]) else item
-             for item in items]
-    return base + sep + "".join(items) + hash_ + fragment
-
-
 def display_url(url: str) -> str:
     """The storage URL without its secrets, whatever its shape: SQLAlchemy's rendering with the
     password hidden where the URL parses as SQLAlchemy and the URL's own text agree (secret query
@@ -191,12 +147,12 @@ def display_url(url: str) -> str:
     try:
         from sqlalchemy.engine import make_url
         parsed = make_url(url)
-        if parsed.password == (unquote(_password(url)) if _password(url) is not None else None):
-            query = {key: _MASK if _secret_key(key) else value for key, value in parsed.query.items()}
-            shown = parsed.set(query=query).render_as_string(hide_password=True).replace("%2A%2A%2A", _MASK)
+        if parsed.password == (unquote(url_password(url)) if url_password(url) is not None else None):
+            query = {key: MASK if secret_key(key) else value for key, value in parsed.query.items()}
+            shown = parsed.set(query=query).render_as_string(hide_password=True).replace("%2A%2A%2A", MASK)
     except Exception:   # SQLAlchemy refuses the URL (a port that is no number, no scheme)
         pass
-    return mask_secrets(shown if shown is not None else _masked_by_hand(url), url)
+    return mask_secrets(shown if shown is not None else mask_url(url), url)
 
 
 def open_storage(url: str) -> Any:

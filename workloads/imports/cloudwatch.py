@@ -30,6 +30,7 @@ BROKER_METRICS = {"CpuUser": "DEFAULT", "CpuSystem": "DEFAULT", "BytesInPerSec":
 TOPIC_METRICS = {"BytesInPerSec": "DEFAULT", "MessagesInPerSec": "PER_TOPIC_PER_BROKER"}
 NEEDED = ("CpuUser", "CpuSystem", "RequestHandlerAvgIdlePercent")
 QUERIES_PER_CALL = 500     # get_metric_data's limit
+POINTS_MAX = 100_800       # points of one series: what one get_metric_data call returns at most
 
 
 def _level_note(metric: str, level: str, cluster_level: str | None) -> str:
@@ -81,10 +82,13 @@ def fetch(client: Any, cluster: str, start: datetime, end: datetime, period: int
     """Every series of ``cluster`` from ``start`` to ``end`` at ``period`` seconds, on one grid."""
     if period < 1 or (period < 60 and period not in (1, 5, 10, 30)):
         raise ScenarioError("--period", f"CloudWatch periods are 1, 5, 10, 30 or a multiple of 60 seconds, got {period}")
-    chosen = _select(list_series(client, cluster), level)
-    keys = sorted(chosen, key=lambda k: (k[0], k[1], k[2] or ""))
     first = int(start.timestamp()) // period * period
     points = max(1, int((end.timestamp() - first) // period))
+    if points > POINTS_MAX:
+        raise ScenarioError("--since", f"{points:,} points of {period} s per series, more than the {POINTS_MAX:,} a "
+                                       f"history holds; a --period of at least {_fitting_period(end.timestamp() - first)} s fits")
+    chosen = _select(list_series(client, cluster), level)
+    keys = sorted(chosen, key=lambda k: (k[0], k[1], k[2] or ""))
     values: dict[tuple[str, str, str | None], list[float | None]] = {k: [None] * points for k in keys}
     for offset in range(0, len(keys), QUERIES_PER_CALL):
         batch = keys[offset:offset + QUERIES_PER_CALL]
@@ -106,6 +110,12 @@ def fetch(client: Any, cluster: str, start: datetime, end: datetime, period: int
             raise ScenarioError("--cloudwatch", f"metric {name} of {where} has no data points from "
                                 f"{start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M} UTC")
     return _history(cluster, first, period, values)
+
+
+def _fitting_period(seconds: float) -> int:
+    """The shortest CloudWatch period (a multiple of 60 s) that keeps ``seconds`` within POINTS_MAX points."""
+    needed = -(-int(seconds) // POINTS_MAX)
+    return max(60, -(-needed // 60) * 60)
 
 
 def _add(total: list[float | None], series: list[float | None]) -> list[float | None]:

@@ -10,23 +10,23 @@ and no neighbour can be told apart (said in a note).
 """
 from __future__ import annotations
 
+import dataclasses
 import time
-import urllib.error
-import urllib.request
 from typing import Any, Callable
 
 from workloads.errors import ScenarioError
 from workloads.imports.history import ALL_TOPICS, History
+from workloads.imports.network import Waits, http_get
 from workloads.prometheus_text import metric_sum, parse_metrics
+from workloads.urls import mask_url
 
 
-def scrape(url: str) -> dict[str, float]:
+def scrape(url: str, waits: Waits) -> dict[str, float]:
+    body = http_get(url, "--prometheus", waits)
     try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return parse_metrics(response.read().decode())
-    except (urllib.error.URLError, OSError, ValueError) as error:
-        reason = getattr(error, "reason", error)
-        raise ScenarioError("--prometheus", f"{url}: no metrics ({reason})") from None
+        return parse_metrics(body.decode())
+    except (UnicodeDecodeError, ValueError, IndexError) as error:
+        raise ScenarioError("--prometheus", f"{mask_url(url)}: no metrics ({type(error).__name__})") from None
 
 
 def _topic_counts(metrics: dict[str, float], name: str) -> dict[str, float]:
@@ -49,19 +49,21 @@ def _figures(metrics: dict[str, float]) -> dict[str, float | None]:
             "queue_ms": metrics.get('kafka_network_RequestQueueTimeMs_Mean{request="Produce"}')}
 
 
-def sample(urls: list[str], duration: float, period: float, vcpus: float,
+def sample(urls: list[str], duration: float, period: float, vcpus: float, waits: Waits | None = None,
            sleep: Callable[[float], None] = time.sleep) -> History:
     """Scrape every endpoint every ``period`` s for ``duration`` s; ``vcpus`` turns the JVM's CPU
     seconds into MSK's CpuUser + CpuSystem percent of the broker's cores (as CpuUser, CpuSystem 0:
     the process counter does not split them)."""
     if period <= 0 or duration < period:
         raise ScenarioError("--for", f"needs at least one period of {period:g} s, got {duration:g} s")
+    waits = waits or Waits()
+    waits = dataclasses.replace(waits, deadline=waits.deadline + duration)     # the deadline is for waits beyond the sampling
     scrapes: list[tuple[float, list[dict[str, float]], list[dict[str, Any]]]] = []
     start = time.time()
     for step in range(int(duration // period) + 1):
         if step:
             sleep(max(0.0, start + step * period - time.time()))
-        now = [scrape(url) for url in urls]
+        now = [scrape(url, waits) for url in urls]
         scrapes.append((time.time(), now, [_figures(m) for m in now]))
     brokers: dict[str, dict[str, list]] = {str(b): {k: [] for k in ("CpuUser", "CpuSystem", "RequestHandlerAvgIdlePercent",
                                                                    "BytesInPerSec", "MessagesInPerSec", "ProduceRequestsPerSec",
@@ -96,4 +98,4 @@ def sample(urls: list[str], duration: float, period: float, vcpus: float,
     if ALL_TOPICS in topic_bytes:
         notes = ("The exporters give bytes and records in for all topics together (no topic label): no neighbour is told "
                  "apart from the load.",)
-    return History(",".join(urls), "prometheus", scrapes[0][0], float(period), topic_bytes, topic_records, brokers, notes)
+    return History(",".join(mask_url(url) for url in urls), "prometheus", scrapes[0][0], float(period), topic_bytes, topic_records, brokers, notes)

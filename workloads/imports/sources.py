@@ -1,29 +1,26 @@
 """Read every source an import names (files, or AWS through boto3) into ``Imported``.
 
-AWS calls go through clients made by ``clients`` (boto3's, so a test can hand in stubbed or
-LocalStack-bound ones); what AWS refuses becomes one line naming the call, never a traceback and
-never a credential.
+AWS calls go through clients made by ``clients`` (boto3's, bounded by the request's ``Waits``; a
+test can hand in stubbed or LocalStack-bound ones); what AWS refuses or does not answer becomes
+one line naming the call, never a traceback and never a credential.
 """
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from workloads.errors import ScenarioError
 from workloads.imports import cloudwatch, prometheus
 from workloads.imports.glue import fetch_glue_job, read_glue_job
+from workloads.imports.network import Clients, Waits, aws_clients, aws_errors
 from workloads.imports.msk import fetch_msk_cluster, read_msk_cluster, read_properties
 from workloads.imports.script import input_files, read_script
 from workloads.imports.scenario_writer import Imported
 from workloads.loader import read_text
 from workloads.units import parse_seconds
-
-Clients = Callable[[str], Any]
-
 
 @dataclass(frozen=True)
 class Request:
@@ -42,10 +39,15 @@ class Request:
     load_topic: str | None = None
     partitions: dict[str, int] = field(default_factory=dict)
     sla: str | None = None
+    waits: Waits = field(default_factory=Waits)
 
 
-def parse_since(text: str, where: str) -> float:
-    """A duration in seconds: the units of a scenario's durations, and days (``14d``)."""
+SINCE_MAX_S = 455 * 86400.0     # CloudWatch keeps a metric 15 months, and no longer
+FOR_MAX_S = 7 * 86400.0         # sampling exporters by hand: a week at most
+
+
+def parse_since(text: str, where: str, longest: float = SINCE_MAX_S) -> float:
+    """A duration in seconds: the units of a scenario's durations, and days (``14d``); at most ``longest``."""
     value = text.strip()
     if value.endswith("d") and value[:-1].replace(".", "", 1).isdigit():
         seconds = float(value[:-1]) * 86400
@@ -53,6 +55,11 @@ def parse_since(text: str, where: str) -> float:
         seconds = parse_seconds(value, where)
     if not seconds > 0:
         raise ScenarioError(where, f"expected a duration greater than zero, got {text!r}")
+    if not seconds <= longest:
+        shown = text if len(text) <= 20 else text[:20] + "..."
+        most = f"{longest / 86400:g} days" if longest >= 86400 else f"{longest / 3600:g} h" if longest >= 3600 else f"{longest:g} s"
+        raise ScenarioError(where, f"{shown!r} is longer than the {most} it can be"
+                            + (" (CloudWatch keeps metrics 15 months)" if longest == SINCE_MAX_S else ""))
     return seconds
 
 
@@ -66,31 +73,6 @@ def parse_until(text: str | None) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
-def boto3_clients(service: str) -> Any:
-    import boto3     # an optional extra, loaded only when an import asks AWS
-    return boto3.client(service)      # called inside the caller's aws_errors, which names the option
-
-
-@contextmanager
-def aws_errors(what: str) -> Iterator[None]:
-    """botocore's exceptions as one line naming ``what``; none of them carries a secret key."""
-    from botocore import exceptions as aws     # boto3's, loaded only when an import asks AWS
-    try:
-        yield
-    except aws.NoCredentialsError:
-        raise ScenarioError(what, "no AWS credentials found (AWS_PROFILE, or AWS_ACCESS_KEY_ID and "
-                            "AWS_SECRET_ACCESS_KEY, or an instance role)") from None
-    except aws.NoRegionError:
-        raise ScenarioError(what, "no AWS region set (AWS_REGION or AWS_DEFAULT_REGION)") from None
-    except aws.ClientError as error:
-        detail = error.response.get("Error", {})
-        raise ScenarioError(what, f"{detail.get('Code', 'error')}: {detail.get('Message', '')}".rstrip(": ")) from None
-    except aws.EndpointConnectionError as error:
-        raise ScenarioError(what, f"cannot reach {error.kwargs.get('endpoint_url', 'the endpoint')}") from None
-    except aws.BotoCoreError as error:
-        raise ScenarioError(what, type(error).__name__) from None
-
-
 def _json(path: Path, where: str) -> Any:
     try:
         return json.loads(read_text(path, where))
@@ -98,9 +80,9 @@ def _json(path: Path, where: str) -> Any:
         raise ScenarioError(where, f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
 
 
-def _s3_object(uri: str, clients: Clients, where: str) -> str:
+def _s3_object(uri: str, clients: Clients, where: str, waits: Waits) -> str:
     bucket, _, key = uri.split("://", 1)[1].partition("/")
-    with aws_errors(where):
+    with aws_errors(where, waits):
         body = clients("s3").get_object(Bucket=bucket, Key=key)["Body"].read()
     try:
         return body.decode()
@@ -108,8 +90,13 @@ def _s3_object(uri: str, clients: Clients, where: str) -> str:
         raise ScenarioError(where, f"{uri}: not a text file") from None
 
 
-def gather(request: Request, clients: Clients = boto3_clients) -> Imported:
+def gather(request: Request, clients: Clients | None = None) -> Imported:
     """Every source the request names, read and checked; nothing written."""
+    if not any((request.glue_job, request.glue_job_name, request.script, request.msk_cluster, request.msk_cluster_arn,
+                request.configuration, request.cloudwatch, request.prometheus)):
+        raise ScenarioError("import", "nothing to import: give a job (--glue-job, --glue-job-name, --script), a cluster "
+                                      "(--msk-cluster, --msk-cluster-arn) or its metrics (--cloudwatch, --prometheus)")
+    clients = clients or aws_clients(request.waits)
     glue = None
     if request.glue_job or request.glue_job_name:
         if request.glue_job and request.glue_job_name:
@@ -117,7 +104,7 @@ def gather(request: Request, clients: Clients = boto3_clients) -> Imported:
         if request.glue_job:
             document = _json(request.glue_job, "--glue-job")
         else:
-            with aws_errors("--glue-job-name"):
+            with aws_errors("--glue-job-name", request.waits):
                 document = fetch_glue_job(str(request.glue_job_name), clients("glue"))
         glue = read_glue_job(document, "--glue-job" if request.glue_job else "--glue-job-name")
     script, files, notes = None, None, []
@@ -125,7 +112,7 @@ def gather(request: Request, clients: Clients = boto3_clients) -> Imported:
     if location:
         where = "--script" if request.script else "--glue-job: Job.Command.ScriptLocation"
         try:
-            text = (_s3_object(location, clients, where) if location.startswith("s3://")
+            text = (_s3_object(location, clients, where, request.waits) if location.startswith("s3://")
                     else read_text(Path(location), where))
         except (ScenarioError, ModuleNotFoundError) as error:     # ModuleNotFoundError: without the aws extra
             if request.script:
@@ -135,7 +122,7 @@ def gather(request: Request, clients: Clients = boto3_clients) -> Imported:
         script = read_script(text, glue.parameters if glue else {}, where) if text is not None else None
         if script and script.input_paths:
             try:
-                with aws_errors("input"):
+                with aws_errors("input", request.waits):
                     files = input_files(script.input_paths, clients("s3"))
             except (ScenarioError, ModuleNotFoundError) as error:   # read when S3 is reachable; else assumed, and said
                 notes.append(f"The input's sizes were not read from S3 ({error}).")
@@ -147,7 +134,7 @@ def gather(request: Request, clients: Clients = boto3_clients) -> Imported:
         if request.msk_cluster:
             document = _json(request.msk_cluster, "--msk-cluster")
         else:
-            with aws_errors("--msk-cluster-arn"):
+            with aws_errors("--msk-cluster-arn", request.waits):
                 document = fetch_msk_cluster(str(request.msk_cluster_arn), clients("kafka"))
         msk = read_msk_cluster(document, properties, "--msk-cluster" if request.msk_cluster else "--msk-cluster-arn")
     elif request.configuration:
@@ -157,11 +144,15 @@ def gather(request: Request, clients: Clients = boto3_clients) -> Imported:
         raise ScenarioError("--cloudwatch", "read the metrics from CloudWatch or from --prometheus, not both")
     if request.cloudwatch:
         end = request.until or datetime.now(timezone.utc)
-        with aws_errors("--cloudwatch"):
-            history = cloudwatch.fetch(clients("cloudwatch"), request.cloudwatch, end - timedelta(seconds=request.since),
-                                       end, request.period, msk.monitoring if msk else None)
+        try:
+            start = end - timedelta(seconds=request.since)
+        except OverflowError:
+            raise ScenarioError("--since", f"{request.since / 86400:g} days before --until {end:%Y-%m-%d} is before the year 1") from None
+        with aws_errors("--cloudwatch", request.waits):
+            history = cloudwatch.fetch(clients("cloudwatch"), request.cloudwatch, start, end, request.period,
+                                       msk.monitoring if msk else None)
     elif request.prometheus:
         vcpus = msk.kind.vcpus if msk else 2
-        history = prometheus.sample(list(request.prometheus), request.prometheus_for, request.period, vcpus)
+        history = prometheus.sample(list(request.prometheus), request.prometheus_for, request.period, vcpus, request.waits)
     return Imported(glue=glue, script=script, files=files, msk=msk, history=history, load_topic=request.load_topic,
                     partitions=dict(request.partitions), sla=request.sla, notes=tuple(notes))
