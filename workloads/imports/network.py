@@ -54,11 +54,16 @@ class _DeadlinePassed(Exception):
 
 def aws_clients(waits: Waits) -> Clients:
     """boto3 clients that connect and read within ``waits.timeout``, retry at most AWS_ATTEMPTS
-    times in all, and send nothing once the deadline passed."""
+    times in all, and send nothing once the deadline passed. One session of their own per import:
+    boto3's default session keeps the credentials it first found for the life of the process."""
+    sessions: list[Any] = []
+
     def client(service: str) -> Any:
         import boto3     # an optional extra, loaded only when an import asks AWS
         from botocore.config import Config
-        made = boto3.client(service, config=Config(connect_timeout=waits.timeout, read_timeout=waits.timeout,
+        if not sessions:
+            sessions.append(boto3.session.Session())
+        made = sessions[0].client(service, config=Config(connect_timeout=waits.timeout, read_timeout=waits.timeout,
                                                    retries={"mode": "standard", "max_attempts": AWS_ATTEMPTS}))
 
         def before_send(request: Any, **_: Any) -> None:
