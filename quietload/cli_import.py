@@ -13,12 +13,14 @@ _File = Annotated[Path | None, typer.Option(metavar="FILE")]
 
 def _partitions(values: list[str] | None) -> dict[str, int]:
     from workloads import ScenarioError
+    from workloads.units import whole_number
     out = {}
     for value in values or []:
         topic, _, count = value.rpartition("=")
-        if not topic or not count.isdigit() or int(count) < 1:
-            raise ScenarioError("--partitions", f"expected TOPIC=N with N at least 1, got {value!r}")
-        out[topic] = int(count)
+        number = whole_number(count)
+        if not topic or number is None or number < 1:
+            raise ScenarioError("--partitions", f"expected TOPIC=N with N at least 1, got {value[:40]!r}")
+        out[topic] = number
     return out
 
 

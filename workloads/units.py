@@ -22,6 +22,15 @@ _SIZE_RE = re.compile(_NUMBER + r"\s*([a-zA-Z]*)$")
 _RATE_RE = re.compile(_NUMBER + r"\s*([a-zA-Z]*)\s*/\s*s$")
 
 
+_WHOLE_RE = re.compile(r"[0-9]{1,19}")
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` as a whole number when it is written in ASCII digits and fits Java's long (Kafka's and
+    Spark's settings); else None, and the text stays as it was written for its reader to name."""
+    return int(text) if _WHOLE_RE.fullmatch(text) and int(text) <= LONG_MAX else None
+
+
 def _finite(number: float, field: str, value: object) -> float:
     """Digits past float's range (a 400-digit size) or YAML's ``.inf``/``.nan`` are no setting."""
     if not math.isfinite(number):

@@ -64,6 +64,51 @@ CASES = {
 }
 
 
+def _script(t, body):
+    return _write(t, "job.py", f'df.write.format("kafka"){body}.option("topic", "bulk").save()\n')
+
+
+# What a source gives is judged as the same value in a scenario file is, and named
+WRITTEN = {
+    "a negative repartition": (lambda t: ["--script", _write(t, "job.py", "df.repartition(-3).write.save()\n")],
+                               "batch.spark.repartition: expected a whole number of at least 1, got -3 (in the scenario the import would write"),
+    "a zero repartition": (lambda t: ["--script", _write(t, "job.py", "df.repartition(0).write.save()\n")],
+                           "batch.spark.repartition: expected a whole number of at least 1, got 0"),
+    "a fractional repartition": (lambda t: ["--script", _write(t, "job.py", 'df.repartition("2.5").write.save()\n')],
+                                 "batch.spark.repartition: expected a whole number of at least 1, got '2.5'"),
+    "a negative batch.size": (lambda t: ["--script", _script(t, '.option("kafka.batch.size", "-5")')],
+                              "batch.producer.batch.size: expected a size like 128KB or 2GB, got '-5'"),
+    "min.insync.replicas above the replication factor": (
+        lambda t: ["--msk-cluster", str(DATA / "describe-cluster-v2.json"), "--configuration",
+                   _write(t, "s.properties", "default.replication.factor=2\nmin.insync.replicas=3\n")],
+        "cluster.min.insync.replicas: 3 is more than replication.factor 2"),
+    "an SLA of 0": (lambda t: ["--script", _script(t, ""), "--sla", "0"], "--sla: expected a duration like 10ms"),
+    "an SLA of 0 ms": (lambda t: ["--script", _script(t, ""), "--sla", "0ms"], "--sla: must be greater than zero, got '0ms'"),
+    "a negative SLA": (lambda t: ["--script", _script(t, ""), "--sla", "-5ms"], "--sla: expected a duration like 10ms"),
+    "an SLA that is no duration": (lambda t: ["--script", _script(t, ""), "--sla", "abc"], "--sla: expected a duration like 10ms"),
+    "an SLA without a unit": (lambda t: ["--script", _script(t, ""), "--sla", "10"], "--sla: expected a duration like 10ms"),
+    "an empty CloudWatch name": (lambda t: ["--cloudwatch", ""], "--cloudwatch: expected the MSK cluster's name, got an empty one"),
+    "NumberOfWorkers NaN": (lambda t: ["--glue-job", _write(t, "j.json", json.dumps(_job(NumberOfWorkers=float("nan"))))],
+                            "--glue-job: Job.NumberOfWorkers: expected a whole number of workers of at least 1, got nan"),
+    "NumberOfWorkers of 5,000 digits": (
+        lambda t: ["--glue-job", _write(t, "j.json", json.dumps(_job(NumberOfWorkers=0)).replace('"NumberOfWorkers": 0', '"NumberOfWorkers": ' + "9" * 5000))],
+        "j.json: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits"),
+    "a thread count of 30 digits": (lambda t: ["--msk-cluster", str(DATA / "describe-cluster-v2.json"), "--configuration",
+                                               _write(t, "s.properties", "num.io.threads=" + "9" * 30 + "\n")],
+                                    "--configuration: num.io.threads: expected a whole number of at least 1, got '99999999999999999999'..."),
+    "a partition count in other digits": (lambda t: ["--script", _script(t, ""), "--partitions", "bulk=\u00b2"], "--partitions: expected TOPIC=N"),
+    "--since of a huge span": (lambda t: ["--cloudwatch", "payments", "--since", "9" * 30 + "d"],
+                               "--since: '99999999999999999999...' is longer than the 455 days it can be"),
+    "--since past the points of a series": (lambda t: ["--cloudwatch", "payments", "--since", "400d"],
+                                            "--since: 576,000 points of 60 s per series, more than the 100,800 a history holds; a --period of at least 360 s fits"),
+    "--until before the year 1 with --since": (lambda t: ["--cloudwatch", "payments", "--since", "2d", "--until", "0001-01-01T00:00:00Z"],
+                                               "--since: 2 days before --until 0001-01-01 is before the year 1"),
+    "no source at all": (lambda t: [], "import: nothing to import: give a job"),
+    "only a SLA": (lambda t: ["--sla", "10ms", "--partitions", "t=6"], "import: nothing to import"),
+}
+CASES.update(WRITTEN)
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_bad_input_is_one_line_and_nothing_is_written(case, tmp_path, capfd):
     arguments, expected = CASES[case]

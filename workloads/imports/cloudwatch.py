@@ -78,8 +78,9 @@ def _select(metrics: list[dict], level: str | None) -> dict[tuple[str, str, str 
     return chosen
 
 
-def fetch(client: Any, cluster: str, start: datetime, end: datetime, period: int, level: str | None = None) -> History:
-    """Every series of ``cluster`` from ``start`` to ``end`` at ``period`` seconds, on one grid."""
+def grid(start: datetime, end: datetime, period: int) -> tuple[int, int]:
+    """The first point's epoch second and the points per series, refused before any call when
+    CloudWatch has no such period or one series would hold more than POINTS_MAX points."""
     if period < 1 or (period < 60 and period not in (1, 5, 10, 30)):
         raise ScenarioError("--period", f"CloudWatch periods are 1, 5, 10, 30 or a multiple of 60 seconds, got {period}")
     first = int(start.timestamp()) // period * period
@@ -87,6 +88,12 @@ def fetch(client: Any, cluster: str, start: datetime, end: datetime, period: int
     if points > POINTS_MAX:
         raise ScenarioError("--since", f"{points:,} points of {period} s per series, more than the {POINTS_MAX:,} a "
                                        f"history holds; a --period of at least {_fitting_period(end.timestamp() - first)} s fits")
+    return first, points
+
+
+def fetch(client: Any, cluster: str, start: datetime, end: datetime, period: int, level: str | None = None) -> History:
+    """Every series of ``cluster`` from ``start`` to ``end`` at ``period`` seconds, on one grid."""
+    first, points = grid(start, end, period)
     chosen = _select(list_series(client, cluster), level)
     keys = sorted(chosen, key=lambda k: (k[0], k[1], k[2] or ""))
     values: dict[tuple[str, str, str | None], list[float | None]] = {k: [None] * points for k in keys}

@@ -13,11 +13,13 @@ spark-sql-kafka-0-10 of that Spark release depends on (its pom's kafka.version: 
 """
 from __future__ import annotations
 
+import math
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
 from workloads.errors import ScenarioError
+from workloads.units import whole_number
 
 # worker type -> (vCPUs per worker, executors per worker)
 WORKER_TYPES = {"G.025X": (2, 1), "G.1X": (4, 1), "G.2X": (8, 1), "G.4X": (16, 1), "G.8X": (32, 1),
@@ -47,8 +49,10 @@ class GlueJob:
 
 
 def _number(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 1 or value != int(value):
-        raise ScenarioError(where, f"expected a whole number of workers of at least 1, got {value!r}")
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 1
+            or value != int(value)):
+        shown = repr(value) if len(repr(value)) <= 20 else repr(value)[:20] + "..."
+        raise ScenarioError(where, f"expected a whole number of workers of at least 1, got {shown}")
     return int(value)
 
 
@@ -94,7 +98,7 @@ def read_glue_job(document: Any, where: str = "--glue-job") -> GlueJob:
                              "spark.executor.cores": vcpus // per_worker, "vcpus": vcpus // per_worker}
     for key in SPARK_SETTINGS:
         if key in conf:
-            spark[key] = int(conf[key]) if conf[key].isdigit() else conf[key]
+            spark[key] = conf[key] if whole_number(conf[key]) is None else whole_number(conf[key])
     notes = [f"AWS Glue {version} (Spark {spark_version}; its spark-sql-kafka-0-10 brings kafka-clients {client_version}), "
              f"from the job {job.get('Name', '?')!r}.",
              f"{workers} {worker_type} workers ({vcpus} vCPUs each): one executor slot runs the driver, so "

@@ -15,6 +15,7 @@ from typing import Any
 
 from workloads.broker_types import BrokerType, broker_settings, broker_type
 from workloads.errors import ScenarioError
+from workloads.units import whole_number
 
 MIB = 1024**2
 # server.properties key -> scenario key under cluster.broker (None: under cluster)
@@ -52,10 +53,11 @@ def read_properties(text: str, where: str = "--configuration") -> dict[str, str]
 
 
 def _whole(properties: dict[str, str], key: str, where: str) -> int:
-    value = properties[key]
-    if not value.isdigit() or int(value) < 1:
-        raise ScenarioError(f"{where}: {key}", f"expected a whole number of at least 1, got {value!r}")
-    return int(value)
+    value, number = properties[key], whole_number(properties[key])
+    if number is None or number < 1:
+        shown = repr(value) if len(value) <= 20 else repr(value[:20]) + "..."
+        raise ScenarioError(f"{where}: {key}", f"expected a whole number of at least 1, got {shown}")
+    return number
 
 
 def read_msk_cluster(document: Any, properties: dict[str, str] | None = None, where: str = "--msk-cluster") -> MskCluster:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workloads._fields import keys_of
 from workloads.errors import ScenarioError
 from workloads.imports.glue import GlueJob
 from workloads.imports.history import History, Neighbour, Window, find_loads, neighbours
@@ -17,6 +18,7 @@ from workloads.imports.msk import MskCluster
 from workloads.imports.script import ScriptFacts
 from workloads.loader import dump_yaml
 from workloads.scenario import Scenario
+from workloads.tenant import Tenant
 
 # The stated defaults (each one, when used, is named in the scenario's assumptions)
 DEFAULT_EXECUTORS, DEFAULT_CORES = 2, 4
@@ -92,7 +94,7 @@ def _spark(imported: Imported, said: list[str]) -> tuple[dict, dict]:
         client = {"kind": "java", "version": DEFAULT_CLIENT}
         said.append(f"Assumed: {DEFAULT_EXECUTORS} executors of {DEFAULT_CORES} cores and kafka-clients {DEFAULT_CLIENT} "
                     "(no Glue job given).")
-    if imported.script and imported.script.repartition:
+    if imported.script and imported.script.repartition is not None:
         spark["repartition"] = imported.script.repartition
     return spark, client
 
@@ -104,7 +106,7 @@ def _producer(imported: Imported, client: dict, said: list[str]) -> dict:
         read = ", ".join(f"{k}={v}" for k, v in sorted(producer.items()))
         repartition = imported.script.repartition
         said.append("From the script: " + (read or "no producer property (the client's defaults)")
-                    + (f"; repartition({repartition})" if repartition else "; no repartition") + ".")
+                    + (f"; repartition({repartition})" if repartition is not None else "; no repartition") + ".")
     else:
         said.append(f"Assumed: the producer's properties are kafka-clients {client['version']}'s defaults (no script given).")
     return producer
@@ -145,6 +147,8 @@ def _name(topic: str) -> str:
 
 def build(imported: Imported, name: str) -> Imports:
     """The scenario of what was imported, checked as ``simulate`` would read it."""
+    if imported.sla is not None:        # judged by the tenant's own field, with or without a neighbour to hold to it
+        keys_of(Tenant)["sla_p99"].metadata["parse"](imported.sla, "--sla")
     said: list[str] = list(imported.notes)
     load_topic = _load_topic(imported, said)
     loads = find_loads(imported.history, load_topic) if imported.history else []
@@ -177,7 +181,11 @@ def build(imported: Imported, name: str) -> Imports:
                     "load as its producer_byte_rate per broker.")
     if imported.profile is None:
         said.append("Cost profile: default (assumed; no metrics history fitted).")
-    return Imports(Scenario.from_mapping(mapping, source=name), mapping, loads, found)
+    try:
+        scenario = Scenario.from_mapping(mapping, source=name)
+    except ScenarioError as error:      # what a source gave, judged as a scenario file's value is; nothing written
+        raise ScenarioError(error.field, f"{error.problem} (in the scenario the import would write; nothing written)") from None
+    return Imports(scenario, mapping, loads, found)
 
 
 def write(imports: Imports, path: Path) -> Path:

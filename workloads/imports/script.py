@@ -9,22 +9,25 @@ producer property read from anything else is named in a note, not guessed. Secur
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from workloads.errors import ScenarioError
+from workloads.units import whole_number
 
 PRODUCER_PROPERTIES = ("batch.size", "linger.ms", "compression.type", "buffer.memory", "acks", "enable.idempotence",
                        "max.in.flight.requests.per.connection", "max.request.size")
 _READERS = ("csv", "load", "text", "json")
 _SECRET_PREFIXES = ("kafka.sasl.", "kafka.ssl.", "kafka.security.")
+_NUMERAL = re.compile(r"[+-]?[0-9.eE+-]+")     # a count written as text: "60", "-3", "2.5"
 
 
 @dataclass(frozen=True)
 class ScriptFacts:
     producer: dict[str, Any]
     topic: str | None
-    repartition: int | None
+    repartition: Any             # a literal as written (int, float or numeral text); the loader judges it
     input_paths: tuple[str, ...]
     notes: tuple[str, ...]
 
@@ -33,8 +36,8 @@ def _typed(value: Any) -> Any:
     """Spark passes option values as strings; a Kafka property's number or boolean as the scenario takes it."""
     if isinstance(value, str):
         text = value.strip()
-        if text.isdigit():
-            return int(text)
+        if whole_number(text) is not None:
+            return whole_number(text)
         if text.lower() in ("true", "false"):
             return text.lower() == "true"
     return value
@@ -46,7 +49,7 @@ class _Reader(ast.NodeVisitor):
         self.constants: dict[str, Any] = {}
         self.producer: dict[str, Any] = {}
         self.topic: str | None = None
-        self.repartition: int | None = None
+        self.repartition: Any = None
         self.inputs: list[str] = []
         self.notes: list[str] = []
 
@@ -54,6 +57,8 @@ class _Reader(ast.NodeVisitor):
         """A literal, a module-level constant or a job parameter; ``...`` when it cannot be known statically."""
         if isinstance(node, ast.Constant):
             return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant):
+            return ast.literal_eval(node)     # -3: a literal too
         if isinstance(node, ast.Name) and node.id in self.constants:
             return self.constants[node.id]
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
@@ -109,11 +114,11 @@ class _Reader(ast.NodeVisitor):
                     self.option(keyword.arg, keyword.value)
         elif name == "repartition" and node.args:
             count = self.value(node.args[0])
-            if isinstance(count, str) and count.isdigit():
-                count = int(count)
-            if isinstance(count, int) and not isinstance(count, bool) and count > 0:
-                self.repartition = count
-            elif not isinstance(self.value(node.args[0]), str):   # repartition("col") partitions by a column
+            if isinstance(count, str) and _NUMERAL.fullmatch(count.strip()):
+                count = _typed(count.strip())
+            if isinstance(count, (int, float)) or (isinstance(count, str) and _NUMERAL.fullmatch(count)):
+                self.repartition = count     # as written: the scenario's loader judges it, as it would in a file
+            elif not isinstance(count, str):   # repartition("col") partitions by a column
                 self.notes.append("The script repartitions by an expression quietload does not evaluate; no repartition is assumed.")
         elif name in _READERS and node.args:
             self.input(node.args[0])

@@ -7,6 +7,7 @@ one line naming the call, never a traceback and never a credential.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -49,7 +50,7 @@ FOR_MAX_S = 7 * 86400.0         # sampling exporters by hand: a week at most
 def parse_since(text: str, where: str, longest: float = SINCE_MAX_S) -> float:
     """A duration in seconds: the units of a scenario's durations, and days (``14d``); at most ``longest``."""
     value = text.strip()
-    if value.endswith("d") and value[:-1].replace(".", "", 1).isdigit():
+    if re.fullmatch(r"[0-9]+(\.[0-9]+)?d", value):
         seconds = float(value[:-1]) * 86400
     else:
         seconds = parse_seconds(value, where)
@@ -78,6 +79,8 @@ def _json(path: Path, where: str) -> Any:
         return json.loads(read_text(path, where))
     except json.JSONDecodeError as error:
         raise ScenarioError(where, f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
+    except ValueError as error:     # a number of more digits than Python converts (4,300)
+        raise ScenarioError(where, f"{path}: {str(error).split(';')[0]}") from None
 
 
 def _s3_object(uri: str, clients: Clients, where: str, waits: Waits) -> str:
@@ -92,8 +95,9 @@ def _s3_object(uri: str, clients: Clients, where: str, waits: Waits) -> str:
 
 def gather(request: Request, clients: Clients | None = None) -> Imported:
     """Every source the request names, read and checked; nothing written."""
-    if not any((request.glue_job, request.glue_job_name, request.script, request.msk_cluster, request.msk_cluster_arn,
-                request.configuration, request.cloudwatch, request.prometheus)):
+    if not any(given is not None and given != () for given in (
+            request.glue_job, request.glue_job_name, request.script, request.msk_cluster, request.msk_cluster_arn,
+            request.configuration, request.cloudwatch, request.prometheus)):
         raise ScenarioError("import", "nothing to import: give a job (--glue-job, --glue-job-name, --script), a cluster "
                                       "(--msk-cluster, --msk-cluster-arn) or its metrics (--cloudwatch, --prometheus)")
     clients = clients or aws_clients(request.waits)
@@ -140,6 +144,8 @@ def gather(request: Request, clients: Clients | None = None) -> Imported:
     elif request.configuration:
         raise ScenarioError("--configuration", "is the configuration of an MSK cluster: give --msk-cluster or --msk-cluster-arn too")
     history = None
+    if request.cloudwatch is not None and not request.cloudwatch.strip():
+        raise ScenarioError("--cloudwatch", "expected the MSK cluster's name, got an empty one")
     if request.cloudwatch and request.prometheus:
         raise ScenarioError("--cloudwatch", "read the metrics from CloudWatch or from --prometheus, not both")
     if request.cloudwatch:
@@ -147,7 +153,8 @@ def gather(request: Request, clients: Clients | None = None) -> Imported:
         try:
             start = end - timedelta(seconds=request.since)
         except OverflowError:
-            raise ScenarioError("--since", f"{request.since / 86400:g} days before --until {end:%Y-%m-%d} is before the year 1") from None
+            raise ScenarioError("--since", f"{request.since / 86400:g} days before --until {end.date().isoformat()} is before the year 1") from None
+        cloudwatch.grid(start, end, request.period)      # refused before any call
         with aws_errors("--cloudwatch", request.waits):
             history = cloudwatch.fetch(clients("cloudwatch"), request.cloudwatch, start, end, request.period,
                                        msk.monitoring if msk else None)
