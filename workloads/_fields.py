@@ -72,6 +72,8 @@ def as_mapping(obj: Any) -> Any:
         return {file_key(f): as_mapping(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, (list, tuple)):
         return [as_mapping(item) for item in obj]
+    if hasattr(obj, "as_value"):   # a value written as one text in the file (an SLA: ``1.5x``)
+        return obj.as_value()
     return obj
 
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from workloads import _fields as f
 from workloads.producer import Client, ProducerConfig
-from workloads.units import parse_bytes, parse_milliseconds, parse_record_rate
+from workloads.sla import Sla, parse_sla
+from workloads.units import parse_bytes, parse_record_rate
 
 _positive_bytes = f.positive(parse_bytes)
 
@@ -20,7 +21,7 @@ class Tenant:
     topic: str = f.prop(parse=f.text)
     rate: float = f.prop(parse=f.positive(parse_record_rate))
     record_size: int = f.prop(parse=_positive_bytes)
-    sla_p99_ms: float = f.prop("sla_p99", f.positive(parse_milliseconds))
+    sla: Sla = f.prop("sla_p99", parse_sla)
     client: Client = f.prop()
     producer: ProducerConfig = f.prop()
     keys: int = f.prop(parse=f.non_negative_int, default=0)

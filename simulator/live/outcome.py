@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simulator.live.neighbours import TenantTrace
+from workloads.sla import Sla
 from simulator.live.sampler import Scrape, handler_idle_pct, per_second, rate
 from simulator.contract.histograms import LatencyHistogram
 from simulator.contract import BatchSizeFigures, BrokerFigures, RunResult, Summary, TenantFigures
@@ -92,7 +93,7 @@ def _window_mean(series: list[float | None], start: float, end: float) -> float 
     return _mean(series[int(start):max(int(math.ceil(end)), int(start) + 1)])
 
 
-def _tenant_figures(trace: TenantTrace, sla_ms: float, origin: float, windows: dict, seconds: int) -> tuple[dict, list]:
+def _tenant_figures(trace: TenantTrace, sla: Sla, origin: float, windows: dict, seconds: int) -> tuple[dict, list]:
     histograms = {name: LatencyHistogram() for name in windows}
     per_second_h = [LatencyHistogram() for _ in range(seconds)]
     for intended, latency in zip(trace.intended, trace.latency):
@@ -102,9 +103,10 @@ def _tenant_figures(trace: TenantTrace, sla_ms: float, origin: float, windows: d
                 histograms[name].record(latency)
         if 0 <= at < seconds:
             per_second_h[int(at)].record(latency)
-    figures = {"name": trace.name, "sla_p99_ms": sla_ms, "records": trace.sent, "failed": trace.failed,
-               "produce_requests": trace.produce_requests, "client_statistics": trace.statistics,
-               "latency_ms": {name: h.summary() for name, h in histograms.items()}}
+    latency_ms = {name: h.summary() for name, h in histograms.items()}
+    figures = {"name": trace.name, "sla_p99_ms": sla.limit_ms(latency_ms["before"]["p99"]), "records": trace.sent,
+               "failed": trace.failed, "produce_requests": trace.produce_requests,
+               "client_statistics": trace.statistics, "latency_ms": latency_ms}
     return figures, [h.percentile(0.99) for h in per_second_h]
 
 
@@ -149,7 +151,7 @@ def build(run: LiveRun) -> RunResult:
             brokers.append(figures)
             series.append(broker_series)
 
-    slas = {t.name: t.sla_p99_ms for t in run.scenario.tenants}
+    slas = {t.name: t.sla for t in run.scenario.tenants}
     tenants, tenant_lines = [], {}
     for trace in run.traces:
         figures, line = _tenant_figures(trace, slas[trace.name], origin, windows, seconds)

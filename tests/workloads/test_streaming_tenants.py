@@ -38,7 +38,7 @@ def test_each_kind_builds_its_framework_s_tenant_beside_the_producers(kind, cls)
     assert type(producer).__name__ == "Tenant" and not isinstance(producer, StreamingTenant)
     assert type(pipeline) is cls and pipeline.kind == kind
     # the Tenant fields are its upstream producer's: it feeds the input topic at the stated rate
-    assert (pipeline.topic, pipeline.rate, pipeline.record_size, pipeline.sla_p99_ms) == ("in", 1000.0, 512, 1000.0)
+    assert (pipeline.topic, pipeline.rate, pipeline.record_size, pipeline.sla.ms) == ("in", 1000.0, 512, 1000.0)
     assert pipeline.output_topic == "out" and pipeline.record_cost == pytest.approx(20e-6)
 
 
