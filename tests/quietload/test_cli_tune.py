@@ -104,7 +104,7 @@ def test_a_changed_scenario_never_resumes_a_study_judged_on_the_old_one(tmp_path
     assert after["study_name"] != before["study_name"] and after["scenario"]["digest"] != before["scenario"]["digest"]
     # and says so, naming what changed
     assert (f"tuning copy: new study '{after['study_name']}': the scenario differs from study '{before['study_name']}''s "
-            "(tenants[0].sla_p99 10 -> 20, tenants[1].sla_p99 10 -> 20)") in second.stderr.splitlines()
+            "(tenants[0].sla_p99 10ms -> 20ms, tenants[1].sla_p99 10ms -> 20ms)") in second.stderr.splitlines()
     assert [t["number"] for t in after["trials"]] == [0, 1, 2]          # run afresh, not the old study's trials
     for trial in after["trials"]:
         for name, tenant in trial["figures"]["tenants"].items():
@@ -118,10 +118,10 @@ def test_a_changed_scenario_never_resumes_a_study_judged_on_the_old_one(tmp_path
     named = before["study_name"]
     _assert_one_line_error(_tune(str(copy), *SMALL, "--trials", "3", "--validate", "0", "--study-name", named),
                            f"--study-name: study '{named}' in sqlite:///results/paypay-glue-2gb-study.db ran another "
-                           "scenario (tenants[0].sla_p99 10 -> 20, tenants[1].sla_p99 10 -> 20); name a new study")
+                           "scenario (tenants[0].sla_p99 10ms -> 20ms, tenants[1].sla_p99 10ms -> 20ms); name a new study")
     _assert_one_line_error(_tune(BASE, *SMALL, "--set", "tenants.0.sla_p99=12ms", "--trials", "3", "--study-name", named),
                            f"--study-name: study '{named}' in sqlite:///results/paypay-glue-2gb-study.db ran another "
-                           "scenario (tenants[0].sla_p99 10 -> 12); name a new study")
+                           "scenario (tenants[0].sla_p99 10ms -> 12ms); name a new study")
 
 
 def _assert_one_line_error(result, starts: str) -> None:
