@@ -29,7 +29,7 @@ from reports.sections.runs import (SUMMARY_FIGURES, RunFigures, comparison_html,
 from reports.sections.study import render_study_csv, render_study_html, render_study_markdown
 from reports.sections.versus import pair_runs, render_versus_csv, render_versus_html, render_versus_markdown
 from simulator.contract import RunResult
-from simulator.contract.files import is_gate_file, is_plan_file, is_study_file, read_gate, read_plan, read_study
+from simulator.contract.files import read_report_input
 
 REPORT_SCHEMA = "quietload-report/1"
 
@@ -90,17 +90,7 @@ def render_json(runs: list[RunFigures], header: Header | None = None, plans: lis
 def read_inputs(paths: list[Path]) -> list[tuple[str, RunResult | dict]]:
     """Each file as what it holds: a plan, a study, a gate result or (else) a RunResult; a file
     that is none of them is one ResultError naming it."""
-    inputs: list[tuple[str, RunResult | dict]] = []
-    for path in paths:
-        if is_plan_file(path):
-            inputs.append((str(path), read_plan(path)))
-        elif is_study_file(path):
-            inputs.append((str(path), read_study(path)))
-        elif is_gate_file(path):
-            inputs.append((str(path), read_gate(path)))
-        else:
-            inputs.append((str(path), RunResult.read(path)))
-    return inputs
+    return [(str(path), read_report_input(path)[1]) for path in paths]
 
 
 def report_files(paths: list[Path], out_dir: str | Path = DEFAULT_OUT_DIR, now: datetime | None = None) -> list[Path]:

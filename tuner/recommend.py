@@ -15,7 +15,7 @@ from simulator.contract.files import RECOMMENDATION
 from tuner.snippets import property_value, render_snippets, rounded_params, snippets
 from tuner.space import render_value
 from workloads import Scenario, ScenarioError
-from workloads.loader import dump_yaml
+from workloads.reader import dump_yaml
 from workloads.scenario import apply_overrides
 from workloads.tuning import KNOBS
 from workloads.units import format_seeds

@@ -11,7 +11,7 @@ from typing import Any
 
 from workloads import _fields as f
 from workloads.errors import ScenarioError
-from workloads.loader import read_text, safe_yaml
+from workloads.reader import read_yaml
 from workloads.units import parse_byte_rate
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
@@ -202,8 +202,8 @@ class CostProfile:
         path = Path(name_or_path)
         if not path.suffix:
             path = PROFILE_DIR / f"{name_or_path}.yaml"
-        if not path.is_file():
+        if not path.exists():
             known = ", ".join(sorted(p.stem for p in PROFILE_DIR.glob("*.yaml")))
             raise ScenarioError(field, f"no cost profile {name_or_path!r} (known: {known})")
-        raw = safe_yaml(read_text(path, field), field, str(path))
+        raw = read_yaml(path, field)
         return f.build(cls, raw, f"{path.name}")

@@ -32,6 +32,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from workloads.errors import ScenarioError
+from workloads.reader import regular_file
+
 _DAY_START = datetime(2024, 6, 3, tzinfo=timezone(timedelta(hours=9)))
 _SECONDS_PER_DAY = 86_400
 _CARD_POOL = 50_000
@@ -201,8 +204,11 @@ def generate_rows(n: int, seed: int) -> list[dict[str, str]]:
 def read_sample_csv(path: str | Path, limit: int | None = None) -> list[dict[str, str]]:
     """A user's own CSV sample, header row required; at most ``limit`` rows."""
     path = Path(path)
-    if path.exists() and not path.is_file() and not path.is_dir():   # /dev/zero, a pipe: never ends
-        raise ValueError(f"CSV sample {path} is not a regular file.")
+    if path.exists() and not path.is_dir():   # /dev/zero, a pipe: never ends (the one reader's check)
+        try:
+            regular_file(path, "")
+        except ScenarioError as error:
+            raise ValueError(f"CSV sample {error}.") from None
     try:
         with path.open(encoding="utf-8", newline="") as handle:
             # A short row gets "" (null in Spark) for its missing columns, as Spark's reader does.

@@ -13,8 +13,8 @@ from simulator.contract.errors import ResultError
 from simulator.contract.figures import BatchSizeFigures, BrokerFigures, Summary, TenantFigures
 from simulator.contract.histograms import LatencyHistogram, SizeHistogram, batch_size_section
 from simulator.contract.names import file_part, result_path, scenario_path, spread_path
-from simulator.contract.result import PERCENTILES, SCHEMA_VERSION, WINDOWS, RunResult, json_field, read_json
+from simulator.contract.result import PERCENTILES, SCHEMA_VERSION, WINDOWS, RunResult, read_document
 
 __all__ = ["BatchSizeFigures", "BrokerFigures", "LatencyHistogram", "PERCENTILES", "ResultError", "RunResult", "SCHEMA_VERSION",
-           "SizeHistogram", "Summary", "TenantFigures", "WINDOWS", "batch_size_section", "file_part", "json_field",
-           "read_json", "result_path", "scenario_path", "spread_path"]
+           "SizeHistogram", "Summary", "TenantFigures", "WINDOWS", "batch_size_section", "file_part", "read_document",
+           "result_path", "scenario_path", "spread_path"]

@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from simulator.contract.errors import ResultError
-from simulator.contract.result import json_field, read_json
+from simulator.contract.result import RunResult, read_document
 from workloads import CostProfile, Gate, ScenarioError
-from workloads.loader import dump_yaml, read_text, safe_yaml
+from workloads.reader import dump_yaml, read_yaml
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class FileKind:
     tag: str = "kind"                     # the key that holds ``kind``
     says_found: bool = True               # a refusal names the schema version found
     written_by: str = ""                  # the command whose files these are, for a refusal
+    figures: Callable[[dict[str, Any], str], None] | None = None   # what its figures must be, checked on reading
 
     def document(self, **content: Any) -> dict[str, Any]:
         """``content`` under this kind's tag (and schema version), in the order given."""
@@ -43,9 +44,16 @@ class FileKind:
             head["schema_version"] = self.schema_version
         return {**head, **content}
 
+    def tags(self, data: Any) -> bool:
+        """Whether ``data`` (a file's document) carries this kind's tag."""
+        return isinstance(data, dict) and data.get(self.tag) == self.kind
+
     def holds(self, path: str | Path) -> bool:
-        """Whether ``path`` is a file of this kind (by its tag); anything else is left to the other readers."""
-        return json_field(path, self.tag) == self.kind
+        """Whether ``path`` is a readable file of this kind (by its tag)."""
+        try:
+            return self.tags(read_document(path))
+        except ResultError:
+            return False
 
     def refusal(self, data: Any) -> str:
         if self.schema_version is None:
@@ -61,11 +69,12 @@ class FileKind:
             raise ResultError(f"{source}: {self.refusal(data)}")
         if missing := [key for key in self.required if key not in data]:
             raise ResultError(f"{source}: {self.what} lacks {', '.join(missing)}")
+        if self.figures is not None:
+            self.figures(data, source)
         return data
 
     def read(self, path: str | Path) -> dict[str, Any]:
-        path = Path(path)
-        return self.check(read_json(path), str(path))
+        return self.check(read_document(path), str(path))
 
     def write(self, document: dict[str, Any], path: str | Path) -> Path:
         """The document as JSON (one space of indent, as every quietload JSON file)."""
@@ -77,13 +86,8 @@ class FileKind:
     def read_yaml(self, path: str | Path) -> dict[str, Any]:
         """A document of this kind in YAML, parsed as strictly as a scenario (no aliases, bounded
         nesting and size); anything else is one ResultError naming the file."""
-        path = Path(path)
         try:
-            data = safe_yaml(read_text(path, ""), str(path), "the file")
-        except FileNotFoundError:
-            raise ResultError(f"{path}: no such file") from None
-        except OSError as error:
-            raise ResultError(f"{path}: cannot be read ({error.strerror})") from None
+            data = read_yaml(path, "")
         except ScenarioError as error:
             raise ResultError(str(error)) from None
         return self.check(data, str(path))
@@ -101,22 +105,33 @@ PLAN = FileKind("quietload-plan", "plan", ("scenario", "options", "points", "cur
                 says_found=False)
 RECOMMENDATION = FileKind("quietload-recommendation", "recommendation", ("scenario", "params", "overrides"),
                           written_by="tune")
+
+
+def _gate_figures(gate: dict[str, Any], source: str) -> None:
+    """A gate result's verdicts each name a rule and a status."""
+    if not isinstance(gate["verdicts"], list) or not all(isinstance(v, dict) and {"rule", "status"} <= v.keys()
+                                                         for v in gate["verdicts"]):
+        raise ResultError(f"{source}: gate result's verdicts must each have a rule and a status")
+
+
 GATE = FileKind("quietload.check", "gate result", ("passed", "scenario", "evaluator", "verdicts"), tag="gate",
-                written_by="check --json")
+                written_by="check --json", figures=_gate_figures)
+KINDS = (PLAN, STUDY, GATE)   # the files ``report`` takes besides RunResults, told apart by their tags
 
 is_study_file, read_study = STUDY.holds, STUDY.read
 is_plan_file, read_plan, write_plan = PLAN.holds, PLAN.read, PLAN.write
-is_gate_file = GATE.holds
+is_gate_file, read_gate = GATE.holds, GATE.read
 read_recommendation = RECOMMENDATION.read_yaml
 
 
-def read_gate(path: str | Path) -> dict[str, Any]:
-    """A gate result (``check --json``): its verdicts each name a rule and a status."""
-    gate = GATE.read(path)
-    if not isinstance(gate["verdicts"], list) or not all(isinstance(v, dict) and {"rule", "status"} <= v.keys()
-                                                         for v in gate["verdicts"]):
-        raise ResultError(f"{path}: gate result's verdicts must each have a rule and a status")
-    return gate
+def read_report_input(path: str | Path) -> tuple[FileKind | None, Any]:
+    """A file ``report`` takes, read once: a plan, a study or a gate result by its tag (with its
+    kind), else a RunResult (kind None)."""
+    document = read_document(path)
+    for kind in KINDS:
+        if kind.tags(document):
+            return kind, kind.check(document, str(path))
+    return None, RunResult.from_dict(document, str(path))
 
 
 # A gate result's ``thresholds``, named with their units as the files have always had them.

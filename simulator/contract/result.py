@@ -31,29 +31,21 @@ from typing import Any
 
 from simulator.contract.errors import ResultError
 from simulator.contract.figures import BatchSizeFigures, BrokerFigures, Figures, Summary
+from workloads.errors import ScenarioError
+from workloads.reader import read_json
 
 SCHEMA_VERSION = 1
 WINDOWS = ("before", "during", "after")
 PERCENTILES = ("p50", "p95", "p99", "p999", "max")
 
 
-def read_json(path: Path) -> Any:
-    """What ``path`` holds, for the readers of the other files a report takes (plans, studies, gate
-    results); one ResultError when it is not JSON."""
+def read_document(path: str | Path) -> Any:
+    """What the JSON file ``path`` holds, through the one reader (``workloads.reader``: a regular file,
+    no key twice, no number past 2^53 or not finite); anything else is one ResultError naming it."""
     try:
-        return json.loads(path.read_text())
-    except ValueError as error:
-        raise ResultError(f"{path}: not JSON ({error})") from None
-
-
-def json_field(path: str | Path, key: str) -> Any:
-    """``key`` of the JSON object in ``path``, or None: a file that cannot be read is left to the
-    RunResult reader, which names what is wrong with it."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError):
-        return None
-    return data.get(key) if isinstance(data, dict) else None
+        return read_json(path)
+    except ScenarioError as error:
+        raise ResultError(str(error)) from None
 
 
 # What a RunResult's figures must be, checked where a file is read so that no renderer meets a
@@ -196,19 +188,4 @@ class RunResult:
 
     @classmethod
     def read(cls, path: str | Path) -> "RunResult":
-        path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant)
-        except FileNotFoundError:
-            raise ResultError(f"{path}: no such file") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise ResultError(f"{path}: not JSON ({error})") from None
-        except RecursionError:
-            raise ResultError(f"{path}: not a RunResult (nested too deeply)") from None
-        except ResultError as error:
-            raise ResultError(f"{path}: {error}") from None
-        return cls.from_dict(data, str(path))
-
-
-def _no_constant(name: str) -> Any:
-    raise ResultError(f"{name} is not a JSON number (a RunResult's figures are finite)")
+        return cls.from_dict(read_document(path), str(path))

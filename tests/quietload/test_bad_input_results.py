@@ -40,9 +40,9 @@ RESULTS = {
     "a JSON list": ("[1, 2]", "not a quietload RunResult of schema_version 1 (found 'list')"),
     "another schema version": (("schema_version", 2), "not a quietload RunResult of schema_version 1 (found 2)"),
     "NaN": ('{"schema_version": 1, "evaluator": "model", "seed": 1, "scenario": {}, "summary": {"load_seconds": NaN}}',
-            "NaN is not a JSON number"),
-    "Infinity": ('{"schema_version": 1, "summary": {"load_seconds": Infinity}}', "Infinity is not a JSON number"),
-    "deeply nested": ('{"schema_version": 1, "summary": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+            "summary.load_seconds: expected a finite number, got nan"),
+    "Infinity": ('{"schema_version": 1, "summary": {"load_seconds": Infinity}}', "summary.load_seconds: expected a finite number, got inf"),
+    "deeply nested": ('{"schema_version": 1, "summary": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested more than 64 levels deep"),
     "no summary": ('{"schema_version": 1, "evaluator": "model", "seed": 1, "scenario": {}}', "RunResult lacks summary"),
     "produce_requests a string": (("summary.produce_requests", "71631"), "summary.produce_requests must be a finite number or null, got '71631'"),
     "load_seconds a boolean": (("summary.load_seconds", True), "summary.load_seconds must be a finite number or null, got True"),
@@ -85,7 +85,7 @@ def test_check_refuses_a_bad_result_in_one_line(case, result, tmp_path):
 
 def test_a_binary_result(tmp_path):
     (tmp_path / "r.json").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe" * 50)
-    assert_refused(["report", str(tmp_path / "r.json")], "not JSON")
+    assert_refused(["report", str(tmp_path / "r.json")], "r.json is not a UTF-8 text file")
 
 
 def test_a_result_is_checked_as_it_is(result, tmp_path):

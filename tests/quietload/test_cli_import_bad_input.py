@@ -145,7 +145,7 @@ def test_missing_credentials_are_one_line(option, no_credentials, tmp_path):
     (lambda t: ["--history", _write(t, "h.json", "{}")], "--history: replays the loads of an imported scenario: give --scenario FILE too"),
     (lambda t: ["--history", _write(t, "h.json", '{"schema": "other"}'), "--scenario", str(t / "s.yaml")],
      "h.json: not a history file quietload wrote (no schema 'quietload-history/1')"),
-    (lambda t: ["--history", _write(t, "h.json", "[1,"), "--scenario", str(t / "s.yaml")], "h.json: not a history file quietload wrote"),
+    (lambda t: ["--history", _write(t, "h.json", "[1,"), "--scenario", str(t / "s.yaml")], "h.json: not JSON (Expecting value at line 1 column 4)"),
 ], ids=["without a scenario", "another schema", "not JSON"])
 def test_validate_history_refuses_bad_input(arguments, expected, tmp_path):
     assert_refused(["validate", *arguments(tmp_path)], expected)

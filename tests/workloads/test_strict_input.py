@@ -6,7 +6,7 @@ import pytest
 
 from workloads import ScenarioError
 from workloads._fields import INT_MAX, positive_int, sentence, sentences
-from workloads.loader import MAX_NESTING, safe_yaml
+from workloads.reader import MAX_NESTING, safe_yaml
 from workloads.units import (LONG_MAX, parse_byte_rate, parse_bytes, parse_milliseconds, parse_record_rate,
                              parse_seconds)
 
@@ -59,7 +59,7 @@ def test_free_texts_are_texts():
 
 
 def test_a_document_that_shares_a_value_is_written_without_aliases_and_reads_back():
-    from workloads.loader import dump_yaml, safe_yaml
+    from workloads.reader import dump_yaml, safe_yaml
     shared = {"gzip": 3.5, "zstd": 1.2}
     document = {"decompress_byte_ns": shared, "compress_byte_ns": shared}
     text = dump_yaml(document)
@@ -85,7 +85,7 @@ TRICKY = ["", " ", "\n", "# only a comment\n", "a: 1\n", "a: 1\r\nb: 2\r\n", "a:
 
 @pytest.mark.parametrize("text", TRICKY, ids=range(len(TRICKY)))
 def test_libyaml_and_the_strict_loader_read_the_same(text, monkeypatch):
-    import workloads.loader as loader
+    import workloads.reader as loader
 
     def read() -> tuple:
         try:

@@ -26,7 +26,7 @@ from tuner.calibration.design import Point
 from tuner.calibration.fit import Fit, Observation, fit_costs, observe
 from tuner.calibration.runs import PointRuns, run_points
 from workloads import ScenarioError
-from workloads.loader import safe_yaml
+from workloads.reader import read_yaml
 from workloads.profile import PROFILE_DIR, CostProfile
 
 APPEND_RATE_POINTS = ("full-requests",)
@@ -102,7 +102,7 @@ def _set(raw: dict, dotted: str, value: Any) -> None:
 def base_document(base_profile: str) -> dict:
     """The base profile's own YAML (a fitted profile keeps all of it but its name and provenance)."""
     path = Path(base_profile) if Path(base_profile).suffix else PROFILE_DIR / f"{base_profile}.yaml"
-    return safe_yaml(path.read_text(), "--base", str(path))
+    return read_yaml(path, "--base")
 
 
 def fitted_document(name: str, base: CostProfile, base_raw: dict, fit: Fit,

@@ -26,7 +26,7 @@ from typing import Any
 from tuner.calibration.design import MICROBATCH, Point, with_pipeline
 from tuner.calibration.runs import PointRuns
 from workloads import ScenarioError
-from workloads.loader import dump_yaml, safe_yaml
+from workloads.reader import dump_yaml, read_yaml
 from workloads.profile import CostProfile
 
 MICROBATCH_ALONE = Point("microbatch-alone", "the micro-batch pipeline alone: its triggers' fixed costs",
@@ -71,7 +71,7 @@ def measure(runs: PointRuns) -> StreamingCosts:
 def with_streaming_costs(profile_path: Path, costs: StreamingCosts, point: Point = MICROBATCH_ALONE) -> dict:
     """The profile's document with the measured figures in its ``streaming`` section and its
     provenance saying, for every streaming figure, measured (with the runs) or assumed."""
-    document = safe_yaml(profile_path.read_text(), "--profile", str(profile_path))
+    document = read_yaml(profile_path, "--profile")
     provenance = document.get("provenance")
     if not isinstance(provenance, dict):
         raise ScenarioError("--profile", f"{profile_path} is not a calibrated profile (its provenance is prose)")

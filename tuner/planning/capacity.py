@@ -31,7 +31,7 @@ from tuner.planning.whatif import ClusterOption, cluster_options
 from tuner.runner import Execution, Runner
 from workloads import Scenario, ScenarioError
 from workloads.limits import check_run_size
-from workloads.loader import safe_yaml
+from workloads.reader import safe_yaml
 from workloads.scenario import load_mapping
 from workloads.scenario import Plan
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from workloads.errors import ScenarioError
+from workloads.reader import read_json
 
 BROKER_FIGURES = ("CpuUser", "CpuSystem", "RequestHandlerAvgIdlePercent", "ProduceTotalTimeMsMean",
                   "ProduceRequestQueueTimeMsMean", "ProduceLocalTimeMsMean", "ProduceResponseQueueTimeMsMean",
@@ -73,10 +74,7 @@ class History:
 
     @classmethod
     def read(cls, path: Path, where: str = "--history") -> "History":
-        try:
-            raw = json.loads(path.read_text())
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ScenarioError(where, f"{path}: not a history file quietload wrote ({type(error).__name__})") from None
+        raw = read_json(path, where)
         if not isinstance(raw, dict) or raw.get("schema") != SCHEMA:
             raise ScenarioError(where, f"{path}: not a history file quietload wrote (no schema {SCHEMA!r})")
         try:

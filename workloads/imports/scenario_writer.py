@@ -16,7 +16,7 @@ from workloads.imports.glue import GlueJob
 from workloads.imports.history import History, Neighbour, Window, find_loads, neighbours
 from workloads.imports.msk import MskCluster
 from workloads.imports.script import ScriptFacts
-from workloads.loader import dump_yaml
+from workloads.reader import dump_yaml
 from workloads.scenario import Scenario
 from workloads.tenant import Tenant
 

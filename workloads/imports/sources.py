@@ -6,7 +6,6 @@ one line naming the call, never a traceback and never a credential.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -20,7 +19,7 @@ from workloads.imports.network import Clients, Waits, aws_clients, aws_errors
 from workloads.imports.msk import fetch_msk_cluster, read_msk_cluster, read_properties
 from workloads.imports.script import input_files, read_script
 from workloads.imports.scenario_writer import Imported
-from workloads.loader import read_text
+from workloads.reader import read_json, read_text
 from workloads.units import parse_seconds
 
 @dataclass(frozen=True)
@@ -74,15 +73,6 @@ def parse_until(text: str | None) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
-def _json(path: Path, where: str) -> Any:
-    try:
-        return json.loads(read_text(path, where))
-    except json.JSONDecodeError as error:
-        raise ScenarioError(where, f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
-    except ValueError as error:     # a number of more digits than Python converts (4,300)
-        raise ScenarioError(where, f"{path}: {str(error).split(';')[0]}") from None
-
-
 def _s3_object(uri: str, clients: Clients, where: str, waits: Waits) -> str:
     bucket, _, key = uri.split("://", 1)[1].partition("/")
     with aws_errors(where, waits):
@@ -106,7 +96,7 @@ def gather(request: Request, clients: Clients | None = None) -> Imported:
         if request.glue_job and request.glue_job_name:
             raise ScenarioError("--glue-job", "give the job's JSON or its name (--glue-job-name), not both")
         if request.glue_job:
-            document = _json(request.glue_job, "--glue-job")
+            document = read_json(request.glue_job, "--glue-job")
         else:
             with aws_errors("--glue-job-name", request.waits):
                 document = fetch_glue_job(str(request.glue_job_name), clients("glue"))
@@ -136,7 +126,7 @@ def gather(request: Request, clients: Clients | None = None) -> Imported:
             raise ScenarioError("--msk-cluster", "give the cluster's JSON or its ARN (--msk-cluster-arn), not both")
         properties = read_properties(read_text(request.configuration, "--configuration")) if request.configuration else None
         if request.msk_cluster:
-            document = _json(request.msk_cluster, "--msk-cluster")
+            document = read_json(request.msk_cluster, "--msk-cluster")
         else:
             with aws_errors("--msk-cluster-arn", request.waits):
                 document = fetch_msk_cluster(str(request.msk_cluster_arn), clients("kafka"))
