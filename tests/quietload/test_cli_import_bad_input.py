@@ -89,10 +89,10 @@ WRITTEN = {
     "an SLA without a unit": (lambda t: ["--script", _script(t, ""), "--sla", "10"], "--sla: expected a duration like 10ms"),
     "an empty CloudWatch name": (lambda t: ["--cloudwatch", ""], "--cloudwatch: expected the MSK cluster's name, got an empty one"),
     "NumberOfWorkers NaN": (lambda t: ["--glue-job", _write(t, "j.json", json.dumps(_job(NumberOfWorkers=float("nan"))))],
-                            "--glue-job: Job.NumberOfWorkers: expected a whole number of workers of at least 1, got nan"),
+                            "j.json: Job.NumberOfWorkers: expected a finite number, got nan"),
     "NumberOfWorkers of 5,000 digits": (
         lambda t: ["--glue-job", _write(t, "j.json", json.dumps(_job(NumberOfWorkers=0)).replace('"NumberOfWorkers": 0', '"NumberOfWorkers": ' + "9" * 5000))],
-        "j.json: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits"),
+        "j.json: Job.NumberOfWorkers: 999999999999... (5000 digits) is past the largest number quietload reads"),
     "a thread count of 30 digits": (lambda t: ["--msk-cluster", str(DATA / "describe-cluster-v2.json"), "--configuration",
                                                _write(t, "s.properties", "num.io.threads=" + "9" * 30 + "\n")],
                                     "--configuration: num.io.threads: expected a whole number of at least 1, got '99999999999999999999'..."),
