@@ -163,7 +163,7 @@ def simulate(
     """
     if json_file and repeat > 1:
         raise ScenarioError("--json", "names one result file; with --repeat each seed's goes to results/")
-    check_output_file(json_file, "--json", stdout=True)
+    check_output_file(json_file, "--json", stdout=True, inputs=[("SCENARIO", scenario_file)])
     results = _run_model(scenario_file, overrides, range(seed, seed + repeat), force)
     if is_stdout(json_file):   # the JSON alone on stdout, so that it pipes; the summary on stderr
         typer.echo(results[0].to_json(), nl=False)
@@ -202,8 +202,9 @@ def check(
     from reports.gate import check_runs, thresholds_of
     from reports.junit import write_junit
 
-    check_output_file(junit_file, "--junit")
-    check_output_file(json_file, "--json", stdout=True)
+    inputs = [("SCENARIO", scenario_file), *(("--result", path) for path in result_files or ())]
+    check_output_file(junit_file, "--junit", inputs=inputs)
+    check_output_file(json_file, "--json", stdout=True, inputs=inputs, outputs=[("--junit", junit_file)])
     started = datetime.now(timezone.utc)   # the JUnit suite's timestamp and time
     given = {"handler_idle_min": handler_idle_min, "cpu_max": cpu_max,
              "requests_per_broker_max": requests_per_broker_max,
@@ -248,9 +249,9 @@ def report(
 
     Example: quietload report results/paypay-glue-2gb-seed1.json results/paypay-glue-2gb-fixed-seed1.json --out report
     """
-    from reports.report import report_files
+    from reports.report import REPORT_FILES, report_files
 
-    check_output_dir(out_dir, "--out")
+    check_output_dir(out_dir, "--out", [("the report", path) for path in result_files], REPORT_FILES)
     for path in report_files(result_files, out_dir):
         typer.echo(f"wrote {path}")
 

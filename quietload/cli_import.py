@@ -59,8 +59,11 @@ def import_(
     from workloads.imports.network import Waits
     from workloads.imports.sources import FOR_MAX_S, parse_since, parse_until
 
-    check_output_file(out, "--out")            # before any source is read
-    check_output_file(history, "--history")
+    inputs = [("--glue-job", glue_job), ("--msk-cluster", msk_cluster), ("--configuration", configuration),
+              ("--script", script if script and "://" not in script else None)]
+    check_output_file(out, "--out", inputs=inputs)            # before any source is read
+    metrics = history or (out.with_name(out.stem + ".history.json") if cloudwatch or prometheus else None)
+    check_output_file(metrics, "--history", inputs=inputs, outputs=[("--out", out)])
     request = Request(glue_job, glue_job_name, script, msk_cluster, msk_cluster_arn, configuration, cloudwatch,
                       parse_since(since, "--since"), parse_until(until), period, tuple(prometheus or ()),
                       parse_since(prometheus_for, "--for", FOR_MAX_S), load_topic, _partitions(partitions), sla,

@@ -66,7 +66,7 @@ def live(
 
     if json_file and repeat > 1:
         raise ScenarioError("--json", "names one result file; with --repeat each run's goes to results/")
-    check_output_file(json_file, "--json", stdout=True)
+    check_output_file(json_file, "--json", stdout=True, inputs=[("SCENARIO", scenario_file)])
     scenario = Scenario.from_yaml(scenario_file, overrides)
     evaluator = LiveEvaluator(run_dir, bootstrap_servers, security_from_environment(), kill_broker, say, pin)
     evaluator.budgets(scenario)     # one the machine cannot give fails before any run

@@ -43,7 +43,8 @@ def plan(
     if profile is not None:   # once plan's broker types; the name now belongs to the cost profile
         raise ScenarioError("--profile", "plan's broker types are --broker-type (e.g. kafka.m5.xlarge); "
                                          "the cost profile is the scenario's `profile` (--set profile=NAME)")
-    check_output_file(json_file, "--json")
+    check_output_file(json_file, "--json", inputs=[("SCENARIO", scenario_file)])
+    check_output_file(json_file.with_suffix(".csv") if json_file else None, "--json", inputs=[("SCENARIO", scenario_file)])
     given = {"load_gb": load_gb, "loads": loads, "spacing": spacing, "brokers": brokers, "broker_types": broker_types,
              "replication_factor": replication_factor, "broker_down": broker_down, "quota": quota}
     with plan_progress(scenario_file.stem) as progress:

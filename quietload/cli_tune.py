@@ -35,13 +35,14 @@ def tune(
     Example: quietload tune workloads/catalog/paypay-glue-2gb.yaml --trials 100 --workers 2
     """
     from tuner import TuneRequest, run_tune
+    from tuner.tune import written_files
     from workloads import Scenario, ScenarioError
     from workloads.limits import check_run_size
-    check_output_dir(out_dir, "--out")
     if sampler not in ("tpe", "random"):
         raise ScenarioError("--sampler", f"expected tpe or random, got {sampler!r}")
+    scenario = Scenario.from_yaml(scenario_file, overrides)
+    check_output_dir(out_dir, "--out", [("SCENARIO", scenario_file)], written_files(scenario.name))
     if not force:   # the scenario as given, on each trial's and each validation's seeds; the knobs move it little
-        scenario = Scenario.from_yaml(scenario_file, overrides)
         check_run_size(scenario, runs=repeat or scenario.tune.repeat, runs_field="--repeat" if repeat else "tune.repeat")
         check_run_size(scenario, runs=scenario.tune.validate if validate is None else validate,
                        runs_field="--validate" if validate is not None else "tune.validate")

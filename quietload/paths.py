@@ -1,5 +1,6 @@
 """Output paths checked before a command's work starts, so that minutes of simulation or a live
-run never end in "Is a directory". ``-`` names standard output where a command offers it.
+run never end in "Is a directory", a write never blocks on a named pipe, and no command overwrites
+one of its own inputs. ``-`` names standard output where a command offers it.
 
 Writability is probed by creating a file (removed at once) rather than read from permission
 bits: those do not tell about read-only mounts, pseudo file systems, or what root may do.
@@ -8,9 +9,13 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from workloads import ScenarioError
+from workloads.reader import not_a_file
+
+Inputs = Iterable[tuple[str, "Path | str | None"]]   # (the option that named it, a file the command reads)
 
 STDOUT = "-"
 
@@ -37,17 +42,44 @@ def _probe(directory: Path, option: str, target: Path) -> None:
         raise ScenarioError(option, f"{target}: cannot create files in {directory} ({error.strerror or error})") from None
 
 
-def check_output_file(path: Path | None, option: str, stdout: bool = False) -> None:
-    """``path`` (a file the command will write) can be written; ``-`` only where ``stdout``."""
+def _status(path: Path | str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def _same(path: Path, other: Path | str) -> bool:
+    """Whether two names are one file: by the file itself where both exist (a link, another spelling), else by name."""
+    first, second = _status(path), _status(other)
+    if first is not None and second is not None:
+        return os.path.samestat(first, second)
+    return first is None and second is None and Path(path).resolve() == Path(other).resolve()
+
+
+def refuse_same(path: Path, option: str, others: Inputs, verb: str = "reads") -> None:
+    """``path`` is none of ``others`` (the files the command reads, or writes besides)."""
+    for named, given in others:
+        if given is not None and not is_stdout(given) and _same(path, given):
+            raise ScenarioError(option, f"{path} is the file {named} {verb}; name another")
+
+
+def check_output_file(path: Path | None, option: str, stdout: bool = False, inputs: Inputs = (),
+                      outputs: Inputs = ()) -> None:
+    """``path`` (a file the command will write) can be written: a regular file or none yet, none of
+    the command's ``inputs`` or other ``outputs``; ``-`` only where ``stdout``."""
     if path is None:
         return
     if is_stdout(path):
         if not stdout:
             raise ScenarioError(option, "cannot write to standard output (-); name a file")
         return
-    if path.is_dir():
-        raise ScenarioError(option, f"{path} is a directory; name a file")
-    if path.exists():
+    status = _status(path)
+    if status is not None and (kind := not_a_file(status.st_mode)) is not None:   # a named pipe would block the write
+        raise ScenarioError(option, f"{path} is {kind}; name a file")
+    refuse_same(path, option, inputs)
+    refuse_same(path, option, outputs, "writes")
+    if status is not None:
         try:
             with path.open("ab"):
                 pass
@@ -57,10 +89,14 @@ def check_output_file(path: Path | None, option: str, stdout: bool = False) -> N
     _probe(_existing_ancestor(path), option, path)
 
 
-def check_output_dir(path: Path | None, option: str) -> None:
-    """``path`` (a directory the command will create or write into) can be written."""
+def check_output_dir(path: Path | None, option: str, inputs: Inputs = (), names: Iterable[str] = ()) -> None:
+    """``path`` (a directory the command will create or write into) can be written, and none of the
+    files ``names`` it will write there is one of the command's ``inputs``."""
     if path is None:
         return
     if path.exists() and not path.is_dir():
         raise ScenarioError(option, f"{path} is not a directory")
     _probe(path if path.is_dir() else _existing_ancestor(path), option, path)
+    inputs = list(inputs)
+    for name in names:
+        refuse_same(path / name, option, inputs)

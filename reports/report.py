@@ -32,6 +32,8 @@ from simulator.contract import RunResult
 from simulator.contract.files import read_report_input
 
 REPORT_SCHEMA = "quietload-report/1"
+REPORT_FILES = ("report.md", "runs.csv", "report.json", "report.html", "batch_sizes.csv", "versus.csv", "plans.csv",
+                "trials.csv")   # every file a report may write
 
 
 def render_markdown(runs: list[RunFigures], header: Header | None = None, gates: list[dict] | None = None) -> str:

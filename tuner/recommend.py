@@ -50,6 +50,8 @@ def explain(baseline: RunResult, picked: RunResult, baseline_scenario: Scenario,
 
 @dataclass(frozen=True)
 class Recommendation:
+    FILES = ("recommendation.yaml", "tuned.yaml", "snippets.txt")   # what ``write`` writes, after the scenario's name
+
     scenario_name: str
     source: str
     seed: int
@@ -90,7 +92,7 @@ class Recommendation:
     def write(self, out_dir: Path, base: dict[str, Any]) -> list[Path]:
         """``<scenario>-recommendation.yaml``, ``<scenario>-tuned.yaml`` and ``<scenario>-snippets.txt``."""
         out_dir.mkdir(parents=True, exist_ok=True)
-        paths = [scenario_path(self.scenario_name, kind, out_dir) for kind in ("recommendation.yaml", "tuned.yaml", "snippets.txt")]
+        paths = [scenario_path(self.scenario_name, kind, out_dir) for kind in self.FILES]
         RECOMMENDATION.write_yaml(self.to_dict(), paths[0])
         paths[1].write_text(dump_yaml(self.scenario_fragment(out_dir, base)))
         paths[2].write_text(render_snippets(self.snippets))

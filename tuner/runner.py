@@ -26,23 +26,27 @@ Work = Callable[[Evaluator, Any], Any]     # (the process's evaluator, a task) -
 Progress = Callable[[int, int], None]      # (tasks done, tasks in the batch)
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: more worker processes than these only wait, each with a model's memory."""
+    return len(os.sched_getaffinity(0)) or 1
+
+
 @dataclass(frozen=True)
 class Execution:
     """Where tasks run: ``local`` on ``workers`` processes (one: inline, in this process), or
     ``spark`` on the executors of ``master``."""
 
     engine: str = "local"
-    workers: int | None = None      # local processes [default: the CPU count]
+    workers: int | None = None      # local processes [default and at most: the usable cores]
     master: str = "local[*]"
 
     def checked(self) -> "Execution":
         """This execution with its worker count resolved; a bad engine or count is one ``--`` line."""
         if self.engine not in ENGINES:
             raise ScenarioError("--engine", f"expected one of {', '.join(ENGINES)}, got {self.engine!r}")
-        workers = self.workers or os.cpu_count() or 1
-        if workers < 1:
-            raise ScenarioError("--workers", f"expected at least 1, got {workers}")
-        return Execution(self.engine, workers, self.master)
+        if self.workers is not None and self.workers < 1:
+            raise ScenarioError("--workers", f"expected at least 1, got {self.workers}")
+        return Execution(self.engine, min(self.workers or usable_cores(), usable_cores()), self.master)
 
     @property
     def inline(self) -> bool:

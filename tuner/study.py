@@ -158,6 +158,9 @@ def display_url(url: str) -> str:
 def open_storage(url: str) -> Any:
     """An Optuna RDB storage, or one ``--storage`` error line saying why it cannot be opened."""
     shown = display_url(url)
+    if url.split("?")[0] in ("sqlite://", "sqlite:///:memory:", "memory", ":memory:"):
+        raise ScenarioError("--storage", f"{url}: a study is kept in a database file or server; a database in memory "
+                                         "is new to every connection (e.g. sqlite:///results/study.db)")
     if url.startswith("sqlite:///"):
         folder = Path(url[len("sqlite:///"):]).parent
         if not folder.is_dir():

@@ -11,7 +11,7 @@ from simulator.contract import RunResult, file_part, scenario_path
 from tuner.objective import Objective
 from tuner.recommend import (Recommendation, explain, missed_constraints, rounded_pick, snippets, spread_lines,
                              summary_figures)
-from tuner.runner import Execution, Runner
+from tuner.runner import Execution, Runner, usable_cores
 from tuner.space import search_space
 from tuner.study import (Progress, StudySettings, StudySummary, closest_miss, run_study, scenario_digest, tuning_work,
                           scenario_fields)
@@ -47,6 +47,12 @@ class TuneOutcome:
     paths: list[Path]
 
 
+def written_files(scenario_name: str) -> list[str]:
+    """The names of the files a tune of the scenario writes into its ``--out`` directory."""
+    return [scenario_path(scenario_name, kind, Path()).name
+            for kind in ("study.db", "study.json", *Recommendation.FILES)]
+
+
 def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
     if request.storage is None:
         request.out_dir.mkdir(parents=True, exist_ok=True)
@@ -55,7 +61,9 @@ def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
     digest = scenario_digest(scenario_fields(scenario))[:8]
     study = request.study_name or (f"{scenario.name}-{digest}{'-quotas' if request.quotas else ''}"
                                    f"{'-random' if request.sampler == 'random' else ''}")
-    return StudySettings(trials=request.trials or scenario.tune.trials, workers=request.workers, seed=request.seed,
+    trials = request.trials or scenario.tune.trials
+    # a worker past the trials would run none, one past the cores only waits: each is a process with a model's memory
+    return StudySettings(trials=trials, workers=min(request.workers, trials, usable_cores()), seed=request.seed,
                          storage=request.storage or f"sqlite:///{scenario_path(scenario.name, 'study.db', request.out_dir)}",
                          study_name=study, sampler=request.sampler, prefer=scenario.tune.prefer)
 

@@ -38,7 +38,7 @@ MAX_JSON_NESTING = 64   # AWS's JSON nests deeper than a scenario, still far sho
 LARGEST_WHOLE = 2**53   # past it a JSON reader (and a float) no longer keeps a whole number exact
 
 
-def _kind_of(mode: int) -> str | None:
+def not_a_file(mode: int) -> str | None:
     """What a file that is not a regular one is, in a refusal's words."""
     for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -56,7 +56,7 @@ def regular_file(path: str | Path, field: str) -> os.stat_result:
         raise ScenarioError(field, f"{path}: no such file") from None
     except OSError as error:
         raise ScenarioError(field, f"{path}: cannot be read ({error.strerror or error})") from None
-    if (kind := _kind_of(status.st_mode)) is not None:
+    if (kind := not_a_file(status.st_mode)) is not None:
         raise ScenarioError(field, f"{path} is {kind}, not a file")
     return status
 
