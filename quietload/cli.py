@@ -151,7 +151,7 @@ def _model_trial(scenario_file: Path, overrides: list[str] | None, seeds: list[i
 def simulate(
     scenario_file: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario YAML file.")],
     overrides: Overrides = None,
-    seed: Annotated[int, typer.Option(help="Seed of the run's jitter; same seed, same result.")] = 1,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the run's jitter; same seed, same result.")] = 1,
     repeat: Annotated[int, typer.Option(min=1, help="Run seeds SEED..SEED+N-1 and show the spread of the figures.")] = 1,
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE",
                                                    help="Where to write the RunResult (- for standard output; default: results/<scenario>-<overrides>-seed<N>.json).")] = None,
@@ -180,7 +180,7 @@ def simulate(
 def check(
     scenario_file: Annotated[Path | None, typer.Argument(metavar="SCENARIO", help="Scenario YAML file to run on the model (or give --result).")] = None,
     overrides: Overrides = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of the run's jitter (default 1).")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, help="Seed of the run's jitter (default 1).")] = None,
     repeat: Annotated[int | None, typer.Option(min=1, help="Run N seeds (--seed onwards): a rule fails if it fails on any of them.")] = None,
     result_files: Annotated[list[Path] | None, typer.Option("--result", metavar="RUNRESULT.json",
                                                            help="Check this RunResult file (any evaluator's) instead of running SCENARIO; repeat it for several runs of one scenario, judged like --repeat.")] = None,

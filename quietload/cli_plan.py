@@ -22,7 +22,7 @@ def plan(
     replication_factor: Annotated[str | None, typer.Option(metavar="N,...", help="What-if: replication factor of every topic.")] = None,
     broker_down: Annotated[bool | None, typer.Option("--broker-down/--no-broker-down", help="What-if: one broker down for the whole run.")] = None,
     quota: Annotated[str | None, typer.Option(metavar="RATE,...", help="What-if: producer_byte_rate quota on the batch client, per broker, e.g. 20MB/s.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of every point's run: same seed, same plan.")] = 1,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of every point's run: same seed, same plan.")] = 1,
     repeat: Annotated[int, typer.Option(min=1, help="Run every point on N seeds (--seed onwards) and count it at its worst: its longest load, each neighbour's highest p99.")] = 1,
     refine: Annotated[int, typer.Option(min=0, metavar="STEPS", help="Bisect each option's capacity STEPS times between its last load within SLA and the next over it (one run per option per step).")] = 0,
     engine: Annotated[str, typer.Option(help="local (processes on this machine) or spark.")] = "local",

@@ -16,10 +16,13 @@ Parser = Callable[[Any, str], Any]
 
 
 def prop(key: str | None = None, parse: Parser | None = None, default: Any = dataclasses.MISSING,
-         default_factory: Any = dataclasses.MISSING, element: Callable[[Any], type] | None = None) -> Any:
+         default_factory: Any = dataclasses.MISSING, element: Callable[[Any], type] | None = None,
+         unset_unsaid: bool = False) -> Any:
     """A field named ``key`` in the file, converted by ``parse``; a list field's ``element`` names the
-    class one item's mapping builds (for ``--set`` paths into it) where the items differ in kind."""
-    metadata = {"key": key, "parse": parse, "element": element}
+    class one item's mapping builds (for ``--set`` paths into it) where the items differ in kind.
+    ``unset_unsaid``: left at its default, the field is not written back (``as_mapping``), so a
+    setting added later leaves the files of scenarios that do not use it as they were."""
+    metadata = {"key": key, "parse": parse, "element": element, "unset_unsaid": unset_unsaid}
     if default_factory is not dataclasses.MISSING:
         return dataclasses.field(default_factory=default_factory, metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)
@@ -69,7 +72,8 @@ def build(cls: type, raw: Any, path: str, **given: Any) -> Any:
 def as_mapping(obj: Any) -> Any:
     """The value object back as plain data, keyed as in the file (for result files)."""
     if dataclasses.is_dataclass(obj):
-        return {file_key(f): as_mapping(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {file_key(f): as_mapping(getattr(obj, f.name)) for f in dataclasses.fields(obj)
+                if not (f.metadata.get("unset_unsaid") and getattr(obj, f.name) == f.default)}
     if isinstance(obj, (list, tuple)):
         return [as_mapping(item) for item in obj]
     if hasattr(obj, "as_value"):   # a value written as one text in the file (an SLA: ``1.5x``)

@@ -84,6 +84,9 @@ def _assign(node: dict, cls: type, segments: list[str], value: Any, path: str) -
         element = kind_of(items[int(index)]) if kind_of else typing.get_args(child)[0]
         _assign(items[int(index)], element, rest[1:], value, f"{where}[{index}]")
         return
+    if child is dict:   # a mapping of one entry (batch.platform: {glue: 4.0}): the key set replaces it
+        node[key] = {".".join(rest): value}
+        return
     if not isinstance(child, type) or not hasattr(child, "__dataclass_fields__") or child.__name__ == "CostProfile":
         raise ScenarioError(where, f"has no key {'.'.join(rest)!r}")
     sub = node.get(key)

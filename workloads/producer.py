@@ -7,23 +7,16 @@ librdkafka's ``CONFIGURATION.md``. Property names are Kafka's own.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from workloads import _fields as f
 from workloads.errors import ScenarioError
 from workloads.units import parse_bytes, parse_milliseconds
+from workloads.versions import known_version, parse_version
 
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
 CLIENT_KINDS = ("java", "librdkafka")
-
-
-def _version(value: Any, path: str) -> tuple[int, int, int]:
-    match = re.fullmatch(r"(\d+)\.(\d+)(?:\.(\d+))?", str(value).strip())
-    if not match:
-        raise ScenarioError(path, f"expected a version like 2.8.1, got {value!r}")
-    return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
 
 
 @dataclass(frozen=True)
@@ -31,7 +24,18 @@ class Client:
     """Which producer library, which version: it decides defaults and batching behaviour."""
 
     kind: str = f.prop(parse=f.one_of(*CLIENT_KINDS), default="java")
-    version: tuple[int, int, int] = f.prop(parse=_version, default=(3, 9, 0))
+    version: tuple[int, int, int] = f.prop(parse=parse_version, default=(3, 9, 0))
+
+    @classmethod
+    def build(cls, raw: Any, path: str, version: str | None = None) -> "Client":
+        """The client of ``raw``, its version one of its kind's known releases; ``version`` is the
+        one the job's platform brings (batch.platform), used where ``raw`` names none."""
+        raw = {k: v for k, v in f.require_mapping(raw, path).items() if not (k == "version" and v is None)}
+        if version is not None and "version" not in raw:
+            raw = {**raw, "version": version}
+        client = f.build(cls, raw, path)
+        known_version(client.kind, client.version, f.join(path, "version"))
+        return client
 
     @property
     def label(self) -> str:

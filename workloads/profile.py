@@ -5,6 +5,7 @@ unit in its name and the file says where its numbers come from.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,9 @@ class BrokerCosts:
     fetch_byte_ns: float = f.prop(parse=_cost)
     follower_batch_us: float = f.prop(parse=_cost)
     follower_byte_ns: float = f.prop(parse=_cost)
+    # a fetch response's bytes on the network thread; unset: network_byte_ns. Without TLS Kafka sends
+    # them from the page cache with sendfile (FileRecords.writeTo: zero-copy), so they cost it nothing
+    fetch_send_byte_ns: float | None = f.prop(parse=f.or_none(_cost), default=None)
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,19 @@ class ClientCosts:
     compress_byte_ns: dict = f.prop(parse=_codec_costs)
     # the sender reading a response: completing its batches, callbacks, freeing buffer.memory
     sender_response_us: float = f.prop(parse=_cost, default=20.0)
+
+
+@dataclass(frozen=True)
+class TlsCosts:
+    """TLS on the wire (clients to brokers, and between brokers): the CPU a byte costs to encrypt or
+    decrypt (Java's JSSE, AES-GCM, with its buffer copies) on the broker's network threads, the
+    follower's fetcher and the producer's sender, and whether this profile's byte costs were
+    measured with it. A scenario's ``cluster.tls`` that differs adds or takes off that cost, and
+    without TLS a fetch response goes out zero-copy (``CostProfile.with_tls``)."""
+
+    measured_with: bool = f.prop(parse=f.boolean, default=True)
+    byte_ns: float = f.prop(parse=_cost, default=1.1)
+    source: str = f.prop(parse=f.one_of("measured", "fitted", "assumed"), default="assumed")
 
 
 @dataclass(frozen=True)
@@ -196,6 +213,20 @@ class CostProfile:
                                          default_factory=SchedulerFigures)
     streaming: StreamingCosts = f.prop(parse=lambda v, p: f.build(StreamingCosts, v, p),
                                        default_factory=StreamingCosts)
+    tls: TlsCosts = f.prop(parse=lambda v, p: f.build(TlsCosts, v, p), default_factory=TlsCosts)
+
+    def with_tls(self, on: bool) -> "CostProfile":
+        """This profile's costs on a cluster with TLS ``on`` or off: the same when it was measured so;
+        else each wire byte's encryption added or taken off, and without TLS fetch responses zero-copy."""
+        if on == self.tls.measured_with:
+            return self
+        delta = self.tls.byte_ns if on else -self.tls.byte_ns
+        broker = dataclasses.replace(self.broker, network_byte_ns=max(0.0, self.broker.network_byte_ns + delta),
+                                     follower_byte_ns=max(0.0, self.broker.follower_byte_ns + delta),
+                                     fetch_send_byte_ns=None if on else 0.0)
+        client = dataclasses.replace(self.client, sender_byte_ns=max(0.0, self.client.sender_byte_ns + delta))
+        return dataclasses.replace(self, broker=broker, client=client,
+                                   tls=dataclasses.replace(self.tls, measured_with=on))
 
     @classmethod
     def load(cls, name_or_path: str, field: str = "profile") -> "CostProfile":

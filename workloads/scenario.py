@@ -9,13 +9,14 @@ from typing import Any
 from workloads import _fields as f
 from workloads.errors import ScenarioError
 from workloads import streaming
-from workloads.broker_types import broker_type
+from workloads.broker_types import broker_settings, broker_type
 from workloads import loader
 from workloads.producer import Client, ProducerConfig
 from workloads.profile import CostProfile
 from workloads.quota import QUOTA_CLIENT_ID, Quota
 from workloads.tenant import Tenant
 from workloads.tuning import Tuning
+from workloads.versions import Platform, kafka_version, parse_version, platform
 from workloads.units import (parse_byte_rate, parse_bytes, parse_milliseconds, parse_record_rate,
                              parse_seconds)
 
@@ -44,6 +45,17 @@ class Broker:
     replica_fetch_wait_max_ms: float = f.prop("replica.fetch.wait.max.ms", parse_milliseconds, default=500.0)
     replica_fetch_max_bytes: int = f.prop("replica.fetch.max.bytes", _positive_bytes, default=1_048_576)
     dirty_cache: int = f.prop(parse=_positive_bytes, default=1024**3)
+    # an MSK broker type (kafka.m5.xlarge, express.m7g.large): its vcpus, nic_bandwidth and
+    # disk_bandwidth from workloads.broker_types, over any the scenario states
+    type: str | None = f.prop(parse=lambda v, p: _broker_type(v, p), default=None, unset_unsaid=True)
+
+    @classmethod
+    def build(cls, raw: Any, path: str) -> "Broker":
+        raw = f.require_mapping(raw, path)
+        if raw.get("type") is not None:
+            kind = broker_type(f.text(raw["type"], f.join(path, "type")), f.join(path, "type"))
+            raw = {**raw, **broker_settings(kind)}
+        return f.build(cls, raw, path)
 
 
 @dataclass(frozen=True)
@@ -74,10 +86,15 @@ def _topics(value: Any, path: str) -> tuple[Topic, ...]:
 class Cluster:
     brokers: int = f.prop(parse=f.positive_int)
     topics: tuple[Topic, ...] = f.prop(parse=_topics)
-    broker: Broker = f.prop(parse=lambda v, p: f.build(Broker, v, p), default_factory=Broker)
+    broker: Broker = f.prop(parse=Broker.build, default_factory=Broker)
     replication_factor: int = f.prop("replication.factor", f.positive_int, default=1)
     min_insync_replicas: int = f.prop("min.insync.replicas", f.positive_int, default=1)
     network_rtt: float = f.prop(parse=_seconds, default=0.0005)
+    kafka_version: str | None = f.prop(parse=lambda v, p: ".".join(map(str, kafka_version(v, p))), default=None,
+                                       unset_unsaid=True)
+    # TLS between clients and brokers and between brokers (MSK's default); unset: as the cost
+    # profile was measured (CostProfile.tls)
+    tls: bool | None = f.prop(parse=f.boolean, default=None, unset_unsaid=True)
 
     def topic(self, name: str) -> Topic:
         for topic in self.topics:
@@ -173,11 +190,24 @@ class BatchJob:
     loads: int = f.prop(parse=f.positive_int, default=1)
     spacing: float = f.prop(parse=_seconds, default=0.0)
     quota: Quota = f.prop(parse=lambda v, p: f.build(Quota, v, p), default_factory=Quota)
+    # where the job runs, by name ({glue: 4.0}, {emr: 7.x}, {spark: 3.5}): its kafka-clients
+    platform: dict | None = f.prop(parse=lambda v, p: _platform_mapping(v, p), default=None, unset_unsaid=True)
+
+    @property
+    def runs_on(self) -> Platform | None:
+        return platform(self.platform, "batch.platform") if self.platform else None
 
     @classmethod
     def build(cls, raw: Any, path: str) -> "BatchJob":
         raw = f.require_mapping(raw, path)
-        client = f.build(Client, raw.get("client"), f.join(path, "client"))
+        where = f.join(path, "platform")
+        runs_on = platform(raw["platform"], where) if raw.get("platform") is not None else None
+        client = Client.build(raw.get("client"), f.join(path, "client"), runs_on.kafka_clients if runs_on else None)
+        if runs_on and client.version != parse_version(runs_on.kafka_clients, where):
+            raise ScenarioError(f.join(path, "client.version"),
+                                f"{'.'.join(map(str, client.version))} is not the kafka-clients {runs_on.label} brings "
+                                f"(Spark {runs_on.spark}: {runs_on.kafka_clients}); give one of them (batch.client.version= "
+                                f"leaves it to the platform)")
         return f.build(cls, raw, path, client=client,
                        spark=f.build(Spark, raw.get("spark"), f.join(path, "spark")),
                        producer=ProducerConfig.build(raw.get("producer"), client, f.join(path, "producer")))
@@ -238,6 +268,11 @@ def _values(parse: f.Parser) -> f.Parser:
     return parse_all
 
 
+def _platform_mapping(value: Any, path: str) -> dict:
+    runs_on = platform(value, path)
+    return {runs_on.name: runs_on.version}
+
+
 def _broker_type(value: Any, path: str) -> str:
     """An MSK broker type's name (kafka.m5.large), one of ``workloads.broker_types``."""
     return broker_type(f.text(value, path), path).name
@@ -289,7 +324,9 @@ class Scenario:
         scenario = f.build(cls, raw, "")
         if scenario.profile is None:
             scenario = dataclasses.replace(scenario, profile=CostProfile.load("default"))
-        scenario = dataclasses.replace(scenario, source=source)
+        if scenario.cluster.tls is not None:
+            scenario = dataclasses.replace(scenario, profile=scenario.profile.with_tls(scenario.cluster.tls))
+        scenario = dataclasses.replace(scenario, source=source, batch=_express_throttle(scenario))
         scenario.validate()
         return scenario
 
@@ -320,6 +357,17 @@ class Scenario:
                 raise ScenarioError(f"tenants[{i}].name", f"{name!r} is the batch job's client.id: the brokers "
                                                           "would meter and log the tenant as the load")
         streaming.check_inputs(self)
+        self._check_protocol()
+
+    def _check_protocol(self) -> None:
+        """Kafka 4.0 brokers refuse the produce and fetch versions of Java clients before 2.1 (KIP-896)."""
+        if self.cluster.kafka_version is None or parse_version(self.cluster.kafka_version, "") < (4, 0, 0):
+            return
+        for where, client in (("batch.client", self.batch.client),
+                              *((f"tenants[{i}].client", t.client) for i, t in enumerate(self.tenants))):
+            if client.kind == "java" and client.version < (2, 1, 0):
+                raise ScenarioError(f"{where}.version", f"kafka-clients {'.'.join(map(str, client.version))} cannot talk to "
+                                                        f"Kafka {self.cluster.kafka_version} brokers, which need 2.1 or later (KIP-896)")
 
     @property
     def load_start(self) -> float:
@@ -329,6 +377,20 @@ class Scenario:
         data = f.as_mapping(self)
         data["profile"] = self.profile.name
         return data
+
+
+def _express_throttle(scenario: Scenario) -> BatchJob:
+    """MSK throttles an Express broker's client ingress at its quota; the batch load is nearly all of
+    that ingress, so the model meters it as the load's producer_byte_rate per broker (a lower quota
+    of the scenario's stays), as plan's what-if and import do."""
+    kind = broker_type(scenario.cluster.broker.type, "cluster.broker.type") if scenario.cluster.broker.type else None
+    if kind is None or not kind.express_ingress_quota:
+        return scenario.batch
+    own = scenario.batch.quota.producer_byte_rate
+    if own is not None and own <= kind.express_ingress_quota:
+        return scenario.batch
+    return dataclasses.replace(scenario.batch, quota=dataclasses.replace(scenario.batch.quota,
+                                                                        producer_byte_rate=kind.express_ingress_quota))
 
 
 def load_mapping(path: str | Path, overrides: list[str]) -> dict:

@@ -186,7 +186,7 @@ def tenant(raw: Any, path: str) -> Tenant:
 def build(raw: dict, path: str) -> StreamingTenant:
     kind = f.one_of(*KINDS)(raw.get("kind"), f.join(path, "kind"))
     cls = CLASSES[kind]
-    client = f.build(Client, raw.get("client"), f.join(path, "client"))
+    client = Client.build(raw.get("client"), f.join(path, "client"))
     consumer = f.build(ConsumerConfig, {**_CONSUMER_DEFAULTS.get(kind, {}), **f.require_mapping(raw.get("consumer"), f.join(path, "consumer"))},
                        f.join(path, "consumer"))
     sink_raw = {**_SINK_DEFAULTS.get(kind, {}), **f.require_mapping(raw.get("sink"), f.join(path, "sink"))}

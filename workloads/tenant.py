@@ -29,7 +29,7 @@ class Tenant:
     @classmethod
     def build(cls, raw: Any, path: str) -> "Tenant":
         raw = f.require_mapping(raw, path)
-        client = f.build(Client, raw.get("client"), f.join(path, "client"))
+        client = Client.build(raw.get("client"), f.join(path, "client"))
         return f.build(cls, raw, path, client=client,
                        producer=ProducerConfig.build(raw.get("producer"), client, f.join(path, "producer")))
 

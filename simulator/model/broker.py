@@ -66,6 +66,8 @@ class Broker:
         # the profile's CPU costs, in seconds per request, batch, record and byte
         self.network_request_s = costs.network_request_us * 1e-6
         self.network_byte_s = costs.network_byte_ns * 1e-9
+        # a fetch response's bytes: zero-copy (sendfile) without TLS, copied and encrypted with it
+        self.send_byte_s = (costs.network_byte_ns if costs.fetch_send_byte_ns is None else costs.fetch_send_byte_ns) * 1e-9
         self.produce_request_s = costs.produce_request_us * 1e-6
         self.produce_batch_s = costs.produce_batch_us * 1e-6
         self.produce_record_s = costs.produce_record_ns * 1e-9
@@ -264,7 +266,7 @@ class Broker:
         request.t_complete = now
         connection = request.connection
         size = RESPONSE_BYTES + request.data
-        cpu = self.network_request_s + request.data * self.network_byte_s
+        cpu = self.network_request_s + request.data * self.send_byte_s
         # when the processor's earlier work for the connection is done: a produce response's wait
         begin = max(now, self.processors[connection.processor].busy_until(connection)) if request.kind == "produce" else now
         sent = self._processor_work(connection, now, cpu)

@@ -74,7 +74,7 @@ def flat_values(profile: CostProfile) -> dict[str, float]:
         for key, value in (vars(values).items() if values is not None else ()):
             if isinstance(value, dict):
                 out.update({f"{section}.{key}.{codec}": v for codec, v in value.items() if codec != "none"})
-            else:
+            elif value is not None:   # an unset figure (fetch_send_byte_ns: network_byte_ns's) is none of its own
                 out[f"{section}.{key}"] = value
     return out
 

@@ -20,14 +20,14 @@ from typing import Any
 
 from workloads.errors import ScenarioError
 from workloads.units import whole_number
+from workloads.versions import GLUE_SPARK, platform
 
 # worker type -> (vCPUs per worker, executors per worker)
 WORKER_TYPES = {"G.025X": (2, 1), "G.1X": (4, 1), "G.2X": (8, 1), "G.4X": (16, 1), "G.8X": (32, 1),
                 "G.12X": (48, 1), "G.16X": (64, 1), "R.1X": (4, 1), "R.2X": (8, 1), "R.4X": (16, 1),
                 "R.8X": (32, 1), "Standard": (4, 2)}
-# Glue version -> (Spark, kafka-clients that its spark-sql-kafka-0-10 brings)
-GLUE_VERSIONS = {"5.1": ("3.5.6", "3.4.1"), "5.0": ("3.5.4", "3.4.1"), "4.0": ("3.3.0", "2.8.1"),
-                 "3.0": ("3.1.1", "2.6.0"), "2.0": ("2.4.3", "2.0.0")}
+# Glue version -> (Spark, kafka-clients that its spark-sql-kafka-0-10 brings): workloads.versions' tables
+GLUE_VERSIONS = {glue: (spark, platform({"glue": glue}, "glue").kafka_clients) for glue, spark in GLUE_SPARK.items()}
 DEFAULT_GLUE_VERSION = "0.9"    # get-job omits GlueVersion for jobs created before versions existed
 SPARK_SETTINGS = ("spark.executor.instances", "spark.executor.cores", "spark.sql.files.maxPartitionBytes",
                   "spark.sql.files.openCostInBytes", "spark.default.parallelism")
