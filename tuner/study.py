@@ -28,7 +28,7 @@ from simulator.evaluator import Evaluator
 from tuner.objective import OBJECTIVES, Objective, Outcome, record
 from tuner.runner import Execution, Runner
 from workloads import Scenario, ScenarioError
-from workloads._fields import file_key
+from workloads._fields import file_key, unsaid
 from workloads.urls import MASK, mask_secrets, mask_url, secret_key, url_password
 
 SAMPLERS = ("tpe", "random")
@@ -233,7 +233,8 @@ def scenario_fields(scenario: Scenario) -> dict[str, Any]:
     def walk(value: Any, path: str) -> None:
         if dataclasses.is_dataclass(value):
             for item in dataclasses.fields(value):
-                walk(getattr(value, item.name), f"{path}.{file_key(item)}" if path else file_key(item))
+                if not unsaid(item, getattr(value, item.name)):   # a setting added later, left unset: as before it
+                    walk(getattr(value, item.name), f"{path}.{file_key(item)}" if path else file_key(item))
         elif isinstance(value, dict):
             for key in sorted(value, key=str):
                 walk(value[key], f"{path}.{key}")

@@ -69,11 +69,19 @@ def build(cls: type, raw: Any, path: str, **given: Any) -> Any:
     return cls(**values, **given)
 
 
+def unsaid(field: dataclasses.Field, value: Any) -> bool:
+    """Whether ``value`` of ``field`` goes unwritten: a field marked ``unset_unsaid`` at its default."""
+    if not field.metadata.get("unset_unsaid"):
+        return False
+    default = field.default_factory() if field.default_factory is not dataclasses.MISSING else field.default
+    return bool(value == default)
+
+
 def as_mapping(obj: Any) -> Any:
     """The value object back as plain data, keyed as in the file (for result files)."""
     if dataclasses.is_dataclass(obj):
         return {file_key(f): as_mapping(getattr(obj, f.name)) for f in dataclasses.fields(obj)
-                if not (f.metadata.get("unset_unsaid") and getattr(obj, f.name) == f.default)}
+                if not unsaid(f, getattr(obj, f.name))}
     if isinstance(obj, (list, tuple)):
         return [as_mapping(item) for item in obj]
     if hasattr(obj, "as_value"):   # a value written as one text in the file (an SLA: ``1.5x``)

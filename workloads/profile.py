@@ -55,7 +55,7 @@ class BrokerCosts:
     follower_byte_ns: float = f.prop(parse=_cost)
     # a fetch response's bytes on the network thread; unset: network_byte_ns. Without TLS Kafka sends
     # them from the page cache with sendfile (FileRecords.writeTo: zero-copy), so they cost it nothing
-    fetch_send_byte_ns: float | None = f.prop(parse=f.or_none(_cost), default=None)
+    fetch_send_byte_ns: float | None = f.prop(parse=f.or_none(_cost), default=None, unset_unsaid=True)
 
 
 @dataclass(frozen=True)
@@ -213,7 +213,7 @@ class CostProfile:
                                          default_factory=SchedulerFigures)
     streaming: StreamingCosts = f.prop(parse=lambda v, p: f.build(StreamingCosts, v, p),
                                        default_factory=StreamingCosts)
-    tls: TlsCosts = f.prop(parse=lambda v, p: f.build(TlsCosts, v, p), default_factory=TlsCosts)
+    tls: TlsCosts = f.prop(parse=lambda v, p: f.build(TlsCosts, v, p), default_factory=TlsCosts, unset_unsaid=True)
 
     def with_tls(self, on: bool) -> "CostProfile":
         """This profile's costs on a cluster with TLS ``on`` or off: the same when it was measured so;
