@@ -129,8 +129,7 @@ def _finite(value: float | None) -> float | None:
 def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, force: bool = False) -> list[RunResult]:
     """The scenario's RunResult for each seed from the model, with the progress line on stderr."""
     scenario = Scenario.from_yaml(scenario_file, overrides)
-    if not force:
-        check_run_size(scenario, runs=len(seeds))
+    check_run_size(scenario, runs=len(seeds), force=force)
     evaluator, results = model_evaluator(), []
     for seed in seeds:
         with simulation_progress(scenario.name, estimate(scenario).seconds) as progress:

@@ -42,10 +42,10 @@ def tune(
         raise ScenarioError("--sampler", f"expected tpe or random, got {sampler!r}")
     scenario = Scenario.from_yaml(scenario_file, overrides)
     check_output_dir(out_dir, "--out", [("SCENARIO", scenario_file)], written_files(scenario.name))
-    if not force:   # the scenario as given, on each trial's and each validation's seeds; the knobs move it little
-        check_run_size(scenario, runs=repeat or scenario.tune.repeat, runs_field="--repeat" if repeat else "tune.repeat")
-        check_run_size(scenario, runs=scenario.tune.validate if validate is None else validate,
-                       runs_field="--validate" if validate is not None else "tune.validate")
+    # the scenario as given, on each trial's and each validation's seeds; the knobs move it little
+    check_run_size(scenario, runs=repeat or scenario.tune.repeat, runs_field="--repeat" if repeat else "tune.repeat", force=force)
+    check_run_size(scenario, runs=scenario.tune.validate if validate is None else validate,
+                   runs_field="--validate" if validate is not None else "tune.validate", force=force)
     request = TuneRequest(scenario_file, tuple(overrides or ()), trials, workers, seed, storage, study_name,
                           quotas, sampler, out_dir, repeat, validate)
     label = f"tuning {scenario_file.stem}"

@@ -12,7 +12,10 @@ per produce request, each broker's six produce time parts kept for their exact p
 """
 from __future__ import annotations
 
+import math
+import os
 from dataclasses import dataclass
+from typing import Callable
 
 from workloads.errors import ScenarioError
 from workloads.streaming import is_streaming
@@ -24,6 +27,8 @@ MEMORY_MAX = 4 * 1024**3     # bytes: a plan's or a study's runs side by side fi
 EVENTS_PER_S = 60_000        # estimated events the model handles a second, at its fastest measured
 VISITS_PER_S = 11_000_000    # partition visits (drains, samples) a second
 LONG_RUN_S = 3600.0          # windows.max_duration's default
+FORCE_TIME_MAX_S = 86400.0   # --force runs past the limits, but not a run of more than a day
+COMPRESSION_MAX = 1000.0     # no codec puts rows of JSON on the wire at less than a thousandth of their size
 
 # bytes each item keeps while the model runs
 _RECORD_BYTES = 2            # a neighbour record's latency bucket under its second
@@ -36,17 +41,33 @@ _PRODUCER_PARTITION_BYTES = 500   # a producer's state for one partition of its 
 _KEY_BYTES = 100             # a neighbour key and its partition
 _SAMPLE_ROW_BYTES = 2_000    # a generated row as CSV and JSON
 _SECOND_BYTES = 200          # one second of one timeline
-_TASK_EVENTS = 30            # a task's start, appends, flush and end
+_TASK_EVENTS = 2             # a task's start, appends, flush and end: a million tasks of the published case ran in 17 s
 _GZIP_CSV_RATIO = 4.0        # CSV bytes per gzip byte: a gzip file's rows are larger than the file
+_NETWORK_THREAD_BYTES = 700  # a broker's network thread (processor): its CPU share and its connections' queue
+_NETWORK_THREAD_SECOND_BYTES = 40   # and its idle figure each second
+_NETWORK_THREAD_VISITS = 200        # visits to set a network thread up (measured: ~15 us each)
+_NETWORK_THREAD_SECOND_VISITS = 45  # a network thread's visits per second of run (measured: ~4 us)
+
+
+_count = "{:,.0f}".format
 
 
 @dataclass(frozen=True)
 class Part:
-    """One term of the estimate: the field that drives it and why."""
+    """One term of the estimate: the field that drives it and why; with the field's ``value`` (the
+    term grows in proportion to it), the value that would fit can be said."""
 
     field: str
     amount: float
     why: str
+    value: float | None = None
+    shown: Callable[[float], str] = _count
+
+    def fitting(self, share: float) -> str:
+        """``; FIELD of at most N fits`` when the term were ``share`` of what it is (0 < share < 1)."""
+        if self.value is None or not 0 < share < 1 or self.value * share < 1:
+            return ""
+        return f"; {self.field} of at most {self.shown(math.floor(self.value * share * 0.99))} fits"    # a little below the limit
 
 
 @dataclass(frozen=True)
@@ -93,16 +114,24 @@ def estimate(scenario) -> RunSize:
     files = sum(group.count for group in dataset.files)
     tasks = max(files, input_bytes / spark.max_partition_bytes, spark.repartition or 0) * batch.loads
     topic_partitions = cluster.topic(batch.topic).partitions
+    # what the load's terms are owed to: several loads, else the dataset's bytes; tasks to repartition where it rules
+    load_field, load_value, load_shown = (("batch.loads", float(batch.loads), _count) if batch.loads > 1
+                                          else ("dataset.files", float(input_bytes), _in_all))
+    by_repartition = spark.repartition is not None and spark.repartition >= max(files, input_bytes / spark.max_partition_bytes)
+    task_field, task_value = ("batch.spark.repartition", float(spark.repartition or 0)) if by_repartition else (load_field, load_value)
+    threads = cluster.brokers * cluster.broker.num_network_threads
     long = f"{seconds:,.0f} s of run"
     # a term that grows with the run's seconds is owed to the run's length once that is past the
     # default cap of a run (an hour): to the windows or to the load, whichever makes it
     windows_s = scenario.load_start + scenario.windows.after
     by_time = None if seconds <= LONG_RUN_S else _window_field(scenario) if windows_s > load_s else "dataset.files"
     events = (
-        Part("dataset.files", batches, f"{batches:,.0f} produce batches of at most batch.size"),
-        Part("dataset.files", tasks * _TASK_EVENTS, f"{tasks:,.0f} Spark tasks"),
+        Part(load_field, batches, f"{batches:,.0f} produce batches of at most batch.size", load_value, load_shown),
+        Part(task_field, tasks * _TASK_EVENTS, f"{tasks:,.0f} Spark tasks", task_value,
+             _count if by_repartition else load_shown),
         *(Part(by_time or f"tenants[{i}].rate", t.rate * seconds * (STREAMING_RECORD_EVENTS if is_streaming(t) else 1.0),
-               f"{t.rate:,.0f} records/s over {long}") for i, t in enumerate(scenario.tenants)),
+               f"{t.rate:,.0f} records/s over {long}", None if by_time else t.rate, _per_second)
+          for i, t in enumerate(scenario.tenants)),
         Part(by_time or "cluster.brokers", fetch_sessions * seconds / fetch_interval,
              f"{fetch_sessions:,} replica fetcher sessions over {long}"),
         Part(by_time or "cluster.brokers", seconds * (cluster.brokers + len(scenario.tenants)), f"per-second samples of {long}"),
@@ -111,23 +140,31 @@ def estimate(scenario) -> RunSize:
         Part(by_time or "cluster.topics", seconds * replicas, f"{replicas:,} partition replicas sampled over {long}"),
         Part(f"cluster.topics[{cluster.topics.index(cluster.topic(batch.topic))}].partitions",
              RunSize.total(events) * topic_partitions,
-             f"drains over {topic_partitions:,} partitions of {batch.topic!r} for each of ~{RunSize.total(events):,.0f} events"),
+             f"drains over {topic_partitions:,} partitions of {batch.topic!r} for each of ~{RunSize.total(events):,.0f} events",
+             float(topic_partitions)),
+        Part("cluster.broker.num.network.threads", threads * (_NETWORK_THREAD_VISITS + seconds * _NETWORK_THREAD_SECOND_VISITS),
+             f"{threads:,} network threads over {long}", float(cluster.broker.num_network_threads)),
     )
     producers = spark.executors * batch.loads
     memory = (
         Part("cluster.topics", replicas * _REPLICA_BYTES, f"{replicas:,} partition replicas"),
-        Part("cluster.brokers", cluster.brokers * _BROKER_BYTES, f"{cluster.brokers:,} brokers"),
+        Part("cluster.brokers", cluster.brokers * _BROKER_BYTES, f"{cluster.brokers:,} brokers", float(cluster.brokers)),
         Part("batch.spark.spark.executor.instances", producers * topic_partitions * _PRODUCER_PARTITION_BYTES,
-             f"{producers:,} producers over {topic_partitions:,} partitions"),
-        Part("dataset.files", tasks * _TASK_BYTES, f"{tasks:,.0f} Spark tasks"),
-        Part("dataset.sample_rows", dataset.sample_rows * _SAMPLE_ROW_BYTES, f"{dataset.sample_rows:,} sample rows"),
-        Part("dataset.files", value_bytes / batch.producer.max_request_size * _REQUEST_BYTES,
-             f"{value_bytes / batch.producer.max_request_size:,.0f} produce requests of at most max.request.size"),
+             f"{producers:,} producers over {topic_partitions:,} partitions", float(spark.executors)),
+        Part(task_field, tasks * _TASK_BYTES, f"{tasks:,.0f} Spark tasks", task_value, _count if by_repartition else load_shown),
+        Part("dataset.sample_rows", dataset.sample_rows * _SAMPLE_ROW_BYTES, f"{dataset.sample_rows:,} sample rows",
+             float(dataset.sample_rows)),
+        Part(load_field, value_bytes / batch.producer.max_request_size * _REQUEST_BYTES,
+             f"{value_bytes / batch.producer.max_request_size:,.0f} produce requests of at most max.request.size",
+             load_value, load_shown),
         *(Part(by_time or f"tenants[{i}].rate",
                t.rate * seconds * (_STREAMING_RECORD_BYTES if is_streaming(t) else _RECORD_BYTES),
-               f"{t.rate * seconds:,.0f} neighbour records: {t.rate:,.0f}/s over {long}")
+               f"{t.rate * seconds:,.0f} neighbour records: {t.rate:,.0f}/s over {long}", None if by_time else t.rate,
+               _per_second)
           for i, t in enumerate(scenario.tenants)),
-        *(Part(f"tenants[{i}].keys", t.keys * _KEY_BYTES, f"{t.keys:,} keys") for i, t in enumerate(scenario.tenants)),
+        *(Part(f"tenants[{i}].keys", t.keys * _KEY_BYTES, f"{t.keys:,} keys", float(t.keys)) for i, t in enumerate(scenario.tenants)),
+        Part("cluster.broker.num.network.threads", threads * (_NETWORK_THREAD_BYTES + seconds * _NETWORK_THREAD_SECOND_BYTES),
+             f"{threads:,} network threads", float(cluster.broker.num_network_threads)),
         Part(by_time or "windows.max_duration", seconds * (cluster.brokers + len(scenario.tenants) + 10) * _SECOND_BYTES,
              f"timelines of {long}"),
     )
@@ -141,22 +178,75 @@ def _duration(seconds: float) -> str:
     return f"{seconds:,.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
 
 
-def check_run_size(scenario, hint: str = "--force runs it anyway", runs: int = 1, runs_field: str = "--repeat") -> None:
-    """Refuse, with one line naming the field that makes it so, a run (or ``runs`` runs of
-    ``--repeat``, one after another) the model cannot finish in reasonable time and memory."""
+def _bytes(suffix: str) -> Callable[[float], str]:
+    return lambda value: f"{format_bytes(value)}{suffix}"
+
+
+_in_all, _rate, _per_second = _bytes(" in all"), _bytes("/s"), "{:,.0f}/s".format
+
+
+def _machine_memory() -> float:
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):    # a system that does not say
+        return float(MEMORY_MAX)
+
+
+def check_load_fits(scenario) -> None:
+    """Refuse a load that cannot end within ``windows.max_duration`` whatever the model does: its
+    bytes at the fastest the executors' cores append them (their jitter at its top), or on the wire
+    at the quota's rate on every broker (compressed at most COMPRESSION_MAX to 1). The run would end
+    in "the load did not finish" after handling every event up to the cap."""
+    batch, spark, windows = scenario.batch, scenario.batch.spark, scenario.windows
+    value_bytes = sum(group.size * group.count for group in scenario.dataset.files) * batch.loads    # the least: JSON >= CSV >= gzip
+    fastest = 1.5 if scenario.jitter.append_rate else 1.0      # the model's jitter draws a core's rate within 0.5x-1.5x
+    name = "shuffle_append_rate" if spark.repartition is not None else "append_rate"
+    rate = getattr(spark, name) or getattr(scenario.profile.spark, name)
+    # each load appends its bytes from its start on; the last starts (loads - 1) spacings after the first
+    bounds = [(value_bytes / (spark.slots * batch.loads * rate * fastest),
+               windows.max_duration - scenario.load_start - (batch.loads - 1) * batch.spacing,
+               f"batch.spark.{name}", rate, f"{spark.slots:,} cores a load, appending at most {_rate(rate * fastest)} each")]
+    quota = batch.quota.producer_byte_rate
+    if quota:      # every load's producers share the quota's client id
+        wire = value_bytes / (1.0 if batch.producer.compression_type == "none" else COMPRESSION_MAX)
+        bounds.append((wire / (quota * scenario.cluster.brokers), windows.max_duration - scenario.load_start,
+                       "batch.quota.producer_byte_rate", quota, f"{_rate(quota)} on each of {scenario.cluster.brokers:,} brokers"))
+    for least, room, field, value, why in bounds:
+        if room > 0 and least > room:
+            fits = f"{field} of at least {_rate(value * least / room)} (or at most {format_bytes(value_bytes * room / least)} of input) fits"
+            if field.startswith("batch.spark.") and getattr(spark, name) is None:     # the profile's rate: the input is what is asked
+                field = "batch.loads" if batch.loads > 1 else "dataset.files"
+                fits = f"at most {format_bytes(value_bytes * room / least)} of input fits"
+            raise ScenarioError(field, f"the load of {format_bytes(value_bytes)} would take at least {_duration(least)} "
+                                       f"({why}), past windows.max_duration's {_duration(room)} for it; {fits}")
+
+
+def check_run_size(scenario, hint: str = "--force runs it anyway", runs: int = 1, runs_field: str = "--repeat",
+                   force: bool = False) -> None:
+    """Refuse, with one line naming the field that makes it so and the value that would fit, a run
+    (or ``runs`` runs of ``--repeat``, one after another) the model cannot finish in reasonable time
+    and memory. ``force`` runs past those limits, but never a load that cannot end within its run,
+    a run of more than a day or one of more memory than the machine has."""
     size = estimate(scenario)
+    memory_max, time_max = (_machine_memory(), FORCE_TIME_MAX_S) if force else (MEMORY_MAX, TIME_MAX_S)
+    hint = "not even with --force" if force else hint
     memory = RunSize.total(size.memory)
-    if memory > MEMORY_MAX:
+    if memory > memory_max:
         top = max(size.memory, key=lambda part: part.amount)
+        owed = sum(part.amount for part in size.memory if (part.field, part.value) == (top.field, top.value))
         raise ScenarioError(top.field, f"the model run would need at least {format_bytes(memory)} of memory "
-                                       f"({top.why}), more than its limit of {format_bytes(MEMORY_MAX)}; {hint}")
+                                       f"({top.why}), more than its limit of {format_bytes(memory_max)}"
+                                       f"{top.fitting((memory_max - memory + owed) / owed)}; {hint}")
     timed = [(part, part.amount / EVENTS_PER_S) for part in size.events] + \
             [(part, part.amount / VISITS_PER_S) for part in size.partition_visits]
     seconds = sum(t for _, t in timed)
-    if seconds > TIME_MAX_S:
+    if seconds > time_max:
         top = max(timed, key=lambda pair: pair[1])[0]
+        took = sum(t for part, t in timed if (part.field, part.value) == (top.field, top.value))
         raise ScenarioError(top.field, f"the model run would take at least {_duration(seconds)} ({top.why}), "
-                                       f"more than its limit of {_duration(TIME_MAX_S)}; {hint}")
-    if seconds * runs > REPEAT_TIME_MAX_S:
+                                       f"more than its limit of {_duration(time_max)}{top.fitting((time_max - seconds + took) / took)}; {hint}")
+    check_load_fits(scenario)
+    if not force and seconds * runs > REPEAT_TIME_MAX_S:
         raise ScenarioError(runs_field, f"{runs:,} runs of at least {_duration(seconds)} each would take at least "
-                                        f"{_duration(seconds * runs)}, more than the limit of {_duration(REPEAT_TIME_MAX_S)}; {hint}")
+                                        f"{_duration(seconds * runs)}, more than the limit of {_duration(REPEAT_TIME_MAX_S)}; "
+                                        f"{runs_field} of at most {max(1, int(REPEAT_TIME_MAX_S // seconds)):,} fits; {hint}")

@@ -108,7 +108,7 @@ class Load:
         self.executors = [Executor(self, i, spec, partitions, rng, host)
                           for i, (rng, host) in enumerate(zip(rngs, hosts))]
         self.tasks = [Task(i, size, rate) for i, (size, rate) in enumerate(zip(plan.write_tasks, task_rates))]
-        self.pending = list(self.tasks)
+        self.started_tasks = 0       # the tasks run in order: the first this many have started
         self.scan_seconds = scan_seconds
         self.executor_order = executor_order
         self.started = self.write_started = self.ended = math.nan
@@ -128,14 +128,18 @@ class Load:
 
     def _write_stage(self, _=None) -> None:
         self.write_started = self.engine.now
-        first = first_wave_order(len(self.executors), self.cores, len(self.pending), self.executor_order)
+        first = first_wave_order(len(self.executors), self.cores, len(self.tasks), self.executor_order)
         for executor_index in first:
-            self.executors[executor_index].start(self.pending.pop(0))
+            self.executors[executor_index].start(self._next_task())
+
+    def _next_task(self) -> Task:
+        self.started_tasks += 1
+        return self.tasks[self.started_tasks - 1]
 
     def task_finished(self, executor: Executor) -> None:
         self.finished += 1
-        if self.pending:
-            executor.start(self.pending.pop(0))
+        if self.started_tasks < len(self.tasks):
+            executor.start(self._next_task())
         elif self.finished == len(self.tasks):
             self.ended = self.engine.now
             self.on_done(self)

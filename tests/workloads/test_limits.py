@@ -56,3 +56,50 @@ def test_the_estimate_never_lists_a_dataset_s_files():
     assert scenario.dataset.files[0].count == 2_000_000_000
     with pytest.raises(ScenarioError, match="dataset.files: the model run would need"):
         check_run_size(scenario)
+
+
+# What the hostile cases cost, each refused naming the key and a value that fits (which, set, is not refused for it)
+COSTLY = {
+    "an append rate of bytes a second": (["batch.spark.append_rate=5B/s"], "batch.spark.append_rate",
+                                         "batch.spark.append_rate of at least 24.3 KB/s (or at most 421.3 KB of input) fits"),
+    "a quota of 1 B/s": (["batch.quota.producer_byte_rate=1B/s"], "batch.quota.producer_byte_rate",
+                         "(1 B/s on each of 3 brokers), past windows.max_duration's 60 minutes for it; "
+                         "batch.quota.producer_byte_rate of at least 194.5 KB/s (or at most 10.5 KB of input) fits"),
+    "a quota of 1 B/s on a compressed load": (["batch.quota.producer_byte_rate=1B/s", "batch.producer.compression.type=zstd"],
+                                              "batch.quota.producer_byte_rate", "of at least 199 B/s (or at most 10.3 MB of input) fits"),
+    "a hundred million tasks": (["batch.spark.repartition=100000000"], "batch.spark.repartition",
+                                "(100,000,000 Spark tasks), more than its limit of 4.0 GB; batch.spark.repartition of at most "),
+    "2^31-1 network threads": (["cluster.broker.num.network.threads=2147483647"], "cluster.broker.num.network.threads",
+                               "(6,442,450,941 network threads), more than its limit of 4.0 GB; cluster.broker.num.network.threads of at most "),
+    "three thousand loads": (["batch.loads=3000"], "batch.loads", "produce batches of at most batch.size), more than its limit of "
+                                                               "10 minutes; batch.loads of at most "),
+    "a load past the run's cap": (["dataset.files.0.size=2TB"], "dataset.files", "would take at least 61 minutes (16 cores a load, appending at most 36.0 MB/s each), past windows.max_duration's 60 minutes for it; at most 2022.2 GB of input fits"),
+}
+
+
+@pytest.mark.parametrize("case", COSTLY)
+def test_a_costly_scenario_is_refused_naming_the_value_that_fits(case):
+    overrides, field, words = COSTLY[case]
+    scenario = Scenario.from_yaml(CATALOG / "paypay-glue-2gb.yaml", overrides)
+    with pytest.raises(ScenarioError) as refused:
+        check_run_size(scenario)
+    assert refused.value.field == field and words in str(refused.value), str(refused.value)
+    fits = str(refused.value).split(f"{field} of at most ")[-1].split(" fits")[0]
+    if f"{field} of at most " in str(refused.value):    # a count: the value said fits, for this key
+        value = fits.replace(",", "").replace("/s", "")
+        fitted = Scenario.from_yaml(CATALOG / "paypay-glue-2gb.yaml", [*overrides, f"{field.replace('cluster.broker.', 'cluster.broker.')}={value}"])
+        try:
+            check_run_size(fitted)
+        except ScenarioError as still:
+            assert still.field != field, str(still)
+
+
+@pytest.mark.parametrize("overrides, words", [
+    (["cluster.broker.num.network.threads=2147483647"], "more than its limit of "),
+    (["dataset.files.0.size=100TB"], "would take at least 2 days"),
+])
+def test_force_runs_past_the_limits_but_not_past_the_machine_or_the_runs_cap(overrides, words):
+    scenario = Scenario.from_yaml(CATALOG / "paypay-glue-2gb.yaml", overrides)
+    with pytest.raises(ScenarioError, match=words):
+        check_run_size(scenario, force=True)
+    check_run_size(Scenario.from_yaml(CATALOG / "paypay-glue-2gb.yaml", ["dataset.files.0.size=200GB"]), force=True)
