@@ -10,16 +10,16 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from reports.advice import Trial, recommend, tried_advice
 from simulator.contract import BrokerFigures, ResultError, RunResult
 from simulator.contract import explain as words
-from simulator.contract.files import GATE, gate_thresholds
+from simulator.contract.files import GATE, VERDICT_STATUSES, gate_thresholds
 from workloads import Gate
 from workloads.units import format_seeds
 
-PASS, FAIL, SKIPPED = "pass", "fail", "skipped"
+PASS, FAIL, SKIPPED = VERDICT_STATUSES
 NOTHING_TO_JUDGE = "nothing to judge"   # the gate's outcome when no neighbour was measured during the load
 # check's exit code for each outcome (2 is unusable input)
 EXIT_CODES = {PASS: 0, FAIL: 1, NOTHING_TO_JUDGE: 3}
@@ -38,6 +38,16 @@ def thresholds_of(scenario: dict) -> Gate:
     """The ``check:`` section a RunResult's scenario carries (keys as in the file), its defaults where absent."""
     check = scenario.get("check") or {}
     return Gate(**{key: check[key] for key in Gate.__dataclass_fields__ if check.get(key) is not None})
+
+
+def outcome_of(verdicts: Iterable[tuple[str, str]]) -> str:
+    """The gate's outcome from its verdicts' (rule, status): FAIL when a rule failed, else NOTHING_TO_JUDGE
+    when the neighbours' rule was skipped or is not there, else PASS. A gate result file is judged by
+    this from its rules, never by the verdict it stores."""
+    statuses = dict(verdicts)
+    if FAIL in statuses.values():
+        return FAIL
+    return PASS if statuses.get("neighbour_sla") not in (None, SKIPPED) else NOTHING_TO_JUDGE
 
 
 @dataclass(frozen=True)
@@ -227,7 +237,7 @@ class GateReport:
     @property
     def outcome(self) -> str:
         """FAIL when a rule failed, else NOTHING_TO_JUDGE when no neighbour was judged, else PASS."""
-        return FAIL if self.failed else NOTHING_TO_JUDGE if self.unjudged_reason else PASS
+        return outcome_of((v.rule, v.status) for v in self.verdicts)
 
     @property
     def passed(self) -> bool:

@@ -12,7 +12,7 @@ from html import escape
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 
-from reports.gate import FAIL, NOTHING_TO_JUDGE, PASS, RULES, SKIPPED, check, thresholds_of
+from reports.gate import FAIL, NOTHING_TO_JUDGE, PASS, RULES, SKIPPED, check, outcome_of, thresholds_of
 from reports.kit.tables import html_table, markdown_table
 from simulator.contract import ResultError, RunResult
 from simulator.contract import explain as words
@@ -32,9 +32,9 @@ def gate_seeds(gate: dict) -> list[int]:
 
 
 def gate_outcome(gate: dict) -> str:
-    """PASS, FAIL or NOTHING TO JUDGE, as ``check`` printed it (files written before the outcome
-    was kept say passed or not)."""
-    return str(gate.get("outcome") or (PASS if gate["passed"] else FAIL)).upper()
+    """PASS, FAIL or NOTHING TO JUDGE: the gate result judged again from its rules' statuses, not by
+    its stored ``passed`` or ``outcome``, which nothing in the file can check."""
+    return outcome_of((v["rule"], v["status"]) for v in gate["verdicts"]).upper()
 
 
 def _same_run(gate: dict, result: RunResult) -> bool:
@@ -93,7 +93,8 @@ def run_verdict(label: str, result: RunResult, gates: list[dict]) -> RunVerdict:
         failed = tuple(v["rule"] for v in gate["verdicts"] if v["status"] == FAIL)
         if gate_outcome(gate) == NOTHING_TO_JUDGE.upper():
             return RunVerdict(label, None, (), len(gate["verdicts"]), f"{NOTHING_TO_JUDGE} [check --json]", worst_neighbour(result))
-        return RunVerdict(label, bool(gate["passed"]), failed, len(gate["verdicts"]), "check --json", worst_neighbour(result))
+        return RunVerdict(label, gate_outcome(gate) == PASS.upper(), failed, len(gate["verdicts"]), "check --json",
+                          worst_neighbour(result))
     thresholds = thresholds_of(result.scenario)
     try:
         gate_report = check(result, thresholds)

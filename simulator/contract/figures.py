@@ -153,6 +153,18 @@ class BatchSizeFigures(Figures):
     batches: int
     records: float | None = None
 
+    def checked(self, source: str) -> "BatchSizeFigures":
+        """These figures if each bucket has its bound, in rising order; else one ResultError naming ``source``."""
+        bounds = self.bucket_upper_bytes
+        for name in ("wire_bytes", "record_bytes"):
+            counts = getattr(self, name)
+            if counts is not None and len(counts) != len(bounds):
+                raise ResultError(f"{source}: batch_sizes.{name} has {len(counts)} buckets, "
+                                  f"batch_sizes.bucket_upper_bytes {len(bounds)} bounds")
+        if any(upper <= lower for lower, upper in zip(bounds, bounds[1:])):
+            raise ResultError(f"{source}: batch_sizes.bucket_upper_bytes must rise from bucket to bucket, got {list(bounds)[:8]}")
+        return self
+
     def buckets(self) -> Iterator[tuple[int, int, int | None]]:
         """(upper bound in bytes, batches by wire size, batches by record size or None) of each bucket."""
         by_records = self.record_bytes or (None,) * len(self.wire_bytes)

@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from simulator.contract.errors import ResultError
 from simulator.contract.result import RunResult, read_document
+from simulator.contract.schema import check
 from workloads import CostProfile, Gate, ScenarioError
 from workloads.reader import dump_yaml, read_yaml
 
@@ -99,19 +100,61 @@ class FileKind:
         return path
 
 
+# What each file's figures must be (``simulator.contract.schema``; ``!``: required).
+_BEFORE_AFTER = {"produce_requests": "C", "mean_batch_kb": "C", "compression_ratio": "C", "load_seconds": "C",
+                 "p99_ms_during": {"*": "L"}, "p99_ms_before": {"*": "L"}}
+_VALIDATION = ("?", {"seeds": ["I"], "held": "B", "pick": ("?", "I"),
+                     "tried": [{"trial": "I", "held_on": ("?", "I"), "missed_on": ("?", "I"), "produce_requests": "C"}]})
+_STUDY = {
+    "scenario": {"name": "S", "source": "S", "overrides": ["S"], "digest": "S"}, "study_name": "S", "storage": "S",
+    "seed": "I", "model_seeds": ["I"], "sampler": "S", "prefer": "S", "baseline": _BEFORE_AFTER,
+    "trials": [{"number!": "I", "params!": {}, "values!": {"produce_requests!": "C", "load_seconds!": "C"},
+                "constraints!": {"*": "N"}, "feasible!": "B", "overrides": ["S"],
+                "figures": {**dict.fromkeys(("produce_requests", "batches", "mean_batch_bytes", "compression_ratio",
+                                             "load_seconds", "wire_bytes"), "C"), "tenants": {"*": {"*": "L"}}}}],
+    "failed_trials": "C", "pareto_front": ["I"], "pick": ("?", "I"), "validation": _VALIDATION,
+    "importances": ("?", {"*": "C"})}
+_POINT = {"load_gb!": "L", "loads!": "I", "spacing_s!": "C"}
+_PLAN = {
+    "scenario": "S", "evaluator": "S", "seed": "I", "seeds": ["I"], "refine_steps": "C",
+    "grid": {"load_gb": ["L"], "loads": ["I"], "spacing_s": ["C"]},
+    "current_plan": {**_POINT, "ingest_gb_per_hour": "C", "feasible": "B"},
+    "options": [{"name!": "S", "changes": {}, "max_ingest_gb_per_hour!": "C", "max_point": ("?", _POINT),
+                 "first_breach!": ("?", {"tenant": "S", "p99_ms_during": "L", "sla_p99_ms": "L", "ingest_gb_per_hour": "C",
+                                         **_POINT}),
+                 "headroom!": "C", "headroom_at_least": "B", "ingest_tried_gb_per_hour": ["C"], "current_plan_feasible!": "B"}],
+    "points": [{"option!": "S", **_POINT, "current_plan!": "B", "ingest_gb_per_hour!": "C", "produce_requests!": "C",
+                "load_seconds!": "C", "feasible!": "B",
+                "tenants!": [{"name!": "S", "p99_ms_during!": "L", "sla_p99_ms!": "L"}]}]}
+_RECOMMENDATION = {"scenario": "S", "source": "S", "seed": "I", "model_seeds": ["I"], "validation": _VALIDATION,
+                   "trial": "I", "meets_constraints": "B", "missed": ["S"], "params": {}, "overrides": ["S"],
+                   "predicted": {"before": _BEFORE_AFTER, "after": _BEFORE_AFTER}}
+VERDICT_STATUSES = ("pass", "fail", "skipped")   # a gate result's verdicts, as the gate writes them
+_GATE = {"passed": "B", "outcome": "S", "scenario": "S", "evaluator": "S", "seed": "I", "seeds": ["I"],
+         "thresholds": {"handler_idle_min_pct": "P", "cpu_max_pct": "P", "requests_per_broker_max": "L", "deadline_s": "L"},
+         "verdicts": [{"rule!": "S", "status!": "S", "reason": "S", "margin": "S", "tightness": "C"}],
+         "recommendations": ["S"]}
+
+
+def _under(rules: dict[str, Any]) -> Callable[[dict[str, Any], str], None]:
+    return lambda document, source: check(document, rules, "", source)
+
+
 STUDY = FileKind("quietload-study", "study", ("scenario", "trials", "pareto_front", "pick", "importances"),
-                 schema_version=1)
+                 schema_version=1, figures=_under(_STUDY))
 PLAN = FileKind("quietload-plan", "plan", ("scenario", "options", "points", "current_plan"), schema_version=1,
-                says_found=False)
+                says_found=False, figures=_under(_PLAN))
 RECOMMENDATION = FileKind("quietload-recommendation", "recommendation", ("scenario", "params", "overrides"),
-                          written_by="tune")
+                          written_by="tune", figures=_under(_RECOMMENDATION))
 
 
 def _gate_figures(gate: dict[str, Any], source: str) -> None:
-    """A gate result's verdicts each name a rule and a status."""
-    if not isinstance(gate["verdicts"], list) or not all(isinstance(v, dict) and {"rule", "status"} <= v.keys()
-                                                         for v in gate["verdicts"]):
-        raise ResultError(f"{source}: gate result's verdicts must each have a rule and a status")
+    """A gate result's figures, and its verdicts' statuses one the gate writes."""
+    check(gate, _GATE, "", source)
+    for i, verdict in enumerate(gate["verdicts"]):
+        if verdict["status"] not in VERDICT_STATUSES:
+            raise ResultError(f"{source}: verdicts[{i}].status must be one of {', '.join(VERDICT_STATUSES)}, "
+                              f"got {verdict['status']!r}")
 
 
 GATE = FileKind("quietload.check", "gate result", ("passed", "scenario", "evaluator", "verdicts"), tag="gate",

@@ -19,18 +19,15 @@ run overwrites another's.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
-import types
-import typing
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from simulator.contract.errors import ResultError
-from simulator.contract.figures import BatchSizeFigures, BrokerFigures, Figures, Summary
+from simulator.contract.figures import BatchSizeFigures, BrokerFigures, Summary
+from simulator.contract.schema import check, rules_of
 from workloads.errors import ScenarioError
 from workloads.reader import read_json
 
@@ -48,75 +45,24 @@ def read_document(path: str | Path) -> Any:
         raise ResultError(str(error)) from None
 
 
-# What a RunResult's figures must be, checked where a file is read so that no renderer meets a
-# string where it adds numbers: ``N`` a finite number or null, ``I`` a whole number, ``S`` a
-# text, ``"*"`` any key. Keys not named are free and none is required here (older files lack
-# later fields; ``from_dict`` requires the four every file has). The summary's and the brokers'
-# rules are their types' (``simulator.contract.figures``).
-def _rule(hint: Any) -> Any:
-    """The check of one annotated type, or None for a type the reader takes as it is."""
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        known = [arg for arg in typing.get_args(hint) if arg is not type(None)]
-        return _rule(known[0]) if len(known) == 1 else None
-    if hint is int or hint is float:
-        return "N"
-    if hint is str:
-        return "S"
-    args = typing.get_args(hint)
-    if typing.get_origin(hint) is Mapping:
-        value = _rule(args[1])
-        return None if value is None else {"*": value}
-    if typing.get_origin(hint) is tuple and isinstance(args[0], type) and issubclass(args[0], Figures):
-        return [_rules(args[0])]
-    return None
-
-
-def _rules(cls: type) -> dict[str, Any]:
-    hints = typing.get_type_hints(cls)
-    return {f.name: rule for f in dataclasses.fields(cls) if (rule := _rule(hints[f.name])) is not None}
-
-
+# What a RunResult's figures must be (``simulator.contract.schema``): none is required here (older
+# files lack later fields; ``from_dict`` requires the four every file has).
 _SCHEMA: dict[str, Any] = {
     "evaluator": "S", "seed": "I",
-    "scenario": {"name": "S", "batch": {"producer": {"compression.type": "S"}}},
-    "summary": _rules(Summary),
-    "brokers": [_rules(BrokerFigures)],
-    "tenants": [{"name": "S", "records": "N", "produce_requests": "N", "sla_p99_ms": "N",
-                 "latency_ms": {"*": {"*": "N"}}}],
-    "producers": [{"name": "S", **{key: "N" for key in ("produce_requests", "batches", "bytes", "records",
+    "scenario": {"name": "S", "batch": {"producer": {"compression.type": "S"}},
+                 "check": {"handler_idle_min": "P", "cpu_max": "P", "requests_per_broker_max": "L", "deadline": "L"}},
+    "summary": rules_of(Summary),
+    "brokers": [rules_of(BrokerFigures)],
+    "tenants": [{"name": "S", "records": "C", "produce_requests": "C", "sla_p99_ms": "L",
+                 "latency_ms": {"*": {"*": "L"}}}],
+    "producers": [{"name": "S", **{key: "C" for key in ("produce_requests", "batches", "bytes", "records",
                                                          "mean_batch_bytes", "batch_fill")}}],
-    "windows": {"*": ["N"]},
-    "timelines": {"*": ["N"]},
+    "windows": {"*": ["C"]},
+    "timelines": {"*": ["C"]},
     "mechanism": ["S"],
     "overrides": ["S"],
 }
-
-
-def _check(value: Any, rule: Any, where: str, source: str) -> None:
-    """``value`` against ``rule`` of ``_SCHEMA``, or one ResultError naming the field."""
-    def fail(expected: str) -> None:
-        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
-        raise ResultError(f"{source}: {where} must be {expected}, got {shown}")
-    if isinstance(rule, str):
-        kind = rule
-        if kind == "S" and not isinstance(value, str):
-            fail("a text")
-        if kind == "I" and (isinstance(value, bool) or not isinstance(value, int)):
-            fail("a whole number")
-        if kind == "N" and value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                                   or not math.isfinite(value)):
-            fail("a finite number or null")
-    elif isinstance(rule, list):
-        if not isinstance(value, list):
-            fail("a list")
-        for i, item in enumerate(value):
-            _check(item, rule[0], f"{where}[{i}]", source)
-    elif isinstance(rule, dict):
-        if not isinstance(value, dict):
-            fail("a mapping")
-        for key, item in value.items():
-            if key in rule or "*" in rule:
-                _check(item, rule.get(key, rule.get("*")), f"{where}.{key}" if where else key, source)
+_BATCH_SIZES = rules_of(BatchSizeFigures)
 
 
 def _rounded(value: Any) -> Any:
@@ -175,15 +121,17 @@ class RunResult:
         missing = [key for key in ("evaluator", "scenario", "seed", "summary") if key not in data]
         if missing:
             raise ResultError(f"{source}: RunResult lacks {', '.join(missing)}")
-        _check(data, _SCHEMA, "", source)
-        if data.get("batch_sizes") is not None and not isinstance(data["batch_sizes"], dict):
-            raise ResultError(f"{source}: batch_sizes must be a mapping or null")
+        check(data, _SCHEMA, "", source)
+        if data.get("batch_sizes") is not None:
+            if not isinstance(data["batch_sizes"], dict):
+                raise ResultError(f"{source}: batch_sizes must be a mapping or null")
+            check(data["batch_sizes"], _BATCH_SIZES, "batch_sizes", source)
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         known["summary"] = Summary.from_dict(data["summary"], "summary", source)
         known["brokers"] = tuple(BrokerFigures.from_dict(broker, f"brokers[{i}]", source)
                                  for i, broker in enumerate(data.get("brokers") or ()))
         if data.get("batch_sizes") is not None:
-            known["batch_sizes"] = BatchSizeFigures.from_dict(data["batch_sizes"], "batch_sizes", source)
+            known["batch_sizes"] = BatchSizeFigures.from_dict(data["batch_sizes"], "batch_sizes", source).checked(source)
         return cls(**known)
 
     @classmethod
