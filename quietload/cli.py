@@ -26,6 +26,7 @@ from quietload.cli_import import import_
 from quietload.extras import missing_extra
 from quietload.paths import check_output_dir, check_output_file, is_stdout
 from quietload.progress import simulation_progress
+from quietload.terminal import echo, printable
 from quietload.options import Overrides, PastLimits
 from reports import DEFAULT_OUT_DIR
 from reports.spread import render_spread
@@ -72,7 +73,7 @@ class _OneLineErrors(TyperGroup):
             message = "the input is nested too deeply to read"
         except MemoryError:
             message = "the input needs more memory than this machine has; see docs/scenarios.md: Limits"
-        typer.echo(f"error: {message}", err=True)
+        echo(f"error: {printable(message, lines=False)}", err=True)      # one line, whatever the input held
         raise typer.Exit(2)
 
 
@@ -166,13 +167,13 @@ def simulate(
     results = _run_model(scenario_file, overrides, range(seed, seed + repeat), force)
     if is_stdout(json_file):   # the JSON alone on stdout, so that it pipes; the summary on stderr
         typer.echo(results[0].to_json(), nl=False)
-        typer.echo(render_summary(results[0]), err=True)
+        echo(render_summary(results[0]), err=True)
         return
     paths = [r.write(json_file or result_path(r.scenario["name"], r.overrides, r.seed)) for r in results]
-    typer.echo(render_summary(results[0]))
+    echo(render_summary(results[0]))
     if repeat > 1:
-        typer.echo("\n" + render_spread(results))
-    typer.echo("\nwrote " + ", ".join(str(p) for p in paths))
+        echo("\n" + render_spread(results))
+    echo("\nwrote " + ", ".join(str(p) for p in paths))
 
 
 @app.command()
@@ -225,14 +226,14 @@ def check(
                                      **{k: v for k, v in given.items() if v is not None})
     # the recommended change is run on the model first, on the same seeds, when there is a scenario to run
     trial = _model_trial(scenario_file, overrides, [r.seed for r in results]) if not result_files else None
-    report = check_runs(results, thresholds, trial, lambda label: typer.echo(f"check: trying {label} on the model", err=True))
+    report = check_runs(results, thresholds, trial, lambda label: echo(f"check: trying {label} on the model", err=True))
     if junit_file:
         write_junit(report, junit_file, started, (datetime.now(timezone.utc) - started).total_seconds())
     if is_stdout(json_file):   # the verdicts' JSON alone on stdout, the rendering on stderr
         typer.echo(json.dumps(report.to_dict(), indent=1))
     elif json_file:
         report.write_json(json_file)
-    typer.echo(report.render(), err=is_stdout(json_file))
+    echo(report.render(), err=is_stdout(json_file))
     raise typer.Exit(report.exit_code)
 
 
@@ -252,7 +253,7 @@ def report(
 
     check_output_dir(out_dir, "--out", [("the report", path) for path in result_files], REPORT_FILES)
     for path in report_files(result_files, out_dir):
-        typer.echo(f"wrote {path}")
+        echo(f"wrote {path}")
 
 
 app.command()(tune)

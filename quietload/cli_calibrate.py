@@ -11,6 +11,7 @@ from quietload.extras import require
 from quietload.paths import check_output_dir
 from quietload.progress import say
 from quietload.options import BootstrapServers, Metrics, Overrides, ReplaceProfile, RunDir
+from quietload.terminal import echo
 
 _Repeat = Annotated[int, typer.Option(min=1, help="Live runs of each configuration (seeds 1..N); figures are their medians.")]
 
@@ -41,13 +42,13 @@ def calibrate(
     target = profile_target(name, force)
     if refit:
         runs = runs_from_files(sorted(refit.glob("*.json")), pick(CALIBRATION, points, "--point"))
-        typer.echo(render_calibration(fit_profile(runs, base, target, local_kafka_version(say))))
+        echo(render_calibration(fit_profile(runs, base, target, local_kafka_version(say))))
         return
     check_output_dir(results, "--results")
     chosen = preflight(pick(CALIBRATION, points, "--point"), base, overrides, bootstrap_servers, metrics, True)
     require("live", "quietload calibrate")
     evaluator, version = live_evaluator(run_dir, bootstrap_servers, metrics, say)
-    typer.echo(render_calibration(run(evaluator, chosen, base, target, repeat, version, say, results)))
+    echo(render_calibration(run(evaluator, chosen, base, target, repeat, version, say, results)))
 
 
 def validate(
@@ -76,7 +77,7 @@ def validate(
     if history is not None:
         from reports.fidelity import render_replay
         from tuner.calibration.history import validate_history
-        typer.echo(render_replay(validate_history(history, scenario_file, seeds, say, last)))
+        echo(render_replay(validate_history(history, scenario_file, seeds, say, last)))
         return
     from simulator.evaluator import model_evaluator
     from tuner.calibration import HELD_OUT, pick
@@ -89,6 +90,6 @@ def validate(
     require("live", "quietload validate")
     evaluator, _ = live_evaluator(run_dir, bootstrap_servers, metrics, say)
     validation = run(evaluator, model_evaluator(), chosen, profile, repeat, seeds, say, out)
-    typer.echo(render_validation(validation))
+    echo(render_validation(validation))
     for path in write_validation(validation, out):
-        typer.echo(f"wrote {path}")
+        echo(f"wrote {path}")

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from quietload.options import ReplaceProfile
+from quietload.terminal import echo
 
 _File = Annotated[Path | None, typer.Option(metavar="FILE")]
 
@@ -69,6 +70,6 @@ def import_(
                       parse_since(prometheus_for, "--for", FOR_MAX_S), load_topic, _partitions(partitions), sla,
                       Waits(parse_since(timeout, "--timeout", 3600.0), parse_since(deadline, "--deadline", 86400.0)))
     outcome = import_and_write(gather(request), out, history, profile, force)
-    typer.echo(render_import(outcome))
+    echo(render_import(outcome))
     for warning in outcome.warnings:
-        typer.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)

@@ -18,6 +18,7 @@ from reports.spread import render_spread, write_spread
 from reports.summary import render_summary
 from simulator.contract import RunResult, result_path, spread_path
 from workloads import Scenario, ScenarioError
+from quietload.terminal import echo
 
 
 STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -80,12 +81,12 @@ def live(
         else:
             paths.append(path := results[-1].write(json_file or result_path(scenario.name, results[-1].overrides, run_seed, "live")))
             say(f"wrote {path}")
-    typer.echo(render_summary(results[-1]), err=is_stdout(json_file))
+    echo(render_summary(results[-1]), err=is_stdout(json_file))
     if repeat > 1:
-        typer.echo("\n" + render_spread(results))
+        echo("\n" + render_spread(results))
         spread_file = spread_path(scenario.name, results[-1].overrides, seed, seed + repeat - 1, "live")
         say(f"wrote {write_spread(results, paths, spread_file)}")
     lost = [r.seed for r in results if not r.summary.integrity_ok]
     if lost:
-        typer.echo(f"\nINTEGRITY FAILED in run(s) with seed {', '.join(map(str, lost))}: rows lost or duplicated", err=True)
+        echo(f"\nINTEGRITY FAILED in run(s) with seed {', '.join(map(str, lost))}: rows lost or duplicated", err=True)
         raise typer.Exit(1)

@@ -9,6 +9,7 @@ import typer
 from quietload.paths import check_output_file
 from quietload.options import Overrides, PastLimits
 from workloads import ScenarioError
+from quietload.terminal import echo
 
 def plan(
     scenario_file: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario YAML file (its `plan:` section gives defaults).")],
@@ -54,4 +55,4 @@ def plan(
     path = write_plan(result, json_file or plan_path(result["scenario"]))
     csv_path = path.with_suffix(".csv")
     csv_path.write_text(render_plan_csv([result]))
-    typer.echo(render_plan_table(result) + f"\n\nwrote {path}, {csv_path}")
+    echo(render_plan_table(result) + f"\n\nwrote {path}, {csv_path}")

@@ -11,6 +11,7 @@ from quietload.extras import require
 from quietload.progress import echo
 from quietload.options import RunDir
 from simulator.contract.names import STACK_RUN_DIR
+from quietload.terminal import echo
 
 stack_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help=(
     "A real Kafka cluster on this machine for live runs: KRaft brokers from the Maven Central jars "
@@ -43,7 +44,7 @@ def stack_up(
                else KafkaCluster(brokers=brokers or 1, **options))
     storage = LocalStackS3(run_dir, s3_port, progress=echo) if s3 else None
     started = up_all([cluster, storage] if storage else [cluster])
-    typer.echo(("" if started else "already up\n") + render_status(cluster, cluster.status())
+    echo(("" if started else "already up\n") + render_status(cluster, cluster.status())
                + (f"\n{render_s3_status(storage, storage.status())}" if storage else ""))
 
 
@@ -58,7 +59,7 @@ def stack_status(run_dir: RunDir = STACK_RUN_DIR) -> None:
 
     cluster, storage = KafkaCluster(run_dir), LocalStackS3(run_dir)
     statuses, s3_status = cluster.status(), storage.status()
-    typer.echo(render_status(cluster, statuses) + (f"\n{render_s3_status(storage, s3_status)}" if s3_status else ""))
+    echo(render_status(cluster, statuses) + (f"\n{render_s3_status(storage, s3_status)}" if s3_status else ""))
     running = [s.running for s in statuses] + ([s3_status.running] if s3_status else [])
     raise typer.Exit(3 if not running else 0 if all(running) else 1)
 
@@ -74,4 +75,4 @@ def stack_down(run_dir: RunDir = STACK_RUN_DIR) -> None:
 
     cluster, storage = KafkaCluster(run_dir), LocalStackS3(run_dir)
     s3_status = storage.down()
-    typer.echo(render_stopped(cluster, cluster.down()) + (f"\n{render_s3_stopped(storage, s3_status)}" if s3_status else ""))
+    echo(render_stopped(cluster, cluster.down()) + (f"\n{render_s3_stopped(storage, s3_status)}" if s3_status else ""))

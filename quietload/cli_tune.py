@@ -9,6 +9,7 @@ import typer
 from quietload.paths import check_output_dir
 from quietload.progress import best_feasible, study_progress
 from quietload.options import Overrides, PastLimits
+from quietload.terminal import echo
 
 
 def tune(
@@ -56,6 +57,6 @@ def tune(
     finally:
         study.finish()
         held_out.finish()
-    typer.echo(outcome.recommendation.render())
-    typer.echo("\n" + "\n".join(f"wrote {path}" for path in outcome.paths))
+    echo(outcome.recommendation.render())
+    echo("\n" + "\n".join(f"wrote {path}" for path in outcome.paths))
     raise typer.Exit(0 if outcome.recommendation.feasible else 1)

@@ -17,7 +17,9 @@ from typing import Any, Callable, TextIO
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from quietload.terminal import echo, printable
 
 LINE_EVERY_S = 5.0   # wall seconds between plain lines without a terminal
 
@@ -37,6 +39,7 @@ class StepProgress:
     def __init__(self, label: str, total: float, unit: str, stream: TextIO | None = None,
                  clock: Callable[[], float] = time.monotonic, every_s: float = LINE_EVERY_S,
                  closing: Callable[["StepProgress"], str] | None = None, after: "StepProgress | None" = None) -> None:
+        label = printable(label, lines=False)      # a scenario's name as written, never a terminal's command
         self.label, self.unit, self.clock, self.every_s, self.after = label, unit, clock, every_s, after
         self.closing = closing or (lambda step: f"{step.label}: {step.done:,.0f} {step.unit} in {step.elapsed_s:,.1f} s")
         self.stream = stream or sys.stderr
@@ -46,7 +49,7 @@ class StepProgress:
                              TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                              console=Console(file=self.stream, force_terminal=self.live),
                              get_time=clock, disable=not self.live, transient=True)
-        self._task = self._bar.add_task(label, total=max(total, 1e-9))
+        self._task = self._bar.add_task(escape(label), total=max(total, 1e-9))
         self.started = self.last_line = 0.0
         self.done = 0.0
         self.detail: str | None = None
@@ -96,9 +99,9 @@ class StepProgress:
         if self.after is not None:
             self.after.finish()
         if self.live and self.entered and not self.closed:
-            self._bar.console.print(line, markup=False, highlight=False)
+            self._bar.console.print(printable(line), markup=False, highlight=False)
         else:
-            self.stream.write(line + "\n")
+            self.stream.write(printable(line) + "\n")
             self.stream.flush()
 
     def finish(self, done: float | None = None) -> None:
@@ -110,7 +113,7 @@ class StepProgress:
         self._bar.stop()
         self.closed = True
         self.done = self.done if done is None else done
-        self.stream.write(self.closing(self) + "\n")
+        self.stream.write(printable(self.closing(self)) + "\n")
         self.stream.flush()
 
     def __exit__(self, *exc_info: object) -> None:
@@ -150,9 +153,9 @@ def best_feasible(requests: int | None) -> str:
 def say(line: str) -> None:
     """A timestamped line on stderr: the per-step lines of live runs, calibrate and validate,
     whose runs log what the stack does between their steps."""
-    typer.echo(f"[{time.strftime('%H:%M:%S')}] {line}", err=True)
+    echo(f"[{time.strftime('%H:%M:%S')}] {line}", err=True)
 
 
 def echo(line: str) -> None:
     """A line on stderr, as it is: what a service of the live stack says while it starts."""
-    typer.echo(line, err=True)
+    echo(line, err=True)

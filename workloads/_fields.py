@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import Any, Callable
 
 from workloads.errors import ScenarioError
@@ -131,7 +132,38 @@ def boolean(value: Any, path: str) -> bool:
 def text(value: Any, path: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ScenarioError(path, f"expected a non-empty text, got {_short(value)}")
+    if _lone_surrogate(value):     # half of a character (a bad escape, or bytes that were no UTF-8): no text
+        raise ScenarioError(path, f"{_short(value)} holds a lone surrogate, half of a character")
     return value
+
+
+def _lone_surrogate(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+_TOPIC = re.compile(r"[a-zA-Z0-9._-]{1,249}")      # Kafka's Topic.validate: legal characters, at most 249
+_CLIENT_ID = re.compile(r"[a-zA-Z0-9._-]{1,249}")  # Kafka's legal client-id characters (its quota entity names)
+
+
+def topic_name(value: Any, path: str) -> str:
+    """A Kafka topic's name as Kafka takes it: ASCII letters, digits, '.', '_' and '-', at most 249, not '.' or '..'."""
+    name = text(value, path)
+    if not _TOPIC.fullmatch(name) or name in (".", ".."):
+        raise ScenarioError(path, f"{_short(name)} is no Kafka topic name (ASCII letters, digits, '.', '_' and '-', "
+                                  "at most 249, not '.' or '..')")
+    return name
+
+
+def client_id(value: Any, path: str) -> str:
+    """A name that becomes a Kafka client.id: ASCII letters, digits, '.', '_' and '-'."""
+    name = text(value, path)
+    if not _CLIENT_ID.fullmatch(name):
+        raise ScenarioError(path, f"{_short(name)} is no Kafka client.id (ASCII letters, digits, '.', '_' and '-', at most 249)")
+    return name
 
 
 def _short(value: Any) -> str:

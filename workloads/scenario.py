@@ -60,7 +60,7 @@ class Broker:
 
 @dataclass(frozen=True)
 class Topic:
-    name: str = f.prop(parse=f.text)
+    name: str = f.prop(parse=f.topic_name)
     partitions: int = f.prop(parse=f.positive_int)
     replication_factor: int | None = f.prop("replication.factor", f.positive_int, default=None)
     leaders: tuple[int, ...] | None = f.prop(parse=lambda v, p: tuple(f.non_negative_int(x, p) for x in v)
@@ -340,6 +340,10 @@ class Scenario:
             field = "batch.start" if self.batch.start is not None else "windows.before"
             raise ScenarioError(field, f"the load would start at {self.load_start:g} s, not before windows.max_duration "
                                        f"({self.windows.max_duration:g} s) ends the run")
+        last = self.load_start + (self.batch.loads - 1) * self.batch.spacing
+        if self.batch.loads > 1 and last >= self.windows.max_duration:
+            raise ScenarioError("batch.spacing", f"load {self.batch.loads} of {self.batch.loads} would start at {last:g} s, not "
+                                                 f"before windows.max_duration ({self.windows.max_duration:g} s) ends the run")
         names = {t.name for t in self.cluster.topics}
         if self.batch.topic not in names:
             raise ScenarioError("batch.topic", f"topic {self.batch.topic!r} is not in cluster.topics")

@@ -17,7 +17,7 @@ _positive_bytes = f.positive(parse_bytes)
 class Tenant:
     """A latency-sensitive neighbour producer sharing the cluster."""
 
-    name: str = f.prop(parse=f.text)
+    name: str = f.prop(parse=f.client_id)       # its producer's client.id, live
     topic: str = f.prop(parse=f.text)
     rate: float = f.prop(parse=f.positive(parse_record_rate))
     record_size: int = f.prop(parse=_positive_bytes)

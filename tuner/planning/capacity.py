@@ -118,12 +118,12 @@ def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str
     tasks = []
     for option, point in itertools.product(options, points):
         # checked before make_task lists the seeds; with or without --force, bad input stops here
-        point_scenario = Scenario.from_mapping(sized(option.mapping, scenario, point))
         try:
+            point_scenario = Scenario.from_mapping(sized(option.mapping, scenario, point))
             check_run_size(point_scenario, f"at the plan's point {option.name}, {point.load_gb:g} GB x {point.loads}; "
                            "--force runs it anyway", runs=len(seeds), force=force)
         except ScenarioError as refused:     # the load's size and count named as the plan's options set them
-            field = {"batch.loads": "--loads", "dataset.files": "--load-gb"}.get(refused.field, refused.field)
+            field = {"batch.loads": "--loads", "dataset.files": "--load-gb", "batch.spacing": "--spacing"}.get(refused.field, refused.field)
             raise ScenarioError(field, refused.problem.replace(f"{refused.field} of at most", f"{field} of at most")) from None
         tasks.append(make_task(option, scenario, point, seeds, keep_dir, point == current))
     return scenario, grid, options, tasks

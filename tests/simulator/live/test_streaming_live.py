@@ -4,6 +4,8 @@ processing, Spark real-time mode, Kafka Streams and Flink, each fed by its own p
 timed end to end by a consumer of its output topic. The run goes once for the module; the
 tests read its RunResult file."""
 import json
+import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ from typer.testing import CliRunner
 from quietload.cli import app
 from workloads import CATALOG
 from stack_probes import eventually
-from test_signals import listening_ports
+from test_signals import listeners_of, listening_sockets, still_listening
 
 SMALL = ["--set", "cluster.brokers=1", "--set", "cluster.replication.factor=1", "--set", "cluster.min.insync.replicas=1",
          "--set", "dataset.files.0.size=20MB", "--set", "windows.before=2s", "--set", "windows.after=2s",
@@ -59,10 +61,18 @@ def _pipeline_processes() -> list[str]:
 def streaming_run(tmp_path_factory):
     base = tmp_path_factory.mktemp("streaming")
     result_file = base / "result.json"
-    ports_before = listening_ports()
-    outcome = CliRunner().invoke(app, ["live", str(_scenario(base / "scenario.yaml")), *SMALL, "--json", str(result_file),
-                                       "--run-dir", str(base / "stack")])
-    return outcome, json.loads(result_file.read_text()) if result_file.exists() else None, ports_before
+    # every process the run starts inherits the marker, which is how its sockets are told from the machine's others
+    name, value = "QUIETLOAD_TEST_RUN", uuid.uuid4().hex
+    own_before = set(listening_sockets([os.getpid()]))
+    os.environ[name] = value
+    try:
+        with listeners_of(f"{name}={value}") as started:
+            outcome = CliRunner().invoke(app, ["live", str(_scenario(base / "scenario.yaml")), *SMALL, "--json", str(result_file),
+                                               "--run-dir", str(base / "stack")])
+    finally:
+        del os.environ[name]
+    return (outcome, json.loads(result_file.read_text()) if result_file.exists() else None,
+            (dict(started), own_before))
 
 
 @pytest.mark.live
@@ -102,7 +112,10 @@ def test_the_brokers_count_of_the_jobs_requests_leaves_out_the_pipelines(streami
 
 @pytest.mark.live
 def test_nothing_is_left_running_or_listening(streaming_run):
-    _, _, ports_before = streaming_run
+    _, _, (started, own_before) = streaming_run
     assert _pipeline_processes() == []
-    # the stack's JVMs were killed as the command returned; their sockets close as they exit
-    assert eventually(listening_ports, lambda ports: ports <= ports_before, timeout=15.0) <= ports_before
+    assert started, "the run's brokers and pipelines listened on no port while it ran"
+    # the stack's JVMs were killed as the command returned; their sockets close as they exit. Only the
+    # sockets the run's own processes held, and this process's own, are looked at: not the machine's
+    assert eventually(lambda: still_listening(started), lambda left: not left, timeout=15.0) == {}
+    assert set(listening_sockets([os.getpid()])) <= own_before

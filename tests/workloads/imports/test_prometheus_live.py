@@ -33,6 +33,7 @@ def _produce(servers: str, stop: threading.Event, counted: dict) -> None:
     while not stop.is_set():
         producer.produce("payments", b"p" * 200)
         sent += 1
+        counted["neighbour"] = sent
         if counted.get("load") is None and time.monotonic() - started > 4:
             for _ in range(RECORDS):
                 while True:
@@ -65,10 +66,11 @@ def test_a_load_sampled_from_the_exporter_is_counted_and_found(cluster, tmp_path
     history = json.loads((tmp_path / "local.history.json").read_text())
     broker = history["brokers"]["0"]
     assert counted["load"] == RECORDS
-    # every record produced while sampling is counted: the load's and the neighbour's (50/s over the seconds sampled)
-    seconds = len(broker["MessagesInPerSec"])
+    # every record produced while sampling is counted: the load's all, and of the neighbour's at most what it sent
+    # in all (the sampling lies within its life), whatever pace a busy machine let it keep; two periods' worth of
+    # the neighbour either way for the periods the first and last scrapes cut
     total = sum(broker["MessagesInPerSec"]) * history["period"]
-    assert abs(total - (RECORDS + NEIGHBOUR_RATE * seconds)) <= 0.05 * NEIGHBOUR_RATE * seconds + 2 * NEIGHBOUR_RATE
+    assert RECORDS - 2 * NEIGHBOUR_RATE <= total <= RECORDS + counted["neighbour"] + 2 * NEIGHBOUR_RATE
     assert all(0 <= v <= 100 for v in broker["RequestHandlerAvgIdlePercent"])
     assert sum(broker["ProduceRequestsPerSec"]) > 0 and max(broker["CpuUser"]) > 0
     assert "(all topics)" in history["topic_bytes"]
