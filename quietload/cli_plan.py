@@ -14,8 +14,9 @@ from quietload.terminal import echo
 def plan(
     scenario_file: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario YAML file (its `plan:` section gives defaults).")],
     overrides: Overrides = None,
-    load_gb: Annotated[str | None, typer.Option(metavar="GB,...", help="GB of input files per load (the dataset's files scaled) [default: 0.5, 1 and 2 x the job's].")] = None,
     loads: Annotated[str | None, typer.Option(metavar="N,...", help="Concurrent loads, each its own Spark job [default: the job's batch.loads and twice it].")] = None,
+    executors: Annotated[str | None, typer.Option(metavar="N,...", help="Executors of each load's job (its write cores, so its ingest rate: executors x spark.executor.cores) [default: the job's].")] = None,
+    load_gb: Annotated[str | None, typer.Option(metavar="GB,...", help="GB of input files per load (the dataset's files scaled): a bigger load takes longer, not faster [default: the job's].")] = None,
     spacing: Annotated[str | None, typer.Option(metavar="DURATION,...", help="Time between load starts, e.g. 0,60s [default: the job's batch.spacing].")] = None,
     brokers: Annotated[str | None, typer.Option(metavar="N,...", help="What-if: broker counts, e.g. 4,6.")] = None,
     broker_types: Annotated[str | None, typer.Option("--broker-type", metavar="NAME,...", help="What-if: MSK broker types, e.g. kafka.m5.xlarge,express.m7g.large (see docs/planning.md).")] = None,
@@ -25,7 +26,8 @@ def plan(
     quota: Annotated[str | None, typer.Option(metavar="RATE,...", help="What-if: producer_byte_rate quota on the batch client, per broker, e.g. 20MB/s.")] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed of every point's run: same seed, same plan.")] = 1,
     repeat: Annotated[int, typer.Option(min=1, help="Run every point on N seeds (--seed onwards) and count it at its worst: its longest load, each neighbour's highest p99.")] = 1,
-    refine: Annotated[int, typer.Option(min=0, metavar="STEPS", help="Bisect each option's capacity STEPS times between its last load within SLA and the next over it (one run per option per step).")] = 0,
+    extend: Annotated[int, typer.Option(min=0, metavar="STEPS", help="Extend each option's points up to STEPS times until its first breach is bracketed: twice the concurrent loads while none breached, a slower job (half its executors, then cores) while none held (one run per option per step).")] = 3,
+    refine: Annotated[int, typer.Option(min=0, metavar="STEPS", help="Bisect each option's capacity STEPS times between its last point within SLA and the next over it, in whole loads, executors or cores (one run per option per step).")] = 0,
     engine: Annotated[str, typer.Option(help="local (processes on this machine) or spark.")] = "local",
     workers: Annotated[int | None, typer.Option(min=1, help="Processes of the local engine, at least 1 [default: the CPU count].")] = None,
     master: Annotated[str, typer.Option(help="Spark master URL of the spark engine.")] = "local[*]",
@@ -33,10 +35,10 @@ def plan(
     keep_results: Annotated[Path | None, typer.Option(metavar="DIR", help="Also write every point's full RunResult into DIR.")] = None,
     force: PastLimits = False,
 ) -> None:
-    """Capacity planning: the largest batch ingest (GB/hour) each cluster option absorbs with every
-    neighbour within its SLA, and the headroom of the job's current load.
+    """Capacity planning: how many concurrent loads, at what ingest rate (GB/hour), each cluster option
+    absorbs with every neighbour within its SLA, the headroom of the job's current load, and what to try next.
 
-    Example: quietload plan workloads/catalog/paypay-glue-2gb-fixed.yaml --brokers 4,6 --broker-down --quota 20MB/s
+    Example: quietload plan workloads/catalog/paypay-glue-2gb-fixed.yaml --loads 1,2 --brokers 4,6 --broker-down --quota 20MB/s
     """
     from quietload.progress import plan_progress   # the planner loads only when a plan runs
     from reports.sections.plan import render_plan_csv, render_plan_table
@@ -46,11 +48,11 @@ def plan(
                                          "the cost profile is the scenario's `profile` (--set profile=NAME)")
     check_output_file(json_file, "--json", inputs=[("SCENARIO", scenario_file)])
     check_output_file(json_file.with_suffix(".csv") if json_file else None, "--json", inputs=[("SCENARIO", scenario_file)])
-    given = {"load_gb": load_gb, "loads": loads, "spacing": spacing, "brokers": brokers, "broker_types": broker_types,
+    given = {"load_gb": load_gb, "loads": loads, "executors": executors, "spacing": spacing, "brokers": brokers, "broker_types": broker_types,
              "replication_factor": replication_factor, "broker_down": broker_down, "quota": quota}
     with plan_progress(scenario_file.stem) as progress:
         result = run_plan(scenario_file, overrides, given, seed, engine, workers, master, keep_results, progress.update,
-                          repeat, force, refine)
+                          repeat, force, refine, extend_steps=extend)
         progress.finish()
     path = write_plan(result, json_file or plan_path(result["scenario"]))
     csv_path = path.with_suffix(".csv")

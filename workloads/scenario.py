@@ -287,7 +287,8 @@ def _number(value: Any, path: str) -> float:
 @dataclass(frozen=True)
 class Plan:
     """What ``quietload plan`` sweeps, kept with the job's scenario: the batch-load grid (empty:
-    around the job's own load) and the cluster what-ifs, each tried alone on the scenario's cluster."""
+    the job's own load, its concurrent loads and twice them) and the cluster what-ifs, each tried
+    alone on the scenario's cluster."""
 
     load_gb: tuple[float, ...] = f.prop(parse=_values(_number), default=())
     loads: tuple[int, ...] = f.prop(parse=_values(f.positive_int), default=())
@@ -297,6 +298,7 @@ class Plan:
     replication_factor: tuple[int, ...] = f.prop("replication.factor", _values(f.positive_int), default=())
     broker_down: bool = f.prop(parse=f.boolean, default=False)
     quota: tuple[float, ...] = f.prop(parse=_values(f.positive(parse_byte_rate)), default=())  # producer_byte_rate
+    executors: tuple[int, ...] = f.prop(parse=_values(f.positive_int), default=(), unset_unsaid=True)  # per load's job
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,13 @@ from simulator.contract import explain as words
 from workloads.units import format_seeds
 
 DEFINITIONS = (
-    "Ingest (GB/h) = load_gb x loads over load_seconds (first load's start to last load's end) x 3600. "
-    "Within SLA: every neighbour's p99 during the load at most its SLA. Max / current: the largest ingest "
-    "within SLA over the ingest of the scenario's own load on the current cluster; \"at least\" and \">=\" where "
-    "no point tried went over SLA (the capacity lies beyond the largest point tried).")
+    "A point: concurrent loads of the job, each on its executors' cores (its ingest rate), its files' GB each. "
+    "Ingest (GB/h) = GB loaded over load_seconds (first load's start to last load's end) x 3600. "
+    "Within SLA: every neighbour's p99 during the load at most its SLA. Headroom: the largest ingest within SLA "
+    "over the ingest of the scenario's own load on the current cluster; under 1.10x it is none (the same load at "
+    "another timing), \">=\" where no point went over SLA.")
+
+ROOM = 1.10    # a capacity under 10 % above the current ingest is the same load at another timing, not room
 
 
 def _gbh(value: float | None) -> str:
@@ -24,9 +27,13 @@ def _gbh(value: float | None) -> str:
 
 
 def _where(point: dict | None) -> str:
+    """A point as an operator sizes it: concurrent loads, each job's write cores, each load's GB."""
     if not point:
         return "-"
-    return f"{point['load_gb']:,.3g} GB x {point['loads']}, spacing {point['spacing_s']:g} s"
+    loads = point["loads"]
+    cores = f"{point['executors'] * point['cores']} cores" if "executors" in point else "the job's cores"
+    text = f"{loads} load{'s' if loads != 1 else ''} x {cores}, {point['load_gb']:,.3g} GB each"
+    return text + (f", {point['spacing_s']:g} s apart" if point["spacing_s"] else "")
 
 
 def _tried(option: dict, end: int) -> str:
@@ -51,16 +58,52 @@ def _breach(option: dict) -> str:
 def _headroom(option: dict) -> str:
     if option["max_ingest_gb_per_hour"] is None or option["headroom"] is None:
         return "-"   # no point within SLA: the headroom is unknown, not zero
+    if option["headroom"] < ROOM:
+        return f"none ({option['headroom']:.2f}x)"
     return (">= " if option.get("headroom_at_least") else "") + f"{option['headroom']:.2f}x"
 
 
-OPTION_HEADER = ["cluster option", "max ingest within SLA", "reached at", "max / current", "current plan", "first breach"]
+OPTION_HEADER = ["cluster option", "max ingest within SLA", "reached at", "headroom", "current plan", "first breach"]
 
 
 def option_rows(plan: dict) -> list[list[str]]:
     return [[o["name"], _capacity(o), _where(o["max_point"]), _headroom(o),
              "-" if o["current_plan_feasible"] is None else words.within_sla(o["current_plan_feasible"]), _breach(o)]
             for o in plan["options"]]
+
+
+def bounds(plan: dict) -> list[str]:
+    """Each option whose capacity the plan could not bracket, and the bound it reached."""
+    return [f"{o['name']}: {o['bound']}" for o in plan["options"] if o.get("bound")]
+
+
+def next_step(plan: dict) -> str:
+    """What to try next, from the plan's own verdicts: a what-if that holds a plan the cluster
+    cannot, the room the cluster has, or where to look when no option tried holds the load."""
+    options = {o["name"]: o for o in plan["options"]}
+    current = options.get("current")
+    holding = [o for o in plan["options"] if o["name"] != "current" and o["current_plan_feasible"]]
+    best = max((o for o in plan["options"] if o["max_ingest_gb_per_hour"] is not None),
+               key=lambda o: o["max_ingest_gb_per_hour"], default=None)
+    if current is None:
+        return "nothing planned on the current cluster"
+    if not plan["current_plan"]["feasible"]:
+        if holding:
+            return ", ".join(o["name"] for o in holding) + " keep" + ("s" if len(holding) == 1 else "") + \
+                " the current plan within SLA: make that change, or run less at once"
+        if current["max_point"]:
+            return (f"the current cluster holds {_where(current['max_point'])} ({_gbh(current['max_ingest_gb_per_hour'])}): "
+                    "run no more at once, or change the job's settings (quietload check SCENARIO)")
+        return ("no option tried holds even the smallest load: change the job's settings (quietload check SCENARIO) "
+                "or try larger what-ifs (--brokers, --broker-type)")
+    if current["headroom"] is not None and current["headroom"] >= ROOM:
+        return (f"room on the current cluster up to {_where(current['max_point'])} "
+                f"({current['headroom']:.2f}x the current ingest)" + ("" if not current.get("bound") else
+                                                                      ", and perhaps beyond: --extend tries further"))
+    if best is not None and best is not current and best["headroom"] is not None and best["headroom"] >= ROOM:
+        return (f"no room beyond the current plan on the current cluster; {best['name']} takes up to "
+                f"{_where(best['max_point'])} ({best['headroom']:.2f}x)")
+    return "no room beyond the current plan on any option tried: try larger what-ifs (--brokers, --broker-type)"
 
 
 def _seeds(plan: dict) -> list[int]:
@@ -81,19 +124,25 @@ def _headline(plan: dict) -> list[str]:
             f"{words.within_sla(cur['feasible'])}"]
 
 
+def _after_table(plan: dict) -> list[str]:
+    found = bounds(plan)
+    return [*(["not bracketed:", *(f"  {line}" for line in found)] if found else []), f"next: {next_step(plan)}"]
+
+
 def render_plan_table(plan: dict) -> str:
     """The plan for a terminal: the headline, then one aligned row per cluster option."""
     rows = [OPTION_HEADER, *option_rows(plan)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(OPTION_HEADER) - 1)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in rows]
-    return "\n".join([*_headline(plan), "", *lines])
+    return "\n".join([*_headline(plan), "", *lines, "", *_after_table(plan)])
 
 
 def render_plan_markdown(plan: dict) -> str:
     def row(cells: list[str]) -> str:
         return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
     lines = [f"## Capacity plan: {plan['scenario']}", "", *(f"{line}." for line in _headline(plan)), "", DEFINITIONS, "",
-             row(OPTION_HEADER), "| --- | ---: | --- | ---: | --- | --- |", *(row(r) for r in option_rows(plan)), ""]
+             row(OPTION_HEADER), "| --- | ---: | --- | ---: | --- | --- |", *(row(r) for r in option_rows(plan)), "",
+             *(f"{line}  " for line in _after_table(plan)), ""]
     return "\n".join(lines)
 
 
@@ -105,7 +154,7 @@ def tenant_names(plans: list[dict]) -> list[str]:
     return names
 
 
-POINT_COLUMNS = ("option", "load_gb", "loads", "spacing_s", "current_plan", "ingest_gb_per_hour",
+POINT_COLUMNS = ("option", "load_gb", "loads", "spacing_s", "executors", "cores", "current_plan", "ingest_gb_per_hour",
                  "produce_requests", "load_seconds", "feasible")
 
 
@@ -122,7 +171,7 @@ def render_plan_csv(plans: list[dict]) -> str:
         for point in plan["points"]:
             tenants = {t["name"]: t for t in point["tenants"]}
             cells = [("" if tenants.get(n, {}).get(k) is None else tenants[n][k]) for n in names for k in ("p99_ms_during", "sla_p99_ms")]
-            writer.writerow([plan["scenario"], seed, *(point[c] for c in POINT_COLUMNS), *cells])
+            writer.writerow([plan["scenario"], seed, *(point.get(c, "") for c in POINT_COLUMNS), *cells])
     return out.getvalue()
 
 
@@ -168,4 +217,5 @@ def capacity_plot(plan: dict) -> Plot:
 def render_plan_html(plan: dict) -> str:
     return "\n".join([f"<h2>Capacity plan: {escape(plan['scenario'])}</h2>",
                       *(f"<p>{escape(line)}.</p>" for line in _headline(plan)), f"<p>{escape(DEFINITIONS)}</p>",
-                      html_table(OPTION_HEADER, option_rows(plan)), capacity_plot(plan).html()])
+                      html_table(OPTION_HEADER, option_rows(plan)),
+                      *(f"<p>{escape(line)}</p>" for line in _after_table(plan)), capacity_plot(plan).html()])

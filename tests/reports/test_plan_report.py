@@ -13,22 +13,25 @@ from simulator.contract.files import is_plan_file, read_plan
 def _point(option, load_gb, loads, ingest, p99s, current=False):
     tenants = [{"name": "api", "p99_ms_during": p99s[0], "sla_p99_ms": 10.0},
                {"name": "scoring", "p99_ms_during": p99s[1], "sla_p99_ms": 20.0}]
-    return {"option": option, "load_gb": load_gb, "loads": loads, "spacing_s": 0.0, "current_plan": current,
+    return {"option": option, "load_gb": load_gb, "loads": loads, "spacing_s": 0.0, "executors": 2, "cores": 8, "current_plan": current,
             "ingest_gb_per_hour": ingest, "produce_requests": 1000 * loads, "load_seconds": 3600.0 * load_gb * loads / ingest,
             "tenants": tenants, "feasible": p99s[0] <= 10.0 and p99s[1] <= 20.0}
 
 
 PLAN = {
     "kind": "quietload-plan", "schema_version": 1, "scenario": "nightly", "source": "nightly.yaml",
-    "evaluator": "model", "seed": 1, "grid": {"load_gb": [1.0, 2.0], "loads": [1], "spacing_s": [0.0]},
-    "current_plan": {"load_gb": 1.0, "loads": 1, "spacing_s": 0.0, "ingest_gb_per_hour": 400.0, "feasible": True},
+    "evaluator": "model", "seed": 1, "grid": {"load_gb": [1.0, 2.0], "loads": [1], "spacing_s": [0.0], "executors": [2], "cores": 8},
+    "current_plan": {"load_gb": 1.0, "loads": 1, "spacing_s": 0.0, "executors": 2, "cores": 8, "ingest_gb_per_hour": 400.0,
+                     "feasible": True},
     "options": [
         {"name": "current", "changes": {}, "max_ingest_gb_per_hour": 400.0,
-         "max_point": {"load_gb": 1.0, "loads": 1, "spacing_s": 0.0},
+         "max_point": {"load_gb": 1.0, "loads": 1, "spacing_s": 0.0, "executors": 2, "cores": 8},
          "first_breach": {"tenant": "api", "p99_ms_during": 10.04, "sla_p99_ms": 10.0, "ingest_gb_per_hour": 410.0,
-                          "load_gb": 2.0, "loads": 1, "spacing_s": 0.0}, "headroom": 1.0, "current_plan_feasible": True},
+                          "load_gb": 2.0, "loads": 1, "spacing_s": 0.0, "executors": 2, "cores": 8}, "headroom": 1.0,
+         "current_plan_feasible": True},
         {"name": "brokers=6", "changes": {"cluster.brokers": 6}, "max_ingest_gb_per_hour": 800.0,
-         "max_point": {"load_gb": 2.0, "loads": 1, "spacing_s": 0.0}, "first_breach": None, "headroom": 2.0,
+         "max_point": {"load_gb": 2.0, "loads": 1, "spacing_s": 0.0, "executors": 2, "cores": 8}, "first_breach": None,
+         "headroom": 2.0,
          "current_plan_feasible": True}],
     "points": [_point("current", 1.0, 1, 400.0, [8.0, 9.0], current=True), _point("current", 2.0, 1, 410.0, [10.04, 9.0]),
                _point("brokers=6", 1.0, 1, 790.0, [6.0, 7.0], current=True), _point("brokers=6", 2.0, 1, 800.0, [6.5, 7.5])],
@@ -36,21 +39,24 @@ PLAN = {
 
 
 def test_the_table_shows_each_options_capacity_headroom_and_first_breach():
+    # the current cluster's 1.00x is no room (a bigger file, not more ingest), and the line after the table says what to try
     assert render_plan_table(PLAN).splitlines() == [
         "nightly plan (model, seed 1): 2 cluster option(s), 4 runs",
-        "current plan: 1 GB x 1, spacing 0 s: 400 GB/h on the current cluster, within SLA",
+        "current plan: 1 load x 16 cores, 1 GB each: 400 GB/h on the current cluster, within SLA",
         "",
-        "cluster option  max ingest within SLA  reached at             max / current  current plan  first breach",
-        "current         400 GB/h               1 GB x 1, spacing 0 s  1.00x          within SLA    api p99 10.04 ms > SLA 10.00 ms at 410 GB/h (2 GB x 1, spacing 0 s)",
-        "brokers=6       800 GB/h               2 GB x 1, spacing 0 s  2.00x          within SLA    none: the capacity is beyond the largest point tried",
+        "cluster option  max ingest within SLA  reached at                    headroom      current plan  first breach",
+        "current         400 GB/h               1 load x 16 cores, 1 GB each  none (1.00x)  within SLA    api p99 10.04 ms > SLA 10.00 ms at 410 GB/h (1 load x 16 cores, 2 GB each)",
+        "brokers=6       800 GB/h               1 load x 16 cores, 2 GB each  2.00x         within SLA    none: the capacity is beyond the largest point tried",
+        "",
+        "next: no room beyond the current plan on the current cluster; brokers=6 takes up to 1 load x 16 cores, 2 GB each (2.00x)",
     ]
 
 
 def test_markdown_section_has_the_definitions_and_one_row_per_option():
     lines = render_plan_markdown(PLAN).splitlines()
     assert lines[0] == "## Capacity plan: nightly"
-    assert any(line.startswith("Ingest (GB/h) = load_gb x loads over load_seconds") for line in lines)
-    assert ("| brokers=6 | 800 GB/h | 2 GB x 1, spacing 0 s | 2.00x | within SLA | none: the capacity is beyond the "
+    assert any("Ingest (GB/h) = GB loaded over load_seconds" in line for line in lines)
+    assert ("| brokers=6 | 800 GB/h | 1 load x 16 cores, 2 GB each | 2.00x | within SLA | none: the capacity is beyond the "
             "largest point tried |") in lines
 
 
@@ -60,7 +66,7 @@ def test_no_breach_and_no_point_within_sla_are_bounds_not_figures():
     beyond = {**PLAN["options"][1], "headroom_at_least": True, "ingest_tried_gb_per_hour": [790.0, 800.0]}
     below = {**PLAN["options"][0], "name": "quota=1MB/s", "max_ingest_gb_per_hour": None, "max_point": None,
              "headroom": None, "headroom_at_least": False, "ingest_tried_gb_per_hour": [350.0, 410.0]}
-    rows = render_plan_table({**PLAN, "options": [beyond, below]}).splitlines()[-2:]
+    rows = render_plan_table({**PLAN, "options": [beyond, below]}).splitlines()[-4:-2]
     assert rows[0].split("  ")[0] == "brokers=6"
     assert "at least 800 GB/h" in rows[0] and ">= 2.00x" in rows[0]
     assert rows[0].endswith("none: the capacity is beyond the largest point tried (800 GB/h)")

@@ -1,9 +1,12 @@
 """Capacity planning: how much batch ingest each cluster option absorbs with every neighbour within SLA.
 
-The grid sweeps the batch load: ``load_gb`` (GB of input files per load: the dataset's file
-sizes scaled in proportion), ``loads`` (``batch.loads``: loads of that size, each its own Spark
-job with its own executors) and ``spacing`` (``batch.spacing``: seconds between their starts).
-Every grid point runs on every cluster option (``tuner.planning.whatif``) with the same seed.
+The grid sweeps the batch load in the units an operator decides in: ``loads`` (``batch.loads``:
+concurrent loads, each its own Spark job with its own executors) and ``executors``
+(``spark.executor.instances`` of each job: its write cores, and so its ingest rate), with
+``spacing`` (``batch.spacing``: seconds between load starts) and ``load_gb`` (GB of input files
+per load, the dataset's file sizes scaled in proportion: a bigger file takes longer, not faster).
+Every grid point runs on every cluster option (``tuner.planning.whatif``) with the same seed, and
+``tuner.planning.search`` extends the grid until each option's first breach is bracketed.
 
 A point's ingest (GB/hour) is the GB it loads, ``load_gb x loads``, over the time the cluster
 takes them in, ``load_seconds`` (first load's start to last load's end), times 3600: the rate
@@ -27,6 +30,7 @@ from simulator.contract import explain as words
 from simulator.contract import result_path, scenario_path
 from simulator.contract.files import PLAN
 from simulator.evaluator import Evaluator, model_evaluator
+from tuner.planning.search import LoadPoint, bracket, extend, point_of, refine
 from tuner.planning.whatif import ClusterOption, cluster_options
 from tuner.runner import Execution, Runner
 from workloads import Scenario, ScenarioError
@@ -36,16 +40,9 @@ from workloads.scenario import load_mapping
 from workloads.scenario import Plan
 
 GIB = 1024**3
-DEFAULT_LOAD_SCALES = (0.5, 1.0, 2.0)     # x the job's own load: a grid that finishes in a minute or two
+DEFAULT_EXTEND = 3                        # rounds of extension past the grid (doublings of the loads)
 
 Progress = Callable[[int, int], None]     # (points done, points in all)
-
-
-@dataclass(frozen=True)
-class LoadPoint:
-    load_gb: float
-    loads: int
-    spacing_s: float
 
 
 @dataclass(frozen=True)
@@ -53,22 +50,28 @@ class Grid:
     load_gb: tuple[float, ...]
     loads: tuple[int, ...]
     spacing_s: tuple[float, ...]
+    executors: tuple[int, ...]
+    cores: int                             # spark.executor.cores, the job's own
 
     @classmethod
     def of(cls, plan: Plan, current: LoadPoint) -> "Grid":
-        """The plan's axes; an axis it leaves empty goes around the job's own load."""
-        return cls(plan.load_gb or tuple(current.load_gb * s for s in DEFAULT_LOAD_SCALES),
-                   plan.loads or (current.loads, 2 * current.loads), plan.spacing or (current.spacing_s,))
+        """The plan's axes; an axis it leaves empty is the job's own (its concurrent loads and twice them)."""
+        return cls(plan.load_gb or (current.load_gb,), plan.loads or (current.loads, 2 * current.loads),
+                   plan.spacing or (current.spacing_s,), plan.executors or (current.executors,), current.cores)
 
     def points(self) -> list[LoadPoint]:
-        return [LoadPoint(*values) for values in itertools.product(self.load_gb, self.loads, self.spacing_s)]
+        return [LoadPoint(gb, loads, spacing, executors, self.cores) for gb, loads, spacing, executors
+                in itertools.product(self.load_gb, self.loads, self.spacing_s, self.executors)]
 
     def to_dict(self) -> dict:
-        return {"load_gb": list(self.load_gb), "loads": list(self.loads), "spacing_s": list(self.spacing_s)}
+        return {"load_gb": list(self.load_gb), "loads": list(self.loads), "spacing_s": list(self.spacing_s),
+                "executors": list(self.executors), "cores": self.cores}
 
 
 def current_load(scenario: Scenario) -> LoadPoint:
-    return LoadPoint(sum(scenario.dataset.file_sizes) / GIB, scenario.batch.loads, scenario.batch.spacing)
+    spark = scenario.batch.spark
+    return LoadPoint(sum(scenario.dataset.file_sizes) / GIB, scenario.batch.loads, scenario.batch.spacing,
+                     spark.executors, spark.executor_cores)
 
 
 def ingest_gb_per_hour(point: LoadPoint, load_seconds: float) -> float:
@@ -83,6 +86,10 @@ def sized(mapping: dict, scenario: Scenario, point: LoadPoint) -> dict:
     changed["dataset"]["files"] = [{"size": max(1, round(g.size * factor)), "count": g.count} for g in scenario.dataset.files]
     changed["batch"]["loads"] = point.loads
     changed["batch"]["spacing"] = f"{point.spacing_s!r}s"
+    spark = changed["batch"].setdefault("spark", {})
+    spark["spark.executor.instances"], spark["spark.executor.cores"] = point.executors, point.cores
+    if spark.get("vcpus") is not None:   # an executor's host has at least its cores
+        spark["vcpus"] = max(int(spark["vcpus"]), point.cores)
     return changed
 
 
@@ -135,36 +142,6 @@ def make_task(option: ClusterOption, scenario: Scenario, point: LoadPoint, seeds
             "scenario": sized(option.mapping, scenario, point), "keep_dir": str(keep_dir) if keep_dir else None}
 
 
-def bracket(points: list[dict]) -> tuple[dict, dict] | None:
-    """The option's point of most ingest within SLA and, among the points of its load count and
-    spacing, the next larger load over SLA: the two grid points its capacity lies between."""
-    within = [p for p in points if p["feasible"]]
-    if not within:
-        return None
-    best = max(within, key=lambda p: p["ingest_gb_per_hour"])
-    over = [p for p in points if not p["feasible"] and (p["loads"], p["spacing_s"]) == (best["loads"], best["spacing_s"])
-            and p["load_gb"] > best["load_gb"]]
-    return (best, min(over, key=lambda p: p["load_gb"])) if over else None
-
-
-def refine(tasks_of: Callable[[list[tuple[ClusterOption, LoadPoint]]], list[dict]], options: list[ClusterOption],
-           points: list[dict], steps: int) -> list[dict]:
-    """``steps`` bisections of each option's load between its bracket (``bracket``): each step runs
-    the midpoint's load size on every option still bracketed, in one batch; the points it adds."""
-    brackets = {o.name: bracket([p for p in points if p["option"] == o.name]) for o in options}
-    added: list[dict] = []
-    for _ in range(steps):
-        live = [(o, brackets[o.name]) for o in options if brackets[o.name]]
-        if not live:
-            break
-        mids = [(o, LoadPoint((low["load_gb"] + high["load_gb"]) / 2, low["loads"], low["spacing_s"])) for o, (low, high) in live]
-        for (option, (low, high)), point in zip(live, tasks_of(mids)):
-            point["refined"] = True
-            brackets[option.name] = (point, high) if point["feasible"] else (low, point)
-            added.append(point)
-    return added
-
-
 def _round(value: Any) -> Any:
     return float(f"{value:.6g}") if isinstance(value, float) else value
 
@@ -180,7 +157,7 @@ def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
     worst over the seeds (the runner's work: a module-level function, so process pools and
     Spark's Python workers can run it)."""
     scenario = Scenario.from_mapping(task["scenario"])
-    point = LoadPoint(task["load_gb"], task["loads"], task["spacing_s"])
+    point = point_of(task)
     summaries = []
     for seed in task["seeds"]:
         result = evaluator.evaluate(scenario, seed)
@@ -192,7 +169,7 @@ def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
     tenants = [{"name": t.name, "p99_ms_during": _round(_highest([s.tenants[i].p99_ms_during for s in summaries])),
                 "sla_p99_ms": _round(t.sla_p99_ms)} for i, t in enumerate(summaries[0].tenants)]
     return {"option": task["option"], **{k: _round(v) for k, v in dataclasses.asdict(point).items()},
-            "current_plan": task["current_plan"],
+            "write_cores": point.write_cores * point.loads, "current_plan": task["current_plan"],
             "ingest_gb_per_hour": _round(ingest_gb_per_hour(point, load_seconds)),
             "produce_requests": max(summary.produce_requests for summary in summaries), "load_seconds": _round(load_seconds),
             "tenants": tenants, "feasible": all(within_sla(t) for t in tenants)}
@@ -208,7 +185,7 @@ def _worst(tenants: list[dict]) -> dict | None:
     return max(over, key=lambda t: t["p99_ms_during"] / t["sla_p99_ms"]) if over else None
 
 
-def option_verdict(option: ClusterOption, points: list[dict], current_ingest: float) -> dict:
+def option_verdict(option: ClusterOption, points: list[dict], current_ingest: float, bound: str | None = None) -> dict:
     """An option's capacity (largest ingest within SLA), the point it is reached at, the first
     breach (the point of least ingest over SLA and its worst neighbour) and the headroom."""
     within = [p for p in points if p["feasible"]]
@@ -216,7 +193,7 @@ def option_verdict(option: ClusterOption, points: list[dict], current_ingest: fl
     over = [p for p in points if not p["feasible"]]
     first = min(over, key=lambda p: p["ingest_gb_per_hour"]) if over else None
     capacity = best["ingest_gb_per_hour"] if best else None
-    where = ("load_gb", "loads", "spacing_s")
+    where = ("load_gb", "loads", "spacing_s", "executors", "cores")
     breach = None
     if first:
         tenant = _worst(first["tenants"])
@@ -231,17 +208,18 @@ def option_verdict(option: ClusterOption, points: list[dict], current_ingest: fl
             "headroom": _round(capacity / current_ingest) if current_ingest and capacity is not None else None,
             "headroom_at_least": breach is None and capacity is not None,
             "ingest_tried_gb_per_hour": [min(tried), max(tried)] if tried else None,
-            "current_plan_feasible": mine["feasible"] if mine else None}
+            "bound": bound, "current_plan_feasible": mine["feasible"] if mine else None}
 
 
 def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, given: dict[str, Any] | None = None,
              seed: int = 1, engine: str = "local", workers: int | None = None, master: str = "local[*]",
              keep_dir: str | Path | None = None, progress: Progress | None = None, repeat: int = 1,
-             force: bool = False, refine_steps: int = 0, evaluator: Evaluator | None = None) -> dict:
+             force: bool = False, refine_steps: int = 0, evaluator: Evaluator | None = None,
+             extend_steps: int = DEFAULT_EXTEND) -> dict:
     """The plan of ``scenario_file``: every (cluster option, load point) on ``evaluator`` [default:
-    the model] (on ``repeat`` seeds from ``seed``), ``refine_steps`` bisections of each option's
-    capacity between grid points, and each option's verdict. The same plan whatever the engine
-    and the worker count."""
+    the model] (on ``repeat`` seeds from ``seed``), up to ``extend_steps`` rounds extending each
+    option's points until its first breach is bracketed, ``refine_steps`` bisections of each
+    option's bracket, and each option's verdict. The same plan whatever the engine and the worker count."""
     execution = Execution(engine, workers, master).checked()
     if repeat < 1:
         raise ScenarioError("--repeat", f"expected at least 1, got {repeat}")
@@ -250,24 +228,40 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
     report = progress or (lambda done, total: None)
     evaluator = evaluator or model_evaluator()
     with Runner(evaluate_point, evaluator, execution) as runner:
-        points = runner.run(tasks, report)
-        if refine_steps:
-            total = len(tasks) + refine_steps * len(options)    # at most: an option without a bracket stops early
-            done = [len(tasks)]
+        done = [0]
+        total = [len(tasks) + (extend_steps + refine_steps) * len(options)]   # at most: an option settled stops early
 
-            def midpoints(mids: list[tuple[ClusterOption, LoadPoint]]) -> list[dict]:
-                batch = [make_task(o, scenario, p, seeds, keep_dir) for o, p in mids]
-                found = runner.run(batch, lambda finished, _: report(done[0] + finished, total))
-                done[0] += len(found)
-                return found
-            points += refine(midpoints, options, points, refine_steps)
+        def run(batch: list[dict]) -> list[dict]:
+            found = runner.run(batch, lambda finished, _: report(done[0] + finished, total[0]))
+            done[0] += len(found)
+            return found
+
+        def points_of(asks: list[tuple[ClusterOption, LoadPoint]]) -> list[dict]:
+            return run([make_task(o, scenario, p, seeds, keep_dir) for o, p in asks])
+
+        def fits(option: ClusterOption, point: LoadPoint) -> bool:
+            if force:
+                return True
+            try:
+                check_run_size(Scenario.from_mapping(sized(option.mapping, scenario, point)), runs=len(seeds))
+            except ScenarioError:
+                return False
+            return True
+
+        points = run(tasks)
+        extended, bounds = extend(points_of, options, points, extend_steps, fits)
+        points += extended
+        if refine_steps:
+            points += refine(points_of, options, points, refine_steps)
     current = next(p for p in points if p["option"] == "current" and p["current_plan"])
     by_option = {o.name: [p for p in points if p["option"] == o.name] for o in options}
     return {**PLAN.document(), "scenario": scenario.name,
             "source": str(scenario_file), "evaluator": evaluator.name, "seed": seed, "seeds": list(seeds),
-            "grid": grid.to_dict(), "refine_steps": refine_steps,
-            "current_plan": {k: current[k] for k in ("load_gb", "loads", "spacing_s", "ingest_gb_per_hour", "feasible")},
-            "options": [option_verdict(o, by_option[o.name], current["ingest_gb_per_hour"]) for o in options],
+            "grid": grid.to_dict(), "extend_steps": extend_steps, "refine_steps": refine_steps,
+            "current_plan": {k: current[k] for k in ("load_gb", "loads", "spacing_s", "executors", "cores",
+                                                     "ingest_gb_per_hour", "feasible")},
+            "options": [option_verdict(o, by_option[o.name], current["ingest_gb_per_hour"], bounds.get(o.name))
+                        for o in options],
             "points": points}
 
 
