@@ -103,3 +103,17 @@ def test_settings_left_unsaid_leave_the_scenario_s_mapping_as_it_was():
     assert "platform" not in mapping["batch"] and {"tls", "kafka_version"}.isdisjoint(mapping["cluster"])
     assert "type" not in mapping["cluster"]["broker"]
     assert _scenario("batch.platform.emr=7.x", "batch.client.version=").as_mapping()["batch"]["platform"] == {"emr": "7.x"}
+
+
+def test_the_issue_s_broker_type_runs_from_the_command_line_and_from_a_scenario_file(tmp_path):
+    """Issue 25, problem 7: `--set cluster.broker.type=kafka.m5.xlarge` was an unknown key."""
+    out = tmp_path / "run.json"
+    outcome = CliRunner().invoke(app, ["simulate", BASELINE, "--set", "cluster.broker.type=kafka.m5.xlarge", "--json", str(out)])
+    assert outcome.exit_code == 0, outcome.output
+    assert '"type": "kafka.m5.xlarge"' in out.read_text() and '"vcpus": 4,' in out.read_text()
+    own = tmp_path / "own.yaml"
+    own.write_text(f"extends: {BASELINE}\ncluster:\n  broker: {{type: kafka.m7g.2xlarge}}\n  kafka_version: 3.9.1\n"
+                   "  tls: false\nbatch:\n  platform: {emr: 7.x}\n  client: {version: null}\n")
+    scenario = Scenario.from_yaml(own)
+    assert (scenario.cluster.broker.vcpus, scenario.cluster.kafka_version, scenario.cluster.tls) == (8, "3.9.1", False)
+    assert (scenario.batch.runs_on.label, scenario.batch.client.version) == ("Amazon EMR 7.x", (3, 4, 1))
