@@ -338,6 +338,7 @@ class RecordAccumulator:
             if rest > 0.0:     # the record send() is still appending goes where the next one does
                 self.carry += rest
                 self.appended -= rest
+                self.sticky.taken_back(partition, rest)
         return [taken] if taken else []
 
     def _take(self, partition: Partition, now: float) -> Batch:

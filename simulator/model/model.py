@@ -2,6 +2,7 @@
 them on one event loop, and hands the components to ``outcome`` for the RunResult."""
 from __future__ import annotations
 
+import dataclasses
 import gc
 import math
 import random
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simulator.model import outcome
+from simulator.model.append import AppendProcess, BurstLoad
 from simulator.model.broker import Broker, Fetcher, Partition, fetcher_id
 from simulator.model.client import ClientSpec
 from simulator.model.compression import record_overhead
@@ -82,9 +84,16 @@ class ModelEvaluator:
         run.execute(progress)
         return outcome.build(run)
 
+    def evaluate_appends(self, scenario: Scenario, appends: AppendProcess, seed: int) -> RunResult:
+        """``scenario`` with its batch job's Spark model replaced by ``appends`` (one producer with
+        the job's settings, on one of the job's executor hosts): the producer alone."""
+        run = ModelRun(scenario, seed, self, appends)
+        run.execute()
+        return outcome.build(run)
+
 
 class ModelRun:
-    def __init__(self, scenario: Scenario, seed: int, evaluator: ModelEvaluator):
+    def __init__(self, scenario: Scenario, seed: int, evaluator: ModelEvaluator, appends: AppendProcess | None = None):
         self.scenario, self.seed = scenario, seed
         self.rng = random.Random(seed)
         cluster, profile = scenario.cluster, scenario.profile
@@ -110,7 +119,7 @@ class ModelRun:
         self.loads: list[Load] = []
         self.load_plan = None
         self.bulk_record_bytes = 0.0
-        self._build_loads()
+        self._build_loads(appends)
         self.tenants = [self._neighbour(t) for t in scenario.tenants]
         self.load_end = math.nan
         self.replica_lag: list[float] = []     # sampled once a second
@@ -125,7 +134,7 @@ class ModelRun:
         return [Fetcher(self.engine, self.brokers[f], self.brokers[l], parts)
                 for (f, l, _), parts in sorted(groups.items())]
 
-    def _build_loads(self) -> None:
+    def _build_loads(self, appends: AppendProcess | None) -> None:
         scenario, batch = self.scenario, self.scenario.batch
         spark, profile = batch.spark, scenario.profile
         if batch.client.kind != "java":
@@ -151,6 +160,9 @@ class ModelRun:
         # Spark's executors share the job's client.id: the brokers meter them as one client
         spec = ClientSpec(QUOTA_CLIENT_ID, batch.client, batch.producer, profile.client, curve.ratio_at,
                           self.bulk_record_bytes, batch.key is not None, scenario.cluster.network_rtt)
+        if appends is not None:
+            self._build_appends(appends, spec)
+            return
         for copy in range(batch.loads):
             rngs = [random.Random(self.rng.random()) for _ in range(spark.executors)]
             rates = [core_rate * self._noise(jitter) for _ in plan.write_tasks]
@@ -164,6 +176,27 @@ class ModelRun:
                         spark.executor_cores, hosts, rates, scans, order, self._load_done)
             self.loads.append(load)
             self.engine.at(scenario.load_start + copy * batch.spacing, load.start)
+
+    def _build_appends(self, appends: AppendProcess, spec: ClientSpec) -> None:
+        """One producer fed by ``appends`` on a host of the job's executor's vCPUs, from the load's start."""
+        key = appends.key_bytes or None
+        record = appends.value_bytes + (key or 0) + record_overhead(appends.value_bytes, key)
+        spec = dataclasses.replace(spec, record_bytes=record, keyed=key is not None)
+        self.bulk_record_bytes = record
+        spark, profile = self.scenario.batch.spark, self.scenario.profile
+        rng = random.Random(self.rng.random())
+        host = Cores(spark.vcpus or spark.executor_cores, self.scheduler, rng, profile.scheduler.jvm_background_threads)
+        topic = self.partitions[self.scenario.batch.topic]
+        load: Load | BurstLoad
+        self.load_plan = appends.write_plan(record)
+        if appends.bursts:
+            load = BurstLoad(self.engine, "load0", appends, spec, topic, rng, host, self._load_done)
+        else:
+            load = Load(self.engine, "load0", self.load_plan, spec, topic, [rng], appends.threads, [host],
+                        [appends.rate / appends.value_bytes * record / appends.threads] * appends.threads, [], [0],
+                        self._load_done)
+        self.loads.append(load)
+        self.engine.at(self.scenario.load_start, load.start)
 
     def _noise(self, spread: float) -> float:
         return min(1.5, max(0.5, 1.0 + spread * self.rng.gauss(0.0, 1.0))) if spread else 1.0

@@ -53,6 +53,7 @@ def _producer_figures(producer, load) -> dict:
         "records": producer.records_sent,
         "append_rate_bytes_per_s": producer.appended / active if active else 0.0,
         "drain_interval_ms": (producer.drain_interval.value or 0.0) * 1e3,
+        "request_latency_ms": (producer.request_latency.value or 0.0) * 1e3,
         "mean_batch_bytes": producer.bytes_sent / producer.batches_sent if producer.batches_sent else 0.0,
         "batch_fill": (producer.wire_sent / producer.batches_sent / producer.batch_size) if producer.batches_sent else 0.0,
         "batches_per_request": producer.batches_sent / producer.requests if producer.requests else 0.0,

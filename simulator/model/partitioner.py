@@ -2,8 +2,11 @@
 
 KIP-480 (kafka-clients 2.4-3.2, ``StickyPartitionCache``): a random partition other than the
 last each time a record needs a new batch. KIP-794 (3.3 on, ``BuiltInPartitioner``): a switch
-once 2 x ``batch.size`` went to the partition (KAFKA-14156), to a partition weighted against
-long queues (adaptive partitioning). librdkafka: a new random partition every
+once ``batch.size`` went to the partition and its queue has no batch still taking records (the
+sender drained it: ``RecordAccumulator.append`` checks ``allBatchesFull`` before and after each
+append; a batch that cannot take the next record stays open until that record starts the next
+one, so a queue whose batches filled by appends never qualifies), else once 2 x ``batch.size``
+went to it (KAFKA-14156), to a partition weighted against long queues (adaptive partitioning). librdkafka: a new random partition every
 ``sticky.partitioning.linger.ms``.
 """
 from __future__ import annotations
@@ -24,8 +27,8 @@ class StickyPartitioner:
     accumulator's queues (``deques``, and ``queued``: how many batches each holds) as the
     client's partitioner does."""
 
-    __slots__ = ("kind", "partitions", "deques", "queued", "rng", "random", "getrandbits", "switch_bytes", "current",
-                 "produced", "since")
+    __slots__ = ("kind", "partitions", "deques", "queued", "rng", "random", "getrandbits", "switch_bytes",
+                 "drained_switch_bytes", "current", "produced", "since")
 
     def __init__(self, kind: str, partitions: list[Partition], deques: dict[Partition, deque[Batch]], queued: list[int],
                  rng: random.Random, batch_size: int):
@@ -34,6 +37,7 @@ class StickyPartitioner:
         self.random: Callable[[], float] = rng.random           # bound once: draws on every switch
         self.getrandbits: Callable[[int], int] = rng.getrandbits
         self.switch_bytes = 2 * batch_size if kind == "kip794" else math.inf
+        self.drained_switch_bytes = batch_size if kind == "kip794" else math.inf   # its queue drained
         self.current: Partition | None = None
         self.produced = 0.0                # bytes sent to the current partition since the switch
         self.since = 0.0
@@ -81,10 +85,13 @@ class StickyPartitioner:
         return partition
 
     def for_record(self, now: float) -> Partition:
-        """The partition of the next record: KIP-480 switches when it needs a new batch,
-        librdkafka after sticky.partitioning.linger.ms."""
+        """The partition of the next record: KIP-480 switches when it needs a new batch, KIP-794
+        when ``batch.size`` went to the partition and the sender drained its queue
+        (``partitionChanged``), librdkafka after sticky.partitioning.linger.ms."""
         partition = self.current or self.switch(now)
         dq = self.deques[partition]
+        if not dq and self.produced >= self.drained_switch_bytes:
+            return self.switch(now)
         if self.kind == "kip480" and not (dq and not dq[-1].full) and self.produced > 0:
             return self.switch(now)
         if self.kind == "librdkafka-sticky" and now - self.since >= LIBRDKAFKA_STICKY_S:
@@ -97,6 +104,11 @@ class StickyPartitioner:
         if self.switch_bytes == math.inf:
             return math.inf
         return math.ceil((self.switch_bytes - self.produced) / record_bytes - 1e-9) * record_bytes
+
+    def taken_back(self, partition: Partition, amount: float) -> None:
+        """A drain left ``amount`` bytes of a record still being appended: not produced to ``partition``."""
+        if partition is self.current:
+            self.produced -= amount
 
     def add(self, partition: Partition, amount: float, now: float) -> None:
         """``amount`` bytes went to ``partition``; KIP-794 switches once they reach its bound."""

@@ -135,5 +135,9 @@ class Producer:
         return self.sender.drain_interval
 
     @property
+    def request_latency(self) -> Mean:
+        return self.sender.request_latency
+
+    @property
     def throttled_seconds(self) -> float:
         return self.sender.throttled_seconds

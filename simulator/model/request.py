@@ -65,7 +65,7 @@ _NO_BATCHES: list[Any] = []
 
 class Request:
     __slots__ = ("kind", "connection", "size", "client", "handler", "batches", "acks", "pending", "partitions",
-                 "offsets", "ends", "fetched_batches", "throttle", "t_received",
+                 "offsets", "ends", "fetched_batches", "throttle", "t_created", "t_received",
                  "t_arrive", "t_enqueue", "t_start", "t_local", "t_complete", "parked", "data")
 
     def __init__(self, kind: str, connection: Connection, size: float, client: Client, handler: Handler | None = None):
@@ -81,7 +81,7 @@ class Request:
         self.throttle = 0.0        # quota throttle time handed back with the response
         self.parked = False
         self.data = 0.0
-        self.t_received = self.t_arrive = self.t_enqueue = self.t_start = self.t_local = self.t_complete = 0.0
+        self.t_created = self.t_received = self.t_arrive = self.t_enqueue = self.t_start = self.t_local = self.t_complete = 0.0
 
 
 class Connection:

@@ -67,6 +67,7 @@ class Sender:
         self.records_sent = 0.0
         self.batch_sizes = BatchSizes()
         self.drain_interval = Mean()
+        self.request_latency = Mean()   # request-latency-avg: from the request's making to its response read
         self.last_drain: float | None = None
         self.throttled_seconds = 0.0
 
@@ -137,6 +138,7 @@ class Sender:
             self.sender_free_at = now + read    # a completion's wakeup looks again after this
             self.looping = True
             for response in responses:
+                self.request_latency.add(now - response.t_created)
                 self._complete(response, now + read)
             self.looping = False
         accumulator.advance(now)
@@ -217,6 +219,7 @@ class Sender:
         request = Request("produce", self.connections[node], wire, self)
         request.batches = batches
         request.acks = self.acks
+        request.t_created = self.engine.now
         return request
 
     def _send(self, request: Request, at: float) -> None:

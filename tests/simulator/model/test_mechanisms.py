@@ -423,19 +423,10 @@ def test_kip480_switches_partition_on_every_new_batch(make_scenario, traced_run,
     assert all(a != b for a, b in zip(partitions, partitions[1:]))
 
 
-def test_kip794_fills_a_partition_before_switching(make_scenario, traced_run, watch_requests):
-    # 3.3+ BuiltInPartitioner.updatePartitionInfo: switch once producedBytes >= batch.size and
-    # the last batch is full, or once producedBytes >= 2 x batch.size (KAFKA-14156)
-    batches, producer = batches_in_creation_order(make_scenario, traced_run, watch_requests, "3.6.1")
-    assert producer.partitioner == "kip794" and len(batches) > 50
-    stays: list[list] = []            # [partition, bytes] per stay, in order
-    for batch in batches:
-        if stays and stays[-1][0] is batch.partition:
-            stays[-1][1] += batch.bytes + BATCH_HEADER
-        else:
-            stays.append([batch.partition, batch.bytes + BATCH_HEADER])
-    assert len(stays) > 5
-    assert all(size >= 16 * 1024 for _, size in stays[:-1])
+# KIP-794's switch points (batch.size once the sender drained the partition, else 2 x batch.size)
+# are asserted on the partitioner itself in test_append_process.py: a partition can be left with a
+# batch still taking records and be returned to later, so its stays cannot be read off the
+# batches in creation order.
 
 
 # ---- 12. compression: the ratio estimate starts at 1.0 and improves slowly ----------------------
@@ -458,8 +449,10 @@ def test_compression_estimate_improves_by_at_most_half_a_percent_per_batch(make_
     def closed_between(start: float, end: float) -> int:
         return sum(1 for t in closed if start <= t <= end)
 
-    for (t0, before), (t1, after) in zip(estimates, estimates[1:]):
-        assert after >= before - 0.005 * closed_between(t0, t1) - 1e-12
+    # a batch closes at the appending flow's time, which may precede the event that moved the
+    # estimate: bound each estimate by the batches closed up to it
+    for t, estimate in estimates:
+        assert estimate >= 1.0 - 0.005 * closed_between(0.0, t) - 1e-12
     final = estimates[-1][1]
     observed = min((b.wire - BATCH_HEADER) / b.bytes for b in batches)
     assert observed <= final < 1.0
