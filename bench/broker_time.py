@@ -39,12 +39,10 @@ from workloads import CATALOG, Scenario
 from workloads.scenario import load_mapping
 
 sys.path.insert(0, str(Path(__file__).parent))
-from client_cadence import compile_probe, run_probe  # noqa: E402  (the same probe, the same compile)
+from client_cadence import PARTS, compile_probe, produce_sums, run_probe  # noqa: E402  (the same probe and scrape)
 
 RATE_MB = 21          # loopback-calibrated's measured spark.append_rate
 RECORD_BYTES = 1122   # the catalog rows' mean value (a live run's record-size-avg)
-PARTS = ("RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs", "ResponseSendTimeMs",
-         "TotalTimeMs")
 BASE = {"acks": "1", "batch.size": "16384", "max.request.size": "1048576", "enable.idempotence": "false",
         "compression.type": "none", "max.in.flight.requests.per.connection": "5"}
 CASES = {
@@ -52,15 +50,6 @@ CASES = {
     "linger-0": {"linger.ms": "0"},
     "linger-0 in-flight 1": {"linger.ms": "0", "max.in.flight.requests.per.connection": "1"},
 }
-
-
-def produce_sums(metrics: dict[str, float]) -> dict[str, tuple[float, float]]:
-    """Per time part: (requests counted, their summed ms) from the histogram's Count and all-time Mean."""
-    sums = {}
-    for part in PARTS:
-        count = metrics.get(f'kafka_network_{part}_Count{{request="Produce"}}', 0.0)
-        sums[part] = (count, count * metrics.get(f'kafka_network_{part}_Mean{{request="Produce"}}', 0.0))
-    return sums
 
 
 def thread_cpu(pid: int) -> dict[str, float]:
