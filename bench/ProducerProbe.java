@@ -165,11 +165,17 @@ public class ProducerProbe {
     static long[] schedstat(String prefix) throws IOException {
         long[] sum = new long[3];
         try (var tasks = Files.list(Path.of("/proc/self/task"))) {
-            for (Path task : (Iterable<Path>) tasks::iterator)
-                if (Files.readString(task.resolve("comm")).startsWith(prefix.substring(0, Math.min(15, prefix.length())))) {
-                    String[] fields = Files.readString(task.resolve("schedstat")).trim().split(" ");
-                    for (int i = 0; i < 3; i++) sum[i] += Long.parseLong(fields[i]);
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                String[] fields;
+                try {
+                    if (!Files.readString(task.resolve("comm")).startsWith(prefix.substring(0, Math.min(15, prefix.length()))))
+                        continue;
+                    fields = Files.readString(task.resolve("schedstat")).trim().split(" ");
+                } catch (IOException ended) {   // a thread that ended meanwhile (the JVM's, not the sender)
+                    continue;
                 }
+                for (int i = 0; i < 3; i++) sum[i] += Long.parseLong(fields[i]);
+            }
         }
         return sum;
     }
