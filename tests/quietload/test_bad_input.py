@@ -2,6 +2,7 @@
 exit code 2, no traceback, before anything runs (the cases of the other kinds are in
 test_bad_input_options.py and test_bad_input_results.py)."""
 import pytest
+import yaml
 from _bad_input import BASE, assert_refused, changed, write_yaml
 
 from workloads import CATALOG
@@ -19,8 +20,22 @@ e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]
 """
 DIGITS = "9" * 400
 
+
+def _raw(path: str, text: str) -> str:
+    """BASE as YAML with the value at ``path`` written as ``text``, unquoted (YAML 1.1's surprises)."""
+    return yaml.safe_dump(changed(path, "@@"), sort_keys=False).replace("'@@'", text)
+
+
 # (scenario: a mapping changed from BASE, or raw text; a text the error line contains)
 SCENARIOS = {
+    "linger.ms 1:30 (base 60 in YAML 1.1)": (_raw("batch|producer|linger.ms", "1:30"),
+                                             "batch.producer.linger.ms: expected a duration like 10ms, 2s or 5min, got '1:30'"),
+    "partitions 010 (octal in YAML 1.1)": (_raw("cluster|topics|0|partitions", "010"),
+                                           "cluster.topics[0].partitions: expected a whole number of at least 1, got '010'"),
+    "a name no (a boolean in YAML 1.1)": (_raw("name", "no"), "name: expected a non-empty text, got False"),
+    "a codec off (a boolean in YAML 1.1)": (_raw("batch|producer|compression.type", "off"), "batch.producer.compression.type"),
+    "a key twice at the top": (_raw("name", "small") + "name: other\n", "scenario.yaml: name is given twice (lines 1 and 35)"),
+    "a key twice in a list item": (_raw("tenants|0|rate", "100/s\n  rate: 5/s"), "scenario.yaml: tenants[0].rate is given twice"),
     "empty file": ("", "must hold a mapping of scenario keys"),
     "a list": ("- 1\n- 2\n", "must hold a mapping of scenario keys"),
     "a scalar": ("just words\n", "must hold a mapping of scenario keys"),

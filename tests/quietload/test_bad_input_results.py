@@ -2,6 +2,7 @@
 checks a file's figures against the schema, so each is refused with one line naming the field,
 exit code 2, no traceback."""
 import json
+from pathlib import Path
 
 import pytest
 from _bad_input import BASE, assert_refused, write_yaml
@@ -62,6 +63,30 @@ RESULTS = {
     "a mechanism line a number": (("mechanism.0", 1), "mechanism[0] must be a text, got 1"),
     "a neighbour's latency a string": (("tenants.0.latency_ms.during.p99", "2 ms"), "tenants[0].latency_ms.during.p99 must be a finite number"),
     "batch sizes a list": (("batch_sizes", [1]), "batch_sizes must be a mapping or null"),
+    # every figure out of its range, named
+    "negative produce requests": (("summary.produce_requests", -5), "summary.produce_requests must be at least 0, got -5"),
+    "negative batches of a broker": (("brokers.0.produce_requests", -1), "brokers[0].produce_requests must be at least 0, got -1"),
+    "a negative p99": (("summary.tenants.0.p99_ms_during", -3), "summary.tenants[0].p99_ms_during must be greater than 0, got -3"),
+    "a p99 of 0": (("summary.tenants.0.p99_ms_before", 0), "summary.tenants[0].p99_ms_before must be greater than 0, got 0"),
+    "an SLA of 0": (("summary.tenants.0.sla_p99_ms", 0), "summary.tenants[0].sla_p99_ms must be greater than 0, got 0"),
+    "a neighbour's SLA of -1": (("tenants.0.sla_p99_ms", -1), "tenants[0].sla_p99_ms must be greater than 0, got -1"),
+    "a neighbour's latency of 0": (("tenants.0.latency_ms.during.p50", 0), "tenants[0].latency_ms.during.p50 must be greater than 0"),
+    "a deadline of 0": (("scenario.check.deadline", 0), "scenario.check.deadline must be greater than 0, got 0"),
+    "a CPU limit of 150 %": (("scenario.check.cpu_max", 150), "scenario.check.cpu_max must be from 0 to 100, got 150"),
+    "a negative timeline point": (("timelines.produce_requests_per_s.0", -2), "timelines.produce_requests_per_s[0] must be at least 0"),
+    "a negative window": (("windows.during.0", -1.5), "windows.during[0] must be at least 0, got -1.5"),
+    "integrity as a word": (("summary.integrity_ok", "yes"), "summary.integrity_ok must be true or false, got 'yes'"),
+    "a 20-digit count": ('{"schema_version": 1, "summary": {"produce_requests": 12345678901234567890}}',
+                         "summary.produce_requests: 12345678901234567890 is past the largest number quietload reads"),
+    "a 400-digit count": ('{"schema_version": 1, "summary": {"batches": ' + "9" * 400 + "}}",
+                          "summary.batches: 999999999999... (400 digits) is past the largest number"),
+    "a count past a float": ('{"schema_version": 1, "summary": {"batches": 1e400}}', "summary.batches: 1e400 is past the largest number"),
+    "a key twice": ('{"schema_version": 1, "seed": 1, "seed": 2}', "seed is given twice; a key is said once"),
+    "batch sizes without a bound": (("batch_sizes.bucket_upper_bytes", [1024]),
+                                    "batch_sizes.wire_bytes has 7 buckets, batch_sizes.bucket_upper_bytes 1 bounds"),
+    "batch sizes' bounds falling": (("batch_sizes.bucket_upper_bytes", [2048, 1024, 4096, 8192, 16384, 32768, 65536]),
+                                    "batch_sizes.bucket_upper_bytes must rise from bucket to bucket"),
+    "a negative bucket": (("batch_sizes.wire_bytes.0", -1), "batch_sizes.wire_bytes[0] must be at least 0, got -1"),
 }
 
 
@@ -100,3 +125,42 @@ def test_a_good_result_reads_and_a_run_writes_no_nan(result, tmp_path):
     outcome = CliRunner().invoke(app, ["report", str(tmp_path / "r.json"), "--out", str(tmp_path / "out")])
     assert outcome.exit_code == 0, outcome.output
     json.loads((tmp_path / "r.json").read_text(), parse_constant=lambda name: pytest.fail(f"{name} in a result"))
+
+
+GOLDEN = Path(__file__).parents[1] / "golden"
+GATE = {"gate": "quietload.check", "passed": False, "outcome": "fail", "scenario": "s", "evaluator": "model", "seed": 1,
+        "seeds": [1], "thresholds": {"handler_idle_min_pct": 30.0, "cpu_max_pct": 60.0, "requests_per_broker_max": 5000.0,
+                                     "deadline_s": None},
+        "verdicts": [{"rule": "neighbour_sla", "status": "fail", "reason": "over", "margin": "", "tightness": 1.2}],
+        "recommendations": []}
+
+# The other files report reads, each figure out of its range: (the file, (path, value), the line's text)
+DOCUMENTS = {
+    "a study's trials a string": ("study", ("trials", "abc"), "trials must be a list, got 'abc'"),
+    "a trial without values": ("study", ("trials.0", {"number": 0}), "trials[0] lacks params, values, constraints, feasible"),
+    "a trial's negative requests": ("study", ("trials.0.values.produce_requests", -1), "trials[0].values.produce_requests must be at least 0"),
+    "a trial's feasible a word": ("study", ("trials.0.feasible", "yes"), "trials[0].feasible must be true or false, got 'yes'"),
+    "a trial's p99 of 0": ("study", ("trials.0.figures.tenants.payment-api.p99_ms_during", 0),
+                           "trials[0].figures.tenants.payment-api.p99_ms_during must be greater than 0, got 0"),
+    "a study's pick a word": ("study", ("pick", "best"), "pick must be a whole number, got 'best'"),
+    "a plan's point a string": ("plan", ("points.0", "0.25 GB"), "points[0] must be a mapping, got '0.25 GB'"),
+    "a plan's point without its load": ("plan", ("points.0", {"option": "current"}), "points[0] lacks load_gb, loads, spacing_s"),
+    "a plan's negative load": ("plan", ("points.0.load_gb", -1), "points[0].load_gb must be greater than 0, got -1"),
+    "a plan's SLA of 0": ("plan", ("points.0.tenants.0.sla_p99_ms", 0), "points[0].tenants[0].sla_p99_ms must be greater than 0"),
+    "a plan's headroom a word": ("plan", ("options.0.headroom", "lots"), "options[0].headroom must be a finite number or null"),
+    "a gate's passed a word": ("gate", ("passed", "maybe"), "passed must be true or false, got 'maybe'"),
+    "a gate's status a word": ("gate", ("verdicts.0.status", "maybe"), "verdicts[0].status must be one of pass, fail, skipped, got 'maybe'"),
+    "a gate's deadline of 0": ("gate", ("thresholds.deadline_s", 0), "thresholds.deadline_s must be greater than 0, got 0"),
+    "a gate's CPU limit of 150 %": ("gate", ("thresholds.cpu_max_pct", 150), "thresholds.cpu_max_pct must be from 0 to 100"),
+    "a gate's verdicts a mapping": ("gate", ("verdicts", {"a": 1}), "verdicts must be a list"),
+}
+
+
+@pytest.mark.parametrize("case", DOCUMENTS, ids=list(DOCUMENTS))
+def test_report_refuses_a_study_plan_or_gate_figure_out_of_range(case, tmp_path):
+    kind, change, expected = DOCUMENTS[case]
+    document = {"study": lambda: json.loads((GOLDEN / "tune" / "paypay-glue-2gb-study.json").read_text()),
+                "plan": lambda: json.loads((GOLDEN / "plan" / "plan.json").read_text()), "gate": lambda: GATE}[kind]()
+    (tmp_path / "bad.json").write_text(json.dumps(_set(document, *change)))
+    assert_refused(["report", str(tmp_path / "bad.json"), "--out", str(tmp_path / "out")], f"bad.json: {expected}")
+    assert not (tmp_path / "out").exists()

@@ -26,7 +26,7 @@ from tuner.calibration.design import Point
 from tuner.calibration.fit import Fit, Observation, fit_costs, observe
 from tuner.calibration.runs import PointRuns, run_points
 from workloads import ScenarioError
-from workloads.reader import read_yaml
+from workloads.reader import not_a_file, read_yaml
 from workloads.profile import PROFILE_DIR, CostProfile
 
 APPEND_RATE_POINTS = ("full-requests",)
@@ -49,6 +49,8 @@ def profile_target(name_or_path: str, force: bool) -> Path:
         if not name_or_path.replace("-", "").replace("_", "").isalnum():
             raise ScenarioError("--name", f"a profile name is letters, digits, - and _, got {name_or_path!r}")
         path = PROFILE_DIR / f"{name_or_path}.yaml"
+    if path.exists() and (kind := not_a_file(path.stat().st_mode)) is not None:   # a named pipe would block the write
+        raise ScenarioError("--name", f"{path} is {kind}; name a file")
     if path.exists() and not force:
         raise ScenarioError("--name", f"profile {path} exists; give --force to replace it")
     return path
