@@ -11,7 +11,7 @@ best figures reached. The bars, against the scenario as it is (the baseline) on 
 and which condition of ``full`` binds: the least p99-during / p99-alone ratio any trial with
 at most 1/8 of the requests reached.
 
-    .venv/bin/python bench/tune_vs_random.py [--trials 100] [--seeds 1 2 3] [--workers 2] [--quotas] [--set KEY=VALUE]
+    .venv/bin/python bench/tune_vs_random.py [--trials 100] [--seeds 1 2 3] [--workers 2] [--levers job,quota] [--set KEY=VALUE]
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from tuner import Objective, StudySettings, run_study, search_space
+from workloads.tuning import parse_levers
 from workloads import CATALOG, Scenario
 from workloads.scenario import load_mapping
 
@@ -46,21 +47,21 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--quotas", action="store_true")
+    parser.add_argument("--levers", default="job,quota")
     parser.add_argument("--samplers", nargs="+", default=["tpe", "random"])
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="scenario override, e.g. 'tune.knobs={acks: [\"1\", all]}'")
     args = parser.parse_args()
 
     base = load_mapping(SCENARIO, args.overrides)
-    objective = Objective(base, search_space(Scenario.from_mapping(base), args.quotas), MODEL_SEED)
+    objective = Objective(base, search_space(Scenario.from_mapping(base), parse_levers(args.levers, "--levers")), MODEL_SEED)
     baseline = objective.evaluate({})
     b = {"produce_requests": baseline.produce_requests, "load_seconds": baseline.load_seconds}
     alone = {name: t["p99_ms_before"] for name, t in baseline.figures["tenants"].items()}
     print(f"baseline {SCENARIO.name} (model seed {MODEL_SEED}): {b['produce_requests']:,} requests, load "
           f"{b['load_seconds']:.2f} s, p99 alone " + ", ".join(f"{n} {v:.1f} ms" for n, v in alone.items()))
     print(f"bars: requests <= {b['produce_requests'] / 8:,.0f}, load <= {b['load_seconds']:.2f} s; "
-          f"full: p99 during <= 1.10 x alone; sla: p99 during <= SLA; quotas searched: {args.quotas}; overrides: {args.overrides}")
+          f"full: p99 during <= 1.10 x alone; sla: p99 during <= SLA; levers: {args.levers}; overrides: {args.overrides}")
     print(f"{'sampler':8} {'seed':>4} {'full':>6} {'sla':>6} {'requests':>8}  {'fewest req (sla bar)':>20}  "
           f"{'least p99 ratio at <=1/8 req':>28}  wall_s")
     with tempfile.TemporaryDirectory() as folder:

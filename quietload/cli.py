@@ -35,6 +35,7 @@ from simulator.evaluator import model_evaluator
 from simulator.contract import ResultError, RunResult, result_path
 from workloads import Gate, Scenario, ScenarioError
 from workloads.limits import check_run_size, estimate
+from workloads.tuning import parse_levers
 from workloads.units import parse_seconds
 
 # What check, report and the live stack need loads when one of them runs, not with every command.
@@ -140,6 +141,18 @@ def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, f
     return results
 
 
+def _named_scenario(result: RunResult) -> tuple[Path | None, list[str]]:
+    """The scenario file (and --set values) a result names, when it is here and still gives the result's scenario."""
+    source = result.scenario.get("source")
+    if not source or not Path(source).is_file():
+        return None, []
+    try:
+        same = Scenario.from_yaml(Path(source), list(result.overrides or [])).as_mapping() == result.scenario
+    except ScenarioError:
+        return None, []
+    return (Path(source), list(result.overrides or [])) if same else (None, [])
+
+
 def _model_trial(scenario_file: Path, overrides: list[str] | None, seeds: list[int]) -> Any:
     """The scenario with more ``--set`` values laid over it, run on ``seeds``: how check tries its advice."""
     evaluator = model_evaluator()
@@ -190,6 +203,7 @@ def check(
     cpu_max: Annotated[float | None, typer.Option(min=0, max=100, callback=_finite, help=f"Most CPU of each broker during the load (%) [default: check.cpu_max, else {_GATE.cpu_max:g}].")] = None,
     requests_per_broker_max: Annotated[float | None, typer.Option(min=0, callback=_finite, help=f"Most produce requests per second per broker during the load [default: check.requests_per_broker_max, else {_GATE.requests_per_broker_max:g}].")] = None,
     deadline: Annotated[str | None, typer.Option(metavar="DURATION", help="The load must finish within this, e.g. 10min.")] = None,
+    levers: Annotated[str, typer.Option(metavar="CLASSES", help="Lever classes a recommended change may use: job, quota, cluster (as tune's --levers).")] = "job,quota",
     force: PastLimits = False,
 ) -> None:
     """Gate a batch job before it ships: neighbours' p99 within SLA, broker handler idle, broker CPU,
@@ -225,8 +239,13 @@ def check(
     thresholds = dataclasses.replace(thresholds_of(results[0].scenario),
                                      **{k: v for k, v in given.items() if v is not None})
     # the recommended change is run on the model first, on the same seeds, when there is a scenario to run
-    trial = _model_trial(scenario_file, overrides, [r.seed for r in results]) if not result_files else None
-    report = check_runs(results, thresholds, trial, lambda label: echo(f"check: trying {label} on the model", err=True))
+    # a result file's changes are tried on the scenario file it names, as that file is now, when it is here
+    # and still describes the run: check SCENARIO and check --result of its run then recommend alike
+    allowed = parse_levers(levers, "--levers")
+    scenario_file, overrides = (scenario_file, overrides) if not result_files else _named_scenario(results[0])
+    trial = _model_trial(scenario_file, overrides, [r.seed for r in results]) if scenario_file else None
+    report = check_runs(results, thresholds, trial, lambda label: echo(f"check: trying {label} on the model", err=True),
+                        allowed)
     if junit_file:
         write_junit(report, junit_file, started, (datetime.now(timezone.utc) - started).total_seconds())
     if is_stdout(json_file):   # the verdicts' JSON alone on stdout, the rendering on stderr

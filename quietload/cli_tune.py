@@ -22,16 +22,18 @@ def tune(
     validate: Annotated[int | None, typer.Option(min=0, help="Before picking, run the Pareto front's points, in the preference's order, on N seeds the study never ran, and pick the first that meets the constraints on all of them; 0 skips it [default: the scenario's tune.validate, else 20].")] = None,
     storage: Annotated[str | None, typer.Option(metavar="URL", help="Optuna storage: an RDB URL (sqlite:///FILE, postgresql://...) [default: sqlite:///results/<scenario>-study.db].")] = None,
     study_name: Annotated[str | None, typer.Option(help="Study to create or resume [default: the scenario name].")] = None,
-    quotas: Annotated[bool, typer.Option("--quotas", help="Also search a client quota for the batch job (producer_byte_rate, request_percentage).")] = False,
+    levers: Annotated[str, typer.Option(metavar="CLASSES", help="Lever classes to search, comma-separated: job (the job's own settings), quota (the cluster owner's quota for the job), cluster (num.replica.fetchers, num.io.threads, num.network.threads, brokers).")] = "job,quota",
     sampler: Annotated[str, typer.Option(help="tpe (Optuna's TPE) or random (random search, for comparison).")] = "tpe",
     out_dir: Annotated[Path, typer.Option("--out", metavar="DIR", help="Where the study, recommendation and snippets go.")] = Path("results"),
     force: PastLimits = False,
 ) -> None:
-    """Search the batch job's knobs (repartition, compression.type, linger.ms, batch.size, buffer.memory,
-    max.in.flight.requests.per.connection; quotas with --quotas) for the fewest produce requests and the
+    """Search the levers allowed (the job's repartition, compression.type, acks with enable.idempotence,
+    linger.ms, batch.size, buffer.memory, max.in.flight.requests.per.connection; its client quota;
+    with --levers cluster the brokers' thread pools and count) for the fewest produce requests and the
     shortest load with every neighbour's p99 within its SLA (and the load within check.deadline).
     Writes the study JSON, a recommendation YAML, a tuned scenario and snippets. Exit 0 with a
-    recommendation, 1 if no trial met the constraints (the closest is written), 2 for unusable input.
+    recommendation, 1 if no trial met the constraints (the closest is written, with the cheapest
+    lever of a wider class that makes it pass), 2 for unusable input.
 
     Example: quietload tune workloads/catalog/paypay-glue-2gb.yaml --trials 100 --workers 2
     """
@@ -39,6 +41,7 @@ def tune(
     from tuner.tune import written_files
     from workloads import Scenario, ScenarioError
     from workloads.limits import check_run_size
+    from workloads.tuning import parse_levers
     if sampler not in ("tpe", "random"):
         raise ScenarioError("--sampler", f"expected tpe or random, got {sampler!r}")
     scenario = Scenario.from_yaml(scenario_file, overrides)
@@ -48,7 +51,7 @@ def tune(
     check_run_size(scenario, runs=scenario.tune.validate if validate is None else validate,
                    runs_field="--validate" if validate is not None else "tune.validate", force=force)
     request = TuneRequest(scenario_file, tuple(overrides or ()), trials, workers, seed, storage, study_name,
-                          quotas, sampler, out_dir, repeat, validate)
+                          parse_levers(levers, "--levers"), sampler, out_dir, repeat, validate)
     label = f"tuning {scenario_file.stem}"
     study, held_out = study_progress(label)
     try:

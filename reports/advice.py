@@ -4,15 +4,17 @@ run on the model before it is recommended.
 A candidate comes up only when the result shows the mechanism it addresses (small batches with
 linger.ms=0, uncompressed values, neighbours waiting for followers with acks=1, ...), and it
 names those figures. Figures a result lacks make their candidate silent, never an error: advice
-is optional, verdicts are not.
+is optional, verdicts are not. A change is only ever recommended once the model ran it: a result
+file is tried on the scenario file it names.
 
 Given a way to run the scenario with changes (``Trial``), each candidate runs on the gate's seeds
 and is ranked as the tuner ranks trials (``tuner.objective``): first by how far the neighbours'
 p99 and the deadline are over their limits, then by produce requests. Changes are then added in
 that order while each makes the prediction better, until the model predicts every rule passes;
 only such a set is recommended, with what the model predicts for it. A candidate the model
-predicts makes things no better is named as tried and not recommended. Without a trial (a result
-file checked on its own) the candidates are printed as hints, marked as not run.
+predicts makes things no better is named as tried and not recommended. Each change belongs to a
+lever class (the job's, the quota's, the cluster's); only the classes allowed are recommended, and
+when none of their changes passes, a wider class's passing set is named as who would make it.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from typing import Callable
 from simulator.contract import RunResult, Summary
 from simulator.contract import explain as words
 from workloads import ScenarioError
+from workloads.tuning import DEFAULT_LEVERS, KNOBS, LEVERS, WHO
 
 # Batches under half of batch.size mean the sender drains faster than the tasks append.
 LOW_BATCH_FILL = 0.5
@@ -51,10 +54,7 @@ class Change:
     overrides: tuple[str, ...]
     action: str
     because: str
-
-    @property
-    def hint(self) -> str:
-        return f"{self.action}: {self.because}"
+    lever: str = "job"     # who must make it (workloads.tuning.LEVERS)
 
 
 def _linger(producer: dict, summary: Summary) -> Change | None:
@@ -122,7 +122,7 @@ def _fetchers(result: RunResult) -> Change | None:
     more = 2 * fetchers if isinstance(fetchers, int) else 4   # doubled while the model says it helps
     return Change(f"num.replica.fetchers={more}", (f"cluster.broker.num.replica.fetchers={more}",),
                   f"give the brokers more replica fetchers, num.replica.fetchers{now}",
-                  words.fetchers_busy(name, remote, total))
+                  words.fetchers_busy(name, remote, total), "cluster")
 
 
 def _headroom(summary: Summary) -> str | None:
@@ -145,7 +145,7 @@ def _quota(result: RunResult, because: str) -> Change | None:
     rate = max(1, round(wire / load_s / brokers / 2 / MB))
     return Change(f"producer_byte_rate={rate}MB/s", (f"batch.quota.producer_byte_rate={rate}MB/s",),
                   "isolate the load with a producer_byte_rate quota on the batch client (or revisit the SLA)",
-                  because or words.load_per_broker(wire / load_s / brokers / MB))
+                  because or words.load_per_broker(wire / load_s / brokers / MB), "quota")
 
 
 def _waves(result: RunResult) -> Change | None:
@@ -176,12 +176,6 @@ def candidates(result: RunResult, failed_rules: set[str]) -> list[Change]:
     if "load_deadline" in failed_rules:
         found.append(_waves(result))
     return [change for change in found if change]
-
-
-def recommend(result: RunResult, failed_rules: set[str]) -> list[str]:
-    """The candidates as hints, not run on the model."""
-    advice = [change.hint for change in candidates(result, failed_rules)]
-    return advice or ["no rule-based hint fits this result's figures; its mechanism section explains the run"]
 
 
 ROUNDS = 5    # changes added one at a time, each round re-reading the mechanism figures of the runs so far
@@ -236,8 +230,39 @@ def _on(changes: tuple[Change, ...], change: Change) -> tuple[Change, ...]:
     return (*(c for c in changes if not _knobs(c) & _knobs(change)), change)
 
 
+@dataclass(frozen=True)
+class Advice:
+    """The recommended change in words, and the ``--set`` values of the set that passes (none: nothing passes)."""
+
+    lines: tuple[str, ...]
+    passing: tuple[str, ...] = ()
+    needs: str = ""          # a passing set of a wider lever class: who else must agree to it
+
+
 def tried_advice(results: list[RunResult], source: RunResult, failed_rules: set[str], trial: Trial, judge: Judge,
-                 deadline_s: float | None = None, tried: Callable[[str], None] | None = None) -> list[str]:
+                 deadline_s: float | None = None, tried: Callable[[str], None] | None = None,
+                 levers: tuple[str, ...] = DEFAULT_LEVERS) -> Advice:
+    """The recommended change with the lever classes allowed; when none passes, the changes of wider
+    classes tried too, and the first set that passes named as who would have to make it."""
+    advice = _tried(results, source, failed_rules, trial, judge, deadline_s, tried, levers)
+    if advice.passing or set(levers) == set(LEVERS):
+        return advice
+    wider = _tried(results, source, failed_rules, trial, judge, deadline_s, tried, LEVERS)
+    if not wider.passing:
+        return advice
+    needs = sorted({_lever_of(value) for value in wider.passing} - set(levers), key=LEVERS.index)
+    return Advice(advice.lines + (f"with {' and '.join(WHO[lever] for lever in needs)} too, the model predicts it passes "
+                                  f"({words.settings(wider.passing)}; --levers {','.join(LEVERS)} tries it)",),
+                  wider.passing, " and ".join(WHO[lever] for lever in needs))
+
+
+def _lever_of(override: str) -> str:
+    key = override.partition("=")[0]
+    return next((knob.lever for knob in KNOBS.values() if knob.override_key == key), "job")
+
+
+def _tried(results: list[RunResult], source: RunResult, failed_rules: set[str], trial: Trial, judge: Judge,
+           deadline_s: float | None, tried: Callable[[str], None] | None, levers: tuple[str, ...]) -> Advice:
     """The recommended change for ``results`` (the gate's runs), found as the module's notes say:
     each round runs every candidate the latest runs' figures point to on top of the changes kept
     so far, and keeps the one the model ranks best while it improves the prediction."""
@@ -250,7 +275,7 @@ def tried_advice(results: list[RunResult], source: RunResult, failed_rules: set[
             break
         applied = {v for c in best.changes for v in c.overrides}
         found = [c for c in candidates(best.source, set(best.failed) or failed_rules)
-                 if c.overrides and not set(c.overrides) <= applied]
+                 if c.overrides and not set(c.overrides) <= applied and c.lever in levers]
         tried_now = []
         for change in found:
             changes = _on(best.changes, change)
@@ -268,14 +293,16 @@ def tried_advice(results: list[RunResult], source: RunResult, failed_rules: set[
         best = better[0]
         steps.append(best)
     if not steps:
-        return ["no change the figures point to improves the model's prediction; `quietload tune` searches the "
-                "job's settings"] + _rejected(rejected, now)
+        return Advice(tuple([f"no {' or '.join(levers)} change the figures point to improves the model's prediction"]
+                            + _rejected(rejected, now)))
     if not best.passed:
-        return [f"no change tried passes on the model; the closest, {_set(best.changes)}, predicts "
-                f"{best.describe(now)}; `quietload tune` searches the job's settings"] + _rejected(rejected, now)
-    lines = [f"{step.changes[-1].label}: {step.changes[-1].because}; with it the model predicts {step.describe(now)}"
-             for step in steps]
-    return lines + [words.so(value for change in best.changes for value in change.overrides)]
+        return Advice(tuple([f"no {' or '.join(levers)} change tried passes on the model; the closest, "
+                             f"{_set(best.changes)}, predicts {best.describe(now)}"] + _rejected(rejected, now)))
+    lines = [f"{step.changes[-1].label} ({WHO[step.changes[-1].lever]}): "
+             + (f"in the run with {', '.join(c.label for c in step.changes[:-1])}, " if step.changes[:-1] else "")
+             + f"{step.changes[-1].because}; with it the model predicts {step.describe(now)}" for step in steps]
+    passing = tuple(value for change in best.changes for value in change.overrides)
+    return Advice(tuple(lines + [words.so(passing)]), passing)
 
 
 def _rejected(predictions: list[Prediction], now: Prediction) -> list[str]:

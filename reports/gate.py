@@ -12,7 +12,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from reports.advice import Trial, recommend, tried_advice
+from reports.advice import Trial, tried_advice
+from tuner.snippets import paste_lines
+from workloads.tuning import DEFAULT_LEVERS
 from simulator.contract import BrokerFigures, ResultError, RunResult
 from simulator.contract import explain as words
 from simulator.contract.files import GATE, VERDICT_STATUSES, gate_thresholds
@@ -216,6 +218,8 @@ class GateReport:
     verdicts: tuple[Verdict, ...]
     recommendations: tuple[str, ...]
     seeds: tuple[int, ...] = ()   # the runs judged, when more than one
+    paste: tuple[str, ...] = ()   # the recommended change as its owners paste it (tuner.snippets)
+    paste_needs: str = ""         # a wider lever class's change: who else must agree to it
 
     @property
     def runs(self) -> str:
@@ -254,7 +258,7 @@ class GateReport:
         return {**GATE.document(), "passed": self.passed, "outcome": self.outcome, "scenario": self.scenario,
                 "evaluator": self.evaluator, "seed": self.seed, "seeds": list(self.seeds or (self.seed,)),
                 "thresholds": gate_thresholds(self.thresholds),
-                "verdicts": [asdict(v) for v in self.verdicts], "recommendations": list(self.recommendations)}
+                "verdicts": [asdict(v) for v in self.verdicts], "recommendations": list(self.recommendations), "paste": list(self.paste)}
 
     def write_json(self, path: str | Path) -> Path:
         return GATE.write(self.to_dict(), path)
@@ -275,7 +279,9 @@ class GateReport:
         lines = [f"FAIL {title}: {self.count(FAIL)} of {len(self.verdicts)} rules failed{tail}",
                  *(f"  {v.rule}: {v.reason}" for v in self.verdicts if v.failed),
                  "recommended change",
-                 *(f"  - {advice}" for advice in self.recommendations)]
+                 *(f"  - {advice}" for advice in self.recommendations),
+                 *([f"to paste{', if ' + self.paste_needs + ' agrees' if self.paste_needs else ''}",
+                    *(f"  {line}" for line in self.paste)] if self.paste else [])]
         return "\n".join(lines)
 
 
@@ -293,7 +299,7 @@ def check(result: RunResult, thresholds: Gate = Gate()) -> GateReport:
     """Apply every rule; when one fails, add the changes the result's own figures point to."""
     verdicts = tuple(_apply(rule, result, thresholds) for rule in RULES)
     failed = {v.rule for v in verdicts if v.failed}
-    advice = tuple(recommend(result, failed)) if failed else ()
+    advice = ((UNTRIED,) if failed else ())
     return GateReport(scenario=str(result.scenario.get("name", "scenario")), evaluator=result.evaluator,
                       seed=result.seed, thresholds=thresholds, verdicts=verdicts, recommendations=advice)
 
@@ -318,22 +324,28 @@ def failed_rules(results: list[RunResult], thresholds: Gate) -> tuple[str, ...]:
     return tuple(rule.__name__ for rule in RULES if any(_apply(rule, r, thresholds).failed for r in results))
 
 
+UNTRIED = "no change tried: no scenario file to run it on (the result names none, or it is not here)"
+
+
 def check_runs(results: list[RunResult], thresholds: Gate = Gate(), trial: Trial | None = None,
-               tried: Callable[[str], None] | None = None) -> GateReport:
+               tried: Callable[[str], None] | None = None, levers: tuple[str, ...] = DEFAULT_LEVERS) -> GateReport:
     """The gate over several seeds' runs of one scenario: a rule fails if it fails on any seed.
     With ``trial`` (the scenario run with changes on these seeds) the recommended change is what
-    the model predicts passes (``reports.advice``); without, the first failing run's hints."""
+    the model predicts passes (``reports.advice``) with the lever classes allowed, and its snippet;
+    without, no change is recommended (an untested hint is not advice)."""
     reports = [check(result, thresholds) for result in results]
     failing = next((report for report in reports if report.failed), None)
-    advice = failing.recommendations if failing else ()
+    advice, paste, needs = (failing.recommendations if failing else ()), (), ""
     if failing and trial is not None:
         failed = {v.rule for v in failing.verdicts if v.failed}
         source = results[reports.index(failing)]
-        advice = tuple(tried_advice(results, source, failed, trial, lambda runs: failed_rules(runs, thresholds),
-                                    thresholds.deadline, tried))
+        found = tried_advice(results, source, failed, trial, lambda runs: failed_rules(runs, thresholds),
+                             thresholds.deadline, tried, levers)
+        advice, paste, needs = found.lines, paste_lines(found.passing), found.needs
     if len(reports) == 1:
-        return dataclasses.replace(reports[0], recommendations=advice)
+        return dataclasses.replace(reports[0], recommendations=advice, paste=paste, paste_needs=needs)
     verdicts = tuple(_across([(report.seed, report.verdicts[i]) for report in reports]) for i in range(len(RULES)))
     first = reports[0]
     return GateReport(scenario=first.scenario, evaluator=first.evaluator, seed=first.seed, thresholds=thresholds,
-                      verdicts=verdicts, recommendations=advice, seeds=tuple(report.seed for report in reports))
+                      verdicts=verdicts, recommendations=advice, seeds=tuple(report.seed for report in reports),
+                      paste=paste, paste_needs=needs)

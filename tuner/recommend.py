@@ -17,25 +17,22 @@ from tuner.space import render_value
 from workloads import Scenario, ScenarioError
 from workloads.reader import dump_yaml
 from workloads.scenario import apply_overrides
-from workloads.tuning import KNOBS
+from workloads.tuning import KNOBS, LEVERS, WHO
 from workloads.units import format_seeds
 
 
 
-def current_value(scenario: Scenario, name: str) -> Any:
-    """A knob's value in the scenario as it is (the baseline)."""
-    producer, quota = scenario.batch.producer, scenario.batch.quota
-    return {"repartition": scenario.batch.spark.repartition, "compression.type": producer.compression_type,
-            "acks": producer.acks, "linger.ms": producer.linger_ms, "batch.size": producer.batch_size,
-            "buffer.memory": producer.buffer_memory, "max.in.flight.requests.per.connection": producer.max_in_flight,
-            "producer_byte_rate": quota.producer_byte_rate,
-            "request_percentage": getattr(quota, "request_percentage", None)}[name]
+def by_lever(params: dict[str, Any]) -> list[str]:
+    """The knob values as who must change what: one line per lever class, cheapest first."""
+    return [f"{WHO[lever]}: " + ", ".join(f"{name} = {KNOBS[name].render(value)}" for name, value in params.items()
+                                          if KNOBS[name].lever == lever)
+            for lever in LEVERS if any(KNOBS[name].lever == lever for name in params)]
 
 
 def _changes(baseline: Scenario, params: dict[str, Any]) -> list[str]:
     changed = []
     for name, value in params.items():
-        before = current_value(baseline, name)
+        before = KNOBS[name].current(baseline)
         if before != value and not (isinstance(value, (int, float)) and before is not None
                                     and float(before) == float(value)):
             changed.append(words.changed(name, render_value(name, before), render_value(name, value)))
@@ -64,6 +61,7 @@ class Recommendation:
     explanation: list[str]
     snippets: dict[str, Any] = field(default_factory=dict)
     missed: list[str] = field(default_factory=list)
+    wider: str = ""               # with no feasible trial: the cheapest lever of a class not searched that makes it pass
     model_seeds: list[int] = field(default_factory=list)   # each trial's runs (none given: seed); before/after are the first's
     validation: dict[str, Any] | None = None   # the front's points on held-out seeds, when run
 
@@ -87,7 +85,7 @@ class Recommendation:
                 "model_seeds": self.seeds, "validation": self.validation,
                 "trial": self.trial, "meets_constraints": self.feasible, "missed": self.missed,
                 "params": self.params, "overrides": self.overrides, "predicted": {"before": self.before, "after": self.after},
-                "explanation": self.explanation, "snippets": self.snippets}
+                "explanation": self.explanation, "wider_lever": self.wider or None, "snippets": self.snippets}
 
     def write(self, out_dir: Path, base: dict[str, Any]) -> list[Path]:
         """``<scenario>-recommendation.yaml``, ``<scenario>-tuned.yaml`` and ``<scenario>-snippets.txt``."""
@@ -95,13 +93,22 @@ class Recommendation:
         paths = [scenario_path(self.scenario_name, kind, out_dir) for kind in self.FILES]
         RECOMMENDATION.write_yaml(self.to_dict(), paths[0])
         paths[1].write_text(dump_yaml(self.scenario_fragment(out_dir, base)))
-        paths[2].write_text(render_snippets(self.snippets))
+        paths[2].write_text(self.snippet_head() + render_snippets(self.snippets))
         return paths
+
+    def snippet_head(self) -> str:
+        """Snippets of a pick that misses say so before anything can be pasted."""
+        if self.feasible:
+            return ""
+        return "".join(f"# {line}\n" for line in
+                       [f"NOT A PASSING PICK: trial {self.trial} missed {'; '.join(self.missed)} on the model"]
+                       + ([self.wider] if self.wider else [])) + "\n"
 
     def render(self) -> str:
         head = (f"recommendation (trial {self.trial}, {seeds_label(self.seeds)})" if self.feasible else
                 f"no trial met the constraints; closest (trial {self.trial}) missed: {', '.join(self.missed)}")
-        return "\n".join([head] + [f"  {name} = {render_value(name, value)}" for name, value in self.params.items()]
+        return "\n".join([head] + [f"  {line}" for line in by_lever(self.params)]
+                         + ([f"  {self.wider}"] if self.wider else [])
                          + ["", "why"] + [f"  - {line}" for line in self.explanation])
 
 

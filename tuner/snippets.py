@@ -22,13 +22,13 @@ import math
 from typing import Any
 
 from workloads.scenario import QUOTA_CLIENT_ID
+from workloads.loader import safe_yaml
 from workloads.tuning import KNOBS
 
 GLUE_KAFKA_DOC = "https://docs.aws.amazon.com/glue/latest/dg/aws-glue-programming-etl-connect-kafka-home.html"
 BOOTSTRAP_PLACEHOLDER = "<bootstrap-servers>"
 TOPIC_PLACEHOLDER = "<topic>"
 GLUE_CONNECTION_PLACEHOLDER = "<glue-kafka-connection>"
-_BYTE_KNOBS = ("batch.size", "buffer.memory")
 MB = 1024**2
 
 
@@ -55,14 +55,15 @@ def round_value(name: str, value: Any, low: float = 0, high: float = math.inf) -
     Choices and whole milliseconds are what they are."""
     if value is None or isinstance(value, (str, bool)):
         return value
-    if name in _BYTE_KNOBS:
+    unit = KNOBS[name].unit
+    if unit == "bytes":
         sizes = _nice_sizes(low, high)
         return min(sizes, key=lambda size: abs(math.log(size / value))) if sizes and value > 0 else value
-    if name == "producer_byte_rate":
-        unit = MB if value >= MB else 1024
-        rounded = _two_digits(value / unit) * unit
+    if unit == "byte_rate":
+        scale = MB if value >= MB else 1024
+        rounded = _two_digits(value / scale) * scale
         return float(rounded) if low <= rounded <= high else value
-    if name == "request_percentage":
+    if unit == "percent":
         rounded = _two_digits(value)
         return float(rounded) if low <= rounded <= high else value
     return value
@@ -75,18 +76,17 @@ def rounded_params(params: dict[str, Any], bounds: dict[str, tuple[float, float]
 
 
 def property_value(name: str, value: Any) -> str:
-    if name == "producer_byte_rate":
-        return str(int(round(value)))
-    if name == "request_percentage":
-        return f"{value:g}"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+    return KNOBS[name].property_value(value)
+
+
+def _settings(name: str, value: Any) -> list[tuple[str, str]]:
+    """The (``--set`` key, value) pairs a knob's value stands for (acks=all brings enable.idempotence=true)."""
+    return [tuple(override.split("=", 1)) for override in KNOBS[name].overrides(value)]  # type: ignore[misc]
 
 
 def _producer_options(params: dict[str, Any]) -> list[tuple[str, str]]:
-    options = [(f"kafka.{name}", property_value(name, value))
-               for name, value in sorted(params.items()) if KNOBS[name].path[1] == "producer"]
+    options = [(f"kafka.{key.rpartition('.producer.')[2]}", value) for name, v in sorted(params.items())
+               if KNOBS[name].path[1] == "producer" for key, value in _settings(name, v)]
     if any(KNOBS[name].quota and value is not None for name, value in params.items()):
         options.append(("kafka.client.id", QUOTA_CLIENT_ID))
     return options
@@ -145,9 +145,30 @@ def kafka_configs_lines(params: dict[str, Any]) -> list[str]:
             f"--alter --entity-type clients --entity-name {QUOTA_CLIENT_ID} --add-config {configs}"]
 
 
+def broker_config_lines(params: dict[str, Any]) -> list[str]:
+    """The brokers' settings as lines of an Amazon MSK configuration (or server.properties)."""
+    return [f"{name}={KNOBS[name].property_value(value)}" for name, value in sorted(params.items())
+            if KNOBS[name].lever == "cluster" and KNOBS[name].path[1] == "broker"]
+
+
+def cluster_commands(params: dict[str, Any]) -> list[str]:
+    """The commands that make the cluster's levers: the thread pools as cluster-wide dynamic broker
+    configs (Kafka applies num.io.threads, num.network.threads and num.replica.fetchers without a
+    restart), and a broker count through MSK's UpdateBrokerCount."""
+    lines = [f'kafka-configs.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --command-config client.properties '
+             f"--alter --entity-type brokers --entity-default --add-config {','.join(configs)}"
+             for configs in [broker_config_lines(params)] if configs]
+    if params.get("brokers") is not None:
+        lines.append('aws kafka update-broker-count --cluster-arn "$CLUSTER_ARN" --current-version "$CLUSTER_VERSION" '
+                     f"--target-number-of-broker-nodes {KNOBS['brokers'].property_value(params['brokers'])}")
+    return lines
+
+
 def snippets(params: dict[str, Any], key: str | None = None) -> dict[str, Any]:
     """Ready-to-paste text per place the settings go (see the module's note on options vs confs)."""
     return {
+        "msk_configuration": broker_config_lines(params),
+        "cluster_commands": cluster_commands(params),
         "pyspark": pyspark_code(params, key),
         "glue_dynamic_frame": glue_code(params, key),
         "spark_writer_options": [f'.option("{name}", "{value}")' for name, value in _producer_options(params)],
@@ -174,4 +195,39 @@ def render_snippets(parts: dict[str, Any]) -> str:
                   "# software.amazon.msk.auth.iam.IAMClientCallbackHandler; SCRAM: SASL_SSL, SCRAM-SHA-512 and",
                   "# its ScramLoginModule; TLS: security.protocol=SSL); leave it out on a PLAINTEXT cluster"]
         lines += parts["kafka_configs"]
+    if parts.get("msk_configuration") or parts.get("cluster_commands"):
+        lines += ["", "# the cluster's operator: these lines in the cluster's Amazon MSK configuration (a new",
+                  "# revision, applied with aws kafka update-cluster-configuration) or server.properties,"]
+        lines += parts.get("msk_configuration", [])
+        lines += ["# or, at once and on every broker (MSK: broker count in multiples of the availability zones):"]
+        lines += parts.get("cluster_commands", [])
     return "\n".join(lines) + "\n"
+
+
+def params_of(overrides: tuple[str, ...]) -> dict[str, Any]:
+    """``--set`` values back as knob values (``batch.producer.linger.ms=10`` -> ``{"linger.ms": 10.0}``);
+    a value a knob sets along with its own (enable.idempotence with acks) is left to that knob."""
+    by_key = {knob.override_key: knob for knob in KNOBS.values()}
+    params = {}
+    for override in overrides:
+        key, _, value = override.partition("=")
+        if key in by_key:
+            params[by_key[key].name] = by_key[key].parse(safe_yaml(value, key, "--set value"), key)
+    return params
+
+
+def paste_lines(overrides: tuple[str, ...]) -> tuple[str, ...]:
+    """A change as each owner pastes it, in a few lines: the job's write (repartition and kafka.*
+    writer options, the same in a Glue job's connection options), the quota's and the cluster's commands."""
+    params = params_of(overrides)
+    lines = []
+    if params.get("repartition"):
+        lines.append(f"df.repartition({params['repartition']})  # the job's code, before the write")
+    lines += [f'.option("{name}", "{value}")' for name, value in _producer_options(params)]
+    lines += kafka_configs_lines(params)
+    lines += [f"{line}  # MSK configuration" for line in broker_config_lines(params)] + cluster_commands(params)
+    known = {KNOBS[name].override_key for name in params} | {o.partition("=")[0] for n, v in params.items()
+                                                            for o in KNOBS[n].overrides(v)}
+    lines += [f"--set {override}  # no snippet for this setting" for override in overrides
+              if override.partition("=")[0] not in known]
+    return tuple(lines)

@@ -18,6 +18,8 @@ from tuner.study import (Progress, StudySettings, StudySummary, closest_miss, ru
 from tuner.validate import SeedRuns, Validation, validate_front
 from workloads import Scenario, ScenarioError
 from workloads.scenario import load_mapping
+from workloads.tuning import DEFAULT_LEVERS
+from tuner.widen import wider_lever
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,7 @@ class TuneRequest:
     seed: int = 1
     storage: str | None = None
     study_name: str | None = None
-    quotas: bool = False
+    levers: tuple[str, ...] = DEFAULT_LEVERS   # the lever classes searched (workloads.tuning.LEVERS)
     sampler: str = "tpe"
     out_dir: Path = Path("results")
     repeat: int | None = None      # model seeds per trial [default: the scenario's tune.repeat]
@@ -59,7 +61,8 @@ def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
     # by default each resolved scenario gets its own study, so a changed SLA or --set never resumes
     # trials judged on the old one; a named study refuses another scenario (tuner.study)
     digest = scenario_digest(scenario_fields(scenario))[:8]
-    study = request.study_name or (f"{scenario.name}-{digest}{'-quotas' if request.quotas else ''}"
+    levers = "" if request.levers == DEFAULT_LEVERS else "-" + "-".join(request.levers)
+    study = request.study_name or (f"{scenario.name}-{digest}{levers}"
                                    f"{'-random' if request.sampler == 'random' else ''}")
     trials = request.trials or scenario.tune.trials
     # a worker past the trials would run none, one past the cores only waits: each is a process with a model's memory
@@ -88,7 +91,7 @@ def tune(request: TuneRequest, progress: Progress | None = None,
     the recommendation, the tuned scenario and the snippets under ``out_dir``."""
     base = load_mapping(request.scenario_file, list(request.overrides))
     scenario = Scenario.from_mapping(base, source=str(request.scenario_file))
-    objective = Objective(base, search_space(scenario, request.quotas), request.seed,
+    objective = Objective(base, search_space(scenario, request.levers), request.seed,
                           repeat=request.repeat or scenario.tune.repeat)
     settings = settings_for(request, scenario)
     # one set of worker processes for the trials, the held-out seeds, the rounded pick and the runs before and after
@@ -105,15 +108,20 @@ def tune(request: TuneRequest, progress: Progress | None = None,
         held = validation is None or validation.pick is not None
         params, rounding = rounded_pick(objective, chosen, validation.seeds if validation and held else (), seed_runs)
         baseline, picked = seed_runs.result({}, objective.seed), seed_runs.result(params, objective.seed)
+        feasible = chosen.feasible and held
+        # what the printed (rounded) values miss, from the very runs the "why" quotes
+        shown = seed_runs.outcome_on(params, objective.seeds)
+        wider = "" if feasible else wider_lever(scenario, params, request.levers,
+                                                lambda p: seed_runs.outcome_on(p, objective.seeds))
     recommendation = Recommendation(
         scenario_name=file_part(scenario.name), source=str(request.scenario_file), seed=request.seed,
-        trial=chosen.number, feasible=chosen.feasible and held, params=params,
+        trial=chosen.number, feasible=feasible, params=params, wider=wider,
         overrides=list(request.overrides) + objective.space.overrides(params), before=summary_figures(baseline),
         after=summary_figures(picked),
         explanation=(explain(baseline, picked, scenario, params) + spread_lines(chosen.figures)
                      + (validation.lines() if validation else []) + rounding),
         snippets=snippets(params, scenario.batch.key),
-        missed=missed_constraints(chosen.constraints, chosen.figures) + ([] if held else validation.missed(chosen.number)),
+        missed=missed_constraints(shown.constraints, shown.figures) + ([] if held else validation.missed(chosen.number)),
         model_seeds=list(objective.seeds), validation=validation.to_dict() if validation else None)
     study_file = scenario_path(recommendation.scenario_name, "study.json", request.out_dir)
     paths = [summary.write_json(study_file, {"name": scenario.name, "source": str(request.scenario_file),

@@ -1,9 +1,14 @@
-"""The scenario's ``tune:`` section: which knobs ``quietload tune`` searches and over what.
+"""The settings quietload searches and recommends, each described once, and the scenario's
+``tune:`` section that narrows them.
 
-A knob is named as in Kafka or Spark and maps to one scenario path. A choice knob takes a
-list of values (``compression.type: [none, zstd]``), a range knob ``[low, high]``
-(``linger.ms: [0, 50]``); a one-value list pins a knob. Knobs not named keep the ranges the
-tuner derives from the scenario.
+A ``Knob`` owns everything about one setting: its Kafka or Spark name, its scenario path (the
+``--set`` key), whether it is a choice or a range and on which scale, the range searched by
+default (around the scenario's own value), how its value is printed and written back, and who
+must change it (its lever class: the job's owner, the cluster owner's quota for the job, or the
+cluster's operator). The tuner, the gate's advice, the snippets and the report read it from here.
+
+In the ``tune:`` section a choice knob takes a list of values (``compression.type: [none, zstd]``),
+a range knob ``[low, high]`` (``linger.ms: [0, 50]``); a one-value list pins a knob.
 """
 from __future__ import annotations
 
@@ -13,9 +18,17 @@ from typing import Any, Callable
 
 from workloads import _fields as f
 from workloads.errors import ScenarioError
-from workloads.producer import parse_acks, parse_codec
+from workloads.producer import CODECS, parse_acks, parse_codec
 from workloads.quota import Quota
-from workloads.units import parse_bytes, parse_milliseconds
+from workloads.units import format_bytes, parse_bytes, parse_milliseconds
+
+KB, MB = 1024, 1024**2
+LEVERS = ("job", "quota", "cluster")          # from the cheapest to change to the dearest
+DEFAULT_LEVERS = ("job", "quota")
+WHO = {"job": "the job's owner", "quota": "the cluster's owner, as a quota for the job's client.id",
+       "cluster": "the cluster's operator"}
+LINGER_MS_MAX = 100
+MAX_IN_FLIGHT_MAX = 5            # above 5 the idempotent producer gives up its ordering guarantee
 
 
 def _quota_value(name: str) -> Callable[[Any, str], Any]:
@@ -25,33 +38,147 @@ def _quota_value(name: str) -> Callable[[Any, str], Any]:
     return parse
 
 
+def _rendered(unit: str, value: Any) -> str:
+    if value is None:
+        return "none"
+    if unit == "bytes":
+        return format_bytes(value)
+    if unit == "byte_rate":
+        return f"{format_bytes(value)}/s"
+    if unit == "ms":
+        return f"{value:g} ms"
+    if unit == "percent":
+        return f"{value:g} %"
+    return str(value)
+
+
 @dataclass(frozen=True)
 class Knob:
-    """A tunable setting: its name, its scenario path, choice or range, and its value parser."""
+    """A setting quietload can change: name, scenario path, kind, parser, lever class, scale and unit,
+    its default range for a scenario, and the settings that go with a value (``acks=all`` brings
+    ``enable.idempotence=true``)."""
 
     name: str
     path: tuple[str, ...]
     kind: str                      # "choice" or "range"
     parse: Callable[[Any, str], Any]
-    quota: bool = False            # searched only with ``tune --quotas``
+    lever: str = "job"             # one of LEVERS
+    unit: str = ""                 # bytes, byte_rate, ms, percent, or "" (printed as it is)
+    log: bool = False              # searched on a log scale: its effects scale with ratios
+    integer: bool = True
+    bounds: Callable[[Any], tuple] = lambda scenario: ()   # the default range (choices, or (low, high)) for a scenario
+    also: Callable[[Any], tuple[tuple[str, Any], ...]] = lambda value: ()   # further (knob-like path, value) it sets
 
     @property
     def override_key(self) -> str:
         return ".".join(self.path)
 
+    @property
+    def quota(self) -> bool:
+        return self.lever == "quota"
+
+    def current(self, scenario: Any) -> Any:
+        """Its value in ``scenario`` (a Scenario), read along its path by the file's keys."""
+        value = scenario
+        for key in self.path:
+            value = getattr(value, f.keys_of(type(value))[key].name)
+        return value
+
+    def render(self, value: Any) -> str:
+        """As people read it: ``1.0 MB``, ``50 ms``, ``20.0 MB/s``."""
+        return _rendered(self.unit, value)
+
+    def property_value(self, value: Any) -> str:
+        """As Kafka's or Spark's configuration takes it: ``131072``, ``zstd``, ``20971520``."""
+        if value is None:
+            return "none"
+        if self.unit == "byte_rate":
+            return str(int(round(value)))
+        if isinstance(value, float) and value.is_integer():
+            return str(int(value))
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+    def override_value(self, value: Any) -> str:
+        """As a scenario file (and ``--set``) takes it."""
+        return f"{int(round(value))}B/s" if self.unit == "byte_rate" and value is not None else self.property_value(value)
+
+    def overrides(self, value: Any) -> list[str]:
+        """The ``--set`` values that apply ``value``, with the settings that go with it."""
+        return [f"{self.override_key}={self.override_value(value)}"] + [f"{key}={v}" for key, v in self.also(value)]
+
+
+def _producer(scenario: Any) -> Any:
+    return scenario.batch.producer
+
+
+def _partitions(scenario: Any) -> int:
+    return scenario.cluster.topic(scenario.batch.topic).partitions
+
+
+def _repartitions(scenario: Any) -> tuple:
+    choices = [None] + [_partitions(scenario) * k for k in (1, 2, 3, 4)]
+    current = scenario.batch.spark.repartition
+    return tuple(choices + ([current] if current not in choices else []))
+
+
+def _idempotence(acks: Any) -> tuple[tuple[str, Any], ...]:
+    """acks=all with the idempotent producer (no duplicates on retry), as the published fix set them."""
+    return (("batch.producer.enable.idempotence", "true" if acks == "all" else "false"),)
+
+
+def _threads(low_share: float, high_factor: int, least: int = 1) -> Callable[[Any], Callable[[Any], tuple]]:
+    def bounds_of(attribute: str) -> Callable[[Any], tuple]:
+        def bounds(scenario: Any) -> tuple:
+            now = getattr(scenario.cluster.broker, attribute)
+            return (max(least, int(now * low_share)), max(now * high_factor, least + 1))
+        return bounds
+    return bounds_of
+
 
 KNOBS: dict[str, Knob] = {knob.name: knob for knob in (
-    Knob("repartition", ("batch", "spark", "repartition"), "choice", f.or_none(f.positive_int)),
-    Knob("compression.type", ("batch", "producer", "compression.type"), "choice", parse_codec),
-    Knob("acks", ("batch", "producer", "acks"), "choice", parse_acks),
-    Knob("linger.ms", ("batch", "producer", "linger.ms"), "range", parse_milliseconds),
-    Knob("batch.size", ("batch", "producer", "batch.size"), "range", f.positive(parse_bytes)),
-    Knob("buffer.memory", ("batch", "producer", "buffer.memory"), "range", f.positive(parse_bytes)),
+    Knob("repartition", ("batch", "spark", "repartition"), "choice", f.or_none(f.positive_int), bounds=_repartitions),
+    Knob("compression.type", ("batch", "producer", "compression.type"), "choice", parse_codec,
+         bounds=lambda s: CODECS),
+    Knob("acks", ("batch", "producer", "acks"), "choice", parse_acks, bounds=lambda s: ("1", "all"), also=_idempotence),
+    Knob("linger.ms", ("batch", "producer", "linger.ms"), "range", parse_milliseconds, unit="ms",
+         bounds=lambda s: (0, max(LINGER_MS_MAX, int(_producer(s).linger_ms)))),
+    Knob("batch.size", ("batch", "producer", "batch.size"), "range", f.positive(parse_bytes), unit="bytes", log=True,
+         bounds=lambda s: (min(16 * KB, _producer(s).batch_size), _producer(s).max_request_size)),
+    Knob("buffer.memory", ("batch", "producer", "buffer.memory"), "range", f.positive(parse_bytes), unit="bytes", log=True,
+         bounds=lambda s: (min(32 * MB, _producer(s).buffer_memory), max(512 * MB, _producer(s).buffer_memory))),
     Knob("max.in.flight.requests.per.connection", ("batch", "producer", "max.in.flight.requests.per.connection"),
-         "range", f.positive_int),
-    Knob("producer_byte_rate", ("batch", "quota", "producer_byte_rate"), "range", _quota_value("producer_byte_rate"), quota=True),
-    Knob("request_percentage", ("batch", "quota", "request_percentage"), "range", _quota_value("request_percentage"), quota=True),
+         "range", f.positive_int, bounds=lambda s: (1, MAX_IN_FLIGHT_MAX)),
+    # per broker: from a sliver of the broker's NIC to a fifth of it
+    Knob("producer_byte_rate", ("batch", "quota", "producer_byte_rate"), "range", _quota_value("producer_byte_rate"),
+         lever="quota", unit="byte_rate", log=True, integer=False,
+         bounds=lambda s: (float(max(MB, round(s.cluster.broker.nic_bandwidth / 250))),
+                           float(round(s.cluster.broker.nic_bandwidth / 5)))),
+    # % of one thread's time per quota window (Kafka: may exceed 100)
+    Knob("request_percentage", ("batch", "quota", "request_percentage"), "range", _quota_value("request_percentage"),
+         lever="quota", unit="percent", integer=False, bounds=lambda s: (10.0, 200.0)),
+    Knob("num.replica.fetchers", ("cluster", "broker", "num.replica.fetchers"), "range", f.positive_int,
+         lever="cluster", bounds=lambda s: (1, max(8, s.cluster.broker.num_replica_fetchers))),
+    Knob("num.io.threads", ("cluster", "broker", "num.io.threads"), "range", f.positive_int, lever="cluster",
+         bounds=_threads(0.5, 4)("num_io_threads")),
+    Knob("num.network.threads", ("cluster", "broker", "num.network.threads"), "range", f.positive_int, lever="cluster",
+         bounds=_threads(0.5, 3)("num_network_threads")),
+    Knob("brokers", ("cluster", "brokers"), "range", f.positive_int, lever="cluster",
+         bounds=lambda s: (s.cluster.brokers, 3 * s.cluster.brokers)),
 )}
+
+
+def knobs_of(levers: tuple[str, ...]) -> list[str]:
+    """The knobs of those lever classes, in the registry's order (the sampler's)."""
+    return [name for name, knob in KNOBS.items() if knob.lever in levers and (not knob.quota or name in quota_fields())]
+
+
+def parse_levers(value: Any, path: str) -> tuple[str, ...]:
+    """``job,quota`` -> ("job", "quota"), in LEVERS' order; an unknown class is refused."""
+    names = [part.strip() for part in (value.split(",") if isinstance(value, str) else value or [])]
+    unknown = [name for name in names if name not in LEVERS]
+    if unknown or not names:
+        raise ScenarioError(path, f"expected lever classes from {', '.join(LEVERS)} (e.g. job,quota), got {value!r}")
+    return tuple(lever for lever in LEVERS if lever in names)
 
 
 def quota_fields() -> set[str]:

@@ -22,14 +22,15 @@ def _check(*args: str):
 def baseline(tmp_path_factory):
     """The published baseline checked once on the model (~1.5 s), with both report files."""
     out = tmp_path_factory.mktemp("baseline")
-    result = _check(BASELINE, "--junit", str(out / "check.xml"), "--json", str(out / "check.json"))
+    result = _check(BASELINE, "--levers", "job,quota,cluster", "--junit", str(out / "check.xml"),
+                    "--json", str(out / "check.json"))
     return result, out
 
 
 @pytest.fixture(scope="module")
 def fixed(tmp_path_factory):
     out = tmp_path_factory.mktemp("fixed")
-    return _check(FIXED, "--json", str(out / "check.json")), out
+    return _check(FIXED, "--levers", "job,quota,cluster", "--json", str(out / "check.json")), out
 
 
 # settings that hold the neighbours at 9.9 ms against their 10 ms SLA on seed 1
@@ -58,7 +59,7 @@ def test_published_baseline_fails_on_the_neighbours_sla(baseline):
     assert lines[0].startswith("FAIL paypay-glue-2gb (model, seed 1): ")
     sla = next(line for line in lines if line.startswith("  neighbour_sla: "))
     assert "payment-api" in sla and "fraud-scoring" in sla and "> SLA 10.0 ms" in sla
-    advice = lines[lines.index("recommended change") + 1:]
+    advice = lines[lines.index("recommended change") + 1:lines.index("to paste")]
     # each change with the figures that point to it and what the model predicts with it, then the --set line
     assert all(" the model predicts " in line for line in advice[:-1]) and advice[-1].startswith("  - so: --set ")
     assert "every rule passes" in advice[-2]
@@ -71,6 +72,8 @@ def test_published_baseline_fails_on_the_neighbours_sla(baseline):
 def _followed(result) -> list[str]:
     """The recommended change as command-line arguments."""
     [line] = [line for line in result.stdout.splitlines() if line.startswith("  - so: ")]
+    if "cluster." in line:
+        return line[len("  - so: "):].split() + ["--levers", "job,quota,cluster"]
     return line[len("  - so: "):].split()
 
 
@@ -112,7 +115,7 @@ def test_published_fix_clears_the_broker_rules(fixed):
 def test_published_fix_is_told_to_add_fetchers(fixed):
     result, _ = fixed
     # the neighbours wait for followers whose fetches carry the load's partitions: more fetchers
-    assert _followed(result) == ["--set", "cluster.broker.num.replica.fetchers=8"]
+    assert _followed(result)[:2] == ["--set", "cluster.broker.num.replica.fetchers=8"]
 
 
 # A small passing run in the RunResult schema, as any evaluator could write it.
@@ -183,7 +186,7 @@ def test_thresholds_and_deadline_come_from_options(tmp_path):
         "above the maximum of 1,000/s",
         "  load_deadline: the load took 42.0 s, past its deadline of 30.0 s",
         "recommended change",
-        "  - no rule-based hint fits this result's figures; its mechanism section explains the run",
+        "  - no change tried: no scenario file to run it on (the result names none, or it is not here)",
     ]
 
 
@@ -249,3 +252,34 @@ def test_help_has_an_example():
     result = CliRunner().invoke(app, ["check", "--help"])
     assert result.exit_code == 0
     assert "Example: quietload check workloads/catalog/paypay-glue-2gb.yaml" in result.stdout
+
+
+def test_check_prints_the_snippet_of_its_passing_change_with_the_cluster_lever_as_msk_lines(baseline):
+    result, _ = baseline
+    lines = result.stdout.splitlines()
+    paste = lines[lines.index("to paste") + 1:]
+    assert '  .option("kafka.acks", "all")' in paste and '  .option("kafka.enable.idempotence", "true")' in paste
+    assert "  num.replica.fetchers=4  # MSK configuration" in paste
+    assert ('  kafka-configs.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --command-config client.properties --alter '
+            "--entity-type brokers --entity-default --add-config num.replica.fetchers=4") in paste
+
+
+def test_with_the_default_levers_check_names_the_wider_lever_that_passes_and_who_makes_it():
+    """Issue 25, problem 1: no loop back to tune; the cluster lever that passes is named, with its snippet headed so."""
+    result = _check(BASELINE)
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert lines[lines.index("recommended change") + 1].startswith("  - no job or quota change tried passes on the model")
+    wider = next(line for line in lines if line.startswith("  - with the cluster's operator too, the model predicts it passes"))
+    assert "--set cluster.broker.num.replica.fetchers=4" in wider and "--levers job,quota,cluster tries it" in wider
+    assert "tune" not in result.stdout
+    assert "to paste, if the cluster's operator agrees" in lines
+
+
+def test_check_of_a_result_file_tries_the_same_changes_as_check_of_its_scenario(tmp_path):
+    """Issue 25, problem 3: the same tested recommendation, never untested hints."""
+    run = tmp_path / "run.json"
+    assert CliRunner().invoke(app, ["simulate", BASELINE, "--json", str(run)]).exit_code == 0
+    from_file, from_scenario = _check("--result", str(run)), _check(BASELINE)
+    assert from_file.exit_code == from_scenario.exit_code == 1
+    assert from_file.stdout == from_scenario.stdout

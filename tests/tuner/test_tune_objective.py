@@ -4,14 +4,14 @@ from optuna.trial import FixedTrial
 from tuner import Objective, search_space
 from workloads import Scenario
 
-BASELINE = {"repartition": None, "compression.type": "none", "linger.ms": 0, "batch.size": 16384,
+BASELINE = {"repartition": None, "compression.type": "none", "acks": "all", "linger.ms": 0, "batch.size": 16384,
             "buffer.memory": 33554432, "max.in.flight.requests.per.connection": 5}
-TUNED = {"repartition": 8, "compression.type": "zstd", "linger.ms": 20, "batch.size": 262144,
+TUNED = {"repartition": 8, "compression.type": "zstd", "acks": "all", "linger.ms": 20, "batch.size": 262144,
          "buffer.memory": 67108864, "max.in.flight.requests.per.connection": 1}
 
 
 def _objective(raw):
-    return Objective(raw, search_space(Scenario.from_mapping(raw)), seed=1)
+    return Objective(raw, search_space(Scenario.from_mapping(raw), ("job",)), seed=1)
 
 
 def test_a_fixed_trial_runs_the_model_with_its_knob_values(tiny):
@@ -24,7 +24,8 @@ def test_a_fixed_trial_runs_the_model_with_its_knob_values(tiny):
     figures = trial.user_attrs["figures"]
     assert figures["produce_requests"] == 1669 and figures["batches"] == 1669
     assert figures["mean_batch_bytes"] == pytest.approx(4084.12, abs=0.01)
-    assert trial.user_attrs["overrides"][2] == "batch.producer.linger.ms=0"
+    assert trial.user_attrs["overrides"][2:5] == ["batch.producer.acks=all", "batch.producer.enable.idempotence=true",
+                                                  "batch.producer.linger.ms=0"]
     # the neighbour's p99 during the load over its 10 ms SLA, relative: feasible below 0
     api = figures["tenants"]["api"]
     assert trial.system_attrs["constraints:sla:api"] == pytest.approx(api["p99_ms_during"] / 10.0 - 1)

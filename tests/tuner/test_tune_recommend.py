@@ -51,13 +51,13 @@ def test_the_recommendation_reproduces_the_picked_figures(tiny, tmp_path):
     assert recommendation["kind"] == "quietload-recommendation" and recommendation["meets_constraints"] is True
     picked = recommendation["predicted"]["after"]
     # trial 1's sizes as the sampler drew them, and as the recommendation gives them
-    assert (outcome.summary.pick.params["batch.size"], outcome.summary.pick.params["buffer.memory"]) == (676456, 42476949)
-    assert (recommendation["params"]["batch.size"], recommendation["params"]["buffer.memory"]) == (768 * 1024, 48 * 1024**2)
+    assert (outcome.summary.pick.params["batch.size"], outcome.summary.pick.params["buffer.memory"]) == (631621, 36201606)
+    assert (recommendation["params"]["batch.size"], recommendation["params"]["buffer.memory"]) == (512 * 1024, 32 * 1024**2)
     assert recommendation["explanation"][-1] == (
-        "rounded to what a person types (batch.size 676456 -> 786432, buffer.memory 42476949 -> 50331648): on model "
-        "seeds 1-21 the model predicts, at the worst seed, 10 produce requests, load 0.2 s, api p99 during 5.77 ms "
-        "of its 10 ms SLA")
-    assert picked["produce_requests"] == 10 and outcome.summary.pick.produce_requests == 11
+        "rounded to what a person types (batch.size 631621 -> 524288, buffer.memory 36201606 -> 33554432, "
+        "producer_byte_rate 4017603 -> 3984589, request_percentage 116.151 -> 120): on model seeds 1-21 the model "
+        "predicts, at the worst seed, 14 produce requests, load 0.2 s, api p99 during 5.77 ms of its 10 ms SLA")
+    assert picked["produce_requests"] == 14 and outcome.summary.pick.produce_requests == 12
     assert recommendation["predicted"]["before"]["produce_requests"] == 1669
     assert recommendation["explanation"][0].startswith(f"produce requests 1,669 -> {picked['produce_requests']:,} because batches fill to ")
     evaluator = model_evaluator()

@@ -3,23 +3,35 @@ import dataclasses
 import pytest
 
 from tuner import search_space
-from tuner.space import DEFAULT_KNOBS
 from workloads import Quota, Scenario, ScenarioError
 from workloads.tuning import Tuning
 
 
 def test_defaults_follow_the_scenario(tiny):
-    space = search_space(Scenario.from_mapping(tiny))
-    assert space.names == list(DEFAULT_KNOBS)
+    space = search_space(Scenario.from_mapping(tiny), ("job",))
     described = {r.name: r.describe() for r in space.ranges}
     assert described == {
         "repartition": "{none, 4, 8, 12, 16}",            # around the topic's 4 partitions
         "compression.type": "{none, gzip, snappy, lz4, zstd}",
+        "acks": "{1, all}",                                # all with enable.idempotence=true
         "linger.ms": "0 ms .. 100 ms",
         "batch.size": "16.0 KB .. 1.0 MB (log)",            # up to the client's max.request.size
         "buffer.memory": "32.0 MB .. 512.0 MB (log)",
         "max.in.flight.requests.per.connection": "1 .. 5",
     }
+    assert space.overrides({"acks": "all"}) == ["batch.producer.acks=all", "batch.producer.enable.idempotence=true"]
+
+
+def test_each_lever_class_adds_its_knobs_and_the_default_is_job_and_quota(tiny):
+    scenario = Scenario.from_mapping(tiny)
+    job = search_space(scenario, ("job",)).names
+    assert search_space(scenario).names == job + ["producer_byte_rate", "request_percentage"]
+    cluster = {r.name: r.describe() for r in search_space(scenario, ("cluster",)).ranges}
+    broker = scenario.cluster.broker
+    assert cluster == {"num.replica.fetchers": f"1 .. {max(8, broker.num_replica_fetchers)}",
+                       "num.io.threads": f"{broker.num_io_threads // 2} .. {broker.num_io_threads * 4}",
+                       "num.network.threads": f"{max(1, broker.num_network_threads // 2)} .. {broker.num_network_threads * 3}",
+                       "brokers": f"{scenario.cluster.brokers} .. {3 * scenario.cluster.brokers}"}
 
 
 def test_a_job_already_repartitioned_keeps_its_own_count_among_the_choices(tiny_with):
@@ -27,12 +39,12 @@ def test_a_job_already_repartitioned_keeps_its_own_count_among_the_choices(tiny_
     assert space.ranges[0].choices == (None, 4, 8, 12, 16, 7)
 
 
-def test_quota_knobs_are_searched_with_quotas_and_follow_the_model(tiny):
-    space = search_space(Scenario.from_mapping(tiny), quotas=True)
+def test_quota_knobs_are_searched_with_the_quota_lever_and_follow_the_model(tiny):
+    space = search_space(Scenario.from_mapping(tiny), ("job", "quota"))
     quota_kinds = {f.name for f in dataclasses.fields(Quota)}
     expected = [n for n in ("producer_byte_rate", "request_percentage") if n in quota_kinds]
     assert "producer_byte_rate" in expected
-    assert space.names == list(DEFAULT_KNOBS) + expected
+    assert space.names == search_space(Scenario.from_mapping(tiny), ("job",)).names + expected
     rate = next(r for r in space.ranges if r.name == "producer_byte_rate")
     assert (rate.low, rate.high, rate.integer) == (1024**2, 25 * 1024**2, False)   # NIC 125 MB/s: 1/250 .. 1/5
     assert space.overrides({"producer_byte_rate": 20.5 * 1024**2}) == ["batch.quota.producer_byte_rate=21495808B/s"]
@@ -102,9 +114,9 @@ def test_ranges_the_producer_would_refuse_are_refused_before_any_trial(tiny_with
         search_space(Scenario.from_mapping(tiny_with({"tune": {"knobs": {"buffer.memory": ["512KB", "64MB"]}}})))
 
 
-def test_quota_ranges_need_quotas(tiny_with):
+def test_quota_ranges_need_the_quota_lever(tiny_with):
     scenario = Scenario.from_mapping(tiny_with({"tune": {"knobs": {"producer_byte_rate": ["5MB/s", "50MB/s"]}}}))
-    with pytest.raises(ScenarioError, match=r"^tune.knobs.producer_byte_rate: is a quota knob: searched only with --quotas"):
-        search_space(scenario)
-    ranges = {r.name: r for r in search_space(scenario, quotas=True).ranges}
+    with pytest.raises(ScenarioError, match=r"^tune.knobs.producer_byte_rate: is a quota lever: searched only with --levers including quota"):
+        search_space(scenario, ("job",))
+    ranges = {r.name: r for r in search_space(scenario).ranges}
     assert (ranges["producer_byte_rate"].low, ranges["producer_byte_rate"].high) == (5 * 1024**2, 50 * 1024**2)
