@@ -19,8 +19,10 @@ STEPS = 3          # values tried per knob
 
 def _values(knob: Knob, scenario: Scenario) -> list[Any]:
     """A few values of ``knob`` away from the scenario's own, nearest first."""
-    low, high = knob.bounds(scenario)
     now = knob.current(scenario)
+    if knob.kind == "choice":
+        return [choice for choice in knob.bounds(scenario) if choice != now][:STEPS]
+    low, high = knob.bounds(scenario)
     if knob.quota:          # a quota holds the load back: from the loosest (a fifth of the NIC) down
         return [type(high)(high / 2**i) for i in range(STEPS) if high / 2**i >= low]
     start = now or low
