@@ -128,12 +128,12 @@ _PLAN = {
                 "tenants!": [{"name!": "S", "p99_ms_during!": "L", "sla_p99_ms!": "L"}]}]}
 _RECOMMENDATION = {"scenario": "S", "source": "S", "seed": "I", "model_seeds": ["I"], "validation": _VALIDATION,
                    "trial": "I", "meets_constraints": "B", "missed": ["S"], "params": {}, "overrides": ["S"],
-                   "predicted": {"before": _BEFORE_AFTER, "after": _BEFORE_AFTER}}
+                   "predicted": {"before": _BEFORE_AFTER, "after": _BEFORE_AFTER}, "wider_lever": ("?", "S")}
 VERDICT_STATUSES = ("pass", "fail", "skipped")   # a gate result's verdicts, as the gate writes them
 _GATE = {"passed": "B", "outcome": "S", "scenario": "S", "evaluator": "S", "seed": "I", "seeds": ["I"],
          "thresholds": {"handler_idle_min_pct": "P", "cpu_max_pct": "P", "requests_per_broker_max": "L", "deadline_s": "L"},
          "verdicts": [{"rule!": "S", "status!": "S", "reason": "S", "margin": "S", "tightness": "C"}],
-         "recommendations": ["S"]}
+         "recommendations": ["S"], "paste": ["S"]}
 
 
 def _under(rules: dict[str, Any]) -> Callable[[dict[str, Any], str], None]:
