@@ -125,3 +125,16 @@ def test_capacity_plot_draws_each_point_as_a_marker_without_joining_them(monkeyp
     # every point once, at its ingest and its worst neighbour p99; dots within SLA, crosses over it
     drawn_points = sorted((x, y, line.get_marker()) for line in points for x, y in zip(line.get_xdata(), line.get_ydata()))
     assert drawn_points == [(400.0, 9.0, "o"), (410.0, 10.04, "x"), (790.0, 7.0, "o"), (800.0, 7.5, "o")]
+
+
+def test_next_names_the_what_if_that_holds_an_overloaded_plan_or_the_room_there_is():
+    from reports.sections.plan import next_step
+    over = {**PLAN, "current_plan": {**PLAN["current_plan"], "feasible": False},
+            "options": [{**PLAN["options"][0], "current_plan_feasible": False, "max_point": None,
+                         "max_ingest_gb_per_hour": None, "headroom": None}, PLAN["options"][1]]}
+    assert next_step(over) == "brokers=6 keeps the current plan within SLA: make that change, or run less at once"
+    roomy = {**PLAN, "options": [{**PLAN["options"][0], "headroom": 2.0, "max_ingest_gb_per_hour": 800.0,
+                                  "max_point": {**PLAN["options"][0]["max_point"], "loads": 2}}]}
+    assert next_step(roomy) == "room on the current cluster up to 2 loads x 16 cores, 1 GB each (2.00x the current ingest)"
+    nothing = {**over, "options": over["options"][:1]}
+    assert next_step(nothing).startswith("no option tried holds even the smallest load: change the job's settings")

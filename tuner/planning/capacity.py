@@ -30,7 +30,7 @@ from simulator.contract import explain as words
 from simulator.contract import result_path, scenario_path
 from simulator.contract.files import PLAN
 from simulator.evaluator import Evaluator, model_evaluator
-from tuner.planning.search import LoadPoint, bracket, extend, point_of, refine
+from tuner.planning.search import LoadPoint, extend, point_of, refine
 from tuner.planning.whatif import ClusterOption, cluster_options
 from tuner.runner import Execution, Runner
 from workloads import Scenario, ScenarioError

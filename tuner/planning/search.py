@@ -59,7 +59,7 @@ def extend(tasks_of: Tasks, options: list[ClusterOption], points: list[dict], st
     points added, and for each option that ended unbracketed the bound it reached, in words."""
     added: list[dict] = []
     bounds: dict[str, str] = {}
-    for _ in range(steps + 1):
+    for round_ in range(steps + 1):
         asks: list[tuple[ClusterOption, LoadPoint]] = []
         bounds = {}
         for option in options:
@@ -84,7 +84,7 @@ def extend(tasks_of: Tasks, options: list[ClusterOption], points: list[dict], st
                 else:
                     bounds[option.name] = f"the plan stopped at one load on {low.write_cores} cores (--extend tries further)"
                     asks.append((option, slower))
-        if not asks or _ == steps:
+        if not asks or round_ == steps:
             break
         added += tasks_of(asks)
     return added, bounds
