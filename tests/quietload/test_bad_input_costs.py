@@ -17,8 +17,8 @@ CASES = {
                                              "error: dataset.files: the load of 102400.0 GB would take at least 2 days"),
     "--force on a million threads a broker": (["simulate", PAYPAY, "--set", "cluster.broker.num.network.threads=2147483647", "--force"],
                                               "not even with --force"),
-    "plan --loads 1000": (["plan", PAYPAY, "--loads", "1000"],
-                          "error: --loads: the model run would take at least 11 minutes (32,768,000 produce batches of at most batch.size), more than its limit of 10 minutes; --loads of at most 922 fits; at the plan's point current, 4 GB x 1000; --force runs it anyway"),
+    "plan --loads 2000": (["plan", PAYPAY, "--loads", "2000"],
+                          "error: --loads: the model run would take at least 11 minutes (32,768,000 produce batches of at most batch.size), more than its limit of 10 minutes; --loads of at most 1,846 fits; at the plan's point current, 2 GB x 2000; --force runs it anyway"),
     "plan over a huge load": (["plan", PAYPAY, "--load-gb", "100000000"],
                               "error: --load-gb: the model run would need at least 5322.7 GB of memory"),
 }
