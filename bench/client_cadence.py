@@ -125,25 +125,23 @@ def compile_probe(work: Path, classpath: str) -> None:
     subprocess.run([javac, "-d", str(work), "-cp", classpath, str(Path(__file__).with_name("ProducerProbe.java"))], check=True)
 
 
-def runnable_threads(pids: list[int]) -> int:
-    """Threads of these processes runnable now (state R in /proc/PID/task/TID/stat)."""
-    count = 0
-    for pid in pids:
-        for task in Path(f"/proc/{pid}/task").glob("*"):
-            try:
-                count += (task / "stat").read_text().rpartition(")")[2].split()[0] == "R"
-            except OSError:     # a thread that ended meanwhile
-                pass
-    return count
-
-
-def others_runnable(own: list[int], every: float, running: threading.Event, samples: list[float]) -> None:
-    """Sample the machine's runnable threads (/proc/stat procs_running) less the probe's, the
-    broker's and this sampler's own, every ``every`` seconds while ``running`` is set."""
+def others_runnable(own: list[int], every: float, running: threading.Event, samples: list[dict[int, int]]) -> None:
+    """Every ``every`` seconds while ``running`` is set: the machine's runnable threads (state R
+    in /proc/PID/task/TID/stat) by the core whose run queue holds them, less the probe's, the
+    broker's and this process's own."""
+    skip = {str(pid) for pid in own + [os.getpid()]}
     while running.is_set():
-        stat = Path("/proc/stat").read_text()
-        procs = int(stat[stat.index("procs_running"):].split()[1])
-        samples.append(max(0.0, procs - 1 - runnable_threads(own)))
+        counts: dict[int, int] = {}
+        for stat in Path("/proc").glob("[0-9]*/task/[0-9]*/stat"):
+            if stat.parts[2] in skip:
+                continue
+            try:
+                fields = stat.read_text().rpartition(")")[2].split()
+            except OSError:     # a thread that ended meanwhile
+                continue
+            if fields[0] == "R":
+                counts[int(fields[36])] = counts.get(int(fields[36]), 0) + 1
+        samples.append(counts)
         time.sleep(every)
 
 
@@ -152,15 +150,15 @@ def run_probe(work: Path, classpath: str, bootstrap: str, seconds: float, append
               watch: list[int] | None = None) -> dict[str, float]:
     """One ProducerProbe run: its figures by name. ``append``: bytes per second (one busy thread)
     or ProducerProbe's APPEND. With ``watch`` (the broker's pids) the figures include
-    ``others_runnable``: the mean of the machine's runnable threads besides the probe's, the
-    broker's and the sampler's, over the run."""
+    ``others_runnable``, the mean of the machine's runnable threads besides the probe's, the
+    broker's and the bench's over the run, and ``others_cpuN`` the same on core N."""
     args = [java_command(), "-cp", f"{classpath}:{work}", "ProducerProbe", bootstrap, topic_name,
             str(seconds), str(append), str(size)] + [f"{k}={v}" for k, v in producer.items()]
     with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           preexec_fn=(lambda: os.sched_setaffinity(0, cores)) if cores else None) as probe:
-        samples: list[float] = []
+        samples: list[dict[int, int]] = []
         running = threading.Event()
-        sampler = threading.Thread(target=others_runnable, args=([probe.pid, *(watch or [])], 0.1, running, samples))
+        sampler = threading.Thread(target=others_runnable, args=([probe.pid, *(watch or [])], 0.2, running, samples))
         if watch is not None:
             running.set()
             sampler.start()
@@ -172,7 +170,9 @@ def run_probe(work: Path, classpath: str, bootstrap: str, seconds: float, append
         raise subprocess.CalledProcessError(probe.returncode, args, out, err)
     figures = {k: float(v) for k, v in (item.split("=") for item in out.split())}
     if samples:
-        figures["others_runnable"] = statistics.mean(samples)
+        figures["others_runnable"] = statistics.mean(sum(counts.values()) for counts in samples)
+        for core in sorted(os.sched_getaffinity(0)):
+            figures[f"others_cpu{core}"] = statistics.mean(counts.get(core, 0) for counts in samples)
     return figures
 
 
@@ -200,23 +200,27 @@ def live_round(case: Case, seconds: float, work: Path, classpath: str, cluster: 
     return real
 
 
-def placed(scenario: Scenario, others: float) -> Scenario:
-    """The scenario as the rig placed it: ``others`` runnable threads of the rest of the machine
-    spread over its cores, beside the profile's own background on the broker's and the
-    producer's core."""
-    per_core = others / CORES
+def placed(scenario: Scenario, live: list[dict[str, float]]) -> Scenario:
+    """The scenario as the rig placed it: the rest of the machine's runnable threads on the
+    broker's core and on the producer's (the live runs' medians; spread evenly over the cores
+    where a run did not count them by core), beside the profile's own background threads."""
+    broker_core, producer_core = (sorted(os.sched_getaffinity(0)) * 2)[:2]
+    def on(core: int) -> float:
+        key = f"others_cpu{core}"
+        return median(live, key) if all(key in r for r in live) else median(live, "others_runnable") / CORES
     scheduler = scenario.profile.scheduler
-    scheduler = dataclasses.replace(scheduler, jvm_background_threads=scheduler.jvm_background_threads + per_core,
-                                    broker_background_threads=scheduler.broker_background_threads + per_core)
+    scheduler = dataclasses.replace(
+        scheduler, jvm_background_threads=scheduler.jvm_background_threads + on(producer_core),
+        broker_background_threads=scheduler.broker_background_threads + on(broker_core))
     return dataclasses.replace(scenario, profile=dataclasses.replace(scenario.profile, scheduler=scheduler))
 
 
-def model_runs(evaluator: ModelEvaluator, case: Case, real: dict[str, float], others: float | None = None
-               ) -> list[dict[str, float]]:
-    """The model over SEEDS; with ``others``, on hosts that share their cores as the rig's did."""
+def model_runs(evaluator: ModelEvaluator, case: Case, real: dict[str, float],
+               live: list[dict[str, float]] | None = None) -> list[dict[str, float]]:
+    """The model over SEEDS; with ``live``, on cores shared as the live runs' were."""
     scenario, appends = model_scenario(case), model_appends(case, real)
-    if others is not None:
-        scenario = placed(scenario, others)
+    if live is not None:
+        scenario = placed(scenario, live)
     out = []
     for seed in SEEDS:
         run = evaluator.evaluate_appends(scenario, appends, seed)
@@ -321,13 +325,13 @@ def main() -> None:
         real = measure(cases, args.seconds, args.rounds, args.out)
     evaluator = ModelEvaluator()
     print(f"model: loopback, seeds {SEEDS}; placed: the machine's other runnable threads ('others', sampled) "
-          f"spread over its {CORES} cores beside the profile's background")
+          f"on the broker's and the producer's core beside the profile's background")
     print(HEAD)
     results = {}
     for case in [c for c in cases if real[c.name]]:
         appends = {k: statistics.median(r[k] for r in real[case.name]) for k in ("records", "append_s")}
         model = model_runs(evaluator, case, appends)
-        placed_model = model_runs(evaluator, case, appends, median(real[case.name], "others_runnable"))
+        placed_model = model_runs(evaluator, case, appends, real[case.name])
         results[case.name] = {"live": real[case.name], "model": model, "placed": placed_model}
         print("\n".join(render(case, real[case.name], model, placed_model)), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
