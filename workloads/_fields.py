@@ -167,7 +167,9 @@ def client_id(value: Any, path: str) -> str:
 
 
 def _short(value: Any) -> str:
-    """A bad value as the error line shows it: its start, when long."""
+    """A bad value as the error line shows it: its start, when long; a boolean with why it is one."""
+    if isinstance(value, bool):   # YAML reads an unquoted yes, no, on, off as a boolean
+        return f"{value} (YAML reads an unquoted yes, no, on or off as a boolean: quote a text)"
     shown = repr(value)
     return shown if len(shown) <= 60 else shown[:57] + "..."
 

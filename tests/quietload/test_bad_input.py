@@ -32,7 +32,7 @@ SCENARIOS = {
                                              "batch.producer.linger.ms: expected a duration like 10ms, 2s or 5min, got '1:30'"),
     "partitions 010 (octal in YAML 1.1)": (_raw("cluster|topics|0|partitions", "010"),
                                            "cluster.topics[0].partitions: expected a whole number of at least 1, got '010'"),
-    "a name no (a boolean in YAML 1.1)": (_raw("name", "no"), "name: expected a non-empty text, got False"),
+    "a name no (a boolean in YAML 1.1)": (_raw("name", "no"), "name: expected a non-empty text, got False (YAML reads an unquoted yes, no, on or off as a boolean: quote a text)"),
     "a codec off (a boolean in YAML 1.1)": (_raw("batch|producer|compression.type", "off"), "batch.producer.compression.type"),
     "a key twice at the top": (_raw("name", "small") + "name: other\n", "scenario.yaml: name is given twice (lines 1 and 35)"),
     "a key twice in a list item": (_raw("tenants|0|rate", "100/s\n  rate: 5/s"), "scenario.yaml: tenants[0].rate is given twice"),

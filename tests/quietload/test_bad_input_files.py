@@ -43,6 +43,7 @@ PIPES = {
     "check --junit": (["check", "{scenario}", "--junit", "{pipe}"], "--junit: " + WRITES_A_PIPE),
     "check --json": (["check", "{scenario}", "--json", "{pipe}"], "--json: " + WRITES_A_PIPE),
     "plan --json": (["plan", "{scenario}", "--json", "{pipe}"], "--json: " + WRITES_A_PIPE),
+    "plan --keep-results": (["plan", "{scenario}", "--keep-results", "{pipe}"], "--keep-results: {pipe} is not a directory"),
     "tune --out": (["tune", "{scenario}", "--out", "{pipe}"], "--out: {pipe} is not a directory"),
     "report --out": (["report", "{scenario}", "--out", "{pipe}"], "--out: {pipe} is not a directory"),
     "import --out": (["import", "--glue-job", f"{DATA}/get-job.json", "--out", "{pipe}"], "--out: " + WRITES_A_PIPE),
