@@ -14,8 +14,8 @@ GOLDEN = Path(__file__).parents[1] / "golden" / "tune"
 def test_a_recommendation_reads_back_as_tune_wrote_it(tmp_path):
     recommendation = read_recommendation(GOLDEN / "paypay-glue-2gb-recommendation.yaml")
     assert (recommendation["kind"], recommendation["scenario"], recommendation["trial"]) == (
-        "quietload-recommendation", "paypay-glue-2gb", 1)
-    assert recommendation["params"]["linger.ms"] == 88 and "dataset.files.0.size=64MB" in recommendation["overrides"]
+        "quietload-recommendation", "paypay-glue-2gb", 0)
+    assert recommendation["params"]["linger.ms"] == 20 and "dataset.files.0.size=64MB" in recommendation["overrides"]
     again = RECOMMENDATION.write_yaml(recommendation, tmp_path / "again.yaml")
     assert again.read_bytes() == (GOLDEN / "paypay-glue-2gb-recommendation.yaml").read_bytes()
     assert read_recommendation(again) == recommendation
@@ -25,6 +25,11 @@ def test_a_recommendation_reads_back_as_tune_wrote_it(tmp_path):
     ("study.json", json.dumps({"kind": "quietload-study", "schema_version": 1}), "not a recommendation of quietload tune"),
     ("tuned.yaml", "extends: paypay-glue-2gb.yaml\nname: paypay-glue-2gb-tuned\n", "not a recommendation of quietload tune"),
     ("short.yaml", "kind: quietload-recommendation\nscenario: s\nparams: {}\n", "recommendation lacks overrides"),
+    ("twice.yaml", "kind: quietload-recommendation\nscenario: s\nkind: x\n", "kind is given twice (lines 1 and 3); a key is said once"),
+    ("p99.yaml", "kind: quietload-recommendation\nscenario: s\nparams: {}\noverrides: []\n"
+                 "predicted: {before: {p99_ms_during: {api: -1}}}\n", "predicted.before.p99_ms_during.api must be greater than 0, got -1"),
+    ("trial.yaml", "kind: quietload-recommendation\nscenario: s\nparams: {}\noverrides: []\ntrial: '1'\n",
+     "trial must be a whole number, got '1'"),
     ("alias.yaml", "kind: &k quietload-recommendation\nscenario: *k\n", "is not valid YAML at line 2: "
                                                                          "aliases (*name) are not allowed"),
 ])
