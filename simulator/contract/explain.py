@@ -61,7 +61,7 @@ def changed(name: str, before: str, after: str) -> str:
 # --- a neighbour's p99 against its SLA -------------------------------------------------------------
 
 def sla(sla_ms: float) -> str:
-    return f"SLA {sla_ms:g} ms"
+    return f"SLA {round(sla_ms, 1):g} ms"   # a relative SLA (1.5x its p99 alone) is no round figure
 
 
 def over(p99: float, sla_ms: float) -> bool:
