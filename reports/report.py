@@ -26,6 +26,7 @@ from reports.sections.overlay import breakdown_html, breakdown_markdown, cloudwa
 from reports.sections.plan import render_plan_csv, render_plan_html, render_plan_markdown
 from reports.sections.runs import (SUMMARY_FIGURES, RunFigures, comparison_html, comparison_markdown, mean_batch_plot,
                                    neighbour_names, run_figures, run_html, run_markdown)
+from reports.sections.ship import ship_html, ship_markdown
 from reports.sections.study import render_study_csv, render_study_html, render_study_markdown
 from reports.sections.versus import pair_runs, render_versus_csv, render_versus_html, render_versus_markdown
 from simulator.contract import RunResult
@@ -36,8 +37,10 @@ REPORT_FILES = ("report.md", "runs.csv", "report.json", "report.html", "batch_si
                 "trials.csv")   # every file a report may write
 
 
-def render_markdown(runs: list[RunFigures], header: Header | None = None, gates: list[dict] | None = None) -> str:
-    lines = ["# quietload report", "", *(header.markdown() if header else []), *comparison_markdown(runs)]
+def render_markdown(runs: list[RunFigures], header: Header | None = None, gates: list[dict] | None = None,
+                    studies: list[dict] | None = None) -> str:
+    lines = ["# quietload report", "", *ship_markdown(studies or [], gates or []), *(header.markdown() if header else []),
+             *comparison_markdown(runs)]
     if runs:
         lines += [*cloudwatch_markdown(runs), *breakdown_markdown(runs)]
     lines += render_versus_markdown(pair_runs(runs))
@@ -51,7 +54,7 @@ def render_markdown(runs: list[RunFigures], header: Header | None = None, gates:
 def render_html(runs: list[RunFigures], header: Header | None = None, gates: list[dict] | None = None,
                 plans: list[dict] | None = None, studies: list[dict] | None = None) -> str:
     """The page: the header, the runs' plots and tables, then each plan's and study's section."""
-    body = [*(header_html(header) if header else []), *comparison_html(runs)]
+    body = [*ship_html(studies or [], gates or []), *(header_html(header) if header else []), *comparison_html(runs)]
     if runs:
         body += [*overlay_html(runs), *cloudwatch_html(runs), *breakdown_html(runs), "<h2>Batch sizes</h2>"]
         if len(runs) > 1:
@@ -119,7 +122,7 @@ def write_report(results: list[RunResult], out_dir: str | Path = DEFAULT_OUT_DIR
     if inputs is None:
         inputs = [("(not read from a file)", item) for item in [*results, *plans, *studies, *gates]]
     header = build_header([run.label for run in runs], results, inputs, gates, now)
-    contents = {"report.md": "\n".join([render_markdown(runs, header, gates), *map(render_plan_markdown, plans),
+    contents = {"report.md": "\n".join([render_markdown(runs, header, gates, studies), *map(render_plan_markdown, plans),
                                         *map(render_study_markdown, studies)]),
                 "runs.csv": render_csv(runs), "report.json": render_json(runs, header, plans, studies, gates),
                 "report.html": render_html(runs, header, gates, plans, studies)}

@@ -92,8 +92,9 @@ class StudySummary:
     model_seeds: tuple[int, ...] = (1,)   # each trial's model runs; the worst counts
     validation: dict[str, Any] | None = None   # the front on held-out seeds (tuner.validate), when run
 
-    def to_dict(self, scenario: dict[str, Any], baseline: dict[str, Any] | None = None) -> dict[str, Any]:
-        return {**STUDY.document(), "scenario": scenario,
+    def to_dict(self, scenario: dict[str, Any], baseline: dict[str, Any] | None = None,
+                recommended: dict[str, Any] | None = None) -> dict[str, Any]:
+        return {**STUDY.document(), "scenario": scenario, "recommended": recommended,
                 "study_name": self.name, "storage": self.storage, "seed": self.settings.seed,
                 "model_seeds": list(self.model_seeds),
                 "sampler": self.settings.sampler, "prefer": self.settings.prefer,
@@ -104,8 +105,10 @@ class StudySummary:
                 "pick": self.pick.number if self.pick else None, "validation": self.validation,
                 "importances_target": "produce_requests", "importances": self.importances}
 
-    def write_json(self, path: str | Path, scenario: dict[str, Any], baseline: dict[str, Any] | None = None) -> Path:
-        return STUDY.write(self.to_dict(scenario, baseline), path)
+    def write_json(self, path: str | Path, scenario: dict[str, Any], baseline: dict[str, Any] | None = None,
+                   recommended: dict[str, Any] | None = None) -> Path:
+        """``recommended``: what tune recommends from the study (the values as a person types them), for the report."""
+        return STUDY.write(self.to_dict(scenario, baseline, recommended), path)
 
 
 def pareto_front(records: list[TrialRecord]) -> list[TrialRecord]:

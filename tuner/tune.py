@@ -127,6 +127,9 @@ def tune(request: TuneRequest, progress: Progress | None = None,
     paths = [summary.write_json(study_file, {"name": scenario.name, "source": str(request.scenario_file),
                                              "overrides": list(request.overrides),
                                              "digest": scenario_digest(scenario_fields(scenario))},
-                                summary_figures(baseline))]
+                                summary_figures(baseline),
+                                {"trial": recommendation.trial, "meets_constraints": recommendation.feasible,
+                                 "params": params, "missed": recommendation.missed,
+                                 "wider_lever": recommendation.wider or None})]
     paths += recommendation.write(request.out_dir, base)
     return TuneOutcome(summary, recommendation, baseline, picked, paths)

@@ -113,7 +113,8 @@ def worst_neighbour(name: str, p99: float, sla_ms: float) -> str:
 
 def p99_of_sla(name: str, p99: float, sla_ms: float) -> str:
     """A predicted p99 as a share of its SLA, with the decimals that tell close figures apart."""
-    return f"{name} p99 during {p99:,.2f} ms of its {sla_ms:g} ms SLA"
+    limit = f"{sla_ms:g}" if round(sla_ms, 2) == sla_ms else f"{sla_ms:,.2f}"   # a relative SLA: 1.5 x its p99 alone
+    return f"{name} p99 during {p99:,.2f} ms of its {limit} ms SLA"
 
 
 # --- a run's mechanism ----------------------------------------------------------------------------

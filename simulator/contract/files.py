@@ -113,6 +113,7 @@ _STUDY = {
                 "figures": {**dict.fromkeys(("produce_requests", "batches", "mean_batch_bytes", "compression_ratio",
                                              "load_seconds", "wire_bytes"), "C"), "tenants": {"*": {"*": "L"}}}}],
     "failed_trials": "C", "pareto_front": ["I"], "pick": ("?", "I"), "validation": _VALIDATION,
+    "recommended": ("?", {"trial": "I", "meets_constraints": "B", "params": {}, "missed": ["S"], "wider_lever": ("?", "S")}),
     "importances": ("?", {"*": "C"})}
 _POINT = {"load_gb!": "L", "loads!": "I", "spacing_s!": "C"}
 _PLAN = {
