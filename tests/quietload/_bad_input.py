@@ -1,10 +1,13 @@
 """What every bad-input case asserts: exit 2, one line on stderr starting ``error:``, no
-traceback, within a generous bound against a hang (never a timing)."""
+traceback, within a generous bound against a hang (never a timing), nothing left in the
+temporary directory."""
 from __future__ import annotations
 
 import copy
+import os
 import resource
 import signal
+import tempfile
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -13,7 +16,7 @@ from typer.testing import CliRunner
 
 from quietload.cli import app
 
-HANG_BOUND_S = 60   # a refusal comes before any run; only a hang gets near this
+HANG_BOUND_S = 30   # a refusal comes before any run; only a hang gets near this
 MEMORY_BOUND_KB = 2 * 1024**2   # what a refusal may add to the test process's peak: it expands nothing
 # (a runaway expansion, e.g. --repeat 1e9, took tens of GB); the growth of the peak, not the peak
 # itself, since other tests of the same process (model runs, streaming pipelines) set the peak first
@@ -78,8 +81,13 @@ def hang_bound(seconds: int = HANG_BOUND_S) -> Iterator[None]:
 def assert_refused(args: list[str], expected: str) -> str:
     """Run ``quietload ARGS`` in-process; it must refuse with one line containing ``expected``."""
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    with hang_bound():
-        outcome = CliRunner().invoke(app, args, prog_name="quietload")
+    with tempfile.TemporaryDirectory() as private, hang_bound():
+        shared, tempfile.tempdir = tempfile.tempdir, private   # the command's temporary files, apart from others'
+        try:
+            outcome = CliRunner().invoke(app, args, prog_name="quietload", env={"TMPDIR": private})
+        finally:
+            tempfile.tempdir = shared
+        assert os.listdir(private) == [], "left in the temporary directory"
     assert outcome.exception is None or isinstance(outcome.exception, SystemExit), repr(outcome.exception)
     lines = outcome.stderr.splitlines()
     assert outcome.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (outcome.exit_code, outcome.stderr)
