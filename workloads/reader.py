@@ -94,12 +94,9 @@ _NUMBERS = {
 }
 
 
-class _Resolving:
-    """PyYAML's resolver with ``_NUMBERS`` in place of YAML 1.1's number patterns."""
-
-    yaml_implicit_resolvers = {
-        first: [(tag, _NUMBERS.get(tag, pattern)) for tag, pattern in resolvers]
-        for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()}
+# PyYAML's resolver with ``_NUMBERS`` in place of YAML 1.1's number patterns, for both loaders
+_RESOLVERS = {first: [(tag, _NUMBERS.get(tag, pattern)) for tag, pattern in resolvers]
+              for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()}
 
 
 class _Checking:
@@ -137,11 +134,11 @@ class _Refused(yaml.YAMLError):
     """A document refused for its keys or numbers: the sentence says where."""
 
 
-class _StrictLoader(_Checking, yaml.SafeLoader, _Resolving):
+class _StrictLoader(_Checking, yaml.SafeLoader):
     """PyYAML's safe loader without aliases (``*name`` repeats a node: nested, a few lines grow to
     gigabytes, the "billion laughs") and without nesting deeper than ``MAX_NESTING``."""
 
-    yaml_implicit_resolvers = _Resolving.yaml_implicit_resolvers
+    yaml_implicit_resolvers = _RESOLVERS
     depth = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
@@ -161,7 +158,7 @@ class _StrictLoader(_Checking, yaml.SafeLoader, _Resolving):
 _LIBYAML = None
 if hasattr(yaml, "CSafeLoader"):   # PyYAML's safe loader on libyaml's parser, where it is built
     class _FastLoader(_Checking, yaml.CSafeLoader):   # type: ignore[name-defined,misc]
-        yaml_implicit_resolvers = _Resolving.yaml_implicit_resolvers
+        yaml_implicit_resolvers = _RESOLVERS
     _LIBYAML = _FastLoader
 
 _NODES = (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent, yaml.AliasEvent)
