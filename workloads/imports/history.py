@@ -78,10 +78,31 @@ class History:
         if not isinstance(raw, dict) or raw.get("schema") != SCHEMA:
             raise ScenarioError(where, f"{path}: not a history file quietload wrote (no schema {SCHEMA!r})")
         try:
-            return cls(str(raw["cluster"]), str(raw["source"]), float(raw["start"]), float(raw["period"]),
-                       dict(raw["topic_bytes"]), dict(raw["topic_records"]), dict(raw["brokers"]), tuple(raw.get("notes", ())))
+            history = cls(str(raw["cluster"]), str(raw["source"]), float(raw["start"]), float(raw["period"]),
+                          dict(raw["topic_bytes"]), dict(raw["topic_records"]), dict(raw["brokers"]),
+                          tuple(raw.get("notes", ())))
         except (KeyError, TypeError, ValueError) as error:
             raise ScenarioError(where, f"{path}: a history file without {error}") from None
+        _check_series(history, f"{path}", where)
+        return history
+
+
+def _check_series(history: History, source: str, where: str) -> None:
+    """A history's period above 0, and every series one point per period, each at least 0 or missing (null)."""
+    if not history.period > 0:
+        raise ScenarioError(where, f"{source}: period must be greater than 0, got {history.period!r}")
+    named = [(f"topic_bytes.{t}", s) for t, s in history.topic_bytes.items()]
+    named += [(f"topic_records.{t}", s) for t, s in history.topic_records.items()]
+    for broker, figures in history.brokers.items():
+        if not isinstance(figures, dict):
+            raise ScenarioError(where, f"{source}: brokers.{broker} must be a mapping of series")
+        named += [(f"brokers.{broker}.{name}", s) for name, s in figures.items()]
+    for name, series in named:
+        if not isinstance(series, list) or len(series) != history.points:
+            raise ScenarioError(where, f"{source}: {name} must be a list of {history.points} points, one per period")
+        for i, value in enumerate(series):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+                raise ScenarioError(where, f"{source}: {name}[{i}] must be a number of at least 0 or null, got {value!r}")
 
 
 def _median(values: list[float]) -> float:
