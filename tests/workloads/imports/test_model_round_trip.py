@@ -73,6 +73,24 @@ def test_the_fitted_costs_are_within_their_stated_uncertainty(nights, truth, cou
         assert abs(value - getattr(real, name)) <= 2 * error, (name, value, getattr(real, name), error)
 
 
+def test_at_linger_0_the_fit_from_cloudwatch_states_how_unsure_it_is(truth, tmp_path):
+    """At linger.ms=0 the job's requests hinge on its sender's timing, and so on the neighbours beside it (KIP-794
+    switches partitions at batch.size only once the sender drained the partition): the model's count alone does not
+    stand for the count beside them. Without counted requests the fit's closure sees that, and its stated interval
+    still holds the costs the nights ran on (it is wider than at linger.ms=5, not wrong)."""
+    history, _ = model_history.history(str(truth), overrides=("batch.producer.linger.ms=0",))
+    history = type(history)(**{**history.__dict__, "brokers": {b: {k: v for k, v in f.items() if k != "ProduceRequestsPerSec"}
+                                                               for b, f in history.brokers.items()}})
+    imports = build(Imported(history=history, load_topic="bulk"), "night")
+    fit_history(history, imports.loads, model_history.scenario(["batch.producer.linger.ms=0"]), tmp_path / "fitted.yaml", "4.1.0")
+    real = CostProfile.load(str(truth)).broker
+    fitted = CostProfile.load(str(tmp_path / "fitted.yaml"))
+    stated = {p.name: p for p in fitted.provenance.parameters}
+    for name in ("produce_request_us", "network_request_us"):
+        value, error = getattr(fitted.broker, name), stated[f"broker.{name}"].uncertainty
+        assert abs(value - getattr(real, name)) <= 2 * error, (name, value, getattr(real, name), error)
+
+
 def test_the_replay_puts_each_load_beside_what_was_observed(nights, truth):
     history, _ = nights
     scenario = model_history.scenario(profile=str(truth))
