@@ -17,7 +17,7 @@ from tuner.fidelity import Validation, figure_rows
 from tuner.pairing import END_TO_END, STREAMING_FIGURES, Versus, ratio
 
 # (title in a pair's figures, short name, format) shown per configuration
-TABLE_FIGURES = (("produce requests", "requests", "{:,.0f}"), ("mean batch (KB)", "mean batch (KB)", "kb"),
+TABLE_FIGURES = (("produce requests", "requests", "{:,.0f}"), ("mean batch (KB of records)", "mean batch (KB of records)", "kb"),
                  ("records / request", "records/request", "{:,.1f}"), ("handler idle during (%)", "handler idle (%)", "{:,.1f}"),
                  ("load (s)", "load (s)", "{:,.1f}"), ("p50 during (ms)", "p50 (ms)", "{:,.1f}"),
                  ("p99 during (ms)", "p99 (ms)", "{:,.1f}"),

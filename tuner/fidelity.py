@@ -74,7 +74,7 @@ def judge(pairs: list[Versus], summary: list[dict]) -> list[Target]:
                 requests_lingering.append((pair.scenario, abs(live / model - 1) <= REQUESTS_ERROR))
             else:
                 requests_interval.append((pair.scenario, bool(interval.holds(live))))
-        model, live, _, _ = pair.figure("mean batch (KB)")
+        model, live, _, _ = pair.figure("mean batch (KB of records)")
         if model and live is not None:
             batch.append((pair.scenario, abs(live / model - 1) <= BATCH_ERROR))
         for title, bound, out in (("p50 during (ms)", P50_FACTOR, p50), ("p99 during (ms)", P99_FACTOR, p99)):

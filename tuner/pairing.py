@@ -34,7 +34,7 @@ END_TO_END = "end-to-end"
 STREAMING_FIGURES = (("p50_ms_before", "p50 before (ms)"), ("p99_ms_before", "p99 before (ms)"),
                      ("p50_ms_during", "p50 during (ms)"), ("p99_ms_during", "p99 during (ms)"))
 # figures summarised across scenarios: (key in a pair's figures, title)
-SUMMARY_ERRORS = (("produce requests", "produce requests"), ("mean batch (KB)", "mean batch"),
+SUMMARY_ERRORS = (("produce requests", "produce requests"), ("mean batch (KB of records)", "mean batch"),
                   ("records / request", "records per request"), ("handler idle during (%)", "handler idle during"),
                   ("p50 during (ms)", "neighbour p50 during"), ("p99 during (ms)", "neighbour p99 during"),
                   ("load (s)", "load duration"), (f"{END_TO_END} p50 during (ms)", "streaming end-to-end p50 during"),

@@ -70,7 +70,7 @@ def pick_figure_rows(study: dict) -> list[list[str]]:
         return "-" if value is None else fmt.format(value)
     after_kb = after["mean_batch_bytes"] / 1024 if after.get("mean_batch_bytes") is not None else None
     rows = [["produce requests", _requests(before.get("produce_requests")), _requests(trial["values"]["produce_requests"])],
-            ["mean batch (KB)", cell(before.get("mean_batch_kb"), "{:,.1f}"), cell(after_kb, "{:,.1f}")],
+            ["mean batch (KB of records)", cell(before.get("mean_batch_kb"), "{:,.1f}"), cell(after_kb, "{:,.1f}")],
             ["compression ratio", cell(before.get("compression_ratio"), "{:.3f}"), cell(after.get("compression_ratio"), "{:.3f}")],
             ["load (s)", _seconds(before.get("load_seconds")), _seconds(trial["values"]["load_seconds"])]]
     tenants = after.get("tenants", {})

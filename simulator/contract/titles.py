@@ -5,7 +5,7 @@ from __future__ import annotations
 SUMMARY_FIGURES: tuple[tuple[str, str, str], ...] = (
     ("produce_requests", "produce requests", "{:,.0f}"),
     ("batches_per_request", "batches / request", "{:,.2f}"),
-    ("mean_batch_bytes", "mean batch (KB)", "kb"),
+    ("mean_batch_bytes", "mean batch (KB of records)", "kb"),
     ("records_per_request", "records / request", "{:,.1f}"),
     ("compression_ratio", "compression ratio", "{:,.2f}"),
     ("load_seconds", "load (s)", "{:,.1f}"),

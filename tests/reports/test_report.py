@@ -69,7 +69,7 @@ def test_markdown_shows_one_runs_figures_formatted_from_the_inputs(glue):
         "| --- | ---: |",
         "| produce requests | 32,104 |",
         "| batches / request | 1.25 |",
-        "| mean batch (KB) | 60.0 |",
+        "| mean batch (KB of records) | 60.0 |",
         "| records / request | 118.4 |",
         "| compression ratio | 0.50 |",
         "| load (s) | 41.3 |",
@@ -101,7 +101,7 @@ def test_markdown_compares_several_runs_in_one_table(glue, glue_fixed):
     lines = render_markdown(run_figures([glue, glue_fixed])).splitlines()
     table = lines[lines.index("## Comparison") + 2:][:4]
     assert table == [
-        "| run | produce requests | batches / request | mean batch (KB) | records / request | compression ratio "
+        "| run | produce requests | batches / request | mean batch (KB of records) | records / request | compression ratio "
         "| load (s) | handler idle during (%) | CPU during (%) | payment-api p99 during (ms) | fraud p99 during (ms) |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         "| glue | 32,104 | 1.25 | 60.0 | 118.4 | 0.50 | 41.3 | 3.3 | 97.0 | 1,234.6 | 9.5 |",
@@ -207,7 +207,7 @@ def test_report_of_a_real_result_carries_its_figures(real_result, tmp_path):
         assert float(row[f"p99_ms_during.{tenant.name}"]) == tenant.p99_ms_during
     markdown = paths[0].read_text()
     assert f"| produce requests | {summary.produce_requests:,} |" in markdown
-    assert f"| mean batch (KB) | {summary.mean_batch_bytes / 1024:,.1f} |" in markdown
+    assert f"| mean batch (KB of records) | {summary.mean_batch_bytes / 1024:,.1f} |" in markdown
     assert all(f"- {sentence}" in markdown for sentence in real_result.mechanism)
     html = paths[3].read_text()
     # the two neighbours' p99, requests, CPU, handler idle, bytes in, the latency parts, replica lag and the

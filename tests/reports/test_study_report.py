@@ -47,7 +47,7 @@ def test_markdown_section_shows_the_pick_the_front_and_the_importances():
         "Objectives: produce requests and load seconds, both minimized; constraints: sla:<tenant> = p99 during / SLA - 1; feasible <= 0."]
     assert "The pick: trial 1 (the front's point the preference 'requests' picks)." in lines
     assert "| linger.ms | 20 ms |" in lines and "| compression.type | zstd |" in lines
-    for row in ("| produce requests | 12,000 | 2,000 |", "| mean batch (KB) | 40.0 | 200.0 |",
+    for row in ("| produce requests | 12,000 | 2,000 |", "| mean batch (KB of records) | 40.0 | 200.0 |",
                 "| compression ratio | 1.000 | 0.432 |", "| load (s) | 9.40 | 12.50 |",
                 "| api p99 during (ms), SLA 10 | 580.0 | 9.5 |", "| scoring p99 during (ms), SLA 20 | 45.5 | 15.0 |"):
         assert row in lines

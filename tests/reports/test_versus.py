@@ -44,7 +44,7 @@ def test_the_table_and_csv_show_the_figures_and_ratios():
                                    "model min-max", "live min-max", "live in model's interval"]
     table = {row[0]: row[1:] for row in versus_rows(pair)}
     assert table["produce requests"] == ["1,000", "1,200", "1.20x", "1,000-1,000", "1,100-1,300", "no"]
-    assert table["mean batch (KB)"] == ["16.0", "16.0", "1.00x", "16.0-16.0", "16.0-16.0", "yes"]
+    assert table["mean batch (KB of records)"] == ["16.0", "16.0", "1.00x", "16.0-16.0", "16.0-16.0", "yes"]
     assert table["payment-api p99 during (ms)"] == ["3.0", "7.0", "2.33x", "3.0-3.0", "6.0-9.0", "no"]
     rows = list(csv.DictReader(io.StringIO(render_versus_csv([pair]))))
     assert rows[0] == {"scenario": "small", "figure": "produce requests", "model": "1000", "live": "1200",

@@ -100,7 +100,7 @@ def _pair(figures: dict[str, tuple[float, float]]) -> Versus:
     return Versus("m", [1], [1], rows, spreads, {"batch": {"producer": {"linger.ms": 5}}})
 
 
-STREAMING_PAIR = _pair({"produce requests": (100.0, 110.0), "mean batch (KB)": (15.0, 15.0), "payment-api p99 before (ms)": (5.0, 6.0),
+STREAMING_PAIR = _pair({"produce requests": (100.0, 110.0), "mean batch (KB of records)": (15.0, 15.0), "payment-api p99 before (ms)": (5.0, 6.0),
                         "payment-api p50 during (ms)": (4.0, 4.0), "payment-api p99 during (ms)": (5.0, 7.0),
                         "fraud-microbatch end-to-end p50 before (ms)": (300.0, 360.0),      # x1.20
                         "fraud-microbatch end-to-end p99 before (ms)": (500.0, 600.0),      # x1.20
@@ -132,7 +132,7 @@ def test_the_table_shows_the_streaming_neighbours_end_to_end_figures_before_and_
 
 
 def test_without_a_streaming_neighbour_there_is_no_streaming_verdict():
-    plain = _pair({"produce requests": (100.0, 110.0), "mean batch (KB)": (15.0, 15.0), "payment-api p50 during (ms)": (4.0, 4.0),
+    plain = _pair({"produce requests": (100.0, 110.0), "mean batch (KB of records)": (15.0, 15.0), "payment-api p50 during (ms)": (4.0, 4.0),
                    "payment-api p99 during (ms)": (5.0, 7.0)})
     assert not any("streaming" in t.name for t in judge([plain], fidelity_summary([plain])))
 
