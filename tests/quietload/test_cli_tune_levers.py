@@ -33,3 +33,9 @@ def test_a_tune_without_a_feasible_trial_names_the_closest_and_the_wider_lever_t
     assert "the cluster's operator setting num.replica.fetchers = 4" in wider and "--levers job,quota,cluster" in wider
     snippets = (tmp_path / "paypay-glue-2gb-snippets.txt").read_text().splitlines()
     assert snippets[0].startswith("# NOT A PASSING PICK: trial ") and snippets[1] == "# " + wider.strip()
+    # issue 25, problem 5: the header's miss and the "why" quote the same runs (the values printed, rounded)
+    header = lines[0].split("missed: ", 1)[1]
+    for miss in header.split(", "):
+        name, p99 = miss.split(" p99 ")[0], miss.split(" p99 ")[1].split(" ms")[0]
+        [why] = [line for line in lines if line.startswith(f"  - {name} p99 during the load ")]
+        assert f"-> {p99} ms" in why
