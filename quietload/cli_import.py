@@ -44,7 +44,7 @@ def import_(
     sla: Annotated[str | None, typer.Option("--sla", metavar="DURATION", help="The neighbours' p99 SLA (default 10ms, assumed).")] = None,
     profile: Annotated[str | None, typer.Option("--profile", metavar="NAME|PATH", help="Fit a cost profile to the metrics' past loads and write it here.")] = None,
     history: Annotated[Path | None, typer.Option("--history", metavar="FILE", help="Where the metrics go, for validate --history (default: beside --out).")] = None,
-    timeout: Annotated[str, typer.Option("--timeout", metavar="DURATION", help="How long a network call may wait to connect, and for each part of its answer.")] = "20s",
+    timeout: Annotated[str, typer.Option("--timeout", metavar="DURATION", help="How long a network call may wait to connect, and for each part of its answer.")] = "60s",
     deadline: Annotated[str, typer.Option("--deadline", metavar="DURATION", help="How long the import may wait on the network in all (beyond --for's sampling).")] = "10min",
     force: ReplaceProfile = False,
 ) -> None:

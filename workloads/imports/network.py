@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator
 from workloads.errors import ScenarioError
 from workloads.urls import mask_secrets, mask_url, split_credentials
 
-TIMEOUT_S = 20.0          # to connect, and between two parts of an answer
+TIMEOUT_S = 60.0          # to connect, and between two parts of an answer (botocore's own default)
 DEADLINE_S = 600.0        # all of one import's network calls, retries included
 AWS_ATTEMPTS = 3          # botocore's "standard" retries: a first call and two more
 _CHUNK = 64 * 1024
