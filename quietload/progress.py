@@ -19,7 +19,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from quietload.terminal import echo, printable
+from quietload import terminal
+from quietload.terminal import printable
 
 LINE_EVERY_S = 5.0   # wall seconds between plain lines without a terminal
 
@@ -153,9 +154,9 @@ def best_feasible(requests: int | None) -> str:
 def say(line: str) -> None:
     """A timestamped line on stderr: the per-step lines of live runs, calibrate and validate,
     whose runs log what the stack does between their steps."""
-    echo(f"[{time.strftime('%H:%M:%S')}] {line}", err=True)
+    terminal.echo(f"[{time.strftime('%H:%M:%S')}] {line}", err=True)
 
 
 def echo(line: str) -> None:
-    """A line on stderr, as it is: what a service of the live stack says while it starts."""
-    echo(line, err=True)
+    """A line on stderr, escaped: what a service of the live stack says while it starts."""
+    terminal.echo(line, err=True)
