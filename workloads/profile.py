@@ -68,6 +68,8 @@ class ClientCosts:
     compress_byte_ns: dict = f.prop(parse=_codec_costs)
     # the sender reading a response: completing its batches, callbacks, freeing buffer.memory
     sender_response_us: float = f.prop(parse=_cost, default=20.0)
+    # the sender reading a response, per record: its future completed and its callback run
+    sender_record_us: float = f.prop(parse=_cost, default=0.0)
 
 
 @dataclass(frozen=True)

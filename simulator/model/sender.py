@@ -10,7 +10,8 @@ throttle time.
 
 The thread runs on its host's cores (``cpu.Cores``): woken from ``poll()`` by an append that
 creates a batch, by a response or by its timeout, it first waits for a core, then spends CPU
-reading the responses that arrived and building and writing the requests it drains. Its cycle
+reading the responses that arrived (per response, and per record: each record's future and
+callback, ``ProducerBatch.done``) and building and writing the requests it drains. Its cycle
 (wait + CPU + the in-flight window) is what sizes ``linger.ms=0`` batches.
 """
 from __future__ import annotations
@@ -46,6 +47,7 @@ class Sender:
         self.sender_batch_s = costs.sender_batch_us * 1e-6
         self.sender_byte_s = costs.sender_byte_ns * 1e-9
         self.sender_response_s = costs.sender_response_us * 1e-6
+        self.sender_record_s = costs.sender_record_us * 1e-6
         self.runnable_elsewhere: Callable[[], float] = runnable_elsewhere or (lambda: 0.0)
         self.on_records_acked = on_records_acked
         self.half_rtt = spec.rtt / 2
@@ -134,7 +136,12 @@ class Sender:
         read = 0.0
         if self.responses:
             responses, self.responses = self.responses, []
-            read = len(responses) * self.sender_response_s * stretch
+            read = len(responses) * self.sender_response_s
+            if self.sender_record_s:
+                for response in responses:
+                    for batch in response.batches:
+                        read += batch.records * self.sender_record_s
+            read *= stretch
             self.sender_free_at = now + read    # a completion's wakeup looks again after this
             self.looping = True
             for response in responses:

@@ -130,3 +130,35 @@ def test_a_neighbours_latency_grows_with_its_brokers_cpu_load(make_scenario, eva
     p99 = [runs[v].summary.tenants[0].p99_ms_during for v in (4, 1, 0.5)]
     assert cpu == sorted(cpu) and p99 == sorted(p99)
     assert p99[-1] > 1.5 * p99[0]
+
+
+# ---- the sender's CPU per record ------------------------------------------------------------
+def test_the_sender_reading_a_response_spends_its_cost_and_each_records_on_its_core(make_scenario, traced_run,
+                                                                                    tmp_path, monkeypatch):
+    # one vCPU, no JVM background, no task running yet: the sender's work is not stretched.
+    # A response of two batches (100 and 50 records) costs 20 us + 150 x 1.5 us = 245 us
+    raw = yaml.safe_load((PROFILE_DIR / "default.yaml").read_text())
+    raw.update(name="per-record")
+    raw["client"]["sender_record_us"] = 1.5
+    raw["scheduler"]["jvm_background_threads"] = 0
+    (tmp_path / "per-record.yaml").write_text(yaml.safe_dump(raw))
+    run = traced_run(make_scenario({"profile": str(tmp_path / "per-record.yaml")}))
+    sender = sender_host_sender(run)
+    monkeypatch.setattr(sender.accumulator, "deallocate", lambda batch: None)
+    connection = next(iter(sender.connections.values()))
+    connection.inflight = 1
+    batches = [SimpleNamespace(records=float(n), intended=None, waiters=None) for n in (100, 50)]
+    sender.responses = [SimpleNamespace(batches=batches, connection=connection, throttle=0.0, t_created=0.0)]
+    sender.run_once(0.0)
+    assert sender.sender_free_at == pytest.approx(245e-6)
+    assert connection.inflight == 0
+
+
+def test_the_loopback_profile_charges_the_measured_cost_a_record_and_the_default_none():
+    assert CostProfile.load("loopback").client.sender_record_us == 1.55
+    assert CostProfile.load("default").client.sender_record_us == 0.0
+
+
+def sender_host_sender(run):
+    (executor,) = run.loads[0].executors
+    return executor.producer.sender
