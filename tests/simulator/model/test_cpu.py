@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
+from simulator.model.batch import Batch
 from simulator.model.broker import Broker, Request
 from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
@@ -134,7 +135,7 @@ def test_a_neighbours_latency_grows_with_its_brokers_cpu_load(make_scenario, eva
 
 # ---- the sender's CPU per record ------------------------------------------------------------
 def test_the_sender_reading_a_response_spends_its_cost_and_each_records_on_its_core(make_scenario, traced_run,
-                                                                                    tmp_path, monkeypatch):
+                                                                                    tmp_path):
     # one vCPU, no JVM background, no task running yet: the sender's work is not stretched.
     # A response of two batches (100 and 50 records) costs 20 us + 150 x 1.5 us = 245 us
     raw = yaml.safe_load((PROFILE_DIR / "default.yaml").read_text())
@@ -144,11 +145,19 @@ def test_the_sender_reading_a_response_spends_its_cost_and_each_records_on_its_c
     (tmp_path / "per-record.yaml").write_text(yaml.safe_dump(raw))
     run = traced_run(make_scenario({"profile": str(tmp_path / "per-record.yaml")}))
     sender = sender_host_sender(run)
-    monkeypatch.setattr(sender.accumulator, "deallocate", lambda batch: None)
-    connection = next(iter(sender.connections.values()))
+    accumulator = sender.accumulator
+    node, partition = accumulator.nodes[0], accumulator.partitions[0]
+    batches = []
+    for records in (100, 50):
+        batch = Batch(partition, 0.0, 16384, "none")
+        batch.records = float(records)
+        accumulator.incomplete[batch] = None
+        accumulator.memory_used += batch.memory
+        batches.append(batch)
+    request = sender._request(node, batches)
+    connection = request.connection
     connection.inflight = 1
-    batches = [SimpleNamespace(records=float(n), intended=None, waiters=None) for n in (100, 50)]
-    sender.responses = [SimpleNamespace(batches=batches, connection=connection, throttle=0.0, t_created=0.0)]
+    sender.responses = [request]
     sender.run_once(0.0)
     assert sender.sender_free_at == pytest.approx(245e-6)
     assert connection.inflight == 0
