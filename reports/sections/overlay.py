@@ -57,7 +57,7 @@ def series_of(runs: list[RunFigures], key: str, scale: float | None = None) -> l
 
 
 def overlay_figure(series: list[Series], title: str, ylabel: str, *, lines: tuple[tuple[float, str], ...] = (),
-                   percent: bool = False, log_if_wide: bool = False) -> Any:
+                   percent: bool = False, log_if_wide: bool = False, top: float | None = None) -> Any:
     plt = plot.pyplot()
     entries = len(series) + 1 + len(lines)
     figure, axes = plt.subplots(figsize=(10, 3.4 + LEGEND_ROW_INCHES * legend_rows(entries)), layout="constrained")
@@ -70,7 +70,9 @@ def overlay_figure(series: list[Series], title: str, ylabel: str, *, lines: tupl
     for value, label in lines:
         axes.axhline(value, color="#b00020", linestyle="--", linewidth=1, label=label)
     values = [v for s in series for _, v in s.points] + [value for value, _ in lines]
-    if log_if_wide and log_axis_if_wide(axes, "y", values):
+    if top is not None:   # a zoom on a linear scale: the lines that decide pass or fail told apart
+        axes.set_ylim(0, top)
+    elif log_if_wide and log_axis_if_wide(axes, "y", values):
         ylabel += ", log scale"
     elif percent:
         axes.set_ylim(0, 100)
@@ -287,7 +289,19 @@ def overlay_html(runs: list[RunFigures]) -> list[str]:
             figure = overlay_figure(series, f"Neighbour {name}: p99 latency per second", "p99 latency (ms)",
                                     lines=neighbour_slas(runs, name), log_if_wide=True)
             parts.append(Plot(plot.svg(figure), f"{name} p99 per second, every run", NEIGHBOUR_CAPTION.format(name=name)).html())
+            slas = neighbour_slas(runs, name)
+            values = [v for s in series for _, v in s.points]
+            if slas and values and max(values) > ZOOM_ABOVE * max(sla for sla, _ in slas):
+                zoom = overlay_figure(series, f"Neighbour {name}: p99 per second near its SLA (linear)",
+                                      "p99 latency (ms)", lines=slas, top=ZOOM_ABOVE * max(sla for sla, _ in slas))
+                parts.append(Plot(plot.svg(zoom), f"{name} p99 per second near its SLA, every run",
+                                  ZOOM_CAPTION.format(name=name)).html())
     return parts + _broker_plot(runs, BROKER_TIMELINES[0])
+
+
+ZOOM_ABOVE = 2.0   # a run far over the SLA squeezes the runs near it on a log scale: zoom to twice the SLA
+ZOOM_CAPTION = ("{name}'s p99 each second on a linear scale up to twice its SLA, so that the runs that pass or fail "
+                "by a millisecond can be told apart; a run far over it leaves the top of the plot.")
 
 
 def cloudwatch_markdown(runs: list[RunFigures]) -> list[str]:

@@ -178,3 +178,12 @@ def test_the_broker_plots_draw_each_runs_own_check_thresholds():
     cpu, idle = texts([run(0.0, {"handler_idle_min": 45.0})])[:2]
     assert (cpu, idle) == ("check threshold 60 %", "check threshold 45 %")
     assert texts([run(0.0, {"handler_idle_min": 45.0}), run(10.0, {})])[1] == "check threshold 30 % check threshold 45 %"
+
+
+def test_a_run_far_over_the_sla_adds_a_linear_zoom_where_the_deciding_lines_part(runs):
+    """Issue 25: on a log scale 90 ms squeezes 8 and 9 ms together; the zoom shows 0-20 ms linearly."""
+    from reports.sections.overlay import overlay_html
+    html = "".join(overlay_html(runs))
+    assert html.count("payment-api p99 per second near its SLA, every run") == 1
+    calm = run_figures([_run(10.0, 1.0, [4.0, 9.0, 8.0, 4.0, 4.0, 4.0], remote=3.0)])
+    assert "near its SLA" not in "".join(overlay_html(calm))   # nothing far over it: one plot says it all
