@@ -291,7 +291,7 @@ def overlay_html(runs: list[RunFigures]) -> list[str]:
             parts.append(Plot(plot.svg(figure), f"{name} p99 per second, every run", NEIGHBOUR_CAPTION.format(name=name)).html())
             slas = neighbour_slas(runs, name)
             values = [v for s in series for _, v in s.points]
-            if slas and values and max(values) > ZOOM_ABOVE * max(sla for sla, _ in slas):
+            if len(series) > 1 and slas and values and max(values) > ZOOM_ABOVE * max(sla for sla, _ in slas):
                 zoom = overlay_figure(series, f"Neighbour {name}: p99 per second near its SLA (linear)",
                                       "p99 latency (ms)", lines=slas, top=ZOOM_ABOVE * max(sla for sla, _ in slas))
                 parts.append(Plot(plot.svg(zoom), f"{name} p99 per second near its SLA, every run",
@@ -301,7 +301,7 @@ def overlay_html(runs: list[RunFigures]) -> list[str]:
 
 ZOOM_ABOVE = 2.0   # a run far over the SLA squeezes the runs near it on a log scale: zoom to twice the SLA
 ZOOM_CAPTION = ("{name}'s p99 each second on a linear scale up to twice its SLA, so that the runs that pass or fail "
-                "by a millisecond can be told apart; a run far over it leaves the top of the plot.")
+                "by a millisecond can be told apart; a run far over it leaves the top of the plot.")   # drawn when several runs share the plot
 
 
 def cloudwatch_markdown(runs: list[RunFigures]) -> list[str]:
