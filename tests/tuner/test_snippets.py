@@ -15,6 +15,7 @@ PICKS = [
      "max.in.flight.requests.per.connection": 5},
     {"repartition": None, "compression.type": "none", "linger.ms": 0, "batch.size": 16384, "acks": "all"},
     {"linger.ms": 5, "producer_byte_rate": 21_400_000.3, "request_percentage": 37.25},
+    {"acks": "all", "linger.ms": 10, "num.replica.fetchers": 4, "num.io.threads": 16, "brokers": 6},
 ]
 
 
@@ -28,7 +29,10 @@ def test_every_python_snippet_compiles_at_the_top_level_and_indented(params, key
         # every producer option of the pick is in the block, with the kafka. prefix
         literals = {node.value for node in ast.walk(ast.parse(block)) if isinstance(node, ast.Constant)}
         assert {f"kafka.{name}" for name in params if name not in ("repartition", "producer_byte_rate",
-                                                                    "request_percentage")} <= literals
+                                                                    "request_percentage", "num.replica.fetchers",
+                                                                    "num.io.threads", "brokers")} <= literals
+        if params.get("acks") == "all":   # the idempotent producer goes with acks=all, as the published fix set it
+            assert literals >= {"kafka.enable.idempotence", "true"}
 
 
 def test_the_pyspark_chain_names_the_bootstrap_servers_and_the_topic():
@@ -42,6 +46,18 @@ def test_the_quota_line_parses_as_shell_and_names_a_command_config():
     assert subprocess.run(["bash", "-n", "-c", line]).returncode == 0
     assert "--command-config client.properties" in line
     assert line.endswith("--add-config producer_byte_rate=20971520,request_percentage=37")
+
+
+def test_the_cluster_levers_paste_as_msk_configuration_lines_and_commands_that_parse_as_shell():
+    parts = snippets(PICKS[3])
+    assert parts["msk_configuration"] == ["num.io.threads=16", "num.replica.fetchers=4"]
+    alter, count = parts["cluster_commands"]
+    assert alter.endswith("--alter --entity-type brokers --entity-default --add-config num.io.threads=16,num.replica.fetchers=4")
+    assert count.endswith("--target-number-of-broker-nodes 6")
+    for line in parts["cluster_commands"]:
+        assert subprocess.run(["bash", "-n", "-c", line]).returncode == 0
+    rendered = render_snippets(parts)
+    assert "num.replica.fetchers=4\n" in rendered and alter in rendered
 
 
 def test_sizes_round_to_what_a_person_types():
