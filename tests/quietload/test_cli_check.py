@@ -63,6 +63,9 @@ def test_published_baseline_fails_on_the_neighbours_sla(baseline):
     # each change with the figures that point to it and what the model predicts with it, then the --set line
     assert all(" the model predicts " in line for line in advice[:-1]) and advice[-1].startswith("  - so: --set ")
     assert "every rule passes" in advice[-2]
+    # issue 25, problem 5: a change's figures after the first come from the run with the changes before it, and say so
+    assert all(" (the job's owner): in the run with " in line or " (the cluster's operator): in the run with " in line
+               for line in advice[1:-1])
     # stderr is not a terminal here: the simulation's closing progress line, then each change tried
     lines = [line for line in result.stderr.splitlines() if " elapsed, ETA " not in line]   # a line every 5 s of a long run
     assert lines[0].startswith("simulated paypay-glue-2gb: ")
