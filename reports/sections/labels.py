@@ -21,6 +21,7 @@ BYTE_SETTINGS = frozenset({"batch.size", "buffer.memory", "max.request.size", "s
                            "spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes",
                            "replica.fetch.max.bytes", "dirty_cache", "producer_byte_rate"})
 MOST_SETTINGS_BESIDE_A_NAME = 3   # runs of different scenarios: their names say it when more differ
+MOST_SETTINGS_IN_A_LABEL = 2      # more are counted ("+3 more") and listed once in the legend (``settings_legend``)
 
 
 def flatten(value: Any, path: tuple = ()) -> dict[tuple, Any]:
@@ -119,15 +120,13 @@ def _bytes(value: Any) -> str:
     return f"{value:g}"
 
 
-def run_labels(results: Sequence[RunResult], sources: Sequence[str | Path] | None = None) -> list[str]:
-    """One label per result, made of what tells it from the others: its scenario's name when the
-    names differ, the settings that differ (among the runs of its scenario when there are several,
-    else among all when few differ), the evaluator and the seed when they differ; runs alike in all
-    of these are told apart by their file's name."""
+def _differences(results: Sequence[RunResult]) -> list[tuple[str, list[str], list[str]]]:
+    """Per result: the head (its scenario's name, or ""), every differing setting as shown, and the
+    evaluator and seed when they differ."""
     names = [str(r.scenario.get("name", "scenario")) for r in results]
     several_names = len(set(names)) > 1
     overall = differing(results)
-    labels = []
+    out = []
     for name, result in zip(names, results):
         group = [r for r, n in zip(results, names) if n == name]
         if not several_names:
@@ -137,14 +136,39 @@ def run_labels(results: Sequence[RunResult], sources: Sequence[str | Path] | Non
         else:
             paths = overall if len(overall) <= MOST_SETTINGS_BESIDE_A_NAME else []
         leaves = flatten(result.scenario)
-        parts = [render_setting(setting_name(path, paths, result.scenario), leaves.get(path)) for path in paths]
+        settings = [render_setting(setting_name(path, paths, result.scenario), leaves.get(path)) for path in paths]
+        extras = []
         if len({r.evaluator for r in group if several_names} or {r.evaluator for r in results}) > 1:
-            parts.append(result.evaluator)
+            extras.append(result.evaluator)
         if len({r.seed for r in results}) > 1:
-            parts.append(f"seed {result.seed}")
-        head = name if several_names or not parts else ""
+            extras.append(f"seed {result.seed}")
+        out.append((name if several_names or not (settings or extras) else "", settings, extras))
+    return out
+
+
+def _short(settings: list[str]) -> list[str]:
+    if len(settings) <= MOST_SETTINGS_IN_A_LABEL:
+        return settings
+    return [*settings[:MOST_SETTINGS_IN_A_LABEL], f"+{len(settings) - MOST_SETTINGS_IN_A_LABEL} more"]
+
+
+def run_labels(results: Sequence[RunResult], sources: Sequence[str | Path] | None = None) -> list[str]:
+    """One label per result, made of what tells it from the others: its scenario's name when the
+    names differ, the settings that differ (among the runs of its scenario when there are several,
+    else among all when few differ; past two, counted: ``settings_legend`` lists them), the
+    evaluator and the seed when they differ; runs alike in all of these are told apart by their
+    file's name."""
+    labels = []
+    for head, settings, extras in _differences(results):
+        parts = [*_short(settings), *extras]
         labels.append(f"{head} ({', '.join(parts)})" if head and parts else head or ", ".join(parts))
     if sources is not None:
         files = [Path(s).name if [Path(o).name for o in sources].count(Path(s).name) == 1 else str(s) for s in sources]
         labels = [f"{label} [{file}]" if labels.count(label) > 1 else label for label, file in zip(labels, files)]
     return labels
+
+
+def settings_legend(results: Sequence[RunResult], labels: Sequence[str]) -> list[list[str]]:
+    """[label, every setting that differs] for each run whose label counts some of them, once per report."""
+    return [[label, ", ".join(settings)] for label, (_, settings, _) in zip(labels, _differences(results))
+            if len(settings) > MOST_SETTINGS_IN_A_LABEL]

@@ -192,8 +192,9 @@ BREAKDOWN_HEADER = ["run", "neighbour", "p99 during (ms)", "in the brokers, Tota
 BREAKDOWN_NOTE = ("The neighbours' produce requests as the brokers timed them during the load (p99 of each part, so the "
                   "parts do not add up to the total); RequestQueueTimeMs is that of every produce request on the "
                   "busiest broker, as the model and Kafka keep no queue time per client. Time beyond the brokers' "
-                  "TotalTimeMs is spent in the client and behind the neighbour's earlier requests on its connection "
-                  "(a broker reads one request per connection at a time).")
+                  "TotalTimeMs (largest part: \"outside the brokers' timing\") is spent in the client (its linger.ms, its "
+                  "queue) and behind the neighbour's earlier requests on its connection (a broker reads one request per "
+                  "connection at a time).")
 
 
 def latency_parts(run: RunFigures, name: str) -> dict[str, float | None]:
@@ -204,7 +205,7 @@ def latency_parts(run: RunFigures, name: str) -> dict[str, float | None]:
             "LocalTimeMs": broker.get("LocalTimeMs"), "RemoteTimeMs": broker.get("RemoteTimeMs")}
 
 
-OUTSIDE = "outside the brokers' timing: in the client (its linger.ms, its queue) and behind earlier requests on its connection"
+OUTSIDE = "outside the brokers' timing"   # what that means is said once, above the table (BREAKDOWN_NOTE)
 
 
 def largest_part(parts: dict[str, float | None]) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from reports.kit import plot
 from reports.kit.plot import Plot
 from reports.kit.tables import format_figure, format_ms, html_table, markdown_table
-from reports.sections.labels import run_labels
+from reports.sections.labels import run_labels, settings_legend
 from simulator.contract import WINDOWS, RunResult
 from simulator.contract import explain as words
 from simulator.contract.titles import SUMMARY_FIGURES
@@ -86,12 +86,28 @@ def comparison_table(runs: list[RunFigures]) -> tuple[list[str], list[list[str]]
     return header, rows
 
 
+LEGEND_HEADER = ["run", "settings that differ"]
+LEGEND_NOTE = "Labels name two of the settings that differ; every one of them, for the runs that have more:"
+
+
+def legend(runs: list[RunFigures]) -> list[list[str]]:
+    return settings_legend([run.result for run in runs], [run.label for run in runs])
+
+
 def comparison_markdown(runs: list[RunFigures]) -> list[str]:
-    return ["## Comparison", "", *markdown_table(*comparison_table(runs)), ""] if len(runs) > 1 else []
+    if len(runs) < 2:
+        return []
+    rows = legend(runs)
+    return ["## Comparison", "", *markdown_table(*comparison_table(runs)), "",
+            *([LEGEND_NOTE, "", *markdown_table(LEGEND_HEADER, rows), ""] if rows else [])]
 
 
 def comparison_html(runs: list[RunFigures]) -> list[str]:
-    return ["<h2>Comparison</h2>", html_table(*comparison_table(runs))] if len(runs) > 1 else []
+    if len(runs) < 2:
+        return []
+    rows = legend(runs)
+    return ["<h2>Comparison</h2>", html_table(*comparison_table(runs)),
+            *([f"<p>{escape(LEGEND_NOTE)}</p>", html_table(LEGEND_HEADER, rows)] if rows else [])]
 
 
 def _scenario_line(run: RunFigures) -> str:

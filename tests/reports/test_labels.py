@@ -1,6 +1,6 @@
 """Runs are labelled by what differs between them, never by a number."""
 from simulator.contract import RunResult
-from reports.sections.labels import render_setting, run_labels
+from reports.sections.labels import render_setting, run_labels, settings_legend
 
 PRODUCER = {"batch.size": 131072, "linger.ms": 0.0, "compression.type": "none", "buffer.memory": 33554432, "acks": "1"}
 TENANTS = [{"name": "payment-api", "sla_p99": 10.0}, {"name": "fraud", "sla_p99": 10.0}]
@@ -61,3 +61,15 @@ def test_a_setting_renders_as_a_person_types_it():
         ("linger.ms", 10.0), ("enable.idempotence", True), ("batch.size", 94310), ("repartition", None),
         ("compression.type", "lz4"), ("version", [2, 8, 1]))] == [
         "linger.ms=10", "enable.idempotence=true", "batch.size=94310", "repartition=none", "lz4", "version=2.8.1"]
+
+
+def test_past_two_settings_a_label_counts_the_rest_and_the_legend_lists_them_once():
+    five = {"linger.ms": 10.0, "compression.type": "zstd", "acks": "all", "buffer.memory": 268435456, "batch.size": 262144}
+    changed = _run(overrides=["batch.producer.linger.ms=10", "batch.producer.compression.type=zstd"], **five)
+    results = [_run(), changed]
+    labels = run_labels(results)
+    assert labels == ["linger.ms=0, no compression, +3 more", "linger.ms=10, zstd, +3 more"]
+    assert settings_legend(results, labels) == [
+        ["linger.ms=0, no compression, +3 more", "linger.ms=0, no compression, batch.size=128KB, buffer.memory=32MB, acks=1"],
+        ["linger.ms=10, zstd, +3 more", "linger.ms=10, zstd, batch.size=256KB, buffer.memory=256MB, acks=all"]]
+    assert settings_legend([_run(), _run(**{"linger.ms": 10.0})], ["linger.ms=0", "linger.ms=10"]) == []
