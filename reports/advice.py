@@ -57,12 +57,19 @@ class Change:
     lever: str = "job"     # who must make it (workloads.tuning.LEVERS)
 
 
+def _change(name: str, value: object, action: str, because: str) -> Change:
+    """The change that sets knob ``name`` to ``value``: its ``--set`` values, label and lever class as
+    the knob registry (workloads.tuning) writes them."""
+    knob = KNOBS[name]
+    return Change(knob.setting(value), tuple(knob.overrides(value)), action, because, knob.lever)
+
+
 def _linger(producer: dict, summary: Summary) -> Change | None:
     fill, batch_size = summary.batch_fill, producer.get("batch.size")
     if producer.get("linger.ms") != 0 or fill is None or fill >= LOW_BATCH_FILL or not batch_size:
         return None
-    return Change(f"linger.ms={LINGER_MS}", (f"batch.producer.linger.ms={LINGER_MS}",),
-                  f"raise linger.ms (e.g. {LINGER_MS}) so batches fill", words.small_batches(summary, 0, batch_size))
+    return _change("linger.ms", LINGER_MS, f"raise linger.ms (e.g. {LINGER_MS}) so batches fill",
+                   words.small_batches(summary, 0, batch_size))
 
 
 def _repartition(result: RunResult, summary: Summary) -> Change | None:
@@ -74,16 +81,15 @@ def _repartition(result: RunResult, summary: Summary) -> Change | None:
     tasks = result.spark.get("write_tasks")
     if fill is None or fill >= LOW_BATCH_FILL or not partitions or not tasks or tasks >= 2 * partitions:
         return None
-    return Change(f"repartition({2 * partitions})", (f"batch.spark.repartition={2 * partitions}",),
-                  f"repartition the data to {2 * partitions} write tasks (twice the topic's partitions)",
-                  words.few_tasks(tasks, fill))
+    return dataclasses.replace(
+        _change("repartition", 2 * partitions, f"repartition the data to {2 * partitions} write tasks (twice the "
+                "topic's partitions)", words.few_tasks(tasks, fill)), label=f"repartition({2 * partitions})")
 
 
 def _compression(producer: dict, summary: Summary) -> Change | None:
     if producer.get("compression.type") != "none" or not summary.wire_bytes:
         return None
-    return Change("compression.type=zstd", ("batch.producer.compression.type=zstd",), "set compression.type=zstd",
-                  words.uncompressed(summary))
+    return _change("compression.type", "zstd", "set compression.type=zstd", words.uncompressed(summary))
 
 
 def _acks(producer: dict, summary: Summary) -> Change | None:
@@ -98,10 +104,8 @@ def _acks(producer: dict, summary: Summary) -> Change | None:
     if not waits:
         return None
     name, remote, sla = max(waits, key=lambda w: w[1])
-    return Change("acks=all, enable.idempotence=true",
-                  ("batch.producer.acks=all", "batch.producer.enable.idempotence=true"),
-                  "use acks=all (with enable.idempotence=true) so the load cannot outrun replication",
-                  words.waited_for_followers(producer["acks"], summary.replica_lag_bytes_max_during, name, remote, sla))
+    return _change("acks", "all", "use acks=all (with enable.idempotence=true) so the load cannot outrun replication",
+                   words.waited_for_followers(producer["acks"], summary.replica_lag_bytes_max_during, name, remote, sla))
 
 
 def _fetchers(result: RunResult) -> Change | None:
@@ -120,9 +124,8 @@ def _fetchers(result: RunResult) -> Change | None:
     fetchers = (((result.scenario.get("cluster") or {}).get("broker") or {}).get("num.replica.fetchers"))
     now = f" (now {fetchers})" if fetchers else ""
     more = 2 * fetchers if isinstance(fetchers, int) else 4   # doubled while the model says it helps
-    return Change(f"num.replica.fetchers={more}", (f"cluster.broker.num.replica.fetchers={more}",),
-                  f"give the brokers more replica fetchers, num.replica.fetchers{now}",
-                  words.fetchers_busy(name, remote, total), "cluster")
+    return _change("num.replica.fetchers", more, f"give the brokers more replica fetchers, num.replica.fetchers{now}",
+                   words.fetchers_busy(name, remote, total))
 
 
 def _headroom(summary: Summary) -> str | None:
@@ -142,10 +145,10 @@ def _quota(result: RunResult, because: str) -> Change | None:
     wire, load_s = summary.wire_bytes, summary.load_seconds
     if not wire or not load_s or not brokers:
         return None
-    rate = max(1, round(wire / load_s / brokers / 2 / MB))
-    return Change(f"producer_byte_rate={rate}MB/s", (f"batch.quota.producer_byte_rate={rate}MB/s",),
-                  "isolate the load with a producer_byte_rate quota on the batch client (or revisit the SLA)",
-                  because or words.load_per_broker(wire / load_s / brokers / MB), "quota")
+    rate = max(1, round(wire / load_s / brokers / 2 / MB)) * MB
+    return _change("producer_byte_rate", rate,
+                   "isolate the load with a producer_byte_rate quota on the batch client (or revisit the SLA)",
+                   because or words.load_per_broker(wire / load_s / brokers / MB))
 
 
 def _waves(result: RunResult) -> Change | None:

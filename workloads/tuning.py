@@ -102,6 +102,13 @@ class Knob:
         """As a scenario file (and ``--set``) takes it."""
         return f"{int(round(value))}B/s" if self.unit == "byte_rate" and value is not None else self.property_value(value)
 
+    def setting(self, value: Any) -> str:
+        """As a label names it: ``linger.ms=10``, ``producer_byte_rate=20.0 MB/s``, ``acks=all,
+        enable.idempotence=true`` (with the settings that go with it)."""
+        shown = self.render(value) if self.unit in ("bytes", "byte_rate") else self.property_value(value)
+        parent = ".".join(self.path[:-1]) + "."
+        return ", ".join([f"{self.name}={shown}"] + [f"{key.removeprefix(parent)}={v}" for key, v in self.also(value)])
+
     def overrides(self, value: Any) -> list[str]:
         """The ``--set`` values that apply ``value``, with the settings that go with it."""
         return [f"{self.override_key}={self.override_value(value)}"] + [f"{key}={v}" for key, v in self.also(value)]

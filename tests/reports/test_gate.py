@@ -302,7 +302,7 @@ def test_changes_are_kept_in_the_order_the_model_ranks_them_and_only_while_they_
     """A scripted trial stands in for the model (the real one is exercised in tests/quietload/test_cli_check.py):
     zstd brings p99 to 9 ms alone, linger.ms to 50 ms, acks=all makes it worse."""
     effects = {"batch.producer.compression.type=zstd": (9.0, 900), "batch.producer.linger.ms=10": (50.0, 800),
-               "batch.producer.acks=all": (700.0, 1000), "batch.quota.producer_byte_rate=123MB/s": (600.0, 1000)}
+               "batch.producer.acks=all": (700.0, 1000), "batch.quota.producer_byte_rate=128974848B/s": (600.0, 1000)}
     calls = []
 
     def trial(overrides):
