@@ -148,19 +148,18 @@ def kafka_configs_lines(params: dict[str, Any]) -> list[str]:
 def broker_config_lines(params: dict[str, Any]) -> list[str]:
     """The brokers' settings as lines of an Amazon MSK configuration (or server.properties)."""
     return [f"{name}={KNOBS[name].property_value(value)}" for name, value in sorted(params.items())
-            if KNOBS[name].lever == "cluster" and KNOBS[name].path[1] == "broker"]
+            if KNOBS[name].lever == "cluster" and KNOBS[name].path[1] == "broker" and not KNOBS[name].command]
 
 
 def cluster_commands(params: dict[str, Any]) -> list[str]:
     """The commands that make the cluster's levers: the thread pools as cluster-wide dynamic broker
     configs (Kafka applies num.io.threads, num.network.threads and num.replica.fetchers without a
-    restart), and a broker count through MSK's UpdateBrokerCount."""
+    restart), then the knobs MSK changes by a command of its own (UpdateBrokerCount, UpdateBrokerType)."""
     lines = [f'kafka-configs.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --command-config client.properties '
              f"--alter --entity-type brokers --entity-default --add-config {','.join(configs)}"
              for configs in [broker_config_lines(params)] if configs]
-    if params.get("brokers") is not None:
-        lines.append('aws kafka update-broker-count --cluster-arn "$CLUSTER_ARN" --current-version "$CLUSTER_VERSION" '
-                     f"--target-number-of-broker-nodes {KNOBS['brokers'].property_value(params['brokers'])}")
+    lines += [knob.command.format(value=knob.property_value(params[name])) for name, knob in KNOBS.items()
+              if knob.command and params.get(name) is not None]
     return lines
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from workloads import _fields as f
+from workloads.broker_types import BROKER_TYPES, broker_type
 from workloads.errors import ScenarioError
 from workloads.producer import CODECS, parse_acks, parse_codec
 from workloads.quota import Quota
@@ -68,6 +69,7 @@ class Knob:
     integer: bool = True
     bounds: Callable[[Any], tuple] = lambda scenario: ()   # the default range (choices, or (low, high)) for a scenario
     also: Callable[[Any], tuple[tuple[str, Any], ...]] = lambda value: ()   # further (knob-like path, value) it sets
+    command: str = ""              # the command that makes it ({value}: its property value), not a configuration line
 
     @property
     def override_key(self) -> str:
@@ -133,6 +135,16 @@ def _idempotence(acks: Any) -> tuple[tuple[str, Any], ...]:
     return (("batch.producer.enable.idempotence", "true" if acks == "all" else "false"),)
 
 
+def _broker_types(scenario: Any) -> tuple:
+    """The broker types the cluster can move to with MSK's UpdateBrokerType: its own kind (Standard, or
+    Express for an Express cluster) with at least its brokers' vCPUs, smallest first; its own type first."""
+    broker = scenario.cluster.broker
+    express = bool(broker.type) and BROKER_TYPES[broker.type].express
+    bigger = sorted((t for t in BROKER_TYPES.values() if t.express == express and t.vcpus >= broker.vcpus),
+                    key=lambda t: t.vcpus)
+    return tuple(dict.fromkeys([*([broker.type] if broker.type else []), *(t.name for t in bigger)]))
+
+
 def _threads(low_share: float, high_factor: int, least: int = 1) -> Callable[[Any], Callable[[Any], tuple]]:
     def bounds_of(attribute: str) -> Callable[[Any], tuple]:
         def bounds(scenario: Any) -> tuple:
@@ -170,7 +182,13 @@ KNOBS: dict[str, Knob] = {knob.name: knob for knob in (
     Knob("num.network.threads", ("cluster", "broker", "num.network.threads"), "range", f.positive_int, lever="cluster",
          bounds=_threads(0.5, 3)("num_network_threads")),
     Knob("brokers", ("cluster", "brokers"), "range", f.positive_int, lever="cluster",
-         bounds=lambda s: (s.cluster.brokers, 3 * s.cluster.brokers)),
+         bounds=lambda s: (s.cluster.brokers, 3 * s.cluster.brokers),
+         command='aws kafka update-broker-count --cluster-arn "$CLUSTER_ARN" --current-version "$CLUSTER_VERSION" '
+                 '--target-number-of-broker-nodes {value}'),
+    Knob("cluster.broker.type", ("cluster", "broker", "type"), "choice", lambda v, p: broker_type(f.text(v, p), p).name,
+         lever="cluster", bounds=_broker_types,
+         command='aws kafka update-broker-type --cluster-arn "$CLUSTER_ARN" --current-version "$CLUSTER_VERSION" '
+                 '--target-instance-type {value}'),
 )}
 
 

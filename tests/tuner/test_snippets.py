@@ -78,3 +78,13 @@ def test_the_snippets_file_shows_every_form():
     assert '.option("kafka.batch.size", "131072")' in text and '"kafka.buffer.memory": "268435456",' in text
     assert "glueContext.write_dynamic_frame.from_options(" in text
     assert "https://docs.aws.amazon.com/glue/latest/dg/aws-glue-programming-etl-connect-kafka-home.html" in text
+
+
+def test_a_broker_type_pastes_as_msks_update_broker_type_command():
+    parts = snippets({"cluster.broker.type": "kafka.m5.xlarge", "brokers": 6})
+    assert parts["msk_configuration"] == []
+    assert parts["cluster_commands"] == [
+        'aws kafka update-broker-count --cluster-arn "$CLUSTER_ARN" --current-version "$CLUSTER_VERSION" '
+        "--target-number-of-broker-nodes 6",
+        'aws kafka update-broker-type --cluster-arn "$CLUSTER_ARN" --current-version "$CLUSTER_VERSION" '
+        "--target-instance-type kafka.m5.xlarge"]

@@ -31,7 +31,22 @@ def test_each_lever_class_adds_its_knobs_and_the_default_is_job_and_quota(tiny):
     assert cluster == {"num.replica.fetchers": f"1 .. {max(8, broker.num_replica_fetchers)}",
                        "num.io.threads": f"{broker.num_io_threads // 2} .. {broker.num_io_threads * 4}",
                        "num.network.threads": f"{max(1, broker.num_network_threads // 2)} .. {broker.num_network_threads * 3}",
-                       "brokers": f"{scenario.cluster.brokers} .. {3 * scenario.cluster.brokers}"}
+                       "brokers": f"{scenario.cluster.brokers} .. {3 * scenario.cluster.brokers}",
+                       "cluster.broker.type": "{" + ", ".join(f"kafka.{family}.{size}" for size in
+                                                             ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge",
+                                                              "12xlarge", "16xlarge") for family in ("m5", "m7g"))
+                                              + ", kafka.m5.24xlarge}"}
+
+
+def test_the_broker_type_lever_tries_the_standard_types_from_the_clusters_own_up(tiny_with):
+    typed = Scenario.from_mapping(tiny_with({"cluster": {"broker": {"type": "kafka.m7g.8xlarge"}}}))
+    assert search_space(typed, ("cluster",)).ranges[-1].choices == (
+        "kafka.m7g.8xlarge", "kafka.m5.8xlarge", "kafka.m5.12xlarge", "kafka.m7g.12xlarge", "kafka.m5.16xlarge",
+        "kafka.m7g.16xlarge", "kafka.m5.24xlarge")
+    express = Scenario.from_mapping(tiny_with({"cluster": {"broker": {"type": "express.m7g.12xlarge"}}}))
+    assert search_space(express, ("cluster",)).ranges[-1].choices == ("express.m7g.12xlarge", "express.m7g.16xlarge")
+    assert search_space(typed, ("cluster",)).overrides({"cluster.broker.type": "kafka.m5.24xlarge"}) == [
+        "cluster.broker.type=kafka.m5.24xlarge"]
 
 
 def test_a_job_already_repartitioned_keeps_its_own_count_among_the_choices(tiny_with):
