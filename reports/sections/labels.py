@@ -136,6 +136,10 @@ def _differences(results: Sequence[RunResult]) -> list[tuple[str, list[str], lis
         else:
             paths = overall if len(overall) <= MOST_SETTINGS_BESIDE_A_NAME else []
         leaves = flatten(result.scenario)
+        base = _base(group)
+        if base is not None:   # what differs from the scenario as written; the scenario's own run names none
+            written = flatten(base.scenario)
+            paths = [path for path in paths if repr(leaves.get(path)) != repr(written.get(path))]
         settings = [render_setting(setting_name(path, paths, result.scenario), leaves.get(path)) for path in paths]
         extras = []
         if len({r.evaluator for r in group if several_names} or {r.evaluator for r in results}) > 1:
@@ -144,6 +148,12 @@ def _differences(results: Sequence[RunResult]) -> list[tuple[str, list[str], lis
             extras.append(f"seed {result.seed}")
         out.append((name if several_names or not (settings or extras) else "", settings, extras))
     return out
+
+
+def _base(group: Sequence[RunResult]) -> RunResult | None:
+    """The one run of the scenario as written (no ``--set``) when the others of its scenario have some."""
+    written = [result for result in group if not override_keys(result)]
+    return written[0] if len(written) == 1 and len(group) > 1 else None
 
 
 def _short(settings: list[str]) -> list[str]:
@@ -155,17 +165,24 @@ def _short(settings: list[str]) -> list[str]:
 def run_labels(results: Sequence[RunResult], sources: Sequence[str | Path] | None = None) -> list[str]:
     """One label per result, made of what tells it from the others: its scenario's name when the
     names differ, the settings that differ (among the runs of its scenario when there are several,
-    else among all when few differ; past two, counted: ``settings_legend`` lists them), the
+    else among all when few differ; from the scenario as written when one run of it has no
+    ``--set`` and the others have, that run named by its scenario alone; past two, counted:
+    ``settings_legend`` lists them), the
     evaluator and the seed when they differ; runs alike in all of these are told apart by their
     file's name."""
-    labels = []
-    for head, settings, extras in _differences(results):
-        parts = [*_short(settings), *extras]
-        labels.append(f"{head} ({', '.join(parts)})" if head and parts else head or ", ".join(parts))
+    differences = _differences(results)
+    labels = [_label(head, [*_short(settings), *extras]) for head, settings, extras in differences]
+    # counted settings that leave two runs alike are named in full
+    labels = [_label(head, [*settings, *extras]) if labels.count(label) > 1 else label
+              for label, (head, settings, extras) in zip(labels, differences)]
     if sources is not None:
         files = [Path(s).name if [Path(o).name for o in sources].count(Path(s).name) == 1 else str(s) for s in sources]
         labels = [f"{label} [{file}]" if labels.count(label) > 1 else label for label, file in zip(labels, files)]
     return labels
+
+
+def _label(head: str, parts: list[str]) -> str:
+    return f"{head} ({', '.join(parts)})" if head and parts else head or ", ".join(parts)
 
 
 def settings_legend(results: Sequence[RunResult], labels: Sequence[str]) -> list[list[str]]:

@@ -21,10 +21,14 @@ def test_runs_of_one_scenario_are_named_by_the_settings_that_differ():
     assert labels == ["linger.ms=0, no compression", "linger.ms=10, zstd"]
 
 
-def test_the_overridden_keys_come_first_in_the_users_order():
+def test_the_overridden_keys_come_first_in_the_users_order_and_the_scenario_as_written_is_the_base():
     changed = _run(overrides=["batch.producer.compression.type=zstd", "batch.producer.linger.ms=10"],
                    **{"linger.ms": 10.0, "compression.type": "zstd"})
-    assert run_labels([_run(), changed]) == ["no compression, linger.ms=0", "zstd, linger.ms=10"]
+    assert run_labels([_run(), changed]) == ["glue", "zstd, linger.ms=10"]
+    both = _run(overrides=["batch.producer.compression.type=zstd", "batch.producer.linger.ms=10"],
+                **{"linger.ms": 10.0, "compression.type": "zstd"})
+    assert run_labels([both, _run(overrides=["batch.producer.linger.ms=10"], **{"linger.ms": 10.0})]) == [
+        "zstd", "no compression"]
 
 
 def test_sizes_read_as_typed_and_a_neighbour_by_its_name():
@@ -66,10 +70,14 @@ def test_a_setting_renders_as_a_person_types_it():
 def test_past_two_settings_a_label_counts_the_rest_and_the_legend_lists_them_once():
     five = {"linger.ms": 10.0, "compression.type": "zstd", "acks": "all", "buffer.memory": 268435456, "batch.size": 262144}
     changed = _run(overrides=["batch.producer.linger.ms=10", "batch.producer.compression.type=zstd"], **five)
-    results = [_run(), changed]
+    linger = _run(overrides=["batch.producer.linger.ms=10"], **{"linger.ms": 10.0})
+    results = [_run(), changed, linger]
     labels = run_labels(results)
-    assert labels == ["linger.ms=0, no compression, +3 more", "linger.ms=10, zstd, +3 more"]
+    assert labels == ["glue", "linger.ms=10, zstd, +3 more", "linger.ms=10"]
     assert settings_legend(results, labels) == [
-        ["linger.ms=0, no compression, +3 more", "linger.ms=0, no compression, batch.size=128KB, buffer.memory=32MB, acks=1"],
         ["linger.ms=10, zstd, +3 more", "linger.ms=10, zstd, batch.size=256KB, buffer.memory=256MB, acks=all"]]
-    assert settings_legend([_run(), _run(**{"linger.ms": 10.0})], ["linger.ms=0", "linger.ms=10"]) == []
+    # counted settings that would leave two runs alike are named in full
+    other = _run(overrides=["batch.producer.linger.ms=10", "batch.producer.compression.type=zstd"], **{**five, "acks": "0"})
+    assert run_labels([_run(), changed, other])[1:] == [
+        "linger.ms=10, zstd, batch.size=256KB, buffer.memory=256MB, acks=all",
+        "linger.ms=10, zstd, batch.size=256KB, buffer.memory=256MB, acks=0"]
