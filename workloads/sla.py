@@ -30,6 +30,10 @@ class Sla:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Sla is frozen")
 
+    def __reduce__(self) -> tuple[type, tuple[float | None, float | None]]:
+        # rebuilt through __init__: a live run hands its tenants to the neighbours' process by pickle
+        return Sla, (self.ms, self.factor)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sla) and (self.ms, self.factor) == (other.ms, other.factor)
 

@@ -1,7 +1,9 @@
 """A neighbour's SLA: an absolute p99 or a factor of its p99 alone; a number without a unit refused."""
+import pickle
+
 import pytest
 
-from workloads import Scenario, ScenarioError
+from workloads import CATALOG, Scenario, ScenarioError
 from workloads.sla import Sla, parse_sla
 from workloads.scenario import load_mapping
 
@@ -38,3 +40,11 @@ def test_set_takes_either_form_and_refuses_a_bare_number():
     assert scenario.as_mapping()["tenants"][0]["sla_p99"] == "1.5x"
     with pytest.raises(ScenarioError, match=r"^tenants\[0\]\.sla_p99: 10 has no unit"):
         Scenario.from_mapping(load_mapping(PAYPAY, ["tenants.0.sla_p99=10"]))
+
+
+def test_an_sla_and_a_scenario_holding_it_survive_pickling():
+    """A live run hands its tenants to the neighbours' process (spawned) by pickle."""
+    for sla in (Sla(ms=10.0), Sla(factor=1.5)):
+        assert pickle.loads(pickle.dumps(sla)) == sla
+    scenario = Scenario.from_yaml(CATALOG / "paypay-glue-2gb.yaml", ["tenants.0.sla_p99=1.5x"])
+    assert pickle.loads(pickle.dumps(scenario.tenants)) == scenario.tenants
