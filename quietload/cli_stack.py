@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from quietload.extras import require
-from quietload.progress import echo
+from quietload import progress
 from quietload.options import RunDir
 from simulator.contract.names import STACK_RUN_DIR
 from quietload.terminal import echo
@@ -39,10 +39,10 @@ def stack_up(
     from simulator.live.service import up_all
     from workloads import Scenario
 
-    options: dict[str, Any] = {"run_dir": run_dir, "port": port, "progress": echo}
+    options: dict[str, Any] = {"run_dir": run_dir, "port": port, "progress": progress.echo}
     cluster = (KafkaCluster.for_scenario(Scenario.from_yaml(scenario_file), brokers, **options) if scenario_file
                else KafkaCluster(brokers=brokers or 1, **options))
-    storage = LocalStackS3(run_dir, s3_port, progress=echo) if s3 else None
+    storage = LocalStackS3(run_dir, s3_port, progress=progress.echo) if s3 else None
     started = up_all([cluster, storage] if storage else [cluster])
     echo(("" if started else "already up\n") + render_status(cluster, cluster.status())
                + (f"\n{render_s3_status(storage, storage.status())}" if storage else ""))
