@@ -15,7 +15,6 @@ import sys
 import time
 from typing import Any, Callable, TextIO
 
-import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn

@@ -74,7 +74,7 @@ def _linger(producer: dict, summary: Summary) -> Change | None:
 
 def _repartition(result: RunResult, summary: Summary) -> Change | None:
     """More write tasks share each executor's producer, so it appends faster and fills batches."""
-    fill, spark = summary.batch_fill, ((result.scenario.get("batch") or {}).get("spark") or {})
+    fill = summary.batch_fill
     topic = (result.scenario.get("batch") or {}).get("topic")
     partitions = next((t.get("partitions") for t in (result.scenario.get("cluster") or {}).get("topics", [])
                        if t.get("name") == topic), None)

@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
 
 from workloads.errors import ScenarioError
 from workloads.imports import cloudwatch, prometheus
