@@ -84,6 +84,8 @@ def read_text(path: str | Path, field: str, limit: int = MAX_TEXT_BYTES) -> str:
 
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
 # YAML 1.1's numbers without base 60 (1:30) and without octal by a leading zero (010): those stay texts
 _NUMBERS = {
     _INT: re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0|[-+]?[1-9][0-9_]*|[-+]?0x[0-9a-fA-F_]+)$"),
@@ -118,16 +120,32 @@ def _check_nodes(node: Any, where: str) -> None:
                 name = key.value if isinstance(key, yaml.ScalarNode) else None
                 inner = f"{where}.{name}" if where else str(name)
                 if name is not None and name != "<<":
-                    if name in seen:
-                        raise _Refused(f"{inner} is given twice (lines {seen[name]} and {key.start_mark.line + 1}); "
+                    same = _key_identity(key)
+                    if same in seen:
+                        raise _Refused(f"{inner} is given twice (lines {seen[same]} and {key.start_mark.line + 1}); "
                                        "a key is said once")
-                    seen[name] = key.start_mark.line + 1
+                    seen[same] = key.start_mark.line + 1
                 stack.append((value, inner))
         elif isinstance(node, yaml.SequenceNode):
             stack.extend((item, f"{where}[{i}]") for i, item in enumerate(node.value))
         elif node.tag == _INT and len(node.value) > 20:
             line = f"line {node.start_mark.line + 1}"
             raise _Refused(f"{where} ({line}): {_past_largest(node.value)}" if where else f"{line}: {_past_largest(node.value)}")
+
+
+def _key_identity(key: yaml.ScalarNode) -> tuple[str, Any]:
+    """The key as the mapping will hold it: ``yes``, ``true`` and ``On`` are one key (True), ``~`` and
+    ``null`` one (None), ``1`` and ``0x1`` one (1)."""
+    if key.tag == _BOOL:
+        return _BOOL, key.value.lower() in ("yes", "y", "true", "on")
+    if key.tag == _NULL:
+        return _NULL, None
+    if key.tag == _INT:
+        try:
+            return _INT, int(key.value.replace("_", ""), 0)
+        except ValueError:
+            return _INT, key.value
+    return key.tag, key.value
 
 
 class _Refused(yaml.YAMLError):
