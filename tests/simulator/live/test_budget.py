@@ -134,4 +134,8 @@ def test_groups_of_a_run_that_was_killed_are_removed_by_the_next():
     leftover = CGROUP_ROOT / "cpu" / PARENT / "run-999999999" / "broker-0"
     leftover.mkdir(parents=True)
     assert "cpu/quietload/run-999999999" in remove_leftovers()
-    assert not leftover.parent.exists() and not leftover.parent.parent.exists()
+    assert not leftover.parent.exists()
+    # the parent goes with its last run: another live run on the machine (another test suite) keeps it
+    others = [p.name for p in leftover.parent.parent.iterdir()] if leftover.parent.parent.exists() else []
+    assert not leftover.parent.parent.exists() or others
+    assert all(name.startswith("run-") and Path(f"/proc/{name.removeprefix('run-')}").exists() for name in others)
