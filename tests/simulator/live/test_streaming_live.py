@@ -44,13 +44,18 @@ def _scenario(path: Path) -> Path:
     return path
 
 
+CHECKOUT = str(Path(__file__).resolve().parents[3]).encode()   # this suite's tree: another suite's processes are not ours
+
+
 def _pipeline_processes() -> list[str]:
-    """Command lines of any pipeline or feed process (their markers: the apps' main modules and classes)."""
+    """Command lines of this checkout's pipeline or feed processes (their markers: the apps' main modules
+    and classes; their interpreter, classpath or build directory in this checkout)."""
     markers = (b"simulator.live.streaming_spark", b"quietload.streaming.", b"quietload-streaming-")
     found = []
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and any(m in (cmdline := (entry / "cmdline").read_bytes()) for m in markers):
+            if (entry.name.isdigit() and any(m in (cmdline := (entry / "cmdline").read_bytes()) for m in markers)
+                    and CHECKOUT in cmdline):
                 found.append(cmdline.replace(b"\0", b" ").decode()[:200])
         except OSError:
             pass
