@@ -2,9 +2,13 @@
 the names the local stack's exporters serve, localstack/jmx-exporter.yaml), as a ``History``.
 
 An exporter serves the figures of now, not a history: each endpoint is scraped every ``period``
-seconds for ``duration`` seconds and a period's figure is the difference of two scrapes of a
-cumulative counter over the time between them (requests, bytes, records, the handlers' idle
-nanoseconds per thread, the JVM's process CPU seconds). A counter labelled by ``topic`` gives
+seconds for ``duration`` seconds, and a period's figure is the difference of two scrapes of a
+cumulative counter. A count (requests, bytes, records) is kept per period: the difference over
+the nominal ``period``, so a series' sum times the period is exactly what the brokers counted
+between the first and the last scrape, however late a busy machine let a scrape come (a late
+scrape moves a few records from one period to the next, never adds or loses one). A share of
+time (the handlers' idle nanoseconds per thread, the JVM's process CPU seconds) is over the time
+that really passed between the two scrapes. A counter labelled by ``topic`` gives
 that topic's figures; without the label the exporter gives the broker's all-topic figures only,
 and no neighbour can be told apart (said in a note).
 """
@@ -75,9 +79,9 @@ def sample(urls: list[str], duration: float, period: float, vcpus: float, waits:
         seconds = t1 - t0
         for broker, (before, after) in enumerate(zip(a, b)):
             figures = brokers[str(broker)]
-            rate = {k: (after[k] - before[k]) / seconds for k in ("produce", "bytes", "records", "cpu_seconds")}
+            rate = {k: (after[k] - before[k]) / period for k in ("produce", "bytes", "records")}
             idle = (after["idle_nanos"] - before["idle_nanos"]) / 1e9 / seconds
-            figures["CpuUser"].append(100.0 * rate["cpu_seconds"] / vcpus)
+            figures["CpuUser"].append(100.0 * (after["cpu_seconds"] - before["cpu_seconds"]) / seconds / vcpus)
             figures["CpuSystem"].append(0.0)
             figures["RequestHandlerAvgIdlePercent"].append(max(0.0, min(100.0, 100.0 * idle)))
             figures["BytesInPerSec"].append(rate["bytes"])
@@ -91,7 +95,7 @@ def sample(urls: list[str], duration: float, period: float, vcpus: float, waits:
             for m0, m1 in zip(raw0, raw1):
                 c0, c1 = _topic_counts(m0, name), _topic_counts(m1, name)
                 for topic in c1:
-                    totals[topic] = totals.get(topic, 0.0) + (c1[topic] - c0.get(topic, 0.0)) / seconds
+                    totals[topic] = totals.get(topic, 0.0) + (c1[topic] - c0.get(topic, 0.0)) / period
             for topic, value in totals.items():
                 into.setdefault(topic, [None] * (len(figures["CpuUser"]) - 1)).append(value)
     notes: tuple[str, ...] = ()
