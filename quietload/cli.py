@@ -24,7 +24,7 @@ from quietload.cli_stack import stack_app
 from quietload.cli_tune import tune
 from quietload.cli_import import import_
 from quietload.extras import missing_extra
-from quietload.paths import check_output_dir, check_output_file, is_stdout
+from quietload.paths import check_default_outputs, check_output_dir, check_output_file, is_stdout
 from quietload.progress import simulation_progress
 from quietload.terminal import echo, printable
 from quietload.options import Overrides, PastLimits
@@ -128,9 +128,15 @@ def _finite(value: float | None) -> float | None:
     return value
 
 
-def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, force: bool = False) -> list[RunResult]:
-    """The scenario's RunResult for each seed from the model, with the progress line on stderr."""
+def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, force: bool = False,
+               write_results: bool = False) -> list[RunResult]:
+    """The scenario's RunResult for each seed from the model, with the progress line on stderr; with
+    ``write_results``, the default result files (results/<scenario>-...-seed<N>.json) checked first, as
+    --json would be."""
     scenario = Scenario.from_yaml(scenario_file, overrides)
+    if write_results:
+        check_default_outputs([result_path(scenario.name, list(overrides or []), seed) for seed in seeds], "--json",
+                              [("SCENARIO", scenario_file)])
     check_run_size(scenario, runs=len(seeds), force=force)
     evaluator, results = model_evaluator(), []
     for seed in seeds:
@@ -177,7 +183,7 @@ def simulate(
     if json_file and repeat > 1:
         raise ScenarioError("--json", "names one result file; with --repeat each seed's goes to results/")
     check_output_file(json_file, "--json", stdout=True, inputs=[("SCENARIO", scenario_file)])
-    results = _run_model(scenario_file, overrides, range(seed, seed + repeat), force)
+    results = _run_model(scenario_file, overrides, range(seed, seed + repeat), force, write_results=json_file is None)
     if is_stdout(json_file):   # the JSON alone on stdout, so that it pipes; the summary on stderr
         typer.echo(results[0].to_json(), nl=False)
         echo(render_summary(results[0]), err=True)

@@ -55,6 +55,7 @@ def import_(
     Example: quietload import --glue-job job.json --msk-cluster cluster.json --cloudwatch payments --since 14d --out mine.yaml
     """
     from quietload.paths import check_output_file
+    from tuner.calibration.calibrate import profile_target
     from tuner.calibration.history import import_and_write, render_import
     from workloads.imports import Request, gather
     from workloads.imports.network import Waits
@@ -65,6 +66,8 @@ def import_(
     check_output_file(out, "--out", inputs=inputs)            # before any source is read
     metrics = history or (out.with_name(out.stem + ".history.json") if cloudwatch or prometheus else None)
     check_output_file(metrics, "--history", inputs=inputs, outputs=[("--out", out)])
+    if profile:   # a bare name goes to workloads/profiles/NAME.yaml: checked as a path given would be
+        check_output_file(profile_target(profile, force, "--profile"), "--profile", inputs=inputs, outputs=[("--out", out), ("--history", metrics)])
     request = Request(glue_job, glue_job_name, script, msk_cluster, msk_cluster_arn, configuration, cloudwatch,
                       parse_since(since, "--since"), parse_until(until), period, tuple(prometheus or ()),
                       parse_since(prometheus_for, "--for", FOR_MAX_S), load_topic, _partitions(partitions), sla,

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from quietload.extras import require
-from quietload.paths import check_output_file, is_stdout
+from quietload.paths import check_default_outputs, check_output_file, is_stdout
 from quietload.progress import say
 from quietload.options import BootstrapServers, Overrides, RunDir
 from reports.spread import render_spread, write_spread
@@ -69,6 +69,10 @@ def live(
         raise ScenarioError("--json", "names one result file; with --repeat each run's goes to results/")
     check_output_file(json_file, "--json", stdout=True, inputs=[("SCENARIO", scenario_file)])
     scenario = Scenario.from_yaml(scenario_file, overrides)
+    if json_file is None:
+        runs = [result_path(scenario.name, list(overrides or []), s, "live") for s in range(seed, seed + repeat)]
+        spread = [spread_path(scenario.name, list(overrides or []), seed, seed + repeat - 1, "live")] if repeat > 1 else []
+        check_default_outputs([*runs, *spread], "--json", [("SCENARIO", scenario_file)])
     evaluator = LiveEvaluator(run_dir, bootstrap_servers, security_from_environment(), kill_broker, say, pin)
     evaluator.budgets(scenario)     # one the machine cannot give fails before any run
     results: list[RunResult] = []

@@ -6,9 +6,9 @@ from typing import Annotated
 
 import typer
 
-from quietload.paths import check_output_dir, check_output_file
+from quietload.paths import check_default_outputs, check_output_dir, check_output_file
 from quietload.options import Overrides, PastLimits
-from workloads import ScenarioError
+from workloads import Scenario, ScenarioError
 from quietload.terminal import echo
 
 def plan(
@@ -48,6 +48,9 @@ def plan(
                                          "the cost profile is the scenario's `profile` (--set profile=NAME)")
     check_output_file(json_file, "--json", inputs=[("SCENARIO", scenario_file)])
     check_output_file(json_file.with_suffix(".csv") if json_file else None, "--json", inputs=[("SCENARIO", scenario_file)])
+    if json_file is None:    # results/<scenario>-plan.json and its CSV, as if --json had named them
+        default = plan_path(Scenario.from_yaml(scenario_file, overrides).name)
+        check_default_outputs([default, default.with_suffix(".csv")], "--json", [("SCENARIO", scenario_file)])
     check_output_dir(keep_results, "--keep-results")
     given = {"load_gb": load_gb, "loads": loads, "executors": executors, "spacing": spacing, "brokers": brokers, "broker_types": broker_types,
              "replication_factor": replication_factor, "broker_down": broker_down, "quota": quota}

@@ -100,3 +100,10 @@ def check_output_dir(path: Path | None, option: str, inputs: Inputs = (), names:
     inputs = list(inputs)
     for name in names:
         refuse_same(path / name, option, inputs)
+
+
+def check_default_outputs(paths: Iterable[Path], option: str, inputs: Inputs = ()) -> None:
+    """The files a command names itself (``results/<scenario>-seed1.json``, ``results/<scenario>-plan.json``)
+    checked as if ``option`` had named them: a scenario kept at such a path is refused, not overwritten."""
+    for path in paths:
+        check_output_file(path, option, inputs=inputs)

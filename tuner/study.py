@@ -29,6 +29,7 @@ from tuner.objective import OBJECTIVES, Objective, Outcome, record
 from tuner.runner import Execution, Runner
 from workloads import Scenario, ScenarioError
 from workloads._fields import file_key, unsaid
+from workloads.reader import not_a_file
 from workloads.urls import MASK, mask_secrets, mask_url, secret_key, url_password
 
 SAMPLERS = ("tpe", "random")
@@ -165,9 +166,11 @@ def open_storage(url: str) -> Any:
         raise ScenarioError("--storage", f"{url}: a study is kept in a database file or server; a database in memory "
                                          "is new to every connection (e.g. sqlite:///results/study.db)")
     if url.startswith("sqlite:///"):
-        folder = Path(url[len("sqlite:///"):]).parent
-        if not folder.is_dir():
-            raise ScenarioError("--storage", f"{shown}: directory {folder} does not exist")
+        database = Path(url[len("sqlite:///"):].split("?")[0])
+        if not database.parent.is_dir():
+            raise ScenarioError("--storage", f"{shown}: directory {database.parent} does not exist")
+        if database.exists() and (kind := not_a_file(database.stat().st_mode)) is not None:   # SQLite would say "disk I/O error"
+            raise ScenarioError("--storage", f"{database} is {kind}; name a database file")
     try:
         return _rdb_storage(url)
     except ImportError as error:   # Optuna re-raises the driver's ModuleNotFoundError with its own words

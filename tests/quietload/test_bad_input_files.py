@@ -49,6 +49,10 @@ PIPES = {
     "import --out": (["import", "--glue-job", f"{DATA}/get-job.json", "--out", "{pipe}"], "--out: " + WRITES_A_PIPE),
     "import --history": (["import", "--glue-job", f"{DATA}/get-job.json", "--cloudwatch", "c", "--history", "{pipe}",
                           "--out", "{dir}/o.yaml"], "--history: " + WRITES_A_PIPE),
+    "import --profile": (["import", "--glue-job", f"{DATA}/get-job.json", "--cloudwatch", "c", "--profile", "{pipe}", "--force",
+                          "--out", "{dir}/o.yaml"], "--profile: " + WRITES_A_PIPE),
+    "tune --storage": (["tune", "{scenario}", "--storage", "sqlite:///{pipe}", "--out", "{dir}/out"],
+                       "--storage: {pipe} is a named pipe (FIFO); name a database file"),
     "calibrate --name": (["calibrate", "--from", "{dir}/runs", "--name", "{pipe}", "--force"], "--name: " + WRITES_A_PIPE),
     "calibrate --results": (["calibrate", "--results", "{pipe}", "--name", "{dir}/p.yaml"], "--results: {pipe} is not a directory"),
     "validate --out": (["validate", "--out", "{pipe}"], "--out: {pipe} is not a directory"),
@@ -152,6 +156,15 @@ def _tuned(tmp_path: Path) -> list[str]:
     return ["tune", str(tmp_path / "small-tuned.yaml"), "--out", str(tmp_path), "--trials", "1"]
 
 
+def _kept_at(name: str, *args: str):
+    """A command run on the small scenario kept at ``name``, a file the command names itself by default."""
+    def arguments(t: Path) -> list[str]:
+        (t / "results").mkdir()
+        write_yaml(t / "results", Path(name).name, BASE)
+        return [args[0], name, *args[1:]]
+    return arguments
+
+
 INPUTS = {
     "import --out the Glue job": (lambda t: ["import", "--glue-job", str(t / "job.json"), "--out", str(t / "job.json")],
                                   "--out: {t}/job.json is the file --glue-job reads; name another"),
@@ -174,6 +187,20 @@ INPUTS = {
     "report --out over its input": (lambda t: ["report", str(t / "report.json"), "--out", str(t)],
                                     "--out: {t}/report.json is the file the report reads"),
     "tune --out over its scenario": (_tuned, "--out: {t}/small-tuned.yaml is the file SCENARIO reads"),
+    # the files a command names itself (results/...) are held to the same rule as those named with an option
+    "simulate's default result over its scenario": (_kept_at("results/small-seed1.json", "simulate"),
+                                                    "--json: results/small-seed1.json is the file SCENARIO reads; name another"),
+    "simulate --repeat's second result over its scenario": (_kept_at("results/small-seed2.json", "simulate", "--repeat", "2"),
+                                                            "--json: results/small-seed2.json is the file SCENARIO reads"),
+    "plan's default plan over its scenario": (_kept_at("results/small-plan.json", "plan"),
+                                              "--json: results/small-plan.json is the file SCENARIO reads"),
+    "plan's default CSV over its scenario": (_kept_at("results/small-plan.csv", "plan"),
+                                             "--json: results/small-plan.csv is the file SCENARIO reads"),
+    "tune's default tuned scenario over its scenario": (_kept_at("results/small-tuned.yaml", "tune", "--trials", "1"),
+                                                        "--out: results/small-tuned.yaml is the file SCENARIO reads"),
+    "import --profile over the Glue job": (lambda t: ["import", "--glue-job", str(t / "job.json"), "--cloudwatch", "c", "--profile",
+                                                      str(t / "job.json"), "--force", "--out", str(t / "o.yaml")],
+                                           "--profile: {t}/job.json is the file --glue-job reads"),
 }
 
 
@@ -186,9 +213,9 @@ def test_an_input_named_as_an_output_is_refused_and_kept(case, tmp_path, monkeyp
     (tmp_path / "link.yaml").symlink_to(tmp_path / "s.yaml")
     args, expected = INPUTS[case]
     arguments = args(tmp_path)
-    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     assert_refused(arguments, expected.format(t=tmp_path))
-    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 
 # A key twice, in every kind of file a command reads

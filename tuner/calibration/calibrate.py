@@ -41,18 +41,18 @@ class Calibration:
     append_rate: tuple[float, float] | None      # measured bytes/s per core and half its spread
 
 
-def profile_target(name_or_path: str, force: bool) -> Path:
+def profile_target(name_or_path: str, force: bool, option: str = "--name") -> Path:
     """Where the profile goes: a path as given, a bare name into workloads/profiles/. An existing
-    file is replaced only with ``force``."""
+    file is replaced only with ``force``; ``option`` names the option that gave it in a refusal."""
     path = Path(name_or_path)
     if not path.suffix:
         if not name_or_path.replace("-", "").replace("_", "").isalnum():
-            raise ScenarioError("--name", f"a profile name is letters, digits, - and _, got {name_or_path!r}")
+            raise ScenarioError(option, f"a profile name is letters, digits, - and _, got {name_or_path!r}")
         path = PROFILE_DIR / f"{name_or_path}.yaml"
     if path.exists() and (kind := not_a_file(path.stat().st_mode)) is not None:   # a named pipe would block the write
-        raise ScenarioError("--name", f"{path} is {kind}; name a file")
+        raise ScenarioError(option, f"{path} is {kind}; name a file")
     if path.exists() and not force:
-        raise ScenarioError("--name", f"profile {path} exists; give --force to replace it")
+        raise ScenarioError(option, f"profile {path} exists; give --force to replace it")
     return path
 
 

@@ -289,7 +289,7 @@ def import_and_write(imported: Imported, out: Path, history_path: Path | None, p
     """The scenario (and the history, and with ``profile`` the fitted profile) written."""
     if profile and imported.history is None:
         raise ScenarioError("--profile", "fits the costs to metrics: give --cloudwatch or --prometheus too")
-    target = profile_target(profile, force) if profile else None
+    target = profile_target(profile, force, "--profile") if profile else None
     imports = build(imported, out.stem)
     calibration = None
     if target is not None and imported.history is not None:
