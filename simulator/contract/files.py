@@ -23,6 +23,7 @@ from simulator.contract.result import RunResult, read_document
 from simulator.contract.schema import check
 from workloads import CostProfile, Gate, ScenarioError
 from workloads.reader import dump_yaml, read_yaml
+from workloads.tuning import KNOBS
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,25 @@ class FileKind:
         return path
 
 
+# A knob's value, as a study or a recommendation holds it: a number greater than 0 unless named here, then
+# what the knob's own parser takes (a codec, a broker type, a whole count), as a scenario file is read.
+_KNOB_VALUES = {"linger.ms": "C", "compression.type": "S", "acks": "S", "cluster.broker.type": "S", "repartition": ("?", "L")}
+
+
+def _knob_values(params: Any, where: str, source: str) -> None:
+    check(params, {}, where, source)
+    for name, value in params.items():
+        at = f"{where}.{name}"
+        if name not in KNOBS:
+            raise ResultError(f"{source}: {at} is no setting quietload tunes (known: {', '.join(sorted(KNOBS))})")
+        check(value, _KNOB_VALUES.get(name, "L"), at, source)
+        knob = KNOBS[name]
+        try:   # a byte rate as a scenario file writes it (``20971520B/s``), every other value as it is
+            knob.parse(knob.override_value(value) if knob.unit == "byte_rate" else value, at)
+        except ScenarioError as error:
+            raise ResultError(f"{source}: {error}") from None
+
+
 # What each file's figures must be (``simulator.contract.schema``; ``!``: required).
 _BEFORE_AFTER = {"produce_requests": "C", "mean_batch_kb": "C", "compression_ratio": "C", "load_seconds": "C",
                  "p99_ms_during": {"*": "L"}, "p99_ms_before": {"*": "L"}}
@@ -108,12 +128,14 @@ _VALIDATION = ("?", {"seeds": ["I"], "held": "B", "pick": ("?", "I"),
 _STUDY = {
     "scenario": {"name": "S", "source": "S", "overrides": ["S"], "digest": "S"}, "study_name": "S", "storage": "S",
     "seed": "I", "model_seeds": ["I"], "sampler": "S", "prefer": "S", "baseline": _BEFORE_AFTER,
-    "trials": [{"number!": "I", "params!": {}, "values!": {"produce_requests!": "C", "load_seconds!": "C"},
+    "trials": [{"number!": "I", "params!": _knob_values, "values!": {"produce_requests!": "C", "load_seconds!": "C"},
                 "constraints!": {"*": "N"}, "feasible!": "B", "overrides": ["S"],
                 "figures": {**dict.fromkeys(("produce_requests", "batches", "mean_batch_bytes", "compression_ratio",
                                              "load_seconds", "wire_bytes"), "C"), "tenants": {"*": {"*": "L"}}}}],
     "failed_trials": "C", "pareto_front": ["I"], "pick": ("?", "I"), "validation": _VALIDATION,
-    "recommended": ("?", {"trial": "I", "meets_constraints": "B", "params": {}, "missed": ["S"], "wider_lever": ("?", "S")}),
+    # what tune recommends from the study, as the report's first screen shows it
+    "recommended": ("?", {"trial!": "K", "meets_constraints!": "B", "params!": _knob_values, "missed!": ["S"],
+                          "wider_lever": ("?", "S")}),
     "importances": ("?", {"*": "C"})}
 _POINT = {"load_gb!": "L", "loads!": "I", "spacing_s!": "C"}
 _PLAN = {
@@ -128,7 +150,7 @@ _PLAN = {
                 "load_seconds!": "C", "feasible!": "B",
                 "tenants!": [{"name!": "S", "p99_ms_during!": "L", "sla_p99_ms!": "L"}]}]}
 _RECOMMENDATION = {"scenario": "S", "source": "S", "seed": "I", "model_seeds": ["I"], "validation": _VALIDATION,
-                   "trial": "I", "meets_constraints": "B", "missed": ["S"], "params": {}, "overrides": ["S"],
+                   "trial": "K", "meets_constraints": "B", "missed": ["S"], "params": _knob_values, "overrides": ["S"],
                    "predicted": {"before": _BEFORE_AFTER, "after": _BEFORE_AFTER}, "wider_lever": ("?", "S")}
 VERDICT_STATUSES = ("pass", "fail", "skipped")   # a gate result's verdicts, as the gate writes them
 _GATE = {"passed": "B", "outcome": "S", "scenario": "S", "evaluator": "S", "seed": "I", "seeds": ["I"],

@@ -10,11 +10,14 @@ null, or a value under ``rule``:
 |---|---|
 | ``S`` | a text |
 | ``I`` | a whole number |
+| ``K`` | a whole number of at least 0 (a trial's number, a seed) |
 | ``B`` | true, false or null |
 | ``N`` | a finite number or null |
 | ``C`` | a count or amount: a finite number of at least 0, or null |
 | ``L`` | a latency, an SLA, a deadline, a limit: a finite number greater than 0, or null |
 | ``P`` | a percentage: a finite number from 0 to 100, or null |
+
+A function ``rule(value, where, source)`` checks what no letter says (a knob's values by the knob).
 
 A RunResult's summary and brokers take their rules from their types (``simulator.contract.figures``):
 a number is ``C`` unless its name is a latency (``LATENCIES``).
@@ -72,14 +75,18 @@ def check(value: Any, rule: Any, where: str, source: str) -> None:
     def fail(expected: str) -> None:
         shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
         raise ResultError(f"{source}: {where} must be {expected}, got {shown}")
-    if isinstance(rule, tuple):
+    if callable(rule):
+        rule(value, where, source)
+    elif isinstance(rule, tuple):
         if value is not None:
             check(value, rule[1], where, source)
     elif isinstance(rule, str):
         if rule == "S" and not isinstance(value, str):
             fail("a text")
-        elif rule == "I" and (isinstance(value, bool) or not isinstance(value, int)):
+        elif rule in ("I", "K") and (isinstance(value, bool) or not isinstance(value, int)):
             fail("a whole number")
+        elif rule == "K" and value < 0:
+            fail("at least 0")
         elif rule == "B" and value is not None and not isinstance(value, bool):
             fail("true or false")
         elif rule in _NUMBERS and value is not None:
