@@ -27,8 +27,11 @@ def _partitions(values: list[str] | None) -> dict[str, int]:
 
 def import_(
     out: Annotated[Path, typer.Option("--out", metavar="FILE", help="The scenario file to write.")],
-    glue_job: Annotated[Path | None, typer.Option("--glue-job", metavar="JOB.json", help="The JSON `aws glue get-job` returns.")] = None,
-    glue_job_name: Annotated[str | None, typer.Option("--glue-job-name", metavar="NAME", help="The Glue job, read through boto3.")] = None,
+    glue_job: Annotated[list[Path] | None, typer.Option("--glue-job", metavar="JOB.json", help="The JSON `aws glue get-job` (or get-jobs) returns; repeat it for a night's jobs.")] = None,
+    glue_job_name: Annotated[list[str] | None, typer.Option("--glue-job-name", metavar="NAME", help="A Glue job, read through boto3 (repeatable).")] = None,
+    glue_job_pattern: Annotated[str | None, typer.Option("--glue-job-pattern", metavar="PATTERN", help="Every job whose name matches (fnmatch), among --glue-job's or all of get-jobs'; with --bootstrap-servers, those whose script writes to them.")] = None,
+    glue_triggers: Annotated[list[Path] | None, typer.Option("--glue-triggers", metavar="TRIGGERS.json", help="The JSON `aws glue get-triggers` returns: when each job starts.")] = None,
+    bootstrap_servers: Annotated[str | None, typer.Option("--bootstrap-servers", metavar="HOST:PORT,...", help="The cluster's brokers: its topics' partition counts are read from them.")] = None,
     script: Annotated[str | None, typer.Option("--script", metavar="job.py|s3://...", help="The job's PySpark script (read, never run); default: the job's ScriptLocation.")] = None,
     msk_cluster: Annotated[Path | None, typer.Option("--msk-cluster", metavar="CLUSTER.json", help="The JSON `aws kafka describe-cluster-v2` returns.")] = None,
     msk_cluster_arn: Annotated[str | None, typer.Option("--msk-cluster-arn", metavar="ARN", help="The MSK cluster, read through boto3.")] = None,
@@ -53,6 +56,8 @@ def import_(
     scenario's assumptions. With --profile, fit the broker's costs to the past loads.
 
     Example: quietload import --glue-job job.json --msk-cluster cluster.json --cloudwatch payments --since 14d --out mine.yaml
+
+    A night: quietload import --glue-job daily.json --glue-job hourly.json --glue-triggers triggers.json --out night.yaml
     """
     from quietload.paths import check_output_file
     from tuner.calibration.calibrate import profile_target
@@ -61,17 +66,19 @@ def import_(
     from workloads.imports.network import Waits
     from workloads.imports.sources import FOR_MAX_S, parse_since, parse_until
 
-    inputs = [("--glue-job", glue_job), ("--msk-cluster", msk_cluster), ("--configuration", configuration),
+    inputs = [*(("--glue-job", job) for job in glue_job or []), *(("--glue-triggers", t) for t in glue_triggers or []),
+              ("--msk-cluster", msk_cluster), ("--configuration", configuration),
               ("--script", script if script and "://" not in script else None)]
     check_output_file(out, "--out", inputs=inputs)            # before any source is read
     metrics = history or (out.with_name(out.stem + ".history.json") if cloudwatch or prometheus else None)
     check_output_file(metrics, "--history", inputs=inputs, outputs=[("--out", out)])
     if profile:   # a bare name goes to workloads/profiles/NAME.yaml: checked as a path given would be
         check_output_file(profile_target(profile, force, "--profile"), "--profile", inputs=inputs, outputs=[("--out", out), ("--history", metrics)])
-    request = Request(glue_job, glue_job_name, script, msk_cluster, msk_cluster_arn, configuration, cloudwatch,
-                      parse_since(since, "--since"), parse_until(until), period, tuple(prometheus or ()),
+    request = Request(tuple(glue_job or ()), tuple(glue_job_name or ()), script, msk_cluster, msk_cluster_arn, configuration,
+                      cloudwatch, parse_since(since, "--since"), parse_until(until), period, tuple(prometheus or ()),
                       parse_since(prometheus_for, "--for", FOR_MAX_S), load_topic, _partitions(partitions), sla,
-                      Waits(parse_since(timeout, "--timeout", 3600.0), parse_since(deadline, "--deadline", 86400.0)))
+                      Waits(parse_since(timeout, "--timeout", 3600.0), parse_since(deadline, "--deadline", 86400.0)),
+                      glue_job_pattern, tuple(glue_triggers or ()), bootstrap_servers)
     outcome = import_and_write(gather(request), out, history, profile, force)
     echo(render_import(outcome))
     for warning in outcome.warnings:

@@ -13,10 +13,12 @@ messages per second, CPU and idle figures percent, times milliseconds; each poin
 """
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timezone
 from typing import Any
 
 from workloads.errors import ScenarioError
+from workloads.imports.partitions import partitions_in_metrics
 from workloads.imports.history import History
 
 NAMESPACE = "AWS/Kafka"
@@ -47,16 +49,18 @@ def _series_key(metric: dict) -> tuple[str, str, str | None]:
     return metric["MetricName"], dims.get("Broker ID", ""), dims.get("Topic")
 
 
-def list_series(client: Any, cluster: str) -> list[dict]:
-    """The metrics of ``cluster`` that quietload reads, as list_metrics gives them."""
+def list_series(client: Any, cluster: str) -> tuple[list[dict], dict[str, int]]:
+    """The metrics of ``cluster`` that quietload reads, as list_metrics gives them, and the partitions
+    per topic that the metrics with a ``Partition`` dimension name (PER_TOPIC_PER_PARTITION's)."""
     wanted = set(BROKER_METRICS) | set(TOPIC_METRICS)
-    found = []
+    found, dimensions = [], []
     for page in client.get_paginator("list_metrics").paginate(
             Namespace=NAMESPACE, Dimensions=[{"Name": "Cluster Name", "Value": cluster}]):
         found += [m for m in page.get("Metrics", []) if m["MetricName"] in wanted]
+        dimensions += [{d["Name"]: d["Value"] for d in m.get("Dimensions", [])} for m in page.get("Metrics", [])]
     if not found:
         raise ScenarioError("--cloudwatch", f"no {NAMESPACE} metrics for cluster {cluster!r}")
-    return found
+    return found, partitions_in_metrics(dimensions)
 
 
 def _select(metrics: list[dict], level: str | None) -> dict[tuple[str, str, str | None], dict]:
@@ -94,7 +98,8 @@ def grid(start: datetime, end: datetime, period: int) -> tuple[int, int]:
 def fetch(client: Any, cluster: str, start: datetime, end: datetime, period: int, level: str | None = None) -> History:
     """Every series of ``cluster`` from ``start`` to ``end`` at ``period`` seconds, on one grid."""
     first, points = grid(start, end, period)
-    chosen = _select(list_series(client, cluster), level)
+    listed, partitions = list_series(client, cluster)
+    chosen = _select(listed, level)
     keys = sorted(chosen, key=lambda k: (k[0], k[1], k[2] or ""))
     values: dict[tuple[str, str, str | None], list[float | None]] = {k: [None] * points for k in keys}
     for offset in range(0, len(keys), QUERIES_PER_CALL):
@@ -116,7 +121,7 @@ def fetch(client: Any, cluster: str, start: datetime, end: datetime, period: int
             where = f"topic {topic!r} on broker {broker}" if topic else f"broker {broker}"
             raise ScenarioError("--cloudwatch", f"metric {name} of {where} has no data points from "
                                 f"{start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M} UTC")
-    return _history(cluster, first, period, values)
+    return dataclasses.replace(_history(cluster, first, period, values), partitions=partitions)
 
 
 def _fitting_period(seconds: float) -> int:

@@ -57,6 +57,7 @@ class History:
     topic_records: dict[str, Series]
     brokers: dict[str, dict[str, Series]]
     notes: tuple[str, ...] = field(default=())
+    partitions: dict[str, int] = field(default_factory=dict)   # topic -> the partitions its metrics name
 
     @property
     def points(self) -> int:
@@ -65,7 +66,8 @@ class History:
     def to_dict(self) -> dict[str, Any]:
         return {"schema": SCHEMA, "cluster": self.cluster, "source": self.source, "start": self.start,
                 "period": self.period, "topic_bytes": self.topic_bytes, "topic_records": self.topic_records,
-                "brokers": self.brokers, "notes": list(self.notes)}
+                "brokers": self.brokers, "notes": list(self.notes),
+                **({"partitions": self.partitions} if self.partitions else {})}
 
     def write(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,7 +82,7 @@ class History:
         try:
             history = cls(str(raw["cluster"]), str(raw["source"]), float(raw["start"]), float(raw["period"]),
                           dict(raw["topic_bytes"]), dict(raw["topic_records"]), dict(raw["brokers"]),
-                          tuple(raw.get("notes", ())))
+                          tuple(raw.get("notes", ())), dict(raw.get("partitions", {})))
         except (KeyError, TypeError, ValueError) as error:
             raise ScenarioError(where, f"{path}: a history file without {error}") from None
         _check_series(history, f"{path}", where)

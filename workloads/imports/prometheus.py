@@ -21,6 +21,7 @@ from typing import Any, Callable
 from workloads.errors import ScenarioError
 from workloads.imports.history import ALL_TOPICS, History
 from workloads.imports.network import Waits, http_get
+from workloads.imports.partitions import partitions_in_metrics
 from workloads.prometheus_text import metric_sum, parse_metrics
 from workloads.urls import mask_url
 
@@ -40,6 +41,11 @@ def _topic_counts(metrics: dict[str, float], name: str) -> dict[str, float]:
             topic = key.split('topic="', 1)[1].split('"', 1)[0]
             counts[topic] = counts.get(topic, 0.0) + value
     return counts or {ALL_TOPICS: metrics.get(name, 0.0)}
+
+
+def _labels(key: str) -> dict[str, str]:
+    """A sample's labels (``name{a="1",b="2"}``): the topic and partition ones are what is read."""
+    return {name: key.split(f'{name}="', 1)[1].split('"', 1)[0] for name in ("topic", "partition") if f'{name}="' in key}
 
 
 def _figures(metrics: dict[str, float]) -> dict[str, float | None]:
@@ -102,4 +108,6 @@ def sample(urls: list[str], duration: float, period: float, vcpus: float, waits:
     if ALL_TOPICS in topic_bytes:
         notes = ("The exporters give bytes and records in for all topics together (no topic label): no neighbour is told "
                  "apart from the load.",)
-    return History(",".join(mask_url(url) for url in urls), "prometheus", scrapes[0][0], float(period), topic_bytes, topic_records, brokers, notes)
+    partitions = partitions_in_metrics([_labels(key) for _, raw, _ in scrapes[:1] for metrics in raw for key in metrics])
+    return History(",".join(mask_url(url) for url in urls), "prometheus", scrapes[0][0], float(period), topic_bytes,
+                   topic_records, brokers, notes, partitions)

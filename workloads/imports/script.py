@@ -1,5 +1,7 @@
 """The job's PySpark script, read statically with ``ast`` (never run): its Kafka writer's options
-(``kafka.*`` producer properties and ``topic``), ``repartition(N)``, and the input path.
+(``kafka.*`` producer properties, ``kafka.client.id``, ``kafka.bootstrap.servers`` and ``topic``),
+``repartition(N)``, the input path, and the column the records' key comes from, in every form a
+Spark or Glue script sets it (workloads.imports.keys).
 
 A value may be a literal, a module-level name bound to a literal, or a job parameter
 (``args["name"]`` after ``getResolvedOptions``), resolved from the Glue job's parameters. A
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloads.errors import ScenarioError
+from workloads.imports.keys import Key, key_of
 from workloads.units import whole_number
 
 PRODUCER_PROPERTIES = ("batch.size", "linger.ms", "compression.type", "buffer.memory", "acks", "enable.idempotence",
@@ -30,6 +33,9 @@ class ScriptFacts:
     repartition: Any             # a literal as written (int, float or numeral text); the loader judges it
     input_paths: tuple[str, ...]
     notes: tuple[str, ...]
+    key: Key | None = None       # the records' key: a column, or an expression not evaluated
+    client_id: str | None = None             # kafka.client.id
+    bootstrap_servers: tuple[str, ...] = ()  # kafka.bootstrap.servers, host:port each
 
 
 def _typed(value: Any) -> Any:
@@ -47,11 +53,15 @@ class _Reader(ast.NodeVisitor):
     def __init__(self, parameters: dict[str, str]) -> None:
         self.parameters = parameters
         self.constants: dict[str, Any] = {}
+        self.dicts: dict[str, ast.Dict] = {}
         self.producer: dict[str, Any] = {}
         self.topic: str | None = None
         self.repartition: Any = None
         self.inputs: list[str] = []
         self.notes: list[str] = []
+        self.key: Key | None = None
+        self.client_id: str | None = None
+        self.bootstrap: tuple[str, ...] = ()
 
     def value(self, node: ast.AST) -> Any:
         """A literal, a module-level constant or a job parameter; ``...`` when it cannot be known statically."""
@@ -72,19 +82,35 @@ class _Reader(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         value = self.value(node.value)
-        if value is not ...:
-            for target in node.targets:
-                if isinstance(target, ast.Name):
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                if value is not ...:
                     self.constants[target.id] = value
+                if isinstance(node.value, ast.Dict):     # a sink's options, named before the call that takes them
+                    self.dicts[target.id] = node.value
         self.generic_visit(node)
 
     def option(self, key: Any, node: ast.AST) -> None:
         if not isinstance(key, str) or key.startswith(_SECRET_PREFIXES):
             return
-        if key == "topic":
+        if key in ("topic", "topicName"):      # Spark's writer option; Glue's Kafka sink's connection option
             value = self.value(node)
             if isinstance(value, str):
                 self.topic = value
+        elif key == "key":                      # a Glue sink's key option: the column its records are keyed by
+            value = self.value(node)
+            self.found_key(Key(value) if isinstance(value, str) else Key(None, ast.unparse(node)))
+        elif key == "kafka.client.id":
+            value = self.value(node)
+            if isinstance(value, str):
+                self.client_id = value
+            else:
+                self.notes.append("The script sets kafka.client.id from an expression quietload does not evaluate; "
+                                  "the job's name is its client.id.")
+        elif key in ("kafka.bootstrap.servers", "bootstrap.servers"):
+            value = self.value(node)
+            if isinstance(value, str):
+                self.bootstrap = tuple(s.strip() for s in value.split(",") if s.strip())
         elif key.startswith("kafka.") and key[6:] in PRODUCER_PROPERTIES:
             value = self.value(node)
             if value is ...:
@@ -100,8 +126,14 @@ class _Reader(ast.NodeVisitor):
             if isinstance(path, str) and path.startswith(("s3://", "s3a://", "s3n://")):
                 self.inputs.append(path)
 
+    def found_key(self, key: Key) -> None:
+        if self.key is None or (self.key.column is None and key.column is not None):
+            self.key = key
+
     def visit_Call(self, node: ast.Call) -> None:
         name = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if (key := key_of(node, self.value)) is not None:
+            self.found_key(key)
         if name == "option" and len(node.args) == 2:
             self.option(self.value(node.args[0]), node.args[1])
         elif name == "options":
@@ -122,13 +154,19 @@ class _Reader(ast.NodeVisitor):
                 self.notes.append("The script repartitions by an expression quietload does not evaluate; no repartition is assumed.")
         elif name in _READERS and node.args:
             self.input(node.args[0])
-        elif name == "from_options":
+        elif name in ("from_options", "from_catalog", "getSink", "getSource", "getCatalogSink"):
+            # Glue's sources and sinks: connection_options, additional_options or options (a dict)
             for keyword in node.keywords:
-                if keyword.arg == "connection_options" and isinstance(keyword.value, ast.Dict):
-                    for k, v in zip(keyword.value.keys, keyword.value.values):
-                        if k is not None and self.value(k) in ("paths", "path"):
-                            self.input(v)
+                options = keyword.value if isinstance(keyword.value, ast.Dict) else self.dicts.get(_name_of(keyword.value) or "")
+                if keyword.arg in ("connection_options", "additional_options", "options") and options is not None:
+                    for k, v in zip(options.keys, options.values):
+                        if k is not None:
+                            self.option(self.value(k), v)
         self.generic_visit(node)
+
+
+def _name_of(node: ast.AST) -> str | None:
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def read_script(text: str, parameters: dict[str, str] | None = None, where: str = "--script") -> ScriptFacts:
@@ -143,7 +181,7 @@ def read_script(text: str, parameters: dict[str, str] | None = None, where: str 
             reader.visit_Assign(statement)
     reader.visit(tree)
     return ScriptFacts(reader.producer, reader.topic, reader.repartition, tuple(dict.fromkeys(reader.inputs)),
-                       tuple(dict.fromkeys(reader.notes)))
+                       tuple(dict.fromkeys(reader.notes)), reader.key, reader.client_id, reader.bootstrap)
 
 
 def input_files(paths: tuple[str, ...], s3: Any) -> list[tuple[str, int]]:

@@ -13,18 +13,21 @@ from pathlib import Path
 
 from workloads.errors import ScenarioError
 from workloads.imports import cloudwatch, prometheus
-from workloads.imports.glue import fetch_glue_job, read_glue_job
+from workloads.imports.history import History
+from workloads.imports.jobs import glue_jobs, with_scripts
 from workloads.imports.network import Clients, Waits, aws_clients, aws_errors
 from workloads.imports.msk import fetch_msk_cluster, read_msk_cluster, read_properties
-from workloads.imports.script import input_files, read_script
-from workloads.imports.scenario_writer import Imported
+from workloads.imports.partitions import read_partitions
+from workloads.imports.sections import Imported, ImportedJob
+from workloads.imports.night import check_predicates
+from workloads.imports.triggers import Trigger, fetch_triggers, read_triggers
 from workloads.reader import read_json, read_text
 from workloads.units import parse_seconds
 
 @dataclass(frozen=True)
 class Request:
-    glue_job: Path | None = None
-    glue_job_name: str | None = None
+    glue_job: tuple[Path, ...] = ()           # GetJob or GetJobs answers
+    glue_job_name: tuple[str, ...] = ()
     script: str | None = None                 # a path or an s3:// URI
     msk_cluster: Path | None = None
     msk_cluster_arn: str | None = None
@@ -39,6 +42,9 @@ class Request:
     partitions: dict[str, int] = field(default_factory=dict)
     sla: str | None = None
     waits: Waits = field(default_factory=Waits)
+    glue_job_pattern: str | None = None       # every job whose name matches (and writes to bootstrap_servers)
+    glue_triggers: tuple[Path, ...] = ()      # GetTriggers answers
+    bootstrap_servers: str | None = None      # the cluster's, for its topics' partition counts
 
 
 SINCE_MAX_S = 455 * 86400.0     # CloudWatch keeps a metric 15 months, and no longer
@@ -72,53 +78,21 @@ def parse_until(text: str | None) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
-def _s3_object(uri: str, clients: Clients, where: str, waits: Waits) -> str:
-    bucket, _, key = uri.split("://", 1)[1].partition("/")
-    with aws_errors(where, waits):
-        body = clients("s3").get_object(Bucket=bucket, Key=key)["Body"].read()
-    try:
-        return body.decode()
-    except UnicodeDecodeError:
-        raise ScenarioError(where, f"{uri}: not a text file") from None
-
-
 def gather(request: Request, clients: Clients | None = None) -> Imported:
     """Every source the request names, read and checked; nothing written."""
     if not any(given is not None and given != () for given in (
-            request.glue_job, request.glue_job_name, request.script, request.msk_cluster, request.msk_cluster_arn,
-            request.configuration, request.cloudwatch, request.prometheus)):
+            request.glue_job, request.glue_job_name, request.glue_job_pattern, request.script, request.msk_cluster,
+            request.msk_cluster_arn, request.configuration, request.cloudwatch, request.prometheus)):
         raise ScenarioError("import", "nothing to import: give a job (--glue-job, --glue-job-name, --script), a cluster "
                                       "(--msk-cluster, --msk-cluster-arn) or its metrics (--cloudwatch, --prometheus)")
     clients = clients or aws_clients(request.waits)
-    glue = None
-    if request.glue_job or request.glue_job_name:
-        if request.glue_job and request.glue_job_name:
-            raise ScenarioError("--glue-job", "give the job's JSON or its name (--glue-job-name), not both")
-        if request.glue_job:
-            document = read_json(request.glue_job, "--glue-job")
-        else:
-            with aws_errors("--glue-job-name", request.waits):
-                document = fetch_glue_job(str(request.glue_job_name), clients("glue"))
-        glue = read_glue_job(document, "--glue-job" if request.glue_job else "--glue-job-name")
-    script, files, notes = None, None, []
-    location = request.script or (glue.script_location if glue else None)
-    if location:
-        where = "--script" if request.script else "--glue-job: Job.Command.ScriptLocation"
-        try:
-            text = (_s3_object(location, clients, where, request.waits) if location.startswith("s3://")
-                    else read_text(Path(location), where))
-        except (ScenarioError, ModuleNotFoundError) as error:     # ModuleNotFoundError: without the aws extra
-            if request.script:
-                raise
-            text = None      # the job's own script is read when S3 is reachable; else its settings are assumed, and said
-            notes.append(f"The job's script was not read ({error}); give --script job.py.")
-        script = read_script(text, glue.parameters if glue else {}, where) if text is not None else None
-        if script and script.input_paths:
-            try:
-                with aws_errors("input", request.waits):
-                    files = input_files(script.input_paths, clients("s3"))
-            except (ScenarioError, ModuleNotFoundError) as error:   # read when S3 is reachable; else assumed, and said
-                notes.append(f"The input's sizes were not read from S3 ({error}).")
+    glue = glue_jobs(request.glue_job, request.glue_job_name, request.glue_job_pattern, request.script, clients, request.waits)
+    triggers = _triggers(request, clients, bool(request.glue_job))
+    check_predicates(triggers, [job.name for job in glue])          # before any script or input is read
+    if len(glue) > 1 and request.load_topic:
+        raise ScenarioError("--load-topic", "names one job's topic; with several jobs each job's script names its own")
+    jobs, notes = with_scripts(glue, request.glue_job_pattern, request.script, request.bootstrap_servers, clients,
+                               request.waits)
     msk = None
     if request.msk_cluster or request.msk_cluster_arn:
         if request.msk_cluster and request.msk_cluster_arn:
@@ -150,5 +124,51 @@ def gather(request: Request, clients: Clients | None = None) -> Imported:
     elif request.prometheus:
         vcpus = msk.kind.vcpus if msk else 2
         history = prometheus.sample(list(request.prometheus), request.prometheus_for, request.period, vcpus, request.waits)
-    return Imported(glue=glue, script=script, files=files, msk=msk, history=history, load_topic=request.load_topic,
-                    partitions=dict(request.partitions), sla=request.sla, notes=tuple(notes))
+    topics = [job.script.topic for job in jobs if job.script and job.script.topic] + ([request.load_topic] if request.load_topic else [])
+    partitions, sources = _partitions(request, history, topics, notes)
+    one = jobs[0] if len(jobs) == 1 else ImportedJob(None, None, None)
+    return Imported(glue=one.glue, script=one.script, files=one.files, msk=msk, history=history,
+                    load_topic=request.load_topic, partitions=partitions, sla=request.sla,
+                    notes=tuple(notes + list(one.notes)), jobs=tuple(jobs) if len(jobs) > 1 else (),
+                    triggers=tuple(triggers), partitions_from=sources,
+                    night=request.until.date() if request.until else None)
+
+
+def _triggers(request: Request, clients: Clients, from_files: bool) -> list[Trigger]:
+    """The triggers of the files given; with jobs read through boto3 and no files, GetTriggers' own."""
+    triggers: list[Trigger] = []
+    for path in request.glue_triggers:
+        triggers += read_triggers(read_json(path, "--glue-triggers"), f"--glue-triggers {path.name}")
+    names = [t.name for t in triggers]
+    for i, name in enumerate(names):
+        if names.index(name) != i:
+            raise ScenarioError("--glue-triggers", f"trigger {name!r} is given twice")
+    if not request.glue_triggers and not from_files and (len(request.glue_job_name) > 1 or request.glue_job_pattern):
+        with aws_errors("--glue-triggers", request.waits):
+            triggers = read_triggers(fetch_triggers(clients("glue")), "GetTriggers")
+    return triggers
+
+
+def _partitions(request: Request, history: History | None, topics: list[str],
+                notes: list[str]) -> tuple[dict[str, int], dict[str, str]]:
+    """Partition counts: --partitions, else the cluster's metadata through --bootstrap-servers, else the
+    metrics' partition dimension; each with where it came from."""
+    counts = dict(request.partitions)
+    sources = {topic: "given (--partitions)" for topic in counts}
+    if request.bootstrap_servers:
+        wanted = [t for t in topics if t not in counts]
+        if history is not None:
+            wanted += [t for t in history.topic_bytes if t not in counts and t not in wanted]
+        try:
+            read = read_partitions(request.bootstrap_servers, wanted, request.waits) if wanted else {}
+        except ScenarioError as error:       # read when the cluster answers; else from the metrics or assumed, and said
+            notes.append(f"The topics' partition counts were not read from the cluster ({error}).")
+            read = {}
+        counts.update(read)
+        sources.update({t: f"the cluster's metadata through {request.bootstrap_servers}" for t in read})
+    if history is not None:
+        for topic, count in history.partitions.items():
+            if topic not in counts:
+                counts[topic] = count
+                sources[topic] = f"the {history.source} metrics' partition dimension (the partitions they name)"
+    return counts, sources

@@ -107,7 +107,7 @@ def test_the_api_paths_make_the_calls_aws_documents(tmp_path):
         del cluster["ClusterInfo"]["CreationTime"]
         kafka_stub.add_response("describe_cluster_v2", cluster, {"ClusterArn": arn})
         (tmp_path / "job.py").write_text((DATA / "card-transactions-to-msk.py").read_text().replace("args[\"input_path\"]", "None"))
-        imported = gather(Request(glue_job_name="card-transactions-to-msk", msk_cluster_arn=arn, script=str(tmp_path / "job.py")),
+        imported = gather(Request(glue_job_name=("card-transactions-to-msk",), msk_cluster_arn=arn, script=str(tmp_path / "job.py")),
                           {"glue": glue, "kafka": kafka}.__getitem__)
         glue_stub.assert_no_pending_responses()
         kafka_stub.assert_no_pending_responses()
