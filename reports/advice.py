@@ -26,6 +26,7 @@ from simulator.contract import RunResult, Summary
 from simulator.contract import explain as words
 from workloads import ScenarioError
 from workloads.tuning import DEFAULT_LEVERS, KNOBS, LEVERS, WHO
+from workloads.batch import first_job
 
 # Batches under half of batch.size mean the sender drains faster than the tasks append.
 LOW_BATCH_FILL = 0.5
@@ -75,7 +76,7 @@ def _linger(producer: dict, summary: Summary) -> Change | None:
 def _repartition(result: RunResult, summary: Summary) -> Change | None:
     """More write tasks share each executor's producer, so it appends faster and fills batches."""
     fill = summary.batch_fill
-    topic = (result.scenario.get("batch") or {}).get("topic")
+    topic = first_job(result.scenario).get("topic")
     partitions = next((t.get("partitions") for t in (result.scenario.get("cluster") or {}).get("topics", [])
                        if t.get("name") == topic), None)
     tasks = result.spark.get("write_tasks")
@@ -109,7 +110,7 @@ def _acks(producer: dict, summary: Summary) -> Change | None:
 
 
 def _fetchers(result: RunResult) -> Change | None:
-    producer = (result.scenario.get("batch") or {}).get("producer") or {}
+    producer = first_job(result.scenario).get("producer") or {}
     if str(producer.get("acks")) != "all":
         return None   # with acks=1 the acks hint comes first
     waits: list[tuple[str, float, float]] = []
@@ -154,7 +155,7 @@ def _quota(result: RunResult, because: str) -> Change | None:
 def _waves(result: RunResult) -> Change | None:
     spark = result.spark
     waves, tasks, slots = spark.get("waves"), spark.get("write_tasks"), spark.get("slots")
-    executors = (((result.scenario.get("batch") or {}).get("spark") or {}).get("spark.executor.instances"))
+    executors = ((first_job(result.scenario).get("spark") or {}).get("spark.executor.instances"))
     if not waves or waves <= 1 or not slots:
         return None
     more = executors * waves if isinstance(executors, int) else None
@@ -166,7 +167,7 @@ def _waves(result: RunResult) -> Change | None:
 def candidates(result: RunResult, failed_rules: set[str]) -> list[Change]:
     """The changes the failed rules and the result's figures point to, in the order the published fix
     applied them."""
-    producer = (result.scenario.get("batch") or {}).get("producer") or {}
+    producer = first_job(result.scenario).get("producer") or {}
     summary = result.summary
     found: list[Change | None] = []
     if failed_rules & _BROKER_LOAD_RULES:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from simulator.contract import WINDOWS, RunResult, TenantFigures
 from simulator.contract import explain as words
+from workloads.batch import first_job
 
 _LABEL_WIDTH = 22
 
@@ -33,7 +34,7 @@ def _neighbour_lines(neighbours: tuple[TenantFigures, ...]) -> list[str]:
 def render_summary(result: RunResult) -> str:
     """The figures a person reads first, then the mechanism that produced them."""
     s = result.summary
-    codec = result.scenario["batch"]["producer"]["compression.type"]
+    codec = first_job(result.scenario)["producer"]["compression.type"]
     batch_size = f"{_number(s.mean_batch_bytes / 1024)} KB of records"
     if codec != "none":
         batch_size += f", {_number(s.mean_batch_wire_bytes / 1024)} KB on the wire"

@@ -19,6 +19,7 @@ from simulator.evaluator import Evaluator
 from tuner.calibration.design import Point
 from tuner.calibration.runs import run_points
 from tuner.pairing import END_TO_END, Versus, fidelity_summary, pair_results, ratio
+from workloads.batch import first_job
 
 REQUESTS_ERROR, BATCH_ERROR, P50_FACTOR, P99_FACTOR, SPEARMAN_MIN = 0.15, 0.20, 1.3, 1.5, 0.9
 
@@ -67,7 +68,7 @@ def judge(pairs: list[Versus], summary: list[dict]) -> list[Target]:
     streaming_p50: list[tuple[str, bool]] = []
     streaming_p99: list[tuple[str, bool]] = []
     for pair in pairs:
-        linger = pair.scenario_settings["batch"]["producer"]["linger.ms"]
+        linger = first_job(pair.scenario_settings)["producer"]["linger.ms"]
         model, live, interval, _ = pair.figure("produce requests")
         if model is not None and live is not None:
             if linger >= 5:

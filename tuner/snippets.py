@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from workloads.scenario import QUOTA_CLIENT_ID
+from workloads.quota import QUOTA_CLIENT_ID
 from workloads.loader import safe_yaml
 from workloads.tuning import KNOBS
 

@@ -237,8 +237,12 @@ def scenario_fields(scenario: Scenario) -> dict[str, Any]:
     fields: dict[str, Any] = {}
 
     def walk(value: Any, path: str) -> None:
+        if path == "batch" and not scenario.listed:   # one job as a mapping: its keys as they always were
+            value = value[0]
         if dataclasses.is_dataclass(value):
             for item in dataclasses.fields(value):
+                if item.metadata.get("internal") or (item.name == "dataset" and getattr(value, "own_dataset", True) is False):
+                    continue   # how the file said it, or the scenario's files a job reads: not the job's own
                 if not unsaid(item, getattr(value, item.name)):   # a setting added later, left unset: as before it
                     walk(getattr(value, item.name), f"{path}.{file_key(item)}" if path else file_key(item))
         elif isinstance(value, dict):

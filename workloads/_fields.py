@@ -18,12 +18,13 @@ Parser = Callable[[Any, str], Any]
 
 def prop(key: str | None = None, parse: Parser | None = None, default: Any = dataclasses.MISSING,
          default_factory: Any = dataclasses.MISSING, element: Callable[[Any], type] | None = None,
-         unset_unsaid: bool = False) -> Any:
+         unset_unsaid: bool = False, internal: bool = False) -> Any:
     """A field named ``key`` in the file, converted by ``parse``; a list field's ``element`` names the
     class one item's mapping builds (for ``--set`` paths into it) where the items differ in kind.
     ``unset_unsaid``: left at its default, the field is not written back (``as_mapping``), so a
-    setting added later leaves the files of scenarios that do not use it as they were."""
-    metadata = {"key": key, "parse": parse, "element": element, "unset_unsaid": unset_unsaid}
+    setting added later leaves the files of scenarios that do not use it as they were. ``internal``:
+    no key of the file (how the file said something, e.g. ``batch:`` as a list), never written back."""
+    metadata = {"key": key, "parse": parse, "element": element, "unset_unsaid": unset_unsaid, "internal": internal}
     if default_factory is not dataclasses.MISSING:
         return dataclasses.field(default_factory=default_factory, metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)
@@ -34,7 +35,7 @@ def file_key(field: dataclasses.Field) -> str:
 
 
 def keys_of(cls: type) -> dict[str, dataclasses.Field]:
-    return {file_key(f): f for f in dataclasses.fields(cls) if f.init}
+    return {file_key(f): f for f in dataclasses.fields(cls) if f.init and not f.metadata.get("internal")}
 
 
 def join(path: str, key: str) -> str:
@@ -82,7 +83,7 @@ def as_mapping(obj: Any) -> Any:
     """The value object back as plain data, keyed as in the file (for result files)."""
     if dataclasses.is_dataclass(obj):
         return {file_key(f): as_mapping(getattr(obj, f.name)) for f in dataclasses.fields(obj)
-                if not unsaid(f, getattr(obj, f.name))}
+                if not unsaid(f, getattr(obj, f.name)) and not f.metadata.get("internal")}
     if isinstance(obj, (list, tuple)):
         return [as_mapping(item) for item in obj]
     if hasattr(obj, "as_value"):   # a value written as one text in the file (an SLA: ``1.5x``)

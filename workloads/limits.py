@@ -82,13 +82,13 @@ class RunSize:
         return sum(part.amount for part in parts)
 
 
-def _window_field(scenario) -> str:
+def _window_field(scenario, job) -> str:
     """The window that makes a run long: the run's cap, the time before the load, or after it."""
     windows = scenario.windows
-    if windows.max_duration <= scenario.load_start + windows.after:
+    if windows.max_duration <= scenario.job_start(job) + windows.after:
         return "windows.max_duration"
-    if scenario.batch.start is not None and scenario.batch.start >= windows.after:
-        return "batch.start"
+    if job.start is not None and job.start >= windows.after:
+        return f"{_where(scenario, job)}.start"
     return "windows.before" if windows.before >= windows.after else "windows.after"
 
 
@@ -98,37 +98,81 @@ def _window_field(scenario) -> str:
 STREAMING_RECORD_EVENTS = 5.0
 
 
+def _where(scenario, job) -> str:
+    """The job's place in the file: ``batch``, or ``batch[i]`` in a night's list."""
+    return f"batch[{scenario.jobs.index(job)}]" if scenario.listed else "batch"
+
+
+@dataclass(frozen=True)
+class _JobSize:
+    """One job's terms: its bytes, its least load time, and the fields they are owed to."""
+
+    job: object
+    where: str
+    input_bytes: float
+    value_bytes: float
+    load_s: float
+    tasks: float
+    load_field: str
+    load_value: float
+    load_shown: Callable[[float], str]
+    task_field: str
+    task_value: float
+    by_repartition: bool
+
+    @classmethod
+    def of(cls, scenario, job) -> "_JobSize":
+        dataset, spark, where = job.dataset or scenario.dataset, job.spark, _where(scenario, job)
+        input_bytes = sum(group.size * group.count for group in dataset.files)   # never the list of files itself
+        value_bytes = input_bytes * (1.0 if dataset.splittable else _GZIP_CSV_RATIO) * job.loads
+        append_rate = spark.append_rate or scenario.profile.spark.append_rate
+        load_s = value_bytes / (spark.slots * job.loads * append_rate) + (job.loads - 1) * job.spacing
+        files = sum(group.count for group in dataset.files)
+        tasks = max(files, input_bytes / spark.max_partition_bytes, spark.repartition or 0) * job.loads
+        # what the load's terms are owed to: several loads, else the dataset's bytes; tasks to repartition where it rules
+        load_field, load_value, load_shown = ((f"{where}.loads", float(job.loads), _count) if job.loads > 1
+                                              else (_files_field(scenario, job), float(input_bytes), _in_all))
+        by_repartition = spark.repartition is not None and spark.repartition >= max(files, input_bytes / spark.max_partition_bytes)
+        task_field, task_value = ((f"{where}.spark.repartition", float(spark.repartition or 0)) if by_repartition
+                                  else (load_field, load_value))
+        return cls(job, where, input_bytes, value_bytes, load_s, tasks, load_field, load_value, load_shown,
+                   task_field, task_value, by_repartition)
+
+    @property
+    def task_shown(self) -> Callable[[float], str]:
+        return _count if self.by_repartition else self.load_shown
+
+
+def _files_field(scenario, job) -> str:
+    return f"{_where(scenario, job)}.dataset.files" if job.own_dataset else "dataset.files"
+
+
 def estimate(scenario) -> RunSize:
-    """The least a model run of ``scenario`` takes: simulated seconds, events, partition visits, memory."""
-    cluster, batch, dataset, spark = scenario.cluster, scenario.batch, scenario.dataset, scenario.batch.spark
-    input_bytes = sum(group.size * group.count for group in dataset.files)   # never the list of files itself
-    value_bytes = input_bytes * (1.0 if dataset.splittable else _GZIP_CSV_RATIO) * batch.loads
-    append_rate = spark.append_rate or scenario.profile.spark.append_rate
-    load_s = value_bytes / (spark.slots * batch.loads * append_rate) + (batch.loads - 1) * batch.spacing
-    seconds = min(scenario.windows.max_duration, scenario.load_start + load_s + scenario.windows.after)
+    """The least a model run of ``scenario`` takes: simulated seconds, events, partition visits,
+    memory; a night's jobs each add their own terms."""
+    cluster, dataset = scenario.cluster, scenario.dataset
+    jobs = [_JobSize.of(scenario, job) for job in scenario.jobs]
+    last = max(jobs, key=lambda j: scenario.job_start(j.job) + j.load_s)   # the job that ends the load last
+    load_end = scenario.job_start(last.job) + last.load_s
+    seconds = min(scenario.windows.max_duration, load_end + scenario.windows.after)
     replicas = sum(t.partitions * (t.replication_factor or cluster.replication_factor) for t in cluster.topics)
     rf = max(t.replication_factor or cluster.replication_factor for t in cluster.topics)
     fetch_sessions = cluster.brokers * min(cluster.brokers - 1, rf - 1) * cluster.broker.num_replica_fetchers
     fetch_interval = max(cluster.broker.replica_fetch_wait_max_ms / 1000.0, 0.001)
-    batches = value_bytes / batch.producer.batch_size
-    files = sum(group.count for group in dataset.files)
-    tasks = max(files, input_bytes / spark.max_partition_bytes, spark.repartition or 0) * batch.loads
-    topic_partitions = cluster.topic(batch.topic).partitions
-    # what the load's terms are owed to: several loads, else the dataset's bytes; tasks to repartition where it rules
-    load_field, load_value, load_shown = (("batch.loads", float(batch.loads), _count) if batch.loads > 1
-                                          else ("dataset.files", float(input_bytes), _in_all))
-    by_repartition = spark.repartition is not None and spark.repartition >= max(files, input_bytes / spark.max_partition_bytes)
-    task_field, task_value = ("batch.spark.repartition", float(spark.repartition or 0)) if by_repartition else (load_field, load_value)
     threads = cluster.brokers * cluster.broker.num_network_threads
     long = f"{seconds:,.0f} s of run"
     # a term that grows with the run's seconds is owed to the run's length once that is past the
     # default cap of a run (an hour): to the windows or to the load, whichever makes it
-    windows_s = scenario.load_start + scenario.windows.after
-    by_time = None if seconds <= LONG_RUN_S else _window_field(scenario) if windows_s > load_s else "dataset.files"
+    windows_s = scenario.job_start(last.job) + scenario.windows.after
+    by_time = None if seconds <= LONG_RUN_S else _window_field(scenario, last.job) if windows_s > last.load_s \
+        else _files_field(scenario, last.job)
+    job_events = [(Part(j.load_field, j.value_bytes / j.job.producer.batch_size,
+                        f"{j.value_bytes / j.job.producer.batch_size:,.0f} produce batches of at most batch.size",
+                        j.load_value, j.load_shown),
+                   Part(j.task_field, j.tasks * _TASK_EVENTS, f"{j.tasks:,.0f} Spark tasks", j.task_value, j.task_shown))
+                  for j in jobs]
     events = (
-        Part(load_field, batches, f"{batches:,.0f} produce batches of at most batch.size", load_value, load_shown),
-        Part(task_field, tasks * _TASK_EVENTS, f"{tasks:,.0f} Spark tasks", task_value,
-             _count if by_repartition else load_shown),
+        *(part for parts in job_events for part in parts),
         *(Part(by_time or f"tenants[{i}].rate", t.rate * seconds * (STREAMING_RECORD_EVENTS if is_streaming(t) else 1.0),
                f"{t.rate:,.0f} records/s over {long}", None if by_time else t.rate, _per_second)
           for i, t in enumerate(scenario.tenants)),
@@ -136,27 +180,20 @@ def estimate(scenario) -> RunSize:
              f"{fetch_sessions:,} replica fetcher sessions over {long}"),
         Part(by_time or "cluster.brokers", seconds * (cluster.brokers + len(scenario.tenants)), f"per-second samples of {long}"),
     )
+    own_events = [RunSize.total(parts) for parts in job_events]
     visits = (
         Part(by_time or "cluster.topics", seconds * replicas, f"{replicas:,} partition replicas sampled over {long}"),
-        Part(f"cluster.topics[{cluster.topics.index(cluster.topic(batch.topic))}].partitions",
-             RunSize.total(events) * topic_partitions,
-             f"drains over {topic_partitions:,} partitions of {batch.topic!r} for each of ~{RunSize.total(events):,.0f} events",
-             float(topic_partitions)),
+        *(_drains(scenario, j, RunSize.total(events) * own / sum(own_events)) for j, own in zip(jobs, own_events)),
         Part("cluster.broker.num.network.threads", threads * (_NETWORK_THREAD_VISITS + seconds * _NETWORK_THREAD_SECOND_VISITS),
              f"{threads:,} network threads over {long}", float(cluster.broker.num_network_threads)),
     )
-    producers = spark.executors * batch.loads
     memory = (
         Part("cluster.topics", replicas * _REPLICA_BYTES, f"{replicas:,} partition replicas"),
         Part("cluster.brokers", cluster.brokers * _BROKER_BYTES, f"{cluster.brokers:,} brokers", float(cluster.brokers)),
-        Part("batch.spark.spark.executor.instances", producers * topic_partitions * _PRODUCER_PARTITION_BYTES,
-             f"{producers:,} producers over {topic_partitions:,} partitions", float(spark.executors)),
-        Part(task_field, tasks * _TASK_BYTES, f"{tasks:,.0f} Spark tasks", task_value, _count if by_repartition else load_shown),
+        *(part for j in jobs for part in _job_memory(scenario, j)),
         Part("dataset.sample_rows", dataset.sample_rows * _SAMPLE_ROW_BYTES, f"{dataset.sample_rows:,} sample rows",
              float(dataset.sample_rows)),
-        Part(load_field, value_bytes / batch.producer.max_request_size * _REQUEST_BYTES,
-             f"{value_bytes / batch.producer.max_request_size:,.0f} produce requests of at most max.request.size",
-             load_value, load_shown),
+        *(part for j in jobs for part in _job_requests(j)),
         *(Part(by_time or f"tenants[{i}].rate",
                t.rate * seconds * (_STREAMING_RECORD_BYTES if is_streaming(t) else _RECORD_BYTES),
                f"{t.rate * seconds:,.0f} neighbour records: {t.rate:,.0f}/s over {long}", None if by_time else t.rate,
@@ -169,6 +206,28 @@ def estimate(scenario) -> RunSize:
              f"timelines of {long}"),
     )
     return RunSize(seconds, events, visits, memory)
+
+
+def _drains(scenario, j: _JobSize, events: float) -> Part:
+    """A job's producers' drains visit its topic's partitions for each of its share of the events."""
+    cluster, topic = scenario.cluster, scenario.cluster.topic(j.job.topic)
+    return Part(f"cluster.topics[{cluster.topics.index(topic)}].partitions", events * topic.partitions,
+                f"drains over {topic.partitions:,} partitions of {j.job.topic!r} for each of ~{events:,.0f} events",
+                float(topic.partitions))
+
+
+def _job_memory(scenario, j: _JobSize) -> tuple[Part, ...]:
+    spark, partitions = j.job.spark, scenario.cluster.topic(j.job.topic).partitions
+    producers = spark.executors * j.job.loads
+    return (Part(f"{j.where}.spark.spark.executor.instances", producers * partitions * _PRODUCER_PARTITION_BYTES,
+                 f"{producers:,} producers over {partitions:,} partitions", float(spark.executors)),
+            Part(j.task_field, j.tasks * _TASK_BYTES, f"{j.tasks:,.0f} Spark tasks", j.task_value, j.task_shown))
+
+
+def _job_requests(j: _JobSize) -> tuple[Part, ...]:
+    requests = j.value_bytes / j.job.producer.max_request_size
+    return (Part(j.load_field, requests * _REQUEST_BYTES, f"{requests:,.0f} produce requests of at most max.request.size",
+                 j.load_value, j.load_shown),)
 
 
 def _duration(seconds: float) -> str:
@@ -196,26 +255,33 @@ def check_load_fits(scenario) -> None:
     """Refuse a load that cannot end within ``windows.max_duration`` whatever the model does: its
     bytes at the fastest the executors' cores append them (their jitter at its top), or on the wire
     at the quota's rate on every broker (compressed at most COMPRESSION_MAX to 1). The run would end
-    in "the load did not finish" after handling every event up to the cap."""
-    batch, spark, windows = scenario.batch, scenario.batch.spark, scenario.windows
-    value_bytes = sum(group.size * group.count for group in scenario.dataset.files) * batch.loads    # the least: JSON >= CSV >= gzip
+    in "the load did not finish" after handling every event up to the cap. Each job of a night on its own."""
+    for job in scenario.jobs:
+        _check_job_fits(scenario, job, _where(scenario, job))
+
+
+def _check_job_fits(scenario, batch, where: str) -> None:
+    spark, windows = batch.spark, scenario.windows
+    dataset = batch.dataset or scenario.dataset
+    value_bytes = sum(group.size * group.count for group in dataset.files) * batch.loads    # the least: JSON >= CSV >= gzip
     fastest = 1.5 if scenario.jitter.append_rate else 1.0      # the model's jitter draws a core's rate within 0.5x-1.5x
     name = "shuffle_append_rate" if spark.repartition is not None else "append_rate"
     rate = getattr(spark, name) or getattr(scenario.profile.spark, name)
+    start = scenario.job_start(batch)
     # each load appends its bytes from its start on; the last starts (loads - 1) spacings after the first
     bounds = [(value_bytes / (spark.slots * batch.loads * rate * fastest),
-               windows.max_duration - scenario.load_start - (batch.loads - 1) * batch.spacing,
-               f"batch.spark.{name}", rate, f"{spark.slots:,} cores a load, appending at most {_rate(rate * fastest)} each")]
+               windows.max_duration - start - (batch.loads - 1) * batch.spacing,
+               f"{where}.spark.{name}", rate, f"{spark.slots:,} cores a load, appending at most {_rate(rate * fastest)} each")]
     quota = batch.quota.producer_byte_rate
     if quota:      # every load's producers share the quota's client id
         wire = value_bytes / (1.0 if batch.producer.compression_type == "none" else COMPRESSION_MAX)
-        bounds.append((wire / (quota * scenario.cluster.brokers), windows.max_duration - scenario.load_start,
-                       "batch.quota.producer_byte_rate", quota, f"{_rate(quota)} on each of {scenario.cluster.brokers:,} brokers"))
+        bounds.append((wire / (quota * scenario.cluster.brokers), windows.max_duration - start,
+                       f"{where}.quota.producer_byte_rate", quota, f"{_rate(quota)} on each of {scenario.cluster.brokers:,} brokers"))
     for least, room, field, value, why in bounds:
         if room > 0 and least > room:
             fits = f"{field} of at least {_rate(value * least / room)} (or at most {format_bytes(value_bytes * room / least)} of input) fits"
-            if field.startswith("batch.spark.") and getattr(spark, name) is None:     # the profile's rate: the input is what is asked
-                field = "batch.loads" if batch.loads > 1 else "dataset.files"
+            if field.startswith(f"{where}.spark.") and getattr(spark, name) is None:     # the profile's rate: the input is what is asked
+                field = f"{where}.loads" if batch.loads > 1 else _files_field(scenario, batch)
                 fits = f"at most {format_bytes(value_bytes * room / least)} of input fits"
             raise ScenarioError(field, f"the load of {format_bytes(value_bytes)} would take at least {_duration(least)} "
                                        f"({why}), past windows.max_duration's {_duration(room)} for it; {fits}")

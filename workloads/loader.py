@@ -1,11 +1,14 @@
 """Reading scenario files and applying ``--set key=value`` overrides before validation.
 
 Override paths follow the file's own keys; Kafka and Spark property names keep their dots
-(``batch.producer.linger.ms=10``), list items are addressed by index (``tenants.0.rate``).
+(``batch.producer.linger.ms=10``), list items are addressed by index (``tenants.0.rate``,
+``tenants[0].rate``) and a night's jobs also by name (``batch.hourly-export.producer.linger.ms``);
+``batch.`` keys of one job given as a mapping address that job.
 """
 from __future__ import annotations
 
 import copy
+import re
 import types
 import typing
 from pathlib import Path
@@ -58,8 +61,16 @@ def apply_overrides(raw: dict, overrides: list[str], schema: type) -> dict:
             raise ScenarioError("--set", f"expected key=value, got {item!r}")
         value = safe_yaml(text, f"--set {key.strip()}", f._short(text)) if text.strip() else None
         f.refuse_non_finite(value, f"--set {key.strip()}")
-        _assign(result, schema, key.strip().split("."), value, "")
+        _assign(result, schema, _segments(key.strip()), value, "")
     return result
+
+
+def _segments(key: str) -> list[str]:
+    """``batch[1].producer.linger.ms`` as ``batch``, ``1``, ``producer``, ``linger``, ``ms``."""
+    return [part for segment in key.split(".") for part in _INDEXED.sub(r"\1.\2", segment).split(".")]
+
+
+_INDEXED = re.compile(r"^(.+?)\[(\d+)\]$")
 
 
 def _assign(node: dict, cls: type, segments: list[str], value: Any, path: str) -> None:
@@ -77,12 +88,15 @@ def _assign(node: dict, cls: type, segments: list[str], value: Any, path: str) -
     child = _value_type(cls, known[key].name)
     if typing.get_origin(child) in (tuple, list):
         items = node.get(key)
-        index = rest[0]
-        if not index.isdigit() or not isinstance(items, list) or int(index) >= len(items):
-            raise ScenarioError(f"{where}.{index}", "no such list item")
         kind_of = known[key].metadata.get("element")
-        element = kind_of(items[int(index)]) if kind_of else typing.get_args(child)[0]
-        _assign(items[int(index)], element, rest[1:], value, f"{where}[{index}]")
+        if isinstance(items, dict) and kind_of:   # one job given as a mapping: its keys are the job's
+            _assign(items, kind_of(items), rest, value, where)
+            return
+        index, rest = _item(items, rest)
+        if index is None:
+            raise ScenarioError(f"{where}.{rest[0]}", "no such list item")
+        element = kind_of(items[index]) if kind_of else typing.get_args(child)[0]
+        _assign(items[index], element, rest, value, f"{where}[{index}]")
         return
     if child is dict:   # a mapping of one entry (batch.platform: {glue: 4.0}): the key set replaces it
         node[key] = {".".join(rest): value}
@@ -93,6 +107,20 @@ def _assign(node: dict, cls: type, segments: list[str], value: Any, path: str) -
     if sub is None:
         sub = node[key] = {}
     _assign(sub, child, rest, value, where)
+
+
+def _item(items: Any, rest: list[str]) -> tuple[int | None, list[str]]:
+    """The list item ``rest`` starts with (by index, or by a name that may hold dots), and what follows it."""
+    if not isinstance(items, list):
+        return None, rest
+    if rest[0].isdigit():
+        return (int(rest[0]), rest[1:]) if int(rest[0]) < len(items) else (None, rest)
+    for end in range(len(rest), 0, -1):
+        name = ".".join(rest[:end])
+        for i, item in enumerate(items):
+            if isinstance(item, dict) and item.get("name") == name:
+                return i, rest[end:]
+    return None, rest
 
 
 def _value_type(cls: type, attribute: str) -> Any:

@@ -11,12 +11,12 @@ from workloads.errors import ScenarioError
 from workloads import streaming
 from workloads.broker_types import broker_settings, broker_type
 from workloads import loader
-from workloads.producer import Client, ProducerConfig
+from workloads.batch import SINGLE_JOB, BatchJob, Dataset, FileGroup, Spark, job_path, parse_jobs
 from workloads.profile import CostProfile
 from workloads.quota import QUOTA_CLIENT_ID, Quota
 from workloads.tenant import Tenant
 from workloads.tuning import Tuning
-from workloads.versions import Platform, kafka_version, parse_version, platform
+from workloads.versions import kafka_version, parse_version
 from workloads.units import (parse_byte_rate, parse_bytes, parse_milliseconds, parse_record_rate,
                              parse_seconds)
 
@@ -125,95 +125,6 @@ class Cluster:
 
 
 @dataclass(frozen=True)
-class FileGroup:
-    size: int = f.prop(parse=_positive_bytes)
-    count: int = f.prop(parse=f.positive_int, default=1)
-
-
-@dataclass(frozen=True)
-class Dataset:
-    """The CSV files the job reads, and where their rows come from."""
-
-    files: tuple[FileGroup, ...] = f.prop(parse=lambda v, p: tuple(f.build(FileGroup, x, f"{p}[{i}]") for i, x in enumerate(v))
-                                          if isinstance(v, list) and v else _no_files(v, p))
-    compression: str = f.prop(parse=f.one_of("none", "gzip"), default="none")
-    rows: str = f.prop(parse=f.text, default="card-transactions")
-    sample_rows: int = f.prop(parse=f.positive_int, default=2000)
-
-    @property
-    def splittable(self) -> bool:
-        return self.compression == "none"
-
-    @property
-    def file_sizes(self) -> list[int]:
-        return [group.size for group in self.files for _ in range(group.count)]
-
-
-def _no_files(value: Any, path: str) -> None:
-    raise ScenarioError(path, f"expected a non-empty list of files like [{{size: 2GB}}], got {value!r}")
-
-
-@dataclass(frozen=True)
-class Spark:
-    """The Spark (or Glue) side: executors, file splitting, repartition, per-core rates."""
-
-    executors: int = f.prop("spark.executor.instances", f.positive_int)
-    executor_cores: int = f.prop("spark.executor.cores", f.positive_int, default=4)
-    # the vCPUs an executor's threads share (its Glue worker's: G.1X 4, G.2X 8); by default its cores
-    vcpus: int | None = f.prop(parse=f.positive_int, default=None)
-    max_partition_bytes: int = f.prop("spark.sql.files.maxPartitionBytes", _positive_bytes, default=128 * 1024**2)
-    open_cost_in_bytes: int = f.prop("spark.sql.files.openCostInBytes", _positive_bytes, default=4 * 1024**2)
-    default_parallelism: int | None = f.prop("spark.default.parallelism", f.positive_int, default=None)
-    repartition: int | None = f.prop(parse=f.or_none(f.positive_int), default=None)
-    append_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
-    shuffle_append_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
-    csv_scan_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
-
-    @property
-    def slots(self) -> int:
-        return self.executors * self.executor_cores
-
-    @property
-    def parallelism(self) -> int:
-        """Spark's defaultParallelism: the setting, else all executor cores (at least 2)."""
-        return self.default_parallelism or max(self.slots, 2)
-
-
-@dataclass(frozen=True)
-class BatchJob:
-    topic: str = f.prop(parse=f.text)
-    spark: Spark = f.prop()
-    client: Client = f.prop()
-    producer: ProducerConfig = f.prop()
-    key: str | None = f.prop(default=None)
-    start: float | None = f.prop(parse=_seconds, default=None)
-    loads: int = f.prop(parse=f.positive_int, default=1)
-    spacing: float = f.prop(parse=_seconds, default=0.0)
-    quota: Quota = f.prop(parse=lambda v, p: f.build(Quota, v, p), default_factory=Quota)
-    # where the job runs, by name ({glue: 4.0}, {emr: 7.x}, {spark: 3.5}): its kafka-clients
-    platform: dict | None = f.prop(parse=lambda v, p: _platform_mapping(v, p), default=None, unset_unsaid=True)
-
-    @property
-    def runs_on(self) -> Platform | None:
-        return platform(self.platform, "batch.platform") if self.platform else None
-
-    @classmethod
-    def build(cls, raw: Any, path: str) -> "BatchJob":
-        raw = f.require_mapping(raw, path)
-        where = f.join(path, "platform")
-        runs_on = platform(raw["platform"], where) if raw.get("platform") is not None else None
-        client = Client.build(raw.get("client"), f.join(path, "client"), runs_on.kafka_clients if runs_on else None)
-        if runs_on and client.version != parse_version(runs_on.kafka_clients, where):
-            raise ScenarioError(f.join(path, "client.version"),
-                                f"{'.'.join(map(str, client.version))} is not the kafka-clients {runs_on.label} brings "
-                                f"(Spark {runs_on.spark}: {runs_on.kafka_clients}); give one of them (batch.client.version= "
-                                f"leaves it to the platform)")
-        return f.build(cls, raw, path, client=client,
-                       spark=f.build(Spark, raw.get("spark"), f.join(path, "spark")),
-                       producer=ProducerConfig.build(raw.get("producer"), client, f.join(path, "producer")))
-
-
-@dataclass(frozen=True)
 class TenantHost:
     """The host the neighbours' producers run on; a live run holds them to its CPUs."""
 
@@ -268,11 +179,6 @@ def _values(parse: f.Parser) -> f.Parser:
     return parse_all
 
 
-def _platform_mapping(value: Any, path: str) -> dict:
-    runs_on = platform(value, path)
-    return {runs_on.name: runs_on.version}
-
-
 def _broker_type(value: Any, path: str) -> str:
     """An MSK broker type's name (kafka.m5.large), one of ``workloads.broker_types``."""
     return broker_type(f.text(value, path), path).name
@@ -306,7 +212,8 @@ class Scenario:
     name: str = f.prop(parse=f.text)
     cluster: Cluster = f.prop(parse=lambda v, p: f.build(Cluster, v, p))
     dataset: Dataset = f.prop(parse=lambda v, p: f.build(Dataset, v, p))
-    batch: BatchJob = f.prop(parse=BatchJob.build)
+    # the batch jobs in file order (``batch:`` a mapping gives one; a list, a night's several)
+    jobs: tuple[BatchJob, ...] = f.prop("batch", parse=parse_jobs, element=lambda raw: BatchJob)
     tenants: tuple[Tenant, ...] = f.prop(element=streaming.kind_class, parse=lambda v, p: tuple(streaming.tenant(x, f"{p}[{i}]") for i, x in enumerate(v or [])),
                                          default=())
     tenant_host: TenantHost = f.prop(parse=lambda v, p: f.build(TenantHost, v, p), default_factory=TenantHost)
@@ -319,6 +226,19 @@ class Scenario:
     description: str = f.prop(parse=f.sentence, default="")
     assumptions: tuple[str, ...] = f.prop(parse=f.sentences, default=())
     source: str = f.prop(default="")
+    listed: bool = f.prop(default=False, internal=True)   # ``batch:`` was a list in the file
+
+    def __post_init__(self) -> None:
+        # a job without files of its own reads the scenario's (again after a replace of the dataset)
+        resolved = tuple(job if job.own_dataset or job.dataset == self.dataset
+                         else dataclasses.replace(job, dataset=self.dataset) for job in self.jobs)
+        if resolved != self.jobs:
+            object.__setattr__(self, "jobs", resolved)
+
+    @property
+    def batch(self) -> BatchJob:
+        """The first job (the only one, unless ``batch:`` lists a night's)."""
+        return self.jobs[0]
 
     @classmethod
     def from_mapping(cls, raw: Any, source: str = "") -> "Scenario":
@@ -328,7 +248,11 @@ class Scenario:
             scenario = dataclasses.replace(scenario, profile=CostProfile.load("default"))
         if scenario.cluster.tls is not None:
             scenario = dataclasses.replace(scenario, profile=scenario.profile.with_tls(scenario.cluster.tls))
-        scenario = dataclasses.replace(scenario, source=source, batch=_express_throttle(scenario))
+        # a list of one job named batch with client.id batch-load is the mapping form, written as one
+        listed = isinstance(raw.get("batch"), list) and \
+            (len(scenario.jobs) > 1 or (scenario.batch.name, scenario.batch.client_id) != (SINGLE_JOB, QUOTA_CLIENT_ID))
+        scenario = dataclasses.replace(scenario, source=source, listed=listed,
+                                       jobs=tuple(_express_throttle(scenario, job) for job in scenario.jobs))
         scenario.validate()
         return scenario
 
@@ -338,17 +262,9 @@ class Scenario:
 
     def validate(self) -> None:
         self.cluster.validate("cluster")
-        if self.load_start >= self.windows.max_duration:
-            field = "batch.start" if self.batch.start is not None else "windows.before"
-            raise ScenarioError(field, f"the load would start at {self.load_start:g} s, not before windows.max_duration "
-                                       f"({self.windows.max_duration:g} s) ends the run")
-        last = self.load_start + (self.batch.loads - 1) * self.batch.spacing
-        if self.batch.loads > 1 and last >= self.windows.max_duration:
-            raise ScenarioError("batch.spacing", f"load {self.batch.loads} of {self.batch.loads} would start at {last:g} s, not "
-                                                 f"before windows.max_duration ({self.windows.max_duration:g} s) ends the run")
         names = {t.name for t in self.cluster.topics}
-        if self.batch.topic not in names:
-            raise ScenarioError("batch.topic", f"topic {self.batch.topic!r} is not in cluster.topics")
+        for i, job in enumerate(self.jobs):
+            self._check_job(job, job_path(i, self.listed), names)
         for i, tenant in enumerate(self.tenants):
             if tenant.topic not in names:
                 raise ScenarioError(f"tenants[{i}].topic", f"topic {tenant.topic!r} is not in cluster.topics")
@@ -356,20 +272,37 @@ class Scenario:
                 raise ScenarioError(f"tenants[{i}].record_size", "is larger than the tenant's max.request.size")
             tenant.validate(self.cluster, f"tenants[{i}]")
         tenant_names = [t.name for t in self.tenants]
+        client_ids = {job.client_id: j for j, job in enumerate(self.jobs)}
         for i, name in enumerate(tenant_names):
             if tenant_names.count(name) > 1:
                 raise ScenarioError("tenants", f"tenant {name!r} is listed twice")
-            if name == QUOTA_CLIENT_ID:   # a tenant's client.id is its name
+            if name in client_ids:   # a tenant's client.id is its name
+                if self.listed:
+                    raise ScenarioError(f"batch[{client_ids[name]}].client.id", f"{name!r} is also tenants[{i}]'s name: "
+                                                                                "the brokers would meter and log the tenant as the load")
                 raise ScenarioError(f"tenants[{i}].name", f"{name!r} is the batch job's client.id: the brokers "
                                                           "would meter and log the tenant as the load")
         streaming.check_inputs(self)
         self._check_protocol()
 
+    def _check_job(self, job: BatchJob, where: str, topics: set[str]) -> None:
+        start = self.job_start(job)
+        if start >= self.windows.max_duration:
+            field = f"{where}.start" if job.start is not None else "windows.before"
+            raise ScenarioError(field, f"the load would start at {start:g} s, not before windows.max_duration "
+                                       f"({self.windows.max_duration:g} s) ends the run")
+        last = start + (job.loads - 1) * job.spacing
+        if job.loads > 1 and last >= self.windows.max_duration:
+            raise ScenarioError(f"{where}.spacing", f"load {job.loads} of {job.loads} would start at {last:g} s, not "
+                                                    f"before windows.max_duration ({self.windows.max_duration:g} s) ends the run")
+        if job.topic not in topics:
+            raise ScenarioError(f"{where}.topic", f"topic {job.topic!r} is not in cluster.topics")
+
     def _check_protocol(self) -> None:
         """Kafka 4.0 brokers refuse the produce and fetch versions of Java clients before 2.1 (KIP-896)."""
         if self.cluster.kafka_version is None or parse_version(self.cluster.kafka_version, "") < (4, 0, 0):
             return
-        for where, client in (("batch.client", self.batch.client),
+        for where, client in (*((f"{job_path(i, self.listed)}.client", job.client) for i, job in enumerate(self.jobs)),
                               *((f"tenants[{i}].client", t.client) for i, t in enumerate(self.tenants))):
             if client.kind == "java" and client.version < (2, 1, 0):
                 raise ScenarioError(f"{where}.version", f"kafka-clients {'.'.join(map(str, client.version))} cannot talk to "
@@ -377,26 +310,37 @@ class Scenario:
 
     @property
     def load_start(self) -> float:
-        return self.batch.start if self.batch.start is not None else self.windows.before
+        """When the first job's first load starts."""
+        return self.job_start(self.batch)
+
+    def job_start(self, job: BatchJob) -> float:
+        """When ``job``'s first load starts, from the run's start."""
+        return job.start if job.start is not None else self.windows.before
 
     def as_mapping(self) -> dict:
         data = f.as_mapping(self)
         data["profile"] = self.profile.name
+        for job, written in zip(self.jobs, data["batch"]):
+            if not job.own_dataset:
+                written.pop("dataset", None)
+            if self.listed:
+                written["name"] = job.name   # a list's jobs are named, even one named batch
+        if not self.listed:
+            data["batch"] = data["batch"][0]
         return data
 
 
-def _express_throttle(scenario: Scenario) -> BatchJob:
-    """MSK throttles an Express broker's client ingress at its quota; the batch load is nearly all of
-    that ingress, so the model meters it as the load's producer_byte_rate per broker (a lower quota
+def _express_throttle(scenario: Scenario, job: BatchJob) -> BatchJob:
+    """MSK throttles an Express broker's client ingress at its quota; a batch load is nearly all of
+    that ingress, so the model meters it as the job's producer_byte_rate per broker (a lower quota
     of the scenario's stays), as plan's what-if and import do."""
     kind = broker_type(scenario.cluster.broker.type, "cluster.broker.type") if scenario.cluster.broker.type else None
     if kind is None or not kind.express_ingress_quota:
-        return scenario.batch
-    own = scenario.batch.quota.producer_byte_rate
+        return job
+    own = job.quota.producer_byte_rate
     if own is not None and own <= kind.express_ingress_quota:
-        return scenario.batch
-    return dataclasses.replace(scenario.batch, quota=dataclasses.replace(scenario.batch.quota,
-                                                                        producer_byte_rate=kind.express_ingress_quota))
+        return job
+    return dataclasses.replace(job, quota=dataclasses.replace(job.quota, producer_byte_rate=kind.express_ingress_quota))
 
 
 def load_mapping(path: str | Path, overrides: list[str]) -> dict:

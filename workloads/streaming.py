@@ -222,7 +222,9 @@ def check_inputs(scenario: Any) -> None:
     """A pipeline's input topic is written by its upstream producer alone: its latency follows
     that producer's records (the load's, another tenant's or another pipeline's output would be
     read too but not timed)."""
-    writers: dict[str, list[str]] = {scenario.batch.topic: ["the batch load"]}
+    writers: dict[str, list[str]] = {}
+    for job in scenario.jobs:
+        writers.setdefault(job.topic, []).append("the batch load" if len(scenario.jobs) == 1 else f"batch job {job.name!r}")
     for tenant in scenario.tenants:
         writers.setdefault(tenant.topic, []).append(f"tenant {tenant.name!r}")
         if isinstance(tenant, StreamingTenant):

@@ -83,7 +83,8 @@ class Knob:
         """Its value in ``scenario`` (a Scenario), read along its path by the file's keys."""
         value = scenario
         for key in self.path:
-            value = getattr(value, f.keys_of(type(value))[key].name)
+            # ``batch`` is the first job's (the night's others are addressed by their own paths)
+            value = value.batch if key == "batch" and hasattr(value, "jobs") else getattr(value, f.keys_of(type(value))[key].name)
         return value
 
     def render(self, value: Any) -> str:

@@ -49,7 +49,7 @@ def read_document(path: str | Path) -> Any:
 # files lack later fields; ``from_dict`` requires the four every file has).
 _SCHEMA: dict[str, Any] = {
     "evaluator": "S", "seed": "I",
-    "scenario": {"name": "S", "batch": {"producer": {"compression.type": "S"}},
+    "scenario": {"name": "S", "batch": ("+", {"producer": {"compression.type": "S"}}),
                  "check": {"handler_idle_min": "P", "cpu_max": "P", "requests_per_broker_max": "L", "deadline": "L"}},
     "summary": rules_of(Summary),
     "brokers": [rules_of(BrokerFigures)],

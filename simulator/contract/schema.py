@@ -3,8 +3,9 @@ no renderer, gate or report meets a string where it adds numbers, a negative cou
 -3 ms: one ResultError naming the file and the field.
 
 A rule is a letter, a list (``[rule]``: a list of items each under ``rule``), a mapping (keys
-not named are free, a key ending in ``!`` must be there, ``"*"`` is any key) or ``("?", rule)``:
-null, or a value under ``rule``:
+not named are free, a key ending in ``!`` must be there, ``"*"`` is any key), ``("?", rule)``:
+null, or a value under ``rule``, or ``("+", rule)``: a value under ``rule`` or a list of them (a
+scenario's ``batch``: one job, or a night's):
 
 | rule | the value must be |
 |---|---|
@@ -77,6 +78,8 @@ def check(value: Any, rule: Any, where: str, source: str) -> None:
         raise ResultError(f"{source}: {where} must be {expected}, got {shown}")
     if callable(rule):
         rule(value, where, source)
+    elif isinstance(rule, tuple) and rule[0] == "+":
+        check(value, [rule[1]] if isinstance(value, list) else rule[1], where, source)
     elif isinstance(rule, tuple):
         if value is not None:
             check(value, rule[1], where, source)

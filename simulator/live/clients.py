@@ -19,7 +19,7 @@ from typing import Any, Callable
 from simulator.live.jars import java_command, resolve_jars
 from simulator.live._process import StackError
 from workloads import ScenarioError
-from workloads.scenario import QUOTA_CLIENT_ID, Quota
+from workloads.quota import QUOTA_CLIENT_ID, Quota
 
 SECURITY_PREFIX = "QUIETLOAD_KAFKA_"     # QUIETLOAD_KAFKA_SASL_USERNAME=... -> sasl.username
 # librdkafka property -> kafka-clients property, where both clients spell it differently or alike

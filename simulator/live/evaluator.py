@@ -36,7 +36,7 @@ from simulator.live.warmup import BROKER_WARM_UP_TOPIC, RECORD_BYTES, warm_up_br
 from simulator.contract import RunResult
 from simulator.contract.names import STACK_RUN_DIR
 from workloads import Scenario, ScenarioError
-from workloads.scenario import QUOTA_CLIENT_ID
+from workloads.quota import QUOTA_CLIENT_ID
 
 WARM_UP_S = 5.0              # settling between the job's warm-up and the before window
 WARM_UP_TOPIC = "quietload-warm-up"
@@ -148,6 +148,8 @@ class LiveEvaluator:
         return plan_budgets(scenario, os.sched_getaffinity(0), scenario.cluster.brokers if self.bootstrap_servers is None else None)
 
     def evaluate(self, scenario: Scenario, seed: int, progress: Progress | None = None) -> RunResult:
+        if len(scenario.jobs) > 1:
+            raise ScenarioError("batch", f"lists {len(scenario.jobs)} jobs; the live stack runs one job a scenario in this version")
         clients.java_security(self.security)    # a setting the Spark job could not use fails before anything starts
         if self.kill_broker is not None:
             if self.bootstrap_servers is not None:

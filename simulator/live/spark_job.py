@@ -28,7 +28,7 @@ from simulator.live._process import StackError, die_with_parent
 from simulator.live.clients import QUIET_LOG, java_security, property_text
 from simulator.live.s3 import check_inputs
 from workloads import Scenario, ScenarioError
-from workloads.scenario import QUOTA_CLIENT_ID
+from workloads.quota import QUOTA_CLIENT_ID
 
 SPARK_JARS = ROOT / ".build" / "spark-jars"
 # kafka.producer:type=producer-metrics attributes (kafka-clients' Sender and Selector sensors).

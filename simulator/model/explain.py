@@ -6,18 +6,20 @@ from __future__ import annotations
 
 from simulator.contract import RunResult
 from simulator.contract import explain as words
+from workloads.batch import first_job
 
 
 def mechanism(result: RunResult) -> list[str]:
     s = result.summary
-    producer = result.scenario["batch"]["producer"]
-    lines = [words.spark_tasks(result.spark, result.scenario["batch"]["spark"]["spark.executor.instances"])]
+    job = first_job(result.scenario)
+    producer = job["producer"]
+    lines = [words.spark_tasks(result.spark, job["spark"]["spark.executor.instances"])]
     if s.append_rate_bytes_per_s:
         lines.append(words.batching(s, producer["linger.ms"], producer["batch.size"]))
     lines.append(words.requests_and_batches(s, producer["compression.type"]))
     if s.handler_idle_pct_during is not None:
         lines.append(words.broker_load(s))
-    quota = result.scenario["batch"]["quota"]
+    quota = job["quota"]
     held = words.quota_hold(s, quota["producer_byte_rate"], quota.get("request_percentage"))
     if held:
         lines.append(held)

@@ -25,7 +25,6 @@ from simulator.model.spark import plan_writes
 from simulator.model.streaming import Pipeline, record_at_a_time
 from simulator.contract import RunResult
 from workloads import Scenario, ScenarioError
-from workloads.quota import QUOTA_CLIENT_ID
 from workloads.tenant import Tenant
 from workloads.streaming import SparkMicroBatch, is_streaming
 
@@ -104,7 +103,7 @@ class ModelRun:
         # the neighbours' produce requests as the brokers timed them (their request log), by client.id
         self.broker_times = {t.name: RequestTimesDuring(scenario.load_start) for t in scenario.tenants}
         self.latencies: list[Latencies] = []   # every producer tenant's, told the load's end
-        quotas = {QUOTA_CLIENT_ID: scenario.batch.quota}   # kafka-configs --entity-type clients
+        quotas = {job.client_id: job.quota for job in scenario.jobs}   # kafka-configs --entity-type clients
         self.brokers = [Broker(self.engine, i, cluster.broker, profile.broker, cluster.network_rtt,
                                random.Random(self.rng.random()), scenario.jitter.service_time,
                                self.scheduler, profile.scheduler.broker_background_threads,
@@ -136,6 +135,8 @@ class ModelRun:
 
     def _build_loads(self, appends: AppendProcess | None) -> None:
         scenario, batch = self.scenario, self.scenario.batch
+        if len(scenario.jobs) > 1:
+            raise ScenarioError("batch", f"lists {len(scenario.jobs)} jobs; the model runs one job a scenario in this version")
         spark, profile = batch.spark, scenario.profile
         if batch.client.kind != "java":
             raise ScenarioError("batch.client.kind", "Spark's Kafka sink uses the Java client")
@@ -158,7 +159,7 @@ class ModelRun:
         scan_s_per_input_byte = csv_per_input_byte * (1.0 / scan_rate + inflate_s)
         jitter = scenario.jitter.append_rate
         # Spark's executors share the job's client.id: the brokers meter them as one client
-        spec = ClientSpec(QUOTA_CLIENT_ID, batch.client, batch.producer, profile.client, curve.ratio_at,
+        spec = ClientSpec(batch.client_id, batch.client, batch.producer, profile.client, curve.ratio_at,
                           self.bulk_record_bytes, batch.key is not None, scenario.cluster.network_rtt)
         if appends is not None:
             self._build_appends(appends, spec)

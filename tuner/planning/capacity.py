@@ -38,6 +38,7 @@ from workloads.limits import check_run_size
 from workloads.reader import safe_yaml
 from workloads.scenario import load_mapping
 from workloads.scenario import Plan
+from workloads.batch import first_job
 
 GIB = 1024**3
 DEFAULT_EXTEND = 3                        # rounds of extension past the grid (doublings of the loads)
@@ -84,9 +85,10 @@ def sized(mapping: dict, scenario: Scenario, point: LoadPoint) -> dict:
     factor = point.load_gb * GIB / sum(scenario.dataset.file_sizes)
     changed = copy.deepcopy(mapping)
     changed["dataset"]["files"] = [{"size": max(1, round(g.size * factor)), "count": g.count} for g in scenario.dataset.files]
-    changed["batch"]["loads"] = point.loads
-    changed["batch"]["spacing"] = f"{point.spacing_s!r}s"
-    spark = changed["batch"].setdefault("spark", {})
+    job = first_job(changed)   # the night's first job, or the one job
+    job["loads"] = point.loads
+    job["spacing"] = f"{point.spacing_s!r}s"
+    spark = job.setdefault("spark", {})
     spark["spark.executor.instances"], spark["spark.executor.cores"] = point.executors, point.cores
     if spark.get("vcpus") is not None:   # an executor's host has at least its cores
         spark["vcpus"] = max(int(spark["vcpus"]), point.cores)

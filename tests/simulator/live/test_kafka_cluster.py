@@ -18,7 +18,7 @@ from quietload.cli import app
 from simulator.live import KafkaCluster, StackError, metric_sum, parse_metrics
 from simulator.live import clients, kafka
 from workloads import CATALOG, Quota, Scenario
-from workloads.scenario import QUOTA_CLIENT_ID
+from workloads.quota import QUOTA_CLIENT_ID
 from stack_probes import eventually, listening, processes_using
 
 RECORDS = 20

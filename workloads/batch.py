@@ -1,0 +1,162 @@
+"""The batch jobs of a scenario: the files a job reads, its Spark (or Glue) side, its producer and
+quota, and a night's several jobs (``batch:`` a list) checked against each other."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from workloads import _fields as f
+from workloads.errors import ScenarioError
+from workloads.producer import Client, ProducerConfig
+from workloads.quota import QUOTA_CLIENT_ID, Quota
+from workloads.units import parse_byte_rate, parse_bytes, parse_seconds
+from workloads.versions import Platform, parse_version, platform
+
+_seconds = parse_seconds
+_positive_bytes = f.positive(parse_bytes)
+SINGLE_JOB = "batch"   # the name of the one job a mapping gives
+
+
+@dataclass(frozen=True)
+class FileGroup:
+    size: int = f.prop(parse=_positive_bytes)
+    count: int = f.prop(parse=f.positive_int, default=1)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """The CSV files the job reads, and where their rows come from."""
+
+    files: tuple[FileGroup, ...] = f.prop(parse=lambda v, p: tuple(f.build(FileGroup, x, f"{p}[{i}]") for i, x in enumerate(v))
+                                          if isinstance(v, list) and v else _no_files(v, p))
+    compression: str = f.prop(parse=f.one_of("none", "gzip"), default="none")
+    rows: str = f.prop(parse=f.text, default="card-transactions")
+    sample_rows: int = f.prop(parse=f.positive_int, default=2000)
+
+    @property
+    def splittable(self) -> bool:
+        return self.compression == "none"
+
+    @property
+    def file_sizes(self) -> list[int]:
+        return [group.size for group in self.files for _ in range(group.count)]
+
+
+def _no_files(value: Any, path: str) -> None:
+    raise ScenarioError(path, f"expected a non-empty list of files like [{{size: 2GB}}], got {value!r}")
+
+
+@dataclass(frozen=True)
+class Spark:
+    """The Spark (or Glue) side: executors, file splitting, repartition, per-core rates."""
+
+    executors: int = f.prop("spark.executor.instances", f.positive_int)
+    executor_cores: int = f.prop("spark.executor.cores", f.positive_int, default=4)
+    # the vCPUs an executor's threads share (its Glue worker's: G.1X 4, G.2X 8); by default its cores
+    vcpus: int | None = f.prop(parse=f.positive_int, default=None)
+    max_partition_bytes: int = f.prop("spark.sql.files.maxPartitionBytes", _positive_bytes, default=128 * 1024**2)
+    open_cost_in_bytes: int = f.prop("spark.sql.files.openCostInBytes", _positive_bytes, default=4 * 1024**2)
+    default_parallelism: int | None = f.prop("spark.default.parallelism", f.positive_int, default=None)
+    repartition: int | None = f.prop(parse=f.or_none(f.positive_int), default=None)
+    append_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
+    shuffle_append_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
+    csv_scan_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
+
+    @property
+    def slots(self) -> int:
+        return self.executors * self.executor_cores
+
+    @property
+    def parallelism(self) -> int:
+        """Spark's defaultParallelism: the setting, else all executor cores (at least 2)."""
+        return self.default_parallelism or max(self.slots, 2)
+
+
+@dataclass(frozen=True)
+class BatchJob:
+    topic: str = f.prop(parse=f.text)
+    spark: Spark = f.prop()
+    client: Client = f.prop()
+    producer: ProducerConfig = f.prop()
+    key: str | None = f.prop(default=None)
+    start: float | None = f.prop(parse=_seconds, default=None)
+    loads: int = f.prop(parse=f.positive_int, default=1)
+    spacing: float = f.prop(parse=_seconds, default=0.0)
+    quota: Quota = f.prop(parse=lambda v, p: f.build(Quota, v, p), default_factory=Quota)
+    # where the job runs, by name ({glue: 4.0}, {emr: 7.x}, {spark: 3.5}): its kafka-clients
+    platform: dict | None = f.prop(parse=lambda v, p: _platform_mapping(v, p), default=None, unset_unsaid=True)
+    # a night's jobs (``batch:`` a list) each name themselves; one job as a mapping is ``batch``
+    name: str = f.prop(parse=f.client_id, default=SINGLE_JOB, unset_unsaid=True)
+    # its producers' client.id, which the brokers meter and log (default: the name; one unnamed job's: batch-load)
+    client_id: str = f.prop("client.id", f.client_id, default=QUOTA_CLIENT_ID, unset_unsaid=True)
+    # the job's own files; unset: the scenario's ``dataset`` (Scenario resolves it)
+    dataset: Dataset | None = f.prop(parse=lambda v, p: f.build(Dataset, v, p), default=None, unset_unsaid=True)
+    own_dataset: bool = f.prop(default=False, internal=True)
+
+    @property
+    def runs_on(self) -> Platform | None:
+        return platform(self.platform, "batch.platform") if self.platform else None
+
+    @classmethod
+    def build(cls, raw: Any, path: str) -> "BatchJob":
+        raw = f.require_mapping(raw, path)
+        where = f.join(path, "platform")
+        runs_on = platform(raw["platform"], where) if raw.get("platform") is not None else None
+        client = Client.build(raw.get("client"), f.join(path, "client"), runs_on.kafka_clients if runs_on else None)
+        if runs_on and client.version != parse_version(runs_on.kafka_clients, where):
+            raise ScenarioError(f.join(path, "client.version"),
+                                f"{'.'.join(map(str, client.version))} is not the kafka-clients {runs_on.label} brings "
+                                f"(Spark {runs_on.spark}: {runs_on.kafka_clients}); give one of them (batch.client.version= "
+                                f"leaves it to the platform)")
+        named = {"client_id": f.client_id(raw["name"], f.join(path, "name"))} \
+            if raw.get("name") is not None and "client.id" not in raw else {}
+        return f.build(cls, raw, path, client=client, own_dataset=raw.get("dataset") is not None, **named,
+                       spark=f.build(Spark, raw.get("spark"), f.join(path, "spark")),
+                       producer=ProducerConfig.build(raw.get("producer"), client, f.join(path, "producer")))
+
+
+def _platform_mapping(value: Any, path: str) -> dict:
+    runs_on = platform(value, path)
+    return {runs_on.name: runs_on.version}
+
+
+def parse_jobs(value: Any, path: str) -> tuple[BatchJob, ...]:
+    """``batch:`` as one job (a mapping, as ever) or a night's jobs (a list, each named, in file order)."""
+    if not isinstance(value, list):
+        return (BatchJob.build(value, path),)
+    if not value:
+        raise ScenarioError(path, "expected at least one batch job (a mapping, or a list of named jobs)")
+    built = []
+    for i, raw in enumerate(value):
+        where = f"{path}[{i}]"
+        if not isinstance(raw, dict):
+            raise ScenarioError(where, f"expected a mapping of the job's keys, got {type(raw).__name__}")
+        if raw.get("name") is None:
+            raise ScenarioError(f"{where}.name", "required but missing (each job of a list is named)")
+        built.append(BatchJob.build(raw, where))
+    for field, label in (("name", "name"), ("client_id", "client.id")):
+        seen: dict[str, int] = {}
+        for i, job in enumerate(built):
+            given = getattr(job, field)
+            if given in seen:
+                raise ScenarioError(f"{path}[{i}].{label}", f"{given!r} is also batch[{seen[given]}]'s {label}; "
+                                                            f"each job has its own")
+            seen[given] = i
+    return tuple(built)
+
+
+def job_path(index: int, listed: bool) -> str:
+    """Where a job is in the file: ``batch`` for one job given as a mapping, ``batch[i]`` in a list."""
+    return f"batch[{index}]" if listed else "batch"
+
+
+def job_mappings(scenario: dict) -> list[dict]:
+    """A scenario mapping's jobs (a scenario file's or a result's ``scenario``): its ``batch`` mapping
+    alone, or each of its list."""
+    batch = scenario.get("batch")
+    return [job for job in batch if isinstance(job, dict)] if isinstance(batch, list) else [batch] if isinstance(batch, dict) else []
+
+
+def first_job(scenario: dict) -> dict:
+    """The first job's mapping (the only one, unless ``batch:`` lists a night's); {} when there is none."""
+    return (job_mappings(scenario) or [{}])[0]
