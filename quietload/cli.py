@@ -20,6 +20,7 @@ from quietload import coercion
 from quietload.cli_live import live, stop_signals_interrupt
 from quietload.cli_calibrate import calibrate, validate
 from quietload.cli_plan import plan
+from quietload.cli_policy import policy
 from quietload.cli_stack import stack_app
 from quietload.cli_tune import tune
 from quietload.cli_import import import_
@@ -210,6 +211,7 @@ def check(
     requests_per_broker_max: Annotated[float | None, typer.Option(min=0, callback=_finite, help=f"Most produce requests per second per broker during the load [default: check.requests_per_broker_max, else {_GATE.requests_per_broker_max:g}].")] = None,
     deadline: Annotated[str | None, typer.Option(metavar="DURATION", help="The load must finish within this, e.g. 10min.")] = None,
     levers: Annotated[str, typer.Option(metavar="CLASSES", help="Lever classes a recommended change may use: job, quota, cluster (as tune's --levers).")] = "job,quota",
+    policy_file: Annotated[Path | None, typer.Option("--policy", metavar="FILE", help="Also hold every job to this policy (quietload policy writes one): its class's producer template and quota, one rule each.")] = None,
     force: PastLimits = False,
 ) -> None:
     """Gate a batch job before it ships: neighbours' p99 within SLA, broker handler idle, broker CPU,
@@ -221,10 +223,13 @@ def check(
     """
     from reports.gate import check_runs, thresholds_of
     from reports.junit import write_junit
+    from reports.policy_gate import with_policy
+    from workloads.policy import Policy
 
     inputs = [("SCENARIO", scenario_file), *(("--result", path) for path in result_files or ())]
     check_output_file(junit_file, "--junit", inputs=inputs)
     check_output_file(json_file, "--json", stdout=True, inputs=inputs, outputs=[("--junit", junit_file)])
+    policy = Policy.from_yaml(policy_file) if policy_file is not None else None   # refused before any run
     started = datetime.now(timezone.utc)   # the JUnit suite's timestamp and time
     given = {"handler_idle_min": handler_idle_min, "cpu_max": cpu_max,
              "requests_per_broker_max": requests_per_broker_max,
@@ -252,6 +257,8 @@ def check(
     trial = _model_trial(scenario_file, overrides, [r.seed for r in results]) if scenario_file else None
     report = check_runs(results, thresholds, trial, lambda label: echo(f"check: trying {label} on the model", err=True),
                         allowed)
+    if policy is not None:
+        report = with_policy(report, results[0].scenario, policy)
     if junit_file:
         write_junit(report, junit_file, started, (datetime.now(timezone.utc) - started).total_seconds())
     if is_stdout(json_file):   # the verdicts' JSON alone on stdout, the rendering on stderr
@@ -283,6 +290,7 @@ def report(
 
 app.command()(tune)
 app.command()(plan)
+app.command()(policy)
 app.command()(live)
 app.command()(calibrate)
 app.command()(validate)

@@ -59,6 +59,7 @@ class Verdict:
     reason: str
     margin: str = ""        # a pass's closest figure against its limit, for the PASS line
     tightness: float = 0.0  # that figure over its limit (a floor: the limit over it); 1 is at the limit
+    job: str = ""           # the job a policy rule judged, in a scenario of several jobs (reports.policy_gate)
 
     @property
     def failed(self) -> bool:
@@ -258,7 +259,7 @@ class GateReport:
         return {**GATE.document(), "passed": self.passed, "outcome": self.outcome, "scenario": self.scenario,
                 "evaluator": self.evaluator, "seed": self.seed, "seeds": list(self.seeds or (self.seed,)),
                 "thresholds": gate_thresholds(self.thresholds),
-                "verdicts": [asdict(v) for v in self.verdicts], "recommendations": list(self.recommendations), "paste": list(self.paste)}
+                "verdicts": [_verdict_dict(v) for v in self.verdicts], "recommendations": list(self.recommendations), "paste": list(self.paste)}
 
     def write_json(self, path: str | Path) -> Path:
         return GATE.write(self.to_dict(), path)
@@ -283,6 +284,11 @@ class GateReport:
                  *([f"to paste{', if ' + self.paste_needs + ' agrees' if self.paste_needs else ''}",
                     *(f"  {line}" for line in self.paste)] if self.paste else [])]
         return "\n".join(lines)
+
+
+def _verdict_dict(verdict: Verdict) -> dict[str, Any]:
+    """A verdict as a gate result holds it; ``job`` only where a policy rule judged one of several jobs."""
+    return {key: value for key, value in asdict(verdict).items() if key != "job" or value}
 
 
 def _apply(rule: Callable[[RunResult, Gate], Verdict], result: RunResult, thresholds: Gate) -> Verdict:

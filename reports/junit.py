@@ -39,7 +39,8 @@ def junit_xml(report: GateReport, started: datetime | None = None, seconds: floa
                         ("outcome", report.outcome)):
         ET.SubElement(properties, "property", {"name": name, "value": value})
     for verdict in report.verdicts:
-        case = ET.SubElement(suite, "testcase", {"classname": report.scenario, "name": verdict.rule})
+        name = f"{verdict.rule} ({verdict.job})" if verdict.job else verdict.rule   # a policy rule of one of several jobs
+        case = ET.SubElement(suite, "testcase", {"classname": report.scenario, "name": name})
         if verdict.status == FAIL:
             ET.SubElement(case, "failure", {"message": verdict.reason, "type": "GateRuleFailed"}).text = \
                 _failure_body(verdict.reason, report)

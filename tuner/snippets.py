@@ -135,14 +135,14 @@ def glue_code(params: dict[str, Any], key: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def kafka_configs_lines(params: dict[str, Any]) -> list[str]:
+def kafka_configs_lines(params: dict[str, Any], client_id: str = QUOTA_CLIENT_ID) -> list[str]:
     """The client quota for the job's client.id, set on the brokers."""
     quota = {name: value for name, value in params.items() if KNOBS[name].quota and value is not None}
     if not quota:
         return []
     configs = ",".join(f"{name}={property_value(name, value)}" for name, value in sorted(quota.items()))
     return [f'kafka-configs.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --command-config client.properties '
-            f"--alter --entity-type clients --entity-name {QUOTA_CLIENT_ID} --add-config {configs}"]
+            f"--alter --entity-type clients --entity-name {client_id} --add-config {configs}"]
 
 
 def broker_config_lines(params: dict[str, Any]) -> list[str]:

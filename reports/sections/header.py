@@ -54,7 +54,9 @@ def judged(gate: dict, result: RunResult) -> bool:
         again = {v.rule: v.reason for v in check(result, thresholds).verdicts}
     except ResultError:
         return False
-    return all(again.get(v["rule"]) == v.get("reason") for v in gate["verdicts"] if v["status"] != SKIPPED)
+    # a policy's rules (check --policy) judge the job's settings, which the run's scenario holds, not its figures
+    return all(again.get(v["rule"]) == v.get("reason") for v in gate["verdicts"]
+               if v["status"] != SKIPPED and not v["rule"].startswith("policy."))
 
 
 def matching_gate(result: RunResult, gates: list[dict]) -> dict | None:
@@ -134,6 +136,8 @@ def describe_input(item: RunResult | dict) -> str:
         return f"gate result of {item['scenario']} ({item['evaluator']}, {format_seeds(gate_seeds(item))}): {outcome}"
     if "pareto_front" in item:
         return f"tuning study of {item['scenario']['name']}"
+    if "without_policy" in item:
+        return f"policy proof of {item['scenario']} ({'held' if item['held'] else 'did not hold'})"
     return f"capacity plan of {item.get('scenario')}"
 
 

@@ -9,6 +9,7 @@ a plan in its planner, a gate result in the gate); here they are only tagged, ch
 | recommendation (``tune``)     | ``kind: quietload-recommendation`` | YAML (strict: as a scenario) |
 | plan (``plan``)               | ``kind: quietload-plan``       | JSON                         |
 | gate result (``check --json``)| ``gate: quietload.check``      | JSON                         |
+| policy proof (``policy``)     | ``kind: quietload-policy-proof`` | JSON                       |
 | calibration profile           | none: a cost profile (``workloads.CostProfile``) | YAML       |
 """
 from __future__ import annotations
@@ -155,7 +156,7 @@ _RECOMMENDATION = {"scenario": "S", "source": "S", "seed": "I", "model_seeds": [
 VERDICT_STATUSES = ("pass", "fail", "skipped")   # a gate result's verdicts, as the gate writes them
 _GATE = {"passed": "B", "outcome": "S", "scenario": "S", "evaluator": "S", "seed": "I", "seeds": ["I"],
          "thresholds": {"handler_idle_min_pct": "P", "cpu_max_pct": "P", "requests_per_broker_max": "L", "deadline_s": "L"},
-         "verdicts": [{"rule!": "S", "status!": "S", "reason": "S", "margin": "S", "tightness": "C"}],
+         "verdicts": [{"rule!": "S", "status!": "S", "reason": "S", "margin": "S", "tightness": "C", "job": "S"}],
          "recommendations": ["S"], "paste": ["S"]}
 
 
@@ -180,9 +181,19 @@ def _gate_figures(gate: dict[str, Any], source: str) -> None:
                               f"got {verdict['status']!r}")
 
 
+_NIGHT = {"produce_requests": "C", "load_seconds": "C", "within_sla": "B",
+          "tenants!": [{"name!": "S", "sla_p99_ms!": "L", "p99_ms_before": "L", "p99_ms_during!": "L", "within_sla": "B"}]}
+_POLICY_PROOF = {"scenario": "S", "source": "S", "overrides": ["S"], "jobs_at_once": "I", "jobs": ["S"],
+                 "model_seeds": ["I"], "held_out_seeds": ["I"], "held": "B", "trials": "C", "trial": "I", "params": {},
+                 "notes": ["S"], "policy": {"name": "S", "classes": [{"name!": "S"}]},
+                 "with_policy": _NIGHT, "without_policy": _NIGHT}
+# quietload policy's proof: the worst night with the policy and without it (the policy itself is its YAML)
+POLICY_PROOF = FileKind("quietload-policy-proof", "policy proof",
+                        ("scenario", "jobs", "held", "held_out_seeds", "policy", "with_policy", "without_policy"),
+                        schema_version=1, says_found=False, written_by="policy", figures=_under(_POLICY_PROOF))
 GATE = FileKind("quietload.check", "gate result", ("passed", "scenario", "evaluator", "verdicts"), tag="gate",
                 written_by="check --json", figures=_gate_figures)
-KINDS = (PLAN, STUDY, GATE)   # the files ``report`` takes besides RunResults, told apart by their tags
+KINDS = (PLAN, STUDY, GATE, POLICY_PROOF)   # the files ``report`` takes besides RunResults, told apart by their tags
 
 is_study_file, read_study = STUDY.holds, STUDY.read
 is_plan_file, read_plan, write_plan = PLAN.holds, PLAN.read, PLAN.write

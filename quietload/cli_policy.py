@@ -1,0 +1,53 @@
+"""``quietload policy``: a policy for the scenario's batch jobs, proven on the model for its worst night."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from quietload.options import Overrides, PastLimits
+from quietload.paths import check_output_dir
+from quietload.progress import best_feasible, study_progress
+from quietload.terminal import echo
+
+
+def policy(
+    scenario_file: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario YAML file: the cluster, its neighbours and the night's batch jobs.")],
+    out_dir: Annotated[Path, typer.Option("--out", metavar="DIR", help="Where the policy, its quota commands and its proof go.")] = Path("results"),
+    jobs_at_once: Annotated[int, typer.Option(min=1, help="The worst night: this many copies of every job of the scenario at once, each with a client.id of its own.")] = 1,
+    overrides: Overrides = None,
+    trials: Annotated[int | None, typer.Option(min=1, help="Completed trials of the search [default: the scenario's tune.trials, else 100].")] = None,
+    repeat: Annotated[int | None, typer.Option(min=1, help="Model seeds per trial (--seed onwards), the worst counts [default: tune.repeat, else 1].")] = None,
+    validate: Annotated[int | None, typer.Option(min=1, help="Held-out seeds the policy must hold on, after the trials' [default: tune.validate, else 20].")] = None,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the sampler and of every trial's first model run.")] = 1,
+    force: PastLimits = False,
+) -> None:
+    """Derive a policy for the scenario's batch jobs: per class of job (one per job of the scenario) the
+    producer template (the least linger.ms and batch.size, the codec, acks) and the quota per client.id
+    (producer_byte_rate, request_percentage) that keep every neighbour within its SLA on the worst
+    night (--jobs-at-once copies of every job at once) on the model, over held-out seeds. Writes the
+    policy YAML (check --policy reads it), the kafka-configs.sh commands that set the quotas and the
+    proof (quietload report renders it). Exit 0 if the policy held on every held-out seed, 1 if not
+    (the closest is written, marked), 2 for unusable input.
+
+    Example: quietload policy workloads/catalog/night-three-jobs.yaml --out policy/
+    """
+    from tuner.policy import PolicyRequest, derive, written_files
+    from workloads import Scenario
+    from workloads.limits import check_run_size
+    scenario = Scenario.from_yaml(scenario_file, overrides)
+    check_output_dir(out_dir, "--out", [("SCENARIO", scenario_file)], written_files(scenario.name))
+    check_run_size(scenario, runs=validate or scenario.tune.validate, runs_field="--validate", force=force)
+    request = PolicyRequest(scenario_file, tuple(overrides or ()), jobs_at_once, trials, repeat, validate, seed, out_dir)
+    label = f"policy for {scenario_file.stem}"
+    study, held_out = study_progress(label)
+    try:
+        outcome = derive(request, lambda done, total, best: study.update(done, total, best_feasible(best)),
+                         lambda line: held_out.note(f"{label}: {line}"), held_out.update)
+    finally:
+        study.finish()
+        held_out.finish()
+    echo(outcome.render())
+    echo("\n" + "\n".join(f"wrote {path}" for path in outcome.paths))
+    raise typer.Exit(0 if outcome.held else 1)

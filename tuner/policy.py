@@ -1,0 +1,205 @@
+"""``quietload policy`` as one library call: a scenario's night -> a policy for its batch jobs, proven on
+the model, and its files.
+
+The worst night the scenario allows (``tuner.night``: every job ``jobs_at_once`` times, all at once) is
+searched with the tuner's own study (Optuna, ``tuner.study``) over the knobs a policy states: the
+producer template (``linger.ms``, ``batch.size``, ``compression.type``, ``acks``) and the quota per
+client (``producer_byte_rate``, ``request_percentage``), each trial the worst of ``repeat`` seeds,
+every neighbour's p99 within its SLA as the constraint. The Pareto front's points, the shortest night
+first (a policy should cost its jobs the least time), then run on held-out seeds no trial ran
+(``tuner.validate``); the first that holds on every one, rounded to what a person types and run again
+(``tuner.recommend.rounded_pick``), is the policy. A job of the policy may batch longer and larger
+than the template (its bounds are floors), which the proof takes to be no louder.
+
+Its files: the policy (YAML, ``workloads.policy``), the ``kafka-configs.sh`` commands that set each
+client.id's quota, and the proof (JSON, ``quietload report`` renders it): the worst night's figures
+against each SLA with the policy and without it (the jobs' own settings), on the held-out seeds.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from simulator.contract import file_part, scenario_path
+from simulator.contract.files import POLICY_PROOF
+from tuner.night import POLICY_KNOBS, NightObjective, classes_of, worst_night
+from tuner.recommend import rounded_pick
+from tuner.runner import Execution, Runner
+from tuner.snippets import kafka_configs_lines
+from tuner.space import SearchSpace, search_space
+from tuner.study import Progress, StudySettings, closest_miss, run_study, scenario_digest, scenario_fields, tuning_work
+from tuner.validate import SeedRuns, validate_front
+from workloads import Scenario, ScenarioError
+from workloads.policy import JobClass, Match, Policy, Proven, Template
+from workloads.quota import Quota
+from workloads._fields import build
+from workloads.reader import dump_yaml, safe_yaml
+from workloads.scenario import load_mapping
+from workloads.units import format_seeds
+
+PREFER = "duration"   # among the policies that hold, the one whose night ends soonest
+FILES = ("policy.yaml", "quotas.sh", "policy.json", "policy-study.db")
+
+
+@dataclass(frozen=True)
+class PolicyRequest:
+    scenario_file: Path
+    overrides: tuple[str, ...] = ()
+    jobs_at_once: int = 1          # copies of every job at once on the worst night
+    trials: int | None = None      # [default: the scenario's tune.trials]
+    repeat: int | None = None      # model seeds per trial [default: tune.repeat]
+    validate: int | None = None    # held-out seeds [default: tune.validate, 20]
+    seed: int = 1
+    out_dir: Path = Path("results")
+
+
+@dataclass(frozen=True)
+class PolicyOutcome:
+    policy: Policy
+    held: bool
+    proof: dict[str, Any]
+    paths: list[Path]
+
+    def render(self) -> str:
+        return render_proof(self.proof)
+
+
+def written_files(scenario_name: str) -> list[str]:
+    return [scenario_path(file_part(scenario_name), what, Path()).name for what in FILES]
+
+
+def policy_space(scenario: Scenario) -> SearchSpace:
+    """The policy's knobs with the tuner's ranges for the scenario (its ``tune.knobs`` laid over)."""
+    space = search_space(scenario, ("job", "quota"))
+    return SearchSpace(tuple(r for r in space.ranges if r.name in POLICY_KNOBS))
+
+
+def _night_figures(outcome: Any) -> dict[str, Any]:
+    """A night's figures at its worst seed, as the proof holds them."""
+    figures = outcome.figures
+    return {"produce_requests": outcome.produce_requests, "load_seconds": outcome.load_seconds,
+            "tenants": [{"name": name, "sla_p99_ms": t["sla_p99_ms"], "p99_ms_before": t["p99_ms_before"],
+                         "p99_ms_during": t["p99_ms_during"],
+                         # on every seed (an SLA relative to the p99 alone, 1.5x, is each seed's own)
+                         "within_sla": outcome.constraints.get(f"sla:{name}", 0.0) <= 0}
+                        for name, t in figures["tenants"].items()],
+            "within_sla": outcome.feasible}
+
+
+def _policy(name: str, base: dict, params: dict[str, Any], request: PolicyRequest, seeds: tuple[int, ...]) -> Policy:
+    """One class per job of the scenario (its client.id and its copies'), the template and quota
+    ``params``; and a last class for any other client.id, held to the same, proven for none."""
+    template = Template(linger_ms=float(params["linger.ms"]), batch_size=int(params["batch.size"]),
+                        compression_type=(str(params["compression.type"]),), acks=str(params["acks"]),
+                        enable_idempotence=True if params["acks"] == "all" else None)
+    quota = Quota(producer_byte_rate=float(params["producer_byte_rate"]),
+                  request_percentage=float(params["request_percentage"]))
+    proven = Proven(jobs_at_once=request.jobs_at_once, scenario=str(request.scenario_file), seeds=seeds)
+    classes = [JobClass(name=job, match=Match(client_id=(client_id, f"{client_id}-*"), topic=(topic,)),
+                        producer=template, quota=quota, proven=proven,
+                        description=f"{job}'s loads into {topic}; proven with {request.jobs_at_once} of them at once "
+                                    f"beside every other class's")
+               for job, client_id, topic in classes_of(base)]
+    classes.append(JobClass(name="other-batch-jobs", match=Match(client_id=("*",)), producer=template, quota=quota,
+                            description="any other batch client: held to the proven template and quota; no night was "
+                                        "proven with it: give it a class of its own and derive the policy again"))
+    return Policy(name=f"{name}-policy", classes=tuple(classes),
+                  description=f"derived by quietload policy from {request.scenario_file}")
+
+
+def derive(request: PolicyRequest, progress: Progress | None = None, line: Callable[[str], None] | None = None,
+           runs: Callable[[int, int], None] | None = None) -> PolicyOutcome:
+    """Search, validate on held-out seeds and write the policy, its quota commands and its proof."""
+    base = load_mapping(request.scenario_file, list(request.overrides))
+    scenario = Scenario.from_mapping(base, source=str(request.scenario_file))
+    objective = NightObjective(base, policy_space(scenario), request.seed, request.jobs_at_once,
+                               repeat=request.repeat or scenario.tune.repeat)
+    name = file_part(scenario.name)
+    night = objective.scenario({})
+    digest = scenario_digest(scenario_fields(night))[:8]
+    settings = StudySettings(trials=request.trials or scenario.tune.trials, seed=request.seed, prefer=PREFER,
+                             storage=f"sqlite:///{scenario_path(name, 'policy-study.db', request.out_dir)}",
+                             study_name=f"{name}-policy-{request.jobs_at_once}-{digest}")
+    count = scenario.tune.validate if request.validate is None else request.validate
+    if count < 1:
+        raise ScenarioError("--validate", "a policy is proven on held-out seeds: give at least 1")
+    held_out = tuple(range(objective.seeds[-1] + 1, objective.seeds[-1] + 1 + count))
+    request.out_dir.mkdir(parents=True, exist_ok=True)
+    with Runner(functools.partial(tuning_work, objective.on(None)), objective.evaluator, Execution(workers=1)) as runner:
+        summary = run_study(objective, settings, progress, line, runner)
+        seed_runs = SeedRuns(objective, runner)
+        validation = validate_front(objective, summary.front, PREFER, held_out, line, runs, seed_runs)
+        chosen = validation.pick or validation.closest or closest_miss(summary.trials)
+        if chosen is None:
+            raise ScenarioError("policy", f"no trial of study {summary.name!r} completed ({summary.failed} failed)")
+        held = validation.pick is not None
+        params, rounding = rounded_pick(objective, chosen, held_out if held else (), seed_runs)
+        with_policy = seed_runs.outcome_on(params, held_out)
+        without = seed_runs.outcome_on({}, held_out)
+    held = held and with_policy.feasible
+    policy = _policy(scenario.name, base, params, request, held_out)
+    proof = POLICY_PROOF.document(
+        scenario=scenario.name, source=str(request.scenario_file), overrides=list(request.overrides),
+        jobs_at_once=request.jobs_at_once, jobs=[job.get("name") for job in _night_jobs(base, request.jobs_at_once)],
+        model_seeds=list(objective.seeds), held_out_seeds=list(held_out), held=held, trials=len(summary.trials),
+        trial=chosen.number, params=params, notes=rounding + validation.lines(), policy=policy.as_mapping(),
+        with_policy=_night_figures(with_policy), without_policy=_night_figures(without))
+    paths = _write(name, policy, proof, base, request.out_dir)
+    return PolicyOutcome(policy, held, proof, paths)
+
+
+def _night_jobs(base: dict, jobs_at_once: int) -> list[dict]:
+    night = worst_night(base, jobs_at_once, {})["batch"]
+    return night if isinstance(night, list) else [{**night, "name": "batch"}]
+
+
+def quota_commands(policy: Policy, base: dict) -> list[str]:
+    """One ``kafka-configs.sh`` line per client.id of the scenario's jobs: its class's quota."""
+    lines = []
+    for _, client_id, topic in classes_of(base):
+        job_class = policy.class_of(client_id, topic)
+        if job_class is not None:
+            quota = {key: getattr(job_class.quota, key) for key in ("producer_byte_rate", "request_percentage")
+                     if getattr(job_class.quota, key) is not None}
+            lines += kafka_configs_lines(quota, client_id)
+    return lines
+
+
+def _write(name: str, policy: Policy, proof: dict, base: dict, out_dir: Path) -> list[Path]:
+    policy_file = scenario_path(name, "policy.yaml", out_dir)
+    header = (f"# quietload policy {proof['source']} --jobs-at-once {proof['jobs_at_once']}: "
+              f"{'held' if proof['held'] else 'did NOT hold'} on held-out model {format_seeds(proof['held_out_seeds'])}\n")
+    text = header + dump_yaml(policy.as_mapping())
+    if build(Policy, safe_yaml(text, "policy", "the policy"), "") != policy:   # it reads back as every job's CI reads it
+        raise ValueError(f"policy {policy.name} does not read back as written")
+    policy_file.write_text(text)
+    quotas = scenario_path(name, "quotas.sh", out_dir)
+    quotas.write_text("#!/bin/sh\n# the client quotas of policy " + policy.name + ", one line per client.id of "
+                      f"{proof['source']}'s jobs;\n# BOOTSTRAP_SERVERS holds the brokers' host:port list, client.properties "
+                      "your admin client's security settings\nset -e\n" + "\n".join(quota_commands(policy, base)) + "\n")
+    return [policy_file, quotas, POLICY_PROOF.write(proof, scenario_path(name, "policy.json", out_dir))]
+
+
+def _jobs(count: int) -> str:
+    return f"{count} job{'s' if count != 1 else ''}"
+
+
+def render_proof(proof: dict[str, Any]) -> str:
+    """The policy's proof in a few lines: the worst night with and without it, each neighbour against its SLA."""
+    seeds = format_seeds(proof["held_out_seeds"])
+    verdict = "holds" if proof["held"] else "does NOT hold"
+    lines = [f"policy for {proof['scenario']}: {verdict} every SLA on the worst night ({_jobs(len(proof['jobs']))} at once: "
+             f"{', '.join(proof['jobs'])}) on held-out model {seeds}",
+             f"  {'neighbour':<22} {'SLA':>9} {'with policy':>12} {'without':>12}"]
+    without = {t["name"]: t for t in proof["without_policy"]["tenants"]}
+    for tenant in proof["with_policy"]["tenants"]:
+        other = without.get(tenant["name"], {})
+        lines.append(f"  {tenant['name']:<22} {tenant['sla_p99_ms']:>6.1f} ms {tenant['p99_ms_during']:>9.1f} ms "
+                     f"{other.get('p99_ms_during', float('nan')):>9.1f} ms")
+    lines.append(f"  night's load {proof['with_policy']['load_seconds']:,.1f} s with the policy, "
+                 f"{proof['without_policy']['load_seconds']:,.1f} s without; produce requests "
+                 f"{proof['with_policy']['produce_requests']:,} against {proof['without_policy']['produce_requests']:,}")
+    lines += [f"  - {note}" for note in proof["notes"]]
+    return "\n".join(lines)

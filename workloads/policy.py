@@ -1,0 +1,277 @@
+"""A cluster's policy for its batch jobs: classes of job, each with its producer template, the quota
+per client.id and the worst night it was proven for; and whether a job keeps to it.
+
+A platform team keeps the file in git and every job's CI reads it (``quietload check --policy``).
+It is read as strictly as a scenario (workloads.reader, workloads._fields): an unknown rule or a
+value of the wrong type is one line naming the field. Names are Kafka's own: the producer's
+properties (``linger.ms``, ``batch.size``, ``compression.type``, ``acks``, ``enable.idempotence``,
+``max.in.flight.requests.per.connection``) and the client quota's (``producer_byte_rate``,
+``request_percentage``). Each rule is a bound a job's setting must keep:
+
+- ``linger.ms``, ``batch.size``: the least allowed (a job may batch longer and larger);
+- ``compression.type``: the codecs allowed; ``acks``, ``enable.idempotence``: the value required;
+- ``max.in.flight.requests.per.connection``, ``producer_byte_rate``, ``request_percentage``: the
+  most allowed (a job without a quota has none: no bound at all).
+
+A job belongs to the first class whose ``match`` it fits: its ``client.id`` against the class's
+patterns (shell-style: ``daily-*``), and its topic when the class names topics.
+"""
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workloads import _fields as f
+from workloads.errors import ScenarioError
+from workloads.producer import parse_acks, parse_codec
+from workloads.quota import QUOTA_CLIENT_ID, Quota
+from workloads.reader import read_yaml
+from workloads.units import format_bytes, parse_bytes, parse_milliseconds
+
+LEAST, REQUIRED, MOST, ONE_OF = "allows at least", "requires", "allows at most", "allows"
+
+
+def _patterns(value: Any, path: str) -> tuple[str, ...]:
+    """A list of shell-style patterns (or one), each a text."""
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise ScenarioError(path, "expected at least one pattern, got an empty list")
+    return tuple(f.text(item, f"{path}[{i}]" if isinstance(value, list) else path) for i, item in enumerate(items))
+
+
+def _codecs(value: Any, path: str) -> tuple[str, ...]:
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise ScenarioError(path, "expected at least one codec, got an empty list")
+    return tuple(dict.fromkeys(parse_codec(item, f"{path}[{i}]" if isinstance(value, list) else path)
+                               for i, item in enumerate(items)))
+
+
+def _acks(value: Any, path: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ScenarioError(path, f"expected 0, 1 or all, got {value!r}")
+    return parse_acks(value, path)
+
+
+def _milliseconds(value: Any, path: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ScenarioError(path, f"expected a duration like 10 or 10ms, got {value!r}")
+    return parse_milliseconds(value, path)
+
+
+_SEEDS = re.compile(r"([0-9]{1,9})(?:-([0-9]{1,9}))?")
+
+
+def _seeds(value: Any, path: str) -> tuple[int, ...]:
+    """``4-23`` (a range) or ``7`` (one seed)."""
+    match = _SEEDS.fullmatch(str(value).strip()) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+    if match is None or int(match.group(2) or match.group(1)) < int(match.group(1)):
+        raise ScenarioError(path, f"expected model seeds like 4-23 or 7, got {value!r}")
+    return tuple(range(int(match.group(1)), int(match.group(2) or match.group(1)) + 1))
+
+
+@dataclass(frozen=True)
+class Match:
+    """Which jobs a class holds: client.id patterns, and topics when given (both must fit)."""
+
+    client_id: tuple[str, ...] = f.prop("client.id", _patterns)
+    topic: tuple[str, ...] = f.prop(parse=_patterns, default=())
+
+    def fits(self, client_id: str, topic: str) -> bool:
+        return (any(fnmatch.fnmatchcase(client_id, p) for p in self.client_id)
+                and (not self.topic or any(fnmatch.fnmatchcase(topic, p) for p in self.topic)))
+
+
+@dataclass(frozen=True)
+class Template:
+    """The producer settings a class's jobs must keep (unset: no rule)."""
+
+    linger_ms: float | None = f.prop("linger.ms", _milliseconds, default=None)
+    batch_size: int | None = f.prop("batch.size", f.positive(parse_bytes), default=None)
+    compression_type: tuple[str, ...] | None = f.prop("compression.type", _codecs, default=None)
+    acks: str | None = f.prop("acks", _acks, default=None)
+    enable_idempotence: bool | None = f.prop("enable.idempotence", f.boolean, default=None)
+    max_in_flight: int | None = f.prop("max.in.flight.requests.per.connection", f.positive_int, default=None)
+
+
+@dataclass(frozen=True)
+class Proven:
+    """The worst night the class was proven for: its jobs at once, on which scenario and model seeds."""
+
+    jobs_at_once: int = f.prop(parse=f.positive_int)
+    scenario: str = f.prop(parse=f.sentence, default="")
+    seeds: tuple[int, ...] = f.prop(parse=_seeds, default=())   # written back as 4-23 (Policy.as_mapping)
+
+
+@dataclass(frozen=True)
+class JobClass:
+    name: str = f.prop(parse=f.client_id)
+    match: Match = f.prop(parse=lambda v, p: f.build(Match, v, p))
+    producer: Template = f.prop(parse=lambda v, p: f.build(Template, v, p), default_factory=Template)
+    quota: Quota = f.prop(parse=lambda v, p: f.build(Quota, v, p), default_factory=Quota)
+    proven: Proven | None = f.prop(parse=lambda v, p: f.build(Proven, v, p), default=None)
+    description: str = f.prop(parse=f.sentence, default="")
+
+
+def _classes(value: Any, path: str) -> tuple[JobClass, ...]:
+    if not isinstance(value, list) or not value:
+        raise ScenarioError(path, f"expected a list of classes, got {f._short(value)}")
+    classes = tuple(f.build(JobClass, item, f"{path}[{i}]") for i, item in enumerate(value))
+    seen: set[str] = set()
+    for i, job_class in enumerate(classes):
+        if job_class.name in seen:
+            raise ScenarioError(f"{path}[{i}].name", f"{job_class.name!r} names two classes; a class's name is unique")
+        seen.add(job_class.name)
+    return classes
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: str = f.prop(parse=f.text)
+    classes: tuple[JobClass, ...] = f.prop(parse=_classes)
+    description: str = f.prop(parse=f.sentence, default="")
+
+    @classmethod
+    def from_yaml(cls, path: str | Path, option: str = "--policy") -> "Policy":
+        """The policy in ``path``, or one ScenarioError naming the file and the field."""
+        document = read_yaml(path, option)
+        try:
+            return f.build(cls, document, "")
+        except ScenarioError as error:
+            raise ScenarioError(f"{option} {path}: {error.field}", error.problem) from None
+
+    def class_of(self, client_id: str, topic: str) -> JobClass | None:
+        return next((c for c in self.classes if c.match.fits(client_id, topic)), None)
+
+    def as_mapping(self) -> dict[str, Any]:
+        """The policy as its file holds it, as a person writes it (``128KB``, ``40MB/s``); unset rules left out."""
+        return _unset_left_out(f.as_mapping(self))
+
+
+_SIZE_TEXT = (("MB", 1024**2), ("KB", 1024))
+_AS_TEXT = {"batch.size": "", "producer_byte_rate": "/s"}
+
+
+def _size_text(value: float, per: str) -> Any:
+    """``131072`` -> ``128KB``, ``41943040`` -> ``40MB/s`` (with ``per``); a size of no whole unit as bytes."""
+    for unit, scale in _SIZE_TEXT:
+        if value >= scale and float(value / scale).is_integer():
+            return f"{int(value // scale)}{unit}{per}"
+    return f"{int(value)}B{per}" if per else int(value)
+
+
+def _unset_left_out(value: Any, key: str = "") -> Any:
+    if key in _AS_TEXT and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _size_text(value, _AS_TEXT[key])
+    if key == "seeds" and isinstance(value, list):
+        return f"{value[0]}-{value[-1]}" if len(value) > 1 else value[0]
+    if isinstance(value, dict):
+        return {k: _unset_left_out(v, k) for k, v in value.items() if v not in (None, "", (), [], {})}
+    if isinstance(value, (list, tuple)):
+        return [_unset_left_out(item) for item in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+@dataclass(frozen=True)
+class Breach:
+    """One rule a job's setting keeps or breaks: the rule (Kafka's name), the job's value and the allowed."""
+
+    job: str
+    job_class: str
+    rule: str
+    value: str
+    allowed: str
+    kept: bool
+
+    @property
+    def sentence(self) -> str:
+        """``batch: linger.ms=0 ms; class card-loads allows at least 10 ms`` (the verdict says kept or broken)."""
+        if self.rule == "class":
+            return f"{self.job}: client.id {self.value} fits no {self.allowed}"
+        return f"{self.job}: {self.rule}={self.value}; class {self.job_class} {self.allowed}"
+
+
+def _ms(value: float) -> str:
+    return f"{value:g} ms"
+
+
+def _rate(value: float | None) -> str:
+    return "none" if value is None else f"{format_bytes(value)}/s"
+
+
+def _percent(value: float | None) -> str:
+    return "none" if value is None else f"{value:g} %"
+
+
+def _most(have: float | None, most: float) -> bool:
+    return have is not None and have <= most
+
+
+def judge(job: dict[str, Any], policy: Policy) -> list[Breach]:
+    """Every rule of the job's class against the job's settings (kept or broken), in the file's order;
+    a job of no class breaks the rule ``class``. ``job`` is a resolved job as a RunResult's scenario
+    holds it (``batch``, or one of a night's jobs): Kafka's property names, defaults filled in."""
+    name, client_id, topic = job_identity(job)
+    job_class = policy.class_of(client_id, topic)
+    if job_class is None:
+        names = ", ".join(c.name for c in policy.classes)
+        return [Breach(name, "none", "class", f"{client_id} (topic {topic})", f"class's match ({names})", False)]
+    producer, quota = job.get("producer") or {}, job.get("quota") or {}
+    rules: list[Breach] = []
+
+    def rule(rule_name: str, value: str, allowed: str, kept: bool) -> None:
+        rules.append(Breach(name, job_class.name, rule_name, value, allowed, kept))
+
+    template = job_class.producer
+    if template.linger_ms is not None:
+        linger = float(producer["linger.ms"])
+        rule("linger.ms", _ms(linger), f"{LEAST} {_ms(template.linger_ms)}", linger >= template.linger_ms)
+    if template.batch_size is not None:
+        size = int(producer["batch.size"])
+        rule("batch.size", format_bytes(size), f"{LEAST} {format_bytes(template.batch_size)}", size >= template.batch_size)
+    if template.compression_type is not None:
+        codec = str(producer["compression.type"])
+        rule("compression.type", codec, f"{ONE_OF} {', '.join(template.compression_type)}", codec in template.compression_type)
+    if template.acks is not None:
+        acks = str(producer["acks"])
+        rule("acks", acks, f"{REQUIRED} {template.acks}", acks == template.acks)
+    if template.enable_idempotence is not None:
+        idempotent = bool(producer["enable.idempotence"])
+        rule("enable.idempotence", str(idempotent).lower(), f"{REQUIRED} {str(template.enable_idempotence).lower()}",
+             idempotent == template.enable_idempotence)
+    if template.max_in_flight is not None:
+        in_flight = int(producer["max.in.flight.requests.per.connection"])
+        rule("max.in.flight.requests.per.connection", str(in_flight), f"{MOST} {template.max_in_flight}",
+             in_flight <= template.max_in_flight)
+    bound = job_class.quota
+    if bound.producer_byte_rate is not None:
+        rate = quota.get("producer_byte_rate")
+        rule("producer_byte_rate", _rate(rate), f"{MOST} {_rate(bound.producer_byte_rate)}",
+             _most(rate, bound.producer_byte_rate))
+    if bound.request_percentage is not None:
+        share = quota.get("request_percentage")
+        rule("request_percentage", _percent(share), f"{MOST} {_percent(bound.request_percentage)}",
+             _most(share, bound.request_percentage))
+    return rules
+
+
+def job_mappings(scenario: dict[str, Any]) -> list[dict[str, Any]]:
+    """A resolved scenario's batch jobs (a RunResult's ``scenario``): one, or a night's list."""
+    batch = scenario.get("batch")
+    return [job for job in batch if isinstance(job, dict)] if isinstance(batch, list) else [batch or {}]
+
+
+def job_identity(job: dict[str, Any]) -> tuple[str, str, str]:
+    """(name, client.id, topic) of a resolved job; a single job's are ``batch`` and ``batch-load``."""
+    name = str(job.get("name") or "batch")
+    return name, str(job.get("client.id") or (name if job.get("name") else QUOTA_CLIENT_ID)), str(job.get("topic"))
+
+
+def judge_scenario(scenario: dict[str, Any], policy: Policy) -> list[Breach]:
+    """Every job of a resolved scenario against the policy, job by job in the file's order."""
+    return [breach for job in job_mappings(scenario) for breach in judge(job, policy)]
