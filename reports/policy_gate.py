@@ -54,7 +54,7 @@ def _advice(job: dict, breaches: list[Breach], policy: Policy) -> tuple[list[str
     quota = {key: getattr(job_class.quota, key) for key in ("producer_byte_rate", "request_percentage")
              if key in broken and getattr(job_class.quota, key) is not None}
     if quota:
-        advice.append(f"{name} (the cluster's owner): class {job_class.name}'s quota on client.id {client_id}, "
+        advice.append(f"{name} (the cluster's owner): the quota of class {job_class.name} on client.id {client_id}, "
                       + ", ".join(f"{key}={KNOBS[key].render(value)}" for key, value in quota.items()))
         paste += kafka_configs_lines(quota, client_id)
     return advice, paste
