@@ -1,4 +1,4 @@
-"""The CLI's bad-input assertions (tests/quietload/_bad_input.py) for the import's CloudWatch cases."""
+"""The CLI's bad-input assertions (tests/quietload/_bad_input.py) for the import's CloudWatch cases; live_cluster beside."""
 import sys
 from pathlib import Path
 

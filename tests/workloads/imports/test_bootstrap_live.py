@@ -7,17 +7,13 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from live_cluster import broker_with_topics
 from quietload.cli import app
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    from confluent_kafka.admin import AdminClient, NewTopic   # the live extra's: collected on a model-only install too
-    from simulator.live import KafkaCluster
-    with KafkaCluster(tmp_path_factory.mktemp("bootstrap") / "stack", brokers=1) as running:
-        admin = AdminClient({"bootstrap.servers": running.bootstrap_servers})
-        for future in admin.create_topics([NewTopic("card-transactions", 30, 1), NewTopic("fraud-model-features", 3, 1)]).values():
-            future.result(timeout=30)
+    with broker_with_topics(tmp_path_factory.mktemp("bootstrap"), {"card-transactions": 30, "fraud-model-features": 3}) as running:
         yield running
 
 

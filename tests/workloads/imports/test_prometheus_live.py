@@ -8,6 +8,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from live_cluster import broker_with_topics
 from quietload.cli import app
 
 RECORDS, VALUE = 20_000, b"x" * 1000
@@ -16,12 +17,7 @@ NEIGHBOUR_RATE = 50      # records per second, before, during and after the load
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    from confluent_kafka.admin import AdminClient, NewTopic   # the live extra's: collected on a model-only install too
-    from simulator.live import KafkaCluster
-    with KafkaCluster(tmp_path_factory.mktemp("prom") / "stack", brokers=1) as running:
-        admin = AdminClient({"bootstrap.servers": running.bootstrap_servers})
-        for future in admin.create_topics([NewTopic("bulk", 4, 1), NewTopic("payments", 2, 1)]).values():
-            future.result(timeout=30)
+    with broker_with_topics(tmp_path_factory.mktemp("prom"), {"bulk": 4, "payments": 2}) as running:
         yield running
 
 
