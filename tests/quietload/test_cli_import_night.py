@@ -22,7 +22,7 @@ def night_files(tmp_path: Path, change=None) -> tuple[Path, Path]:
         job.setdefault("DefaultArguments", {})["--input_path"] = "/data/in/"
     triggers = json.loads((NIGHT / "get-triggers.json").read_text())
     if change:
-        change(jobs, triggers)
+        change(jobs, triggers, tmp_path)
     (tmp_path / "get-jobs.json").write_text(json.dumps(jobs))
     (tmp_path / "get-triggers.json").write_text(json.dumps(triggers))
     return tmp_path / "get-jobs.json", tmp_path / "get-triggers.json"
@@ -35,14 +35,28 @@ def _one_job_file(tmp_path: Path, jobs: Path, index: int, name: str) -> str:
 
 
 def _set(job_index, key, value):
-    def change(jobs, triggers):
+    def change(jobs, triggers, tmp_path):
         jobs["Jobs"][job_index][key] = value
     return change
 
 
 def _trigger(index, key, value):
-    def change(jobs, triggers):
+    def change(jobs, triggers, tmp_path):
         triggers["Triggers"][index][key] = value
+    return change
+
+
+def _script(job_index, old, new):
+    def change(jobs, triggers, tmp_path):
+        script = Path(jobs["Jobs"][job_index]["Command"]["ScriptLocation"])
+        script.write_text(script.read_text().replace(old, new))
+    return change
+
+
+def _both(*changes):
+    def change(jobs, triggers, tmp_path):
+        for one in changes:
+            one(jobs, triggers, tmp_path)
     return change
 
 
@@ -77,8 +91,15 @@ CASES = {
     "--load-topic with several jobs": (
         None, lambda t, j, g: ["--glue-job", str(j), "--load-topic", "bulk"],
         "error: --load-topic: names one job's topic; with several jobs each job's script names its own"),
+    "a negative repartition in one job's script": (
+        _script(2, "repartition(30)", "repartition(-3)"), lambda t, j, g: ["--glue-job", str(j), "--glue-job-pattern", "[dhs]*"],
+        "error: job 'settlement-load': batch[2].spark.repartition: expected a whole number of at least 1, got -3 (in the "
+        "scenario the import would write; nothing written)"),
+    "two jobs' scripts with one client.id": (
+        _both(_script(1, '.option("topic"', '.option("kafka.client.id", "daily-card-load").option("topic"')),
+        lambda t, j, g: ["--glue-job", str(j), "--glue-job-pattern", "[dhs]*"], "error: job 'hourly-export': batch[1].client.id: "),
     "a trigger given twice": (
-        lambda jobs, triggers: triggers["Triggers"].append(dict(triggers["Triggers"][0])),
+        lambda jobs, triggers, tmp_path: triggers["Triggers"].append(dict(triggers["Triggers"][0])),
         lambda t, j, g: ["--glue-job", str(j), "--glue-triggers", str(g)],
         "error: --glue-triggers get-triggers.json: Triggers[3].Name: trigger 'nightly-card-load' is given twice"),
     "a trigger file that is a job's": (
@@ -94,3 +115,20 @@ def test_bad_night_input_is_one_line_naming_the_job_and_the_field(case, tmp_path
     out = tmp_path / "night.yaml"
     line = assert_refused(["import", *arguments(tmp_path, jobs, triggers), "--out", str(out)], expected)
     assert line.startswith(expected) and not out.exists()
+
+
+def test_the_night_is_written_and_read_back(tmp_path):
+    from typer.testing import CliRunner
+
+    from quietload.cli import app
+    from workloads import Scenario
+    jobs, triggers = night_files(tmp_path)
+    out = tmp_path / "night.yaml"
+    result = CliRunner().invoke(app, ["import", "--glue-job", str(jobs), "--glue-job-pattern", "[dhs]*", "--glue-triggers",
+                                      str(triggers), "--until", "2026-11-20T00:00:00Z", "--partitions", "card-transactions=30",
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    night = Scenario.from_yaml(out)
+    assert [(j.name, night.job_start(j)) for j in night.jobs] == [
+        ("daily-card-load", 10.0), ("hourly-export", 910.0), ("settlement-load", 10.0)]
+    assert result.stdout.endswith(f"wrote {out}\n")

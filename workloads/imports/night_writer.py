@@ -10,7 +10,7 @@ import re
 import statistics
 from typing import Any
 
-from workloads.imports.history import Neighbour, Window, find_loads, neighbours
+from workloads.imports.history import ALL_TOPICS, History, Neighbour, Window, find_loads, neighbours
 from workloads.imports.night import schedule
 from workloads.imports.sections import Imported, ImportedJob, job_topic, job_section
 
@@ -23,29 +23,41 @@ def job_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "batch"
 
 
+def _past_loads(history: History | None, topic: str, said: list[str]) -> list[Window]:
+    """A job's past loads in the metrics; none when its topic took in nothing there (a job new to the cluster), said."""
+    if history is None:
+        return []
+    if topic not in history.topic_bytes and ALL_TOPICS not in history.topic_bytes:
+        said.append(f"Its topic {topic!r} has no BytesInPerSec in the metrics: no past load of it.")
+        return []
+    return find_loads(history, topic)
+
+
 def night_jobs(imported: Imported, said: list[str]) -> tuple[Any, dict, list[str], list[Window], list[Neighbour],
                                                               list[str], dict]:
     """(batch section, dataset, the jobs' topics, the first job's past loads, the neighbours, the jobs' names,
     further top-level sections) of the night."""
     jobs = list(imported.jobs) or [ImportedJob(imported.glue, imported.script, imported.files)]
     history = imported.history
-    sections, datasets, topics, durations, job_said = [], [], [], {}, []
+    sections, datasets, topics, durations, job_said, every_load = [], [], [], {}, [], []
     for job in jobs:
         view = dataclasses.replace(imported, glue=job.glue, script=job.script, files=job.files)
         told: list[str] = list(job.notes) if imported.jobs else []
         topic = job_topic(view, told)
-        loads = find_loads(history, topic) if history else []
+        loads = _past_loads(history, topic, told)
+        every_load += loads
         durations[job.name] = statistics.median(w.seconds for w in loads) if loads else None
         section, dataset = job_section(view, topic, loads, told)
         sections.append(section)
         datasets.append(dataset)
         topics.append(topic)
         job_said.append(told)
-    first_loads = find_loads(history, topics[0]) if history else []
-    found = [n for n in neighbours(history, topics[0], first_loads) if n.topic not in topics] if history else []
+    first_loads = _past_loads(history, topics[0], [])
+    # the neighbours: the other topics over the periods no job's load touches
+    found = [n for n in neighbours(history, topics[0], every_load) if n.topic not in topics] if history else []
     if history:
         said.append(f"Metrics: {history.source} of {history.cluster!r}, {history.points} points of {history.period:g} s; "
-                    + "; ".join(f"{len(find_loads(history, t))} past load(s) on {t!r}" for t in dict.fromkeys(topics)) + ".")
+                    + "; ".join(f"{len(_past_loads(history, t, []))} past load(s) on {t!r}" for t in dict.fromkeys(topics)) + ".")
         said.extend(history.notes)
     night = schedule([j.name for j in jobs], list(imported.triggers), durations, imported.night)
     said.extend(night.notes)

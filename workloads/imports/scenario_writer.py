@@ -21,6 +21,7 @@ from workloads.tenant import Tenant
 DEFAULT_PARTITIONS = 6
 DEFAULT_TENANT_CLIENT = {"kind": "java", "version": "3.9.0"}
 DEFAULT_SLA = "10ms"
+GIVEN = "given (--partitions)"      # a partition count's source that goes without saying
 
 __all__ = ["Imported", "ImportedJob", "Imports", "build", "write"]
 
@@ -43,16 +44,21 @@ def _cluster(imported: Imported, topics: list[str], said: list[str]) -> dict:
         cluster = {"brokers": brokers, "replication.factor": min(3, brokers), "min.insync.replicas": min(2, brokers)}
         said.append(f"Assumed: {brokers} brokers with the scenario's default hardware (vCPUs 2) and MSK's default "
                     "configuration; no MSK cluster given.")
-    read = [t for t in topics if t in imported.partitions and t in imported.partitions_from
-            and imported.partitions_from[t] != "given (--partitions)"]
-    for source in dict.fromkeys(imported.partitions_from[t] for t in read):
+    counts, sources = dict(imported.partitions), dict(imported.partitions_from)
+    if imported.history:        # the metrics' partition dimension, for the topics nothing else counted
+        for topic, count in imported.history.partitions.items():
+            if topic not in counts:
+                counts[topic] = count
+                sources[topic] = f"the {imported.history.source} metrics' partition dimension (the partitions they name)"
+    read = [t for t in topics if t in counts and sources.get(t, GIVEN) != GIVEN]
+    for source in dict.fromkeys(sources[t] for t in read):
         said.append("Partition counts from " + source + ": " + ", ".join(
-            f"{t} {imported.partitions[t]}" for t in read if imported.partitions_from[t] == source) + ".")
-    unknown = [t for t in topics if t not in imported.partitions]
+            f"{t} {counts[t]}" for t in read if sources[t] == source) + ".")
+    unknown = [t for t in topics if t not in counts]
     if unknown:
         said.append(f"Assumed: {DEFAULT_PARTITIONS} partitions for {', '.join(unknown)} (not read from the cluster "
                     "(--bootstrap-servers) nor in the metrics' partition dimension; give --partitions TOPIC=N).")
-    cluster["topics"] = [{"name": t, "partitions": imported.partitions.get(t, DEFAULT_PARTITIONS)} for t in topics]
+    cluster["topics"] = [{"name": t, "partitions": counts.get(t, DEFAULT_PARTITIONS)} for t in topics]
     return cluster
 
 

@@ -18,6 +18,7 @@ from workloads.imports.jobs import glue_jobs, with_scripts
 from workloads.imports.network import Clients, Waits, aws_clients, aws_errors
 from workloads.imports.msk import fetch_msk_cluster, read_msk_cluster, read_properties
 from workloads.imports.partitions import read_partitions
+from workloads.imports.scenario_writer import GIVEN
 from workloads.imports.sections import Imported, ImportedJob
 from workloads.imports.night import check_predicates
 from workloads.imports.triggers import Trigger, fetch_triggers, read_triggers
@@ -151,10 +152,10 @@ def _triggers(request: Request, clients: Clients, from_files: bool) -> list[Trig
 
 def _partitions(request: Request, history: History | None, topics: list[str],
                 notes: list[str]) -> tuple[dict[str, int], dict[str, str]]:
-    """Partition counts: --partitions, else the cluster's metadata through --bootstrap-servers, else the
-    metrics' partition dimension; each with where it came from."""
+    """Partition counts: --partitions, else the cluster's metadata through --bootstrap-servers (the metrics'
+    partition dimension comes after, when the scenario is built); each with where it came from."""
     counts = dict(request.partitions)
-    sources = {topic: "given (--partitions)" for topic in counts}
+    sources = {topic: GIVEN for topic in counts}
     if request.bootstrap_servers:
         wanted = [t for t in topics if t not in counts]
         if history is not None:
@@ -166,9 +167,4 @@ def _partitions(request: Request, history: History | None, topics: list[str],
             read = {}
         counts.update(read)
         sources.update({t: f"the cluster's metadata through {request.bootstrap_servers}" for t in read})
-    if history is not None:
-        for topic, count in history.partitions.items():
-            if topic not in counts:
-                counts[topic] = count
-                sources[topic] = f"the {history.source} metrics' partition dimension (the partitions they name)"
     return counts, sources
