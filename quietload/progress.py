@@ -135,6 +135,12 @@ def plan_progress(name: str, **options: Any) -> StepProgress:
                         closing=lambda step: f"planned {name}: {step.done:,.0f} points in {step.elapsed_s:,.1f} s")
 
 
+def schedule_progress(name: str, **options: Any) -> StepProgress:
+    """A night's schedule: nights run (each on every seed) of the most the search may run."""
+    return StepProgress(f"scheduling {name}", 0, "runs at most", **options,
+                        closing=lambda step: f"scheduled {name}: {step.done:,.0f} runs in {step.elapsed_s:,.1f} s")
+
+
 def study_progress(label: str, **options: Any) -> tuple[StepProgress, StepProgress]:
     """A study's trials (``update(done, total, best_feasible(requests))``, started by its first
     trial), then its held-out validation's model runs: done, and the most there can be (it stops

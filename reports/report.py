@@ -25,13 +25,14 @@ from reports.sections.header import Header, build_header, gate_html, gate_markdo
 from reports.sections.overlay import breakdown_html, breakdown_markdown, cloudwatch_html, cloudwatch_markdown, overlay_html
 from reports.sections.plan import render_plan_csv, render_plan_html, render_plan_markdown
 from reports.sections.policy import render_policy_html, render_policy_markdown
+from reports.sections.schedule import render_schedule_html, render_schedule_markdown
 from reports.sections.runs import (SUMMARY_FIGURES, RunFigures, comparison_html, comparison_markdown, mean_batch_plot,
                                    neighbour_names, run_figures, run_html, run_markdown)
 from reports.sections.ship import ship_html, ship_markdown
 from reports.sections.study import render_study_csv, render_study_html, render_study_markdown
 from reports.sections.versus import pair_runs, render_versus_csv, render_versus_html, render_versus_markdown
 from simulator.contract import RunResult
-from simulator.contract.files import read_report_input
+from simulator.contract.files import GATE, KINDS, PLAN, POLICY_PROOF, SCHEDULE, STUDY, read_report_input
 
 REPORT_SCHEMA = "quietload-report/1"
 REPORT_FILES = ("report.md", "runs.csv", "report.json", "report.html", "batch_sizes.csv", "versus.csv", "plans.csv",
@@ -54,7 +55,7 @@ def render_markdown(runs: list[RunFigures], header: Header | None = None, gates:
 
 def render_html(runs: list[RunFigures], header: Header | None = None, gates: list[dict] | None = None,
                 plans: list[dict] | None = None, studies: list[dict] | None = None,
-                policies: list[dict] | None = None) -> str:
+                policies: list[dict] | None = None, schedules: list[dict] | None = None) -> str:
     """The page: the header, the runs' plots and tables, then each plan's and study's section."""
     body = [*ship_html(studies or [], gates or []), *(header_html(header) if header else []), *comparison_html(runs)]
     if runs:
@@ -67,8 +68,8 @@ def render_html(runs: list[RunFigures], header: Header | None = None, gates: lis
         body += gate_html(gate)
     for run in runs:
         body += run_html(run)
-    body += [*map(render_plan_html, plans or []), *map(render_study_html, studies or []),
-             *map(render_policy_html, policies or [])]
+    body += [*map(render_plan_html, plans or []), *map(render_schedule_html, schedules or []),
+             *map(render_study_html, studies or []), *map(render_policy_html, policies or [])]
     return page("quietload report", ["<h1>quietload report</h1>", *body])
 
 
@@ -89,11 +90,11 @@ def render_csv(runs: list[RunFigures]) -> str:
 
 def render_json(runs: list[RunFigures], header: Header | None = None, plans: list[dict] | None = None,
                 studies: list[dict] | None = None, gates: list[dict] | None = None,
-                policies: list[dict] | None = None) -> str:
-    """The runs' figures, and the plans, studies and gate results given, each as its file holds it."""
+                policies: list[dict] | None = None, schedules: list[dict] | None = None) -> str:
+    """The runs' figures, and the plans, schedules, studies, gate results and policy proofs given, each as its file holds it."""
     report = {"schema": REPORT_SCHEMA, **({"header": header.to_dict()} if header else {}),
               "runs": [run.to_dict() for run in runs], "plans": plans or [], "studies": studies or [], "gates": gates or [],
-              **({"policies": policies} if policies else {})}
+              **({"policies": policies} if policies else {}), **({"schedules": schedules} if schedules else {})}
     return json.dumps(report, indent=1) + "\n"
 
 
@@ -105,33 +106,35 @@ def read_inputs(paths: list[Path]) -> list[tuple[str, RunResult | dict]]:
 
 def report_files(paths: list[Path], out_dir: str | Path = DEFAULT_OUT_DIR, now: datetime | None = None) -> list[Path]:
     """``quietload report``: read every file, then write the report (``write_report``)."""
-    inputs = read_inputs(paths)
-    kinds: dict[str, list] = {"run": [], "plan": [], "study": [], "gate": [], "policy": []}
-    for path, item in inputs:
-        kind = ("run" if isinstance(item, RunResult) else "gate" if "gate" in item
-                else "study" if "pareto_front" in item else "policy" if "without_policy" in item else "plan")
-        kinds[kind].append((path, item))
-    return write_report([r for _, r in kinds["run"]], out_dir, [p for _, p in kinds["plan"]],
-                        [s for _, s in kinds["study"]], [g for _, g in kinds["gate"]], inputs=inputs,
-                        sources=[path for path, _ in kinds["run"]], now=now, policies=[p for _, p in kinds["policy"]])
+    read = [(str(path), *read_report_input(path)) for path in paths]
+    inputs = [(path, item) for path, _, item in read]
+    kinds: dict[str, list] = {"run": [], **{kind.kind: [] for kind in KINDS}}
+    for path, kind, item in read:
+        kinds["run" if kind is None else kind.kind].append((path, item))
+    return write_report([r for _, r in kinds["run"]], out_dir, [p for _, p in kinds[PLAN.kind]],
+                        [s for _, s in kinds[STUDY.kind]], [g for _, g in kinds[GATE.kind]], inputs=inputs,
+                        sources=[path for path, _ in kinds["run"]], now=now,
+                        policies=[p for _, p in kinds[POLICY_PROOF.kind]], schedules=[s for _, s in kinds[SCHEDULE.kind]])
 
 
 def write_report(results: list[RunResult], out_dir: str | Path = DEFAULT_OUT_DIR, plans: list[dict] | None = None,
                  studies: list[dict] | None = None, gates: list[dict] | None = None, *,
                  inputs: list[tuple[str, RunResult | dict]] | None = None, sources: list[str | Path] | None = None,
-                 now: datetime | None = None, policies: list[dict] | None = None) -> list[Path]:
+                 now: datetime | None = None, policies: list[dict] | None = None,
+                 schedules: list[dict] | None = None) -> list[Path]:
     """Render everything first, then write the four files into ``out_dir`` (and ``batch_sizes.csv``
     when a run has a batch-size distribution, ``plans.csv`` with plan files, ``trials.csv`` with study
     files: their sections follow the runs'); returns their paths."""
     runs, plans, studies, gates = run_figures(results, sources), plans or [], studies or [], gates or []
-    policies = policies or []
+    policies, schedules = policies or [], schedules or []
     if inputs is None:
-        inputs = [("(not read from a file)", item) for item in [*results, *plans, *studies, *gates, *policies]]
+        inputs = [("(not read from a file)", item) for item in [*results, *plans, *schedules, *studies, *gates, *policies]]
     header = build_header([run.label for run in runs], results, inputs, gates, now)
     contents = {"report.md": "\n".join([render_markdown(runs, header, gates, studies), *map(render_plan_markdown, plans),
-                                        *map(render_study_markdown, studies), *map(render_policy_markdown, policies)]),
-                "runs.csv": render_csv(runs), "report.json": render_json(runs, header, plans, studies, gates, policies),
-                "report.html": render_html(runs, header, gates, plans, studies, policies)}
+                                        *map(render_schedule_markdown, schedules), *map(render_study_markdown, studies),
+                                        *map(render_policy_markdown, policies)]),
+                "runs.csv": render_csv(runs), "report.json": render_json(runs, header, plans, studies, gates, policies, schedules),
+                "report.html": render_html(runs, header, gates, plans, studies, policies, schedules)}
     if any(distribution(run) for run in runs):
         contents["batch_sizes.csv"] = render_batch_size_csv(runs)
     if pairs := pair_runs(runs):

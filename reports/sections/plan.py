@@ -32,6 +32,10 @@ def _where(point: dict | None) -> str:
         return "-"
     loads = point["loads"]
     cores = f"{point['executors'] * point['cores']} cores" if "executors" in point else "the job's cores"
+    if point.get("jobs_at_once"):   # a night's capacity: jobs of their own, each at its share of the ingest
+        text = (f"{loads} job{'s' if loads != 1 else ''} at once x {cores}, {point['load_gb']:,.3g} GB each, "
+                f"{point['ingest_gb_per_hour'] / loads:,.0f} GB/h each")
+        return text + (f", {point['spacing_s']:g} s apart" if point["spacing_s"] else "")
     text = f"{loads} load{'s' if loads != 1 else ''} x {cores}, {point['load_gb']:,.3g} GB each"
     return text + (f", {point['spacing_s']:g} s apart" if point["spacing_s"] else "")
 

@@ -8,6 +8,7 @@ a plan in its planner, a gate result in the gate); here they are only tagged, ch
 | study (``tune``)              | ``kind: quietload-study``      | JSON                         |
 | recommendation (``tune``)     | ``kind: quietload-recommendation`` | YAML (strict: as a scenario) |
 | plan (``plan``)               | ``kind: quietload-plan``       | JSON                         |
+| schedule (``plan --schedule``)| ``kind: quietload-schedule``   | JSON                         |
 | gate result (``check --json``)| ``gate: quietload.check``      | JSON                         |
 | policy proof (``policy``)     | ``kind: quietload-policy-proof`` | JSON                       |
 | calibration profile           | none: a cost profile (``workloads.CostProfile``) | YAML       |
@@ -150,6 +151,20 @@ _PLAN = {
     "points": [{"option!": "S", **_POINT, "current_plan!": "B", "ingest_gb_per_hour!": "C", "produce_requests!": "C",
                 "load_seconds!": "C", "feasible!": "B",
                 "tenants!": [{"name!": "S", "p99_ms_during!": "L", "sla_p99_ms!": "L"}]}]}
+_TENANT_P99 = {"name!": "S", "p99_ms_during!": "L", "sla_p99_ms!": "L"}
+_SCHEDULE = {
+    "scenario": "S", "source": "S", "evaluator": "S", "seed": "I", "seeds": ["I"], "runs": "C", "holds": "B",
+    "window": {"open_s!": "C", "close_s!": "C", "length_s!": "L"}, "deadline_s": "L", "night_end_s": "C",
+    "search": {"method": "S", "trials": "I", "sampler_seed": "I"},
+    "jobs": [{"name!": "S", "client_id": "S", "earliest_s": "C", "start_s!": "C", "end_s!": "C",
+              "alone_load_seconds": "C", "alone_holds": "B"}],
+    "tenants": [_TENANT_P99],
+    "change": ("?", [{"job!": "S", "found!": "B", "tried": "C", "lever": "S", "who": "S", "setting": "S",
+                      "overrides": ["S"], "alone_load_seconds": "C", "alone_tenants": [_TENANT_P99]}]),
+    "trials": [{"trial!": "I", "starts_s!": ["C"], "ends_s": ["C"], "night_end_s": "C", "holds!": "B",
+                "over_sla": ["S"], "violation": "C"}],
+    "timeline": {"second": ["C"], "p99_ms": {"*": ["C"]}, "sla_p99_ms": {"*": "L"},
+                 "jobs": [{"name!": "S", "start_s!": "C", "end_s!": "C"}]}}
 _RECOMMENDATION = {"scenario": "S", "source": "S", "seed": "I", "model_seeds": ["I"], "validation": _VALIDATION,
                    "trial": "K", "meets_constraints": "B", "missed": ["S"], "params": _knob_values, "overrides": ["S"],
                    "predicted": {"before": _BEFORE_AFTER, "after": _BEFORE_AFTER}, "wider_lever": ("?", "S")}
@@ -168,6 +183,8 @@ STUDY = FileKind("quietload-study", "study", ("scenario", "trials", "pareto_fron
                  schema_version=1, figures=_under(_STUDY))
 PLAN = FileKind("quietload-plan", "plan", ("scenario", "options", "points", "current_plan"), schema_version=1,
                 says_found=False, figures=_under(_PLAN))
+SCHEDULE = FileKind("quietload-schedule", "schedule", ("scenario", "window", "jobs", "tenants", "holds", "timeline"),
+                    schema_version=1, says_found=False, figures=_under(_SCHEDULE))
 RECOMMENDATION = FileKind("quietload-recommendation", "recommendation", ("scenario", "params", "overrides"),
                           written_by="tune", figures=_under(_RECOMMENDATION))
 
@@ -193,10 +210,11 @@ POLICY_PROOF = FileKind("quietload-policy-proof", "policy proof",
                         schema_version=1, says_found=False, written_by="policy", figures=_under(_POLICY_PROOF))
 GATE = FileKind("quietload.check", "gate result", ("passed", "scenario", "evaluator", "verdicts"), tag="gate",
                 written_by="check --json", figures=_gate_figures)
-KINDS = (PLAN, STUDY, GATE, POLICY_PROOF)   # the files ``report`` takes besides RunResults, told apart by their tags
+KINDS = (PLAN, SCHEDULE, STUDY, GATE, POLICY_PROOF)   # the files ``report`` takes besides RunResults, told apart by their tags
 
 is_study_file, read_study = STUDY.holds, STUDY.read
 is_plan_file, read_plan, write_plan = PLAN.holds, PLAN.read, PLAN.write
+is_schedule_file, read_schedule = SCHEDULE.holds, SCHEDULE.read
 is_gate_file, read_gate = GATE.holds, GATE.read
 read_recommendation = RECOMMENDATION.read_yaml
 

@@ -30,6 +30,7 @@ from simulator.contract import explain as words
 from simulator.contract import result_path, scenario_path
 from simulator.contract.files import PLAN
 from simulator.evaluator import Evaluator, model_evaluator
+from tuner.planning.jobs import JobClass, at_once, job_class
 from tuner.planning.search import LoadPoint, extend, point_of, refine
 from tuner.planning.whatif import ClusterOption, cluster_options
 from tuner.runner import Execution, Runner
@@ -79,9 +80,10 @@ def ingest_gb_per_hour(point: LoadPoint, load_seconds: float) -> float:
     return point.load_gb * point.loads * 3600.0 / load_seconds if load_seconds > 0 else 0.0
 
 
-def sized(mapping: dict, scenario: Scenario, point: LoadPoint) -> dict:
+def sized(mapping: dict, scenario: Scenario, point: LoadPoint, jobs: JobClass | None = None) -> dict:
     """``mapping`` loading ``point``: every file group's size scaled by one factor, so the dataset
-    keeps its shape (file count, relative sizes) and totals ``load_gb``."""
+    keeps its shape (file count, relative sizes) and totals ``load_gb``; counting ``jobs``, its
+    ``loads`` are that many jobs of their own (``tuner.planning.jobs``)."""
     factor = point.load_gb * GIB / sum(scenario.dataset.file_sizes)
     changed = copy.deepcopy(mapping)
     changed["dataset"]["files"] = [{"size": max(1, round(g.size * factor)), "count": g.count} for g in scenario.dataset.files]
@@ -92,7 +94,7 @@ def sized(mapping: dict, scenario: Scenario, point: LoadPoint) -> dict:
     spark["spark.executor.instances"], spark["spark.executor.cores"] = point.executors, point.cores
     if spark.get("vcpus") is not None:   # an executor's host has at least its cores
         spark["vcpus"] = max(int(spark["vcpus"]), point.cores)
-    return changed
+    return at_once(changed, jobs, point.loads, scenario.load_start, point.spacing_s) if jobs else changed
 
 
 def parse_plan_options(given: dict[str, Any]) -> dict[str, Any]:
@@ -108,16 +110,19 @@ def parse_plan_options(given: dict[str, Any]) -> dict[str, Any]:
             parsed[name] = text
             continue
         values = safe_yaml(f"[{text}]", flag, f"the list {text!r}")
-        parsed[name] = fields[name].metadata["parse"](values, flag)
+        field = "loads" if name == "jobs_at_once" else name   # jobs at once count on the loads axis
+        parsed[field] = fields[field].metadata["parse"](values, flag)
     return parsed
 
 
 def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str, Any], seeds: Sequence[int],
-                keep_dir: str | Path | None = None, force: bool = False) -> tuple[Scenario, Grid, list[ClusterOption], list[dict]]:
-    """The scenario, the grid, the cluster options and one task per (option, point); every task's
-    scenario is built here once, so bad input (or a point past the model's limits, unless
-    ``force``) stops the plan before any run."""
-    mapping = load_mapping(scenario_file, overrides)
+                keep_dir: str | Path | None = None, force: bool = False, job: str | None = None,
+                as_jobs: bool = False) -> tuple[Scenario, Grid, list[ClusterOption], list[dict], JobClass | None]:
+    """The scenario, the grid, the cluster options, one task per (option, point) and the job class
+    counted (``as_jobs``); every task's scenario is built here once, so bad input (or a point past
+    the model's limits, unless ``force``) stops the plan before any run. A night's plan is one
+    job's (``job``, default the first)."""
+    mapping, jobs = job_class(load_mapping(scenario_file, overrides), job, as_jobs)
     scenario = Scenario.from_mapping(mapping, source=str(scenario_file))
     plan = dataclasses.replace(scenario.plan, **parse_plan_options(given))
     current = current_load(scenario)
@@ -128,20 +133,22 @@ def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str
     for option, point in itertools.product(options, points):
         # checked before make_task lists the seeds; with or without --force, bad input stops here
         try:
-            point_scenario = Scenario.from_mapping(sized(option.mapping, scenario, point))
+            point_scenario = Scenario.from_mapping(sized(option.mapping, scenario, point, jobs))
             check_run_size(point_scenario, f"at the plan's point {option.name}, {point.load_gb:g} GB x {point.loads}; "
                            "--force runs it anyway", runs=len(seeds), force=force)
         except ScenarioError as refused:     # the load's size and count named as the plan's options set them
-            field = {"batch.loads": "--loads", "dataset.files": "--load-gb", "batch.spacing": "--spacing"}.get(refused.field, refused.field)
+            field = {"batch.loads": "--jobs-at-once" if jobs else "--loads", "dataset.files": "--load-gb",
+                     "batch.spacing": "--spacing"}.get(refused.field, refused.field)
             raise ScenarioError(field, refused.problem.replace(f"{refused.field} of at most", f"{field} of at most")) from None
-        tasks.append(make_task(option, scenario, point, seeds, keep_dir, point == current))
-    return scenario, grid, options, tasks
+        tasks.append(make_task(option, scenario, point, seeds, keep_dir, point == current, jobs))
+    return scenario, grid, options, tasks, jobs
 
 
 def make_task(option: ClusterOption, scenario: Scenario, point: LoadPoint, seeds: Sequence[int],
-              keep_dir: str | Path | None, current: bool = False) -> dict:
+              keep_dir: str | Path | None, current: bool = False, jobs: JobClass | None = None) -> dict:
     return {"option": option.name, **dataclasses.asdict(point), "current_plan": current, "seeds": list(seeds),
-            "scenario": sized(option.mapping, scenario, point), "keep_dir": str(keep_dir) if keep_dir else None}
+            "scenario": sized(option.mapping, scenario, point, jobs), "keep_dir": str(keep_dir) if keep_dir else None,
+            "jobs_at_once": jobs is not None}
 
 
 def _round(value: Any) -> Any:
@@ -172,6 +179,7 @@ def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
                 "sla_p99_ms": _round(t.sla_p99_ms)} for i, t in enumerate(summaries[0].tenants)]
     return {"option": task["option"], **{k: _round(v) for k, v in dataclasses.asdict(point).items()},
             "write_cores": point.write_cores * point.loads, "current_plan": task["current_plan"],
+            **({"jobs_at_once": True} if task.get("jobs_at_once") else {}),
             "ingest_gb_per_hour": _round(ingest_gb_per_hour(point, load_seconds)),
             "produce_requests": max(summary.produce_requests for summary in summaries), "load_seconds": _round(load_seconds),
             "tenants": tenants, "feasible": all(within_sla(t) for t in tenants)}
@@ -196,11 +204,13 @@ def option_verdict(option: ClusterOption, points: list[dict], current_ingest: fl
     first = min(over, key=lambda p: p["ingest_gb_per_hour"]) if over else None
     capacity = best["ingest_gb_per_hour"] if best else None
     where = ("load_gb", "loads", "spacing_s", "executors", "cores")
+    if any(p.get("jobs_at_once") for p in points):   # counted in jobs at once: each job's ingest with them
+        where += ("jobs_at_once", "ingest_gb_per_hour")
     breach = None
     if first:
         tenant = _worst(first["tenants"])
         breach = {"tenant": tenant["name"], "p99_ms_during": tenant["p99_ms_during"], "sla_p99_ms": tenant["sla_p99_ms"],
-                  "ingest_gb_per_hour": first["ingest_gb_per_hour"], **{k: first[k] for k in where}}
+                  **{k: first[k] for k in where}, "ingest_gb_per_hour": first["ingest_gb_per_hour"]}
     mine = next((p for p in points if p["current_plan"]), None)
     tried = [p["ingest_gb_per_hour"] for p in points]
     # no point within SLA: the capacity lies below the smallest point tried, not at zero (headroom None);
@@ -217,16 +227,18 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
              seed: int = 1, engine: str = "local", workers: int | None = None, master: str = "local[*]",
              keep_dir: str | Path | None = None, progress: Progress | None = None, repeat: int = 1,
              force: bool = False, refine_steps: int = 0, evaluator: Evaluator | None = None,
-             extend_steps: int = DEFAULT_EXTEND) -> dict:
+             extend_steps: int = DEFAULT_EXTEND, job: str | None = None, as_jobs: bool = False) -> dict:
     """The plan of ``scenario_file``: every (cluster option, load point) on ``evaluator`` [default:
     the model] (on ``repeat`` seeds from ``seed``), up to ``extend_steps`` rounds extending each
     option's points until its first breach is bracketed, ``refine_steps`` bisections of each
-    option's bracket, and each option's verdict. The same plan whatever the engine and the worker count."""
+    option's bracket, and each option's verdict. The same plan whatever the engine and the worker count.
+    ``as_jobs``: the ``loads`` are jobs at once, each its own (``tuner.planning.jobs``), of ``job``'s class."""
     execution = Execution(engine, workers, master).checked()
     if repeat < 1:
         raise ScenarioError("--repeat", f"expected at least 1, got {repeat}")
     seeds = range(seed, seed + repeat)   # a list only once the limits have passed it
-    scenario, grid, options, tasks = build_tasks(scenario_file, overrides or [], given or {}, seeds, keep_dir, force)
+    scenario, grid, options, tasks, jobs = build_tasks(scenario_file, overrides or [], given or {}, seeds, keep_dir, force,
+                                                       job, as_jobs)
     report = progress or (lambda done, total: None)
     evaluator = evaluator or model_evaluator()
     with Runner(evaluate_point, evaluator, execution) as runner:
@@ -239,13 +251,13 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
             return found
 
         def points_of(asks: list[tuple[ClusterOption, LoadPoint]]) -> list[dict]:
-            return run([make_task(o, scenario, p, seeds, keep_dir) for o, p in asks])
+            return run([make_task(o, scenario, p, seeds, keep_dir, jobs=jobs) for o, p in asks])
 
         def fits(option: ClusterOption, point: LoadPoint) -> bool:
             if force:
                 return True
             try:
-                check_run_size(Scenario.from_mapping(sized(option.mapping, scenario, point)), runs=len(seeds))
+                check_run_size(Scenario.from_mapping(sized(option.mapping, scenario, point, jobs)), runs=len(seeds))
             except ScenarioError:
                 return False
             return True
@@ -260,6 +272,7 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
     return {**PLAN.document(), "scenario": scenario.name,
             "source": str(scenario_file), "evaluator": evaluator.name, "seed": seed, "seeds": list(seeds),
             "grid": grid.to_dict(), "extend_steps": extend_steps, "refine_steps": refine_steps,
+            **({"jobs_at_once": {"job": jobs.name, "client_id": jobs.client_id}} if jobs else {}),
             "current_plan": {k: current[k] for k in ("load_gb", "loads", "spacing_s", "executors", "cores",
                                                      "ingest_gb_per_hour", "feasible")},
             "options": [option_verdict(o, by_option[o.name], current["ingest_gb_per_hour"], bounds.get(o.name))

@@ -1,0 +1,65 @@
+"""The smallest change that lets a night be scheduled: when a job breaches an SLA (or its
+deadline) even alone, no start time saves it; the first single change that makes it hold alone,
+tried in ``tuner.widen``'s order (the job's own settings, then its quota, then the cluster's; each
+knob of the registry in its order, values nearest the job's own first), each on every seed.
+The change is then made to the whole night (a job's setting and its quota by the job's path,
+``batch[i].``; a cluster setting for every job)."""
+from __future__ import annotations
+
+from typing import Any
+
+from tuner.planning.schedule import Nights, Window, alone, over_sla, with_starts
+from tuner.widen import changes
+from workloads import Scenario, ScenarioError
+from workloads.scenario import apply_overrides
+from workloads.tuning import KNOBS, LEVERS, WHO
+
+
+def job_overrides(name: str, value: Any, index: int) -> list[str]:
+    """Knob ``name`` at ``value`` for job ``index`` of a night (a job's keys under ``batch[index].``)."""
+    return [f"batch[{index}]." + line.removeprefix("batch.") if line.startswith("batch.") else line
+            for line in KNOBS[name].overrides(value)]
+
+
+def _holds(solo: dict, duration: float, deadline: float | None, window: Window) -> bool:
+    return not over_sla(solo["tenants"]) and (not deadline or duration <= deadline) and duration <= window.length_s
+
+
+def smallest_change(nights: Nights, mapping: dict, scenario: Scenario, solos: list[dict], durations: list[float],
+                    deadline: float | None, window: Window, budget: int) -> dict | None:
+    """None when every job holds alone; else the night's mapping with, for each job that does not,
+    the first change (at most ``budget`` tried in all) that makes it hold alone, and the change in
+    words for the schedule file."""
+    names = [job.name for job in scenario.jobs]
+    hurt = [i for i, (solo, duration) in enumerate(zip(solos, durations)) if not _holds(solo, duration, deadline, window)]
+    if not hurt:
+        return None
+    night, made, tried, durations = mapping, [], 0, list(durations)
+    for i in hurt:
+        start = max(window.open_s, scenario.job_start(scenario.jobs[i]))
+        view = Scenario.from_mapping(alone(night, i, start))   # the job alone: its knobs read as the first job's
+        found = None
+        for lever, name, value in changes(view, LEVERS):
+            if tried >= budget:
+                break
+            lines = job_overrides(name, value, 0)
+            try:
+                candidate = with_starts(apply_overrides(alone(night, i, start), lines), [start], window)
+                Scenario.from_mapping(candidate)
+            except ScenarioError:
+                continue
+            tried += 1
+            solo = nights.run(candidate, f"{names[i]} alone with {KNOBS[name].setting(value)}")
+            duration = solo["load_seconds"]
+            if _holds(solo, duration, deadline, window):
+                found = {"job": names[i], "lever": lever, "who": WHO[lever], "setting": KNOBS[name].setting(value),
+                         "overrides": job_overrides(name, value, i), "alone_load_seconds": duration,
+                         "alone_tenants": solo["tenants"]}
+                durations[i] = duration
+                break
+        if found is None:
+            made.append({"job": names[i], "found": False, "tried": tried})
+            continue
+        night = apply_overrides(night, found["overrides"])
+        made.append({**found, "found": True, "tried": tried})
+    return {"mapping": night, "durations": durations, "document": made}

@@ -1,0 +1,262 @@
+"""A night's schedule: the start times of its batch jobs, staggered within a window, that keep
+every neighbour within its SLA and end every job inside the window (and within its deadline).
+
+Each job is first run alone, from the window's opening, on every seed: its load's duration
+there is what a start time must leave room for, and a job that breaches alone cannot be saved by
+any staggering: then the smallest change that makes it hold alone (``tuner.planning.night_change``,
+in the order of ``tuner.widen``) is found first and kept for the whole night.
+
+The start times are then searched with Optuna's TPE sampler (the study's solver), one start a
+job between its earliest (its own ``start``, the window's opening at the least) and the last that
+still ends it inside the window; the first trials are the jobs back to back, in file order, each
+after the one before ended alone plus the scenario's ``windows.after`` (the settle time it
+measures neighbours in), so a search that finds nothing better still starts from the schedule that
+holds when every job holds alone. Why a sampler and not a sweep: starts are continuous and the
+jobs' overlaps interact, so a grid of ``m`` starts a job costs ``m ** jobs`` nights, each on every
+seed. A trial is a night run on every seed (``--repeat``), counted at its worst (each neighbour's
+highest p99, the latest end), so a schedule does not pass on a lucky seed; among those that hold
+the one that ends the night earliest is chosen (the rest of the window is room).
+"""
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from simulator.contract import explain as words
+from simulator.contract import scenario_path
+from simulator.contract.files import SCHEDULE
+from simulator.evaluator import Evaluator, model_evaluator
+from tuner.runner import Execution, Runner
+from workloads import Scenario, ScenarioError
+from workloads.scenario import load_mapping
+
+Progress = Callable[[int, int, str], None]     # (runs done, runs at most, what is running)
+SAMPLER_SEED = 1                               # the sampler's own seed: same scenario, same schedule
+
+
+@dataclass(frozen=True)
+class Window:
+    """Where a night's starts may fall: from ``open_s`` (the run's ``windows.before``) for ``length_s``."""
+
+    open_s: float
+    length_s: float
+
+    @property
+    def close_s(self) -> float:
+        return self.open_s + self.length_s
+
+
+def night_figures(evaluator: Evaluator, task: dict) -> dict:
+    """One night on one seed: each neighbour's p99 during the jobs' loads, when the night's loads
+    ended, each job's span where the run reports it, and the timeline a report draws (asked for);
+    a module-level function, so process pools run it."""
+    result = evaluator.evaluate(Scenario.from_mapping(task["scenario"]), task["seed"])
+    during = result.windows.get("during") or [None, None]
+    figures = {"seed": task["seed"], "load_seconds": result.summary.load_seconds, "night_end_s": during[1],
+               "tenants": [{"name": t.name, "p99_ms_during": t.p99_ms_during, "sla_p99_ms": t.sla_p99_ms}
+                           for t in result.summary.tenants],
+               "jobs": job_spans(result)}
+    if task.get("timeline"):
+        figures["timeline"] = {key: list(values) for key, values in result.timelines.items()
+                               if key == "second" or key.startswith("tenant.")}
+    return figures
+
+
+def job_spans(result: Any) -> dict[str, list[float]]:
+    """Each job's load start and end (s from the run's start), as the run's per-job figures give them."""
+    spans = {}
+    for job in getattr(result, "jobs", None) or []:
+        job = job if isinstance(job, dict) else job.to_dict()
+        if job.get("load_start_s") is not None and job.get("load_end_s") is not None:
+            spans[job["name"]] = [job["load_start_s"], job["load_end_s"]]
+    return spans
+
+
+def worst(runs: list[dict]) -> dict:
+    """Several seeds' nights at their worst: each neighbour's highest p99, each end the latest."""
+    tenants = []
+    for i, tenant in enumerate(runs[0]["tenants"]):
+        sent = [r["tenants"][i]["p99_ms_during"] for r in runs if r["tenants"][i]["p99_ms_during"] is not None]
+        tenants.append({**tenant, "p99_ms_during": max(sent) if sent else None})
+    ends = [r["night_end_s"] for r in runs if r["night_end_s"] is not None]
+    jobs = {name: [min(r["jobs"][name][0] for r in runs), max(r["jobs"][name][1] for r in runs)]
+            for name in runs[0]["jobs"] if all(name in r["jobs"] for r in runs)}
+    loads = [r["load_seconds"] for r in runs if r["load_seconds"] is not None]
+    return {"tenants": tenants, "night_end_s": max(ends) if ends else None, "jobs": jobs,
+            "load_seconds": max(loads) if loads else None, "seeds": [r["seed"] for r in runs]}
+
+
+def over_sla(tenants: list[dict]) -> list[dict]:
+    return [t for t in tenants if t["p99_ms_during"] is not None and words.over(t["p99_ms_during"], t["sla_p99_ms"])]
+
+
+class Nights:
+    """Runs nights (a scenario mapping on every seed, side by side on the runner) and counts them."""
+
+    def __init__(self, runner: Runner, seeds: Sequence[int], progress: Progress, budget: int) -> None:
+        self.runner, self.seeds, self.progress, self.budget, self.done = runner, list(seeds), progress, budget, 0
+
+    def run(self, mapping: dict, what: str, timeline: bool = False) -> dict:
+        tasks = [{"scenario": mapping, "seed": seed, "timeline": timeline and i == 0} for i, seed in enumerate(self.seeds)]
+        runs = self.runner.run(tasks, lambda finished, _: self.progress(self.done + finished, self.budget, what))
+        self.done += len(runs)
+        found = worst(runs)
+        if timeline:
+            found["timeline"] = runs[0]["timeline"]
+        return found
+
+
+def jobs_of(mapping: dict) -> list[dict]:
+    """The night's jobs as the file lists them (``batch:`` a list)."""
+    batch = mapping.get("batch")
+    if not isinstance(batch, list):
+        raise ScenarioError("batch", "a schedule is for a night's jobs: give `batch:` as a list of named jobs")
+    return batch
+
+
+def with_starts(mapping: dict, starts: Sequence[float], window: Window) -> dict:
+    """``mapping`` with each job starting at its start, and a run long enough to measure the window."""
+    changed = copy.deepcopy(mapping)
+    for job, start in zip(jobs_of(changed), starts):
+        job["start"] = f"{start:g}s"
+    windows = changed.setdefault("windows", {})
+    after = Scenario.from_mapping(mapping).windows.after
+    need = window.close_s + after
+    if Scenario.from_mapping(mapping).windows.max_duration < need:
+        windows["max_duration"] = f"{math.ceil(need):g}s"
+    return changed
+
+
+def alone(mapping: dict, index: int, start: float) -> dict:
+    """The night with job ``index`` alone, starting at ``start``."""
+    changed = copy.deepcopy(mapping)
+    job = copy.deepcopy(jobs_of(mapping)[index])
+    job["start"] = f"{start:g}s"
+    changed["batch"] = [job]
+    return changed
+
+
+def window_of(scenario: Scenario, length_s: float | None) -> Window:
+    """The window: from ``windows.before`` for ``--window`` [default: the run's ``windows.max_duration``
+    less its ``before`` and ``after``]; each job's own ``start`` (its earliest) inside it."""
+    windows = scenario.windows
+    length = length_s if length_s is not None else windows.max_duration - windows.before - windows.after
+    if not length > 0:
+        raise ScenarioError("--window", f"expected a duration greater than zero, got {length:g} s")
+    window = Window(windows.before, length)
+    for i, job in enumerate(scenario.jobs):
+        start = scenario.job_start(job)
+        if start >= window.close_s:
+            raise ScenarioError(f"batch[{i}].start", f"{start:g} s is after the schedule's window "
+                                                     f"({window.open_s:g}-{window.close_s:g} s: --window {length:g}s from windows.before)")
+    return window
+
+
+def earliest(scenario: Scenario, window: Window) -> list[float]:
+    return [max(window.open_s, scenario.job_start(job)) for job in scenario.jobs]
+
+
+def back_to_back(first: list[float], durations: list[float], gap: float, window: Window) -> list[float]:
+    """Each job after the one before ended alone, ``gap`` later, in file order; clipped to the window."""
+    starts: list[float] = []
+    for i, (low, duration) in enumerate(zip(first, durations)):
+        start = low if not starts else max(low, starts[-1] + durations[i - 1] + gap)
+        starts.append(float(math.ceil(min(start, window.close_s - duration))))
+    return starts
+
+
+def constraints(night: dict, starts: Sequence[float], durations: Sequence[float], window: Window,
+                deadline: float | None, names: Sequence[str]) -> dict[str, float]:
+    """Optuna's constraints (held at <= 0): each neighbour's p99 over its SLA, each job's end past the
+    window's close, and its load past the deadline, relative."""
+    found = {f"sla:{t['name']}": t["p99_ms_during"] / t["sla_p99_ms"] - 1.0
+             for t in night["tenants"] if t["p99_ms_during"] is not None}
+    for name, start, duration in zip(names, starts, durations):
+        span = night["jobs"].get(name, [start, start + duration])
+        found[f"end:{name}"] = (span[1] - window.close_s) / window.length_s
+        if deadline:
+            found[f"deadline:{name}"] = (span[1] - span[0]) / deadline - 1.0
+    if night["night_end_s"] is not None:
+        found["end:night"] = (night["night_end_s"] - window.close_s) / window.length_s
+    return found
+
+
+def schedule_path(scenario_name: str) -> Path:
+    """``results/<scenario>-schedule.json``, named like the plan's."""
+    return scenario_path(scenario_name, "schedule.json")
+
+
+def write_schedule(document: dict, path: str | Path) -> Path:
+    return SCHEDULE.write(document, path)
+
+
+def run_schedule(scenario_file: str | Path, overrides: list[str] | None = None, window_s: float | None = None,
+                 seed: int = 1, repeat: int = 3, trials: int = 12, changes: int = 12, workers: int | None = None,
+                 progress: Progress | None = None, evaluator: Evaluator | None = None) -> tuple[dict, dict]:
+    """The schedule of ``scenario_file``'s night and the scenario that runs it: ``(document, mapping)``."""
+    from tuner.planning.night_change import smallest_change
+    from tuner.planning.night_search import search_starts
+    if repeat < 1:
+        raise ScenarioError("--repeat", f"expected at least 1, got {repeat}")
+    if trials < 1:
+        raise ScenarioError("--trials", f"expected at least 1, got {trials}")
+    mapping = load_mapping(scenario_file, overrides or [])
+    jobs_of(mapping)
+    scenario = Scenario.from_mapping(mapping, source=str(scenario_file))
+    window = window_of(scenario, window_s)
+    names = [job.name for job in scenario.jobs]
+    seeds = list(range(seed, seed + repeat))
+    report = progress or (lambda done, total, what: None)
+    evaluator = evaluator or model_evaluator()
+    budget = len(seeds) * (len(names) + trials + 2 + changes)
+    with Runner(night_figures, evaluator, Execution(workers=workers or min(len(seeds), 2))) as runner:
+        nights = Nights(runner, seeds, report, budget)
+        first = earliest(scenario, window)
+        solos = [nights.run(with_starts(alone(mapping, i, first[i]), [first[i]], window), f"{name} alone")
+                 for i, name in enumerate(names)]
+        durations = [_duration(solo, name) for solo, name in zip(solos, names)]
+        for name, duration, low in zip(names, durations, first):
+            if low + duration > window.close_s:
+                raise ScenarioError("--window", f"{window.length_s:g} s is shorter than job {name}'s load from its "
+                                                f"earliest start ({low:g} s + {duration:,.1f} s alone on the model)")
+        deadline = scenario.check.deadline
+        change = smallest_change(nights, mapping, scenario, solos, durations, deadline, window, changes)
+        night_mapping = change["mapping"] if change else mapping
+        if change and change.get("durations"):
+            durations = change["durations"]
+        found = search_starts(nights, night_mapping, scenario, window, first, durations, deadline, names, trials)
+    chosen = found["chosen"]
+    written = with_starts(night_mapping, chosen["starts"], window)
+    written["name"] = f"{scenario.name}-schedule"
+    document = SCHEDULE.document(
+        scenario=scenario.name, source=str(scenario_file), evaluator=evaluator.name, seed=seed, seeds=seeds,
+        window={"open_s": window.open_s, "close_s": window.close_s, "length_s": window.length_s},
+        deadline_s=deadline, search={"method": "optuna-tpe", "trials": trials, "sampler_seed": SAMPLER_SEED,
+                                      "first": "back to back, file order"},
+        holds=chosen["holds"],
+        jobs=[{"name": name, "client_id": job.client_id, "earliest_s": low, "start_s": start,
+               "end_s": chosen["ends"][i], "alone_load_seconds": durations[i],
+               "alone_holds": not over_sla(solos[i]["tenants"])}
+              for i, (name, job, low, start) in enumerate(zip(names, scenario.jobs, first, chosen["starts"]))],
+        tenants=chosen["night"]["tenants"], night_end_s=chosen["night"]["night_end_s"],
+        change=change["document"] if change else None,
+        trials=found["trials"], timeline=found["timeline"], runs=nights.done)
+    return document, written
+
+
+def _duration(night: dict, name: str) -> float:
+    span = night["jobs"].get(name)
+    return span[1] - span[0] if span else night["load_seconds"]
+
+
+def write_scenario(mapping: dict, path: str | Path) -> Path:
+    """The scheduled night as a scenario file, read back as one before it is kept."""
+    from workloads.reader import dump_yaml
+    Scenario.from_mapping(mapping)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dump_yaml(mapping))
+    return path
