@@ -25,8 +25,7 @@ def search_starts(nights: Nights, mapping: dict, scenario: Scenario, window: Win
     tried (starts, night end, what held) and the chosen night's timeline."""
     import optuna
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    sampler = optuna.samplers.TPESampler(seed=SAMPLER_SEED, constraints_func=lambda t: t.user_attrs["constraints"])
-    study = optuna.create_study(direction="minimize", sampler=sampler)
+    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=SAMPLER_SEED))
     latest = [max(low, window.close_s - duration) for low, duration in zip(first, durations)]
     study.enqueue_trial({f"start:{name}": start for name, start
                          in zip(names, back_to_back(first, durations, scenario.windows.after, window))})
@@ -40,7 +39,8 @@ def search_starts(nights: Nights, mapping: dict, scenario: Scenario, window: Win
         found = constraints(night, starts, durations, window, deadline, names)
         ends = _ends(night, starts, durations, names)
         end = max([*ends, night["night_end_s"] or 0.0])
-        trial.set_user_attr("constraints", list(found.values()))
+        for key, value in found.items():   # where the sampler reads them, as the study's trials set theirs
+            trial.set_constraint(key, value)
         study.tell(trial, end)
         nights_of[number] = night
         tried.append({"trial": number, "starts_s": starts, "ends_s": ends, "night_end_s": end,
