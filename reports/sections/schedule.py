@@ -115,7 +115,11 @@ def render_schedule_text(schedule: dict, scenario_file: object) -> str:
               for t in schedule["tenants"]]
     lines += [f"change: {line}" for line in change_lines(schedule)]
     if not schedule["holds"]:
-        lines.append(f"no schedule tried in {schedule['search']['trials']} holds: the closest is shown; "
-                     "try a wider --window, more --trials, or a change above")
+        lines.append(f"no schedule of the {schedule['search']['trials']} tried holds: the closest is shown")
+        need = schedule.get("back_to_back_window_s")
+        if need and need > schedule["window"]["length_s"] and all(job["alone_holds"] for job in schedule["jobs"]):
+            lines.append(f"  every job holds alone: back to back they need --window {need:g}s")
+        else:
+            lines.append("  try more --trials, or the change above")
     lines += ["", f"to paste (each job's start, from the run's start; {scenario_file} has them)"]
     return "\n".join(lines + [f"  {line}" for line in paste_lines(schedule)])

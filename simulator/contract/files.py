@@ -155,6 +155,7 @@ _TENANT_P99 = {"name!": "S", "p99_ms_during!": "L", "sla_p99_ms!": "L"}
 _SCHEDULE = {
     "scenario": "S", "source": "S", "evaluator": "S", "seed": "I", "seeds": ["I"], "runs": "C", "holds": "B",
     "window": {"open_s!": "C", "close_s!": "C", "length_s!": "L"}, "deadline_s": "L", "night_end_s": "C",
+    "back_to_back_window_s": "L",
     "search": {"method": "S", "trials": "I", "sampler_seed": "I"},
     "jobs": [{"name!": "S", "client_id": "S", "earliest_s": "C", "start_s!": "C", "end_s!": "C",
               "alone_load_seconds": "C", "alone_holds": "B"}],

@@ -243,8 +243,17 @@ def run_schedule(scenario_file: str | Path, overrides: list[str] | None = None, 
               for i, (name, job, low, start) in enumerate(zip(names, scenario.jobs, first, chosen["starts"]))],
         tenants=chosen["night"]["tenants"], night_end_s=chosen["night"]["night_end_s"],
         change=change["document"] if change else None,
-        trials=found["trials"], timeline=found["timeline"], runs=nights.done)
+        trials=found["trials"], timeline=found["timeline"], runs=nights.done,
+        back_to_back_window_s=_back_to_back_length(first, durations, scenario.windows.after, window))
     return document, written
+
+
+def _back_to_back_length(first: list[float], durations: list[float], gap: float, window: Window) -> float:
+    """The window the jobs need back to back (each as long as it ran alone, ``gap`` apart), in file order."""
+    end = first[0] + durations[0]
+    for low, duration in zip(first[1:], durations[1:]):
+        end = max(low, end + gap) + duration
+    return float(math.ceil(end - window.open_s))
 
 
 def _duration(night: dict, name: str) -> float:

@@ -154,3 +154,10 @@ def test_report_draws_the_schedule_as_a_timeline_beside_its_tables(tmp_path):
     html = (tmp_path / "report" / "report.html").read_text()
     assert 'alt="night timeline, night"' in html
     assert json.loads((tmp_path / "report" / "report.json").read_text())["schedules"][0]["jobs"] == document["jobs"]
+
+
+def test_a_window_too_short_for_the_jobs_one_after_another_says_the_window_they_need(tmp_path):
+    from reports.sections.schedule import render_schedule_text
+    document, _ = schedule(night(tmp_path), window="30s", repeat=1, trials=3)
+    assert document["holds"] is False and document["back_to_back_window_s"] == 50.0
+    assert "  every job holds alone: back to back they need --window 50s" in render_schedule_text(document, "x.yaml")
