@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tuner.planning.schedule import Nights, Window, alone, over_sla, with_starts
+from tuner.planning.night import Nights, Window, alone, over_sla, with_starts
 from tuner.widen import changes
 from workloads import Scenario, ScenarioError
 from workloads.scenario import apply_overrides

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from tuner.planning.schedule import (SAMPLER_SEED, Nights, Window, back_to_back, constraints, over_sla,
+from tuner.planning.night import (SAMPLER_SEED, Nights, Window, back_to_back, constraints, over_sla,
                                      with_starts)
 from workloads import Scenario
 

@@ -1,0 +1,144 @@
+"""A night's runs as the schedule searches them: the window its starts fall in, one night on every
+seed counted at its worst (each neighbour's highest p99, each end the latest), the scenario mapping
+with its jobs' starts, and the constraints a schedule is held to (``tuner.planning.schedule``)."""
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from simulator.contract import explain as words
+from simulator.evaluator import Evaluator
+from tuner.runner import Runner
+from workloads import Scenario, ScenarioError
+
+Progress = Callable[[int, int, str], None]     # (runs done, runs at most, what is running)
+SAMPLER_SEED = 1                               # the sampler's own seed: same scenario, same schedule
+
+
+@dataclass(frozen=True)
+class Window:
+    """Where a night's starts may fall: from ``open_s`` (the run's ``windows.before``) for ``length_s``."""
+
+    open_s: float
+    length_s: float
+
+    @property
+    def close_s(self) -> float:
+        return self.open_s + self.length_s
+
+
+def night_figures(evaluator: Evaluator, task: dict) -> dict:
+    """One night on one seed: each neighbour's p99 during the jobs' loads, when the night's loads
+    ended, each job's span where the run reports it, and the timeline a report draws (asked for);
+    a module-level function, so process pools run it."""
+    result = evaluator.evaluate(Scenario.from_mapping(task["scenario"]), task["seed"])
+    during = result.windows.get("during") or [None, None]
+    figures = {"seed": task["seed"], "load_seconds": result.summary.load_seconds, "night_end_s": during[1],
+               "tenants": [{"name": t.name, "p99_ms_during": t.p99_ms_during, "sla_p99_ms": t.sla_p99_ms}
+                           for t in result.summary.tenants],
+               "jobs": job_spans(result)}
+    if task.get("timeline"):
+        figures["timeline"] = {key: list(values) for key, values in result.timelines.items()
+                               if key == "second" or key.startswith("tenant.")}
+    return figures
+
+
+def job_spans(result: Any) -> dict[str, list[float]]:
+    """Each job's load start and end (s from the run's start), as the run's per-job figures give them."""
+    spans = {}
+    for job in getattr(result, "jobs", None) or []:
+        job = job if isinstance(job, dict) else job.to_dict()
+        if job.get("load_start_s") is not None and job.get("load_end_s") is not None:
+            spans[job["name"]] = [job["load_start_s"], job["load_end_s"]]
+    return spans
+
+
+def worst(runs: list[dict]) -> dict:
+    """Several seeds' nights at their worst: each neighbour's highest p99, each end the latest."""
+    tenants = []
+    for i, tenant in enumerate(runs[0]["tenants"]):
+        sent = [r["tenants"][i]["p99_ms_during"] for r in runs if r["tenants"][i]["p99_ms_during"] is not None]
+        tenants.append({**tenant, "p99_ms_during": max(sent) if sent else None})
+    ends = [r["night_end_s"] for r in runs if r["night_end_s"] is not None]
+    jobs = {name: [min(r["jobs"][name][0] for r in runs), max(r["jobs"][name][1] for r in runs)]
+            for name in runs[0]["jobs"] if all(name in r["jobs"] for r in runs)}
+    loads = [r["load_seconds"] for r in runs if r["load_seconds"] is not None]
+    return {"tenants": tenants, "night_end_s": max(ends) if ends else None, "jobs": jobs,
+            "load_seconds": max(loads) if loads else None, "seeds": [r["seed"] for r in runs]}
+
+
+def over_sla(tenants: list[dict]) -> list[dict]:
+    return [t for t in tenants if t["p99_ms_during"] is not None and words.over(t["p99_ms_during"], t["sla_p99_ms"])]
+
+
+class Nights:
+    """Runs nights (a scenario mapping on every seed, side by side on the runner) and counts them."""
+
+    def __init__(self, runner: Runner, seeds: Sequence[int], progress: Progress, budget: int) -> None:
+        self.runner, self.seeds, self.progress, self.budget, self.done = runner, list(seeds), progress, budget, 0
+
+    def run(self, mapping: dict, what: str, timeline: bool = False) -> dict:
+        tasks = [{"scenario": mapping, "seed": seed, "timeline": timeline and i == 0} for i, seed in enumerate(self.seeds)]
+        runs = self.runner.run(tasks, lambda finished, _: self.progress(self.done + finished, self.budget, what))
+        self.done += len(runs)
+        found = worst(runs)
+        if timeline:
+            found["timeline"] = runs[0]["timeline"]
+        return found
+
+
+def jobs_of(mapping: dict) -> list[dict]:
+    """The night's jobs as the file lists them (``batch:`` a list)."""
+    batch = mapping.get("batch")
+    if not isinstance(batch, list):
+        raise ScenarioError("batch", "a schedule is for a night's jobs: give `batch:` as a list of named jobs")
+    return batch
+
+
+def with_starts(mapping: dict, starts: Sequence[float], window: Window) -> dict:
+    """``mapping`` with each job starting at its start, and a run long enough to measure the window."""
+    changed = copy.deepcopy(mapping)
+    for job, start in zip(jobs_of(changed), starts):
+        job["start"] = f"{start:g}s"
+    windows = changed.setdefault("windows", {})
+    after = Scenario.from_mapping(mapping).windows.after
+    need = window.close_s + after
+    if Scenario.from_mapping(mapping).windows.max_duration < need:
+        windows["max_duration"] = f"{math.ceil(need):g}s"
+    return changed
+
+
+def alone(mapping: dict, index: int, start: float) -> dict:
+    """The night with job ``index`` alone, starting at ``start``."""
+    changed = copy.deepcopy(mapping)
+    job = copy.deepcopy(jobs_of(mapping)[index])
+    job["start"] = f"{start:g}s"
+    changed["batch"] = [job]
+    return changed
+
+
+def back_to_back(first: list[float], durations: list[float], gap: float, window: Window) -> list[float]:
+    """Each job after the one before ended alone, ``gap`` later, in file order; clipped to the window."""
+    starts: list[float] = []
+    for i, (low, duration) in enumerate(zip(first, durations)):
+        start = low if not starts else max(low, starts[-1] + durations[i - 1] + gap)
+        starts.append(float(math.ceil(min(start, window.close_s - duration))))
+    return starts
+
+
+def constraints(night: dict, starts: Sequence[float], durations: Sequence[float], window: Window,
+                deadline: float | None, names: Sequence[str]) -> dict[str, float]:
+    """Optuna's constraints (held at <= 0): each neighbour's p99 over its SLA, each job's end past the
+    window's close, and its load past the deadline, relative."""
+    found = {f"sla:{t['name']}": t["p99_ms_during"] / t["sla_p99_ms"] - 1.0
+             for t in night["tenants"] if t["p99_ms_during"] is not None}
+    for name, start, duration in zip(names, starts, durations):
+        span = night["jobs"].get(name, [start, start + duration])
+        found[f"end:{name}"] = (span[1] - window.close_s) / window.length_s
+        if deadline:
+            found[f"deadline:{name}"] = (span[1] - span[0]) / deadline - 1.0
+    if night["night_end_s"] is not None:
+        found["end:night"] = (night["night_end_s"] - window.close_s) / window.length_s
+    return found
