@@ -39,7 +39,7 @@ def plan(
     schedule: Annotated[bool, typer.Option("--schedule", help="A night's jobs (`batch:` a list): the start times within --window that keep every neighbour within its SLA and end every job in the window and within check.deadline, or the smallest change that would (see docs/planning.md).")] = False,
     window: Annotated[str | None, typer.Option(metavar="DURATION", help="With --schedule: the window the jobs start and end in, from windows.before, e.g. 2h [default: windows.max_duration less windows.before and windows.after].")] = None,
     trials: Annotated[int, typer.Option(min=1, help="With --schedule: schedules tried (the first: the jobs back to back).")] = 12,
-    changes: Annotated[int, typer.Option(min=0, help="With --schedule: single changes tried at most when a job breaches alone.")] = 12,
+    changes: Annotated[int, typer.Option(min=0, help="With --schedule: single changes tried at most when a job breaches alone.")] = 32,
     out: Annotated[Path | None, typer.Option(metavar="FILE", help="With --schedule: where to write the scenario with the chosen starts (default: results/<scenario>-schedule.yaml).")] = None,
 ) -> None:
     """Capacity planning: how many concurrent loads, at what ingest rate (GB/hour), each cluster option

@@ -21,7 +21,7 @@ def headline(schedule: dict) -> str:
     window = schedule["window"]
     verdict = "holds every SLA" if schedule["holds"] else "does NOT hold every SLA"
     return (f"{schedule['scenario']} schedule ({schedule['evaluator']}, {_seeds(schedule)}): "
-            f"{len(schedule['jobs'])} jobs in the window {window['open_s']:g}-{window['close_s']:g} s, "
+            f"{len(schedule['jobs'])} job{'s' if len(schedule['jobs']) != 1 else ''} in the window {window['open_s']:g}-{window['close_s']:g} s, "
             f"the night ends at {schedule['night_end_s']:,.1f} s and {verdict}")
 
 
@@ -106,8 +106,10 @@ def render_schedule_text(schedule: dict, scenario_file: object) -> str:
     """What ``plan --schedule`` prints: the headline, the jobs and neighbours, the change, what to paste."""
     width = max(len(job["name"]) for job in schedule["jobs"])
     lines = [headline(schedule), "", f"{'job':<{width}}  {'start':>9}  {'end':>9}  alone on the model"]
+    changed = {change["job"] for change in schedule.get("change") or [] if change["found"]}
     for job in schedule["jobs"]:
         alone = f"{job['alone_load_seconds']:,.1f} s load, {'within SLA' if job['alone_holds'] else 'OVER SLA'}"
+        alone += " before the change" if job["name"] in changed else ""
         lines.append(f"{job['name']:<{width}}  {job['start_s']:>7g} s  {job['end_s']:>7,.1f} s  {alone}")
     lines += ["", "neighbour p99 during the jobs (ms)"]
     lines += [f"  {t['name']}: {'-' if t['p99_ms_during'] is None else format(t['p99_ms_during'], ',.1f')} "

@@ -1,11 +1,13 @@
 """The smallest change that lets a night be scheduled: when a job breaches an SLA (or its
 deadline) even alone, no start time saves it; the first single change that makes it hold alone,
 tried in ``tuner.widen``'s order (the job's own settings, then its quota, then the cluster's; each
-knob of the registry in its order, values nearest the job's own first), each on every seed.
+knob of the registry in its order), every knob's value nearest the job's own before any knob's
+next, each on every seed.
 The change is then made to the whole night (a job's setting and its quota by the job's path,
 ``batch[i].``; a cluster setting for every job)."""
 from __future__ import annotations
 
+from itertools import zip_longest
 from typing import Any
 
 from tuner.planning.night import Nights, Window, alone, over_sla, with_starts
@@ -19,6 +21,15 @@ def job_overrides(name: str, value: Any, index: int) -> list[str]:
     """Knob ``name`` at ``value`` for job ``index`` of a night (a job's keys under ``batch[index].``)."""
     return [f"batch[{index}]." + line.removeprefix("batch.") if line.startswith("batch.") else line
             for line in KNOBS[name].overrides(value)]
+
+
+def nearest_first(scenario: Scenario) -> list[tuple[str, str, Any]]:
+    """``tuner.widen``'s single changes, every knob's nearest value before any knob's next: a cluster
+    setting one step away comes before a job's setting three steps away."""
+    by_knob: dict[str, list[tuple[str, str, Any]]] = {}
+    for change in changes(scenario, LEVERS):
+        by_knob.setdefault(change[1], []).append(change)
+    return [change for step in zip_longest(*by_knob.values()) for change in step if change is not None]
 
 
 def _holds(solo: dict, duration: float, deadline: float | None, window: Window) -> bool:
@@ -39,7 +50,7 @@ def smallest_change(nights: Nights, mapping: dict, scenario: Scenario, solos: li
         start = max(window.open_s, scenario.job_start(scenario.jobs[i]))
         view = Scenario.from_mapping(alone(night, i, start))   # the job alone: its knobs read as the first job's
         found = None
-        for lever, name, value in changes(view, LEVERS):
+        for lever, name, value in nearest_first(view):
             if tried >= budget:
                 break
             lines = job_overrides(name, value, 0)

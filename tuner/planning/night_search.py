@@ -3,6 +3,7 @@ start a job, each night run on every seed and counted at its worst, the schedule
 ends the night earliest chosen, else the one closest to holding."""
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 from tuner.planning.night import (SAMPLER_SEED, Nights, Window, back_to_back, constraints, over_sla,
@@ -26,7 +27,8 @@ def search_starts(nights: Nights, mapping: dict, scenario: Scenario, window: Win
     import optuna
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=SAMPLER_SEED))
-    latest = [max(low, window.close_s - duration) for low, duration in zip(first, durations)]
+    # whole seconds after the earliest start, the last that still ends the job inside the window
+    latest = [low + max(0.0, math.floor(window.close_s - duration - low)) for low, duration in zip(first, durations)]
     study.enqueue_trial({f"start:{name}": start for name, start
                          in zip(names, back_to_back(first, durations, scenario.windows.after, window))})
     tried: list[dict[str, Any]] = []

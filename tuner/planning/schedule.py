@@ -64,7 +64,7 @@ def write_schedule(document: dict, path: str | Path) -> Path:
 
 
 def run_schedule(scenario_file: str | Path, overrides: list[str] | None = None, window_s: float | None = None,
-                 seed: int = 1, repeat: int = 3, trials: int = 12, changes: int = 12, workers: int | None = None,
+                 seed: int = 1, repeat: int = 3, trials: int = 12, changes: int = 32, workers: int | None = None,
                  progress: Progress | None = None, evaluator: Evaluator | None = None) -> tuple[dict, dict]:
     """The schedule of ``scenario_file``'s night and the scenario that runs it: ``(document, mapping)``."""
     if repeat < 1:
