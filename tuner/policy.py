@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from simulator.contract import file_part, scenario_path
 from simulator.contract.files import POLICY_PROOF
-from tuner.night import POLICY_KNOBS, NightObjective, classes_of, worst_night
+from tuner.night import POLICY_KNOBS, NightObjective, classes_of
 from tuner.recommend import rounded_pick
 from tuner.runner import Execution, Runner
 from tuner.snippets import kafka_configs_lines
@@ -142,17 +142,12 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
     policy = _policy(scenario.name, base, params, request, held_out)
     proof = POLICY_PROOF.document(
         scenario=scenario.name, source=str(request.scenario_file), overrides=list(request.overrides),
-        jobs_at_once=request.jobs_at_once, jobs=[job.get("name") for job in _night_jobs(base, request.jobs_at_once)],
+        jobs_at_once=request.jobs_at_once, jobs=[job.name for job in night.jobs],
         model_seeds=list(objective.seeds), held_out_seeds=list(held_out), held=held, trials=len(summary.trials),
         trial=chosen.number, params=params, notes=rounding + validation.lines(), policy=policy.as_mapping(),
         with_policy=_night_figures(with_policy), without_policy=_night_figures(without))
     paths = _write(name, policy, proof, base, request.out_dir)
     return PolicyOutcome(policy, held, proof, paths)
-
-
-def _night_jobs(base: dict, jobs_at_once: int) -> list[dict]:
-    night = worst_night(base, jobs_at_once, {})["batch"]
-    return night if isinstance(night, list) else [{**night, "name": "batch"}]
 
 
 def quota_commands(policy: Policy, base: dict) -> list[str]:
