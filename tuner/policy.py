@@ -126,10 +126,11 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
     if count < 1:
         raise ScenarioError("--validate", "a policy is proven on held-out seeds: give at least 1")
     held_out = tuple(range(objective.seeds[-1] + 1, objective.seeds[-1] + 1 + count))
-    request.out_dir.mkdir(parents=True, exist_ok=True)
     with Runner(functools.partial(tuning_work, objective.on(None)), objective.evaluator, Execution(workers=1)) as runner:
-        summary = run_study(objective, settings, progress, line, runner)
         seed_runs = SeedRuns(objective, runner)
+        seed_runs.result({}, request.seed)   # the night as it is runs, or is refused in one line before any trial
+        request.out_dir.mkdir(parents=True, exist_ok=True)
+        summary = run_study(objective, settings, progress, line, runner)
         validation = validate_front(objective, summary.front, PREFER, held_out, line, runs, seed_runs)
         chosen = validation.pick or validation.closest or closest_miss(summary.trials)
         if chosen is None:

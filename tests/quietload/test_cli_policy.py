@@ -155,3 +155,14 @@ def test_a_bad_policy_file_is_one_line_exit_2_and_nothing_written(away, text, me
     assert result.stderr.startswith("error: --policy policy.yaml: ") and message in result.stderr, result.stderr
     assert result.stderr.count("\n") == 1 and result.stdout == ""
     assert sorted(p.name for p in Path(".").iterdir()) == ["policy.yaml"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--set", "batch.producer.lingr.ms=5"], "error: batch.producer.lingr.ms: unknown key"),
+    (["--jobs-at-once", "0"], "--jobs-at-once"),
+    (["--validate", "0"], "--validate"),
+])
+def test_policy_refuses_bad_input_in_one_line_and_writes_nothing(tmp_path, args, message):
+    result = _run("policy", CATALOG / "paypay-glue-2gb.yaml", "--out", tmp_path / "out", *args)
+    assert result.exit_code == 2 and message in result.stderr and result.stderr.count("\n") == 1, result.output
+    assert not (tmp_path / "out").exists()
