@@ -38,7 +38,7 @@ def import_(
     configuration: Annotated[Path | None, typer.Option("--configuration", metavar="server.properties", help="The cluster's configuration.")] = None,
     cloudwatch: Annotated[str | None, typer.Option("--cloudwatch", metavar="CLUSTER_NAME", help="Read the cluster's AWS/Kafka metrics from CloudWatch.")] = None,
     since: Annotated[str, typer.Option("--since", metavar="DURATION", help="How much CloudWatch history, e.g. 14d or 36h.")] = "14d",
-    until: Annotated[str | None, typer.Option("--until", metavar="ISO-TIME", help="The history's end (default: now), e.g. 2026-11-20T00:00:00Z.")] = None,
+    until: Annotated[str | None, typer.Option("--until", metavar="ISO-TIME", help="The history's end (default: now), e.g. 2026-11-20T00:00:00Z; a night's triggers are read from that day on.")] = None,
     period: Annotated[int, typer.Option("--period", metavar="SECONDS", help="Seconds per metric point (MSK publishes each minute).")] = 60,
     prometheus: Annotated[list[str] | None, typer.Option("--prometheus", metavar="URL", help="A broker's JMX exporter endpoint, once per broker.")] = None,
     prometheus_for: Annotated[str, typer.Option("--for", metavar="DURATION", help="With --prometheus: how long to sample, e.g. 10min.")] = "1min",

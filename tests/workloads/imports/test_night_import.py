@@ -3,6 +3,7 @@ free edition has no Glue), read by the scenario loader as a night of several job
 start from its trigger, its client.id, topic, key and input from its script. The input's S3
 listing is botocore's Stubber (S3 runs only on the live stack)."""
 import dataclasses
+import json
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -97,3 +98,26 @@ def test_a_pattern_keeps_the_jobs_it_names(monkeypatch, pattern, names):
     imported = _gather(monkeypatch, pattern=pattern, names=names)
     assert [j.name for j in imported.jobs] == (names if len(names) > 1 else [])
     assert (imported.glue.name if imported.glue else None) == (names[0] if len(names) == 1 else None)
+
+
+def test_through_the_api_a_pattern_reads_get_jobs_and_get_triggers(monkeypatch):
+    """GetJobs and GetTriggers through boto3 (botocore's Stubber: Glue is not in LocalStack's free edition)."""
+    monkeypatch.chdir(NIGHT)
+    glue = boto3.client("glue", region_name="eu-west-1")
+    jobs = json.loads((NIGHT / "get-jobs.json").read_text())
+    s3 = boto3.client("s3", region_name="eu-west-1")
+    with Stubber(glue) as stub, Stubber(s3) as no_input:
+        stub.add_response("get_jobs", jobs, {})
+        stub.add_response("get_triggers", json.loads((NIGHT / "get-triggers.json").read_text()), {})
+        for _ in range(2):
+            no_input.add_client_error("list_objects_v2", "NoSuchBucket", "The specified bucket does not exist")
+        imported = gather(Request(glue_job_pattern="*-load", until=FRIDAY), {"glue": glue, "s3": s3}.__getitem__)
+        stub.assert_no_pending_responses()
+        no_input.assert_no_pending_responses()
+    assert [j.name for j in imported.jobs] == ["daily-card-load", "settlement-load"]
+    assert imported.jobs[0].notes == ("The input's sizes were not read from S3 (input: NoSuchBucket: The specified bucket "
+                                      "does not exist).",)
+    assert [t.name for t in imported.triggers] == ["nightly-card-load", "hourly-export", "settle-after-load"]
+    scenario = build(imported, "night").scenario
+    assert {j.name: scenario.job_start(j) for j in scenario.jobs} == {"daily-card-load": 10.0, "settlement-load": 10.0}
+
