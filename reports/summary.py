@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from simulator.contract import WINDOWS, RunResult, TenantFigures
 from simulator.contract import explain as words
-from workloads.batch import first_job
+from workloads.batch import job_mappings
 
 _LABEL_WIDTH = 22
 
@@ -31,10 +31,28 @@ def _neighbour_lines(neighbours: tuple[TenantFigures, ...]) -> list[str]:
     return lines
 
 
+def _job_lines(result: RunResult) -> list[str]:
+    """A night's jobs, a row each: its span, requests, batches, records and bytes, request latency,
+    and each neighbour's p99 over its load's seconds."""
+    if len(result.jobs) < 2:
+        return []
+    names = [t.name for t in result.summary.tenants]
+    rows = [[job.name, job.client_id, _number(job.start_s), _number(job.end_s), f"{job.produce_requests:,.0f}",
+             f"{job.batches:,.0f}", f"{job.records:,.0f}", f"{(job.record_bytes or 0) / 1024**2:,.1f}",
+             _number(job.request_latency_ms), *(_number((job.neighbour_p99_ms or {}).get(n)) for n in names)]
+            for job in result.jobs]
+    head = ["job", "client.id", "start s", "end s", "requests", "batches", "records", "MB", "req ms",
+            *(f"{n} p99" for n in names)]
+    widths = [max(len(str(row[i])) for row in [head, *rows]) for i in range(len(head))]
+    return [("  " + "  ".join(f"{cell:<{w}}" if i < 2 else f"{cell:>{w}}" for i, (cell, w) in enumerate(zip(row, widths)))).rstrip()
+            for row in [head, *rows]] + [""]
+
+
 def render_summary(result: RunResult) -> str:
     """The figures a person reads first, then the mechanism that produced them."""
     s = result.summary
-    codec = first_job(result.scenario)["producer"]["compression.type"]
+    codecs = {job["producer"]["compression.type"] for job in job_mappings(result.scenario)}
+    codec = codecs.pop() if len(codecs) == 1 else "the jobs' " + ", ".join(sorted(codecs))
     batch_size = f"{_number(s.mean_batch_bytes / 1024)} KB of records"
     if codec != "none":
         batch_size += f", {_number(s.mean_batch_wire_bytes / 1024)} KB on the wire"
@@ -49,6 +67,7 @@ def render_summary(result: RunResult) -> str:
         _line("busiest broker", f"handler idle {_percent(s.handler_idle_pct_during)}, "
                                 f"CPU {_percent(s.cpu_pct_during)} during the load"),
         "",
+        *_job_lines(result),
         *_neighbour_lines(s.tenants),
         "",
         "mechanism",

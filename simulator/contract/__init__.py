@@ -10,11 +10,11 @@ from simulator.contract._compiled import use_compiled
 COMPILED = use_compiled(__path__, "simulator.contract")   # the histograms, compiled with the model
 
 from simulator.contract.errors import ResultError
-from simulator.contract.figures import BatchSizeFigures, BrokerFigures, Summary, TenantFigures
+from simulator.contract.figures import BatchSizeFigures, BrokerFigures, JobFigures, Summary, TenantFigures
 from simulator.contract.histograms import LatencyHistogram, SizeHistogram, batch_size_section
 from simulator.contract.names import file_part, result_path, scenario_path, spread_path
 from simulator.contract.result import PERCENTILES, SCHEMA_VERSION, WINDOWS, RunResult, read_document
 
-__all__ = ["BatchSizeFigures", "BrokerFigures", "LatencyHistogram", "PERCENTILES", "ResultError", "RunResult", "SCHEMA_VERSION",
+__all__ = ["BatchSizeFigures", "BrokerFigures", "JobFigures", "LatencyHistogram", "PERCENTILES", "ResultError", "RunResult", "SCHEMA_VERSION",
            "SizeHistogram", "Summary", "TenantFigures", "WINDOWS", "batch_size_section", "file_part", "read_document",
            "result_path", "scenario_path", "spread_path"]

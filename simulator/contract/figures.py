@@ -138,6 +138,33 @@ class BrokerFigures(Figures):
 
 
 @dataclass(frozen=True, kw_only=True)
+class JobFigures(Figures):
+    """One batch job of a night (a scenario of several): what its producers (client.id
+    ``client_id``) sent, its load's start and end (s from the run's start, the first load's start
+    to the last load's end), its produce requests as the brokers counted them by client.id, and each
+    neighbour's p99 (ms) over the seconds of its load (``neighbour_p99_ms``; other jobs may load
+    then too). The night's totals stay in the summary."""
+
+    name: str
+    client_id: str
+    topic: str | None = None
+    start_s: float | None = None
+    end_s: float | None = None                    # None: the job's load did not end
+    produce_requests: float | None = None         # its producers' own count
+    batches: float | None = None
+    records: float | None = None
+    record_bytes: float | None = None             # uncompressed
+    wire_bytes: float | None = None
+    broker_produce_requests: float | None = None  # RequestsPerSec{request=Produce} of its client.id
+    request_latency_ms: float | None = None       # its producers' mean request latency
+    append_rate_bytes_per_s: float | None = None  # per producer, mean over the active ones
+    drain_interval_ms: float | None = None
+    batch_fill: float | None = None
+    quota_throttle_s: float | None = None         # throttle its producers were handed
+    neighbour_p99_ms: Mapping[str, float | None] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class BatchSizeFigures(Figures):
     """The batch load's produce batches per size bucket (``histograms.batch_size_section`` fills it):
     each bucket's upper bound (1 KiB, 2 KiB, 4 KiB, ...), and per bucket the batches by bytes on the

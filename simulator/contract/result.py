@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from simulator.contract.errors import ResultError
-from simulator.contract.figures import BatchSizeFigures, BrokerFigures, Summary
+from simulator.contract.figures import BatchSizeFigures, BrokerFigures, JobFigures, Summary
 from simulator.contract.schema import check, rules_of
 from workloads.errors import ScenarioError
 from workloads.reader import read_json
@@ -59,6 +59,7 @@ _SCHEMA: dict[str, Any] = {
                                                          "mean_batch_bytes", "batch_fill")}}],
     "windows": {"*": ["C"]},
     "timelines": {"*": ["C"]},
+    "jobs": [rules_of(JobFigures)],
     "mechanism": ["S"],
     "overrides": ["S"],
 }
@@ -91,12 +92,14 @@ class RunResult:
     mechanism: list = field(default_factory=list)
     batch_sizes: BatchSizeFigures | None = None
     overrides: list = field(default_factory=list)     # the run's --set KEY=VALUE, as given
+    jobs: tuple[JobFigures, ...] = ()                 # a night's jobs, each its own; none for one job
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict:
         return _rounded({
             "schema_version": self.schema_version, "evaluator": self.evaluator, "seed": self.seed,
             "scenario": self.scenario, "overrides": self.overrides, "summary": self.summary.to_dict(),
+            **({"jobs": [job.to_dict() for job in self.jobs]} if self.jobs else {}),
             "mechanism": self.mechanism, "windows": self.windows, "spark": self.spark, "producers": self.producers,
             "brokers": [broker.to_dict() for broker in self.brokers], "tenants": self.tenants,
             "batch_sizes": self.batch_sizes.to_dict() if self.batch_sizes is not None else None,
@@ -128,6 +131,7 @@ class RunResult:
             check(data["batch_sizes"], _BATCH_SIZES, "batch_sizes", source)
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         known["summary"] = Summary.from_dict(data["summary"], "summary", source)
+        known["jobs"] = tuple(JobFigures.from_dict(job, f"jobs[{i}]", source) for i, job in enumerate(data.get("jobs") or ()))
         known["brokers"] = tuple(BrokerFigures.from_dict(broker, f"brokers[{i}]", source)
                                  for i, broker in enumerate(data.get("brokers") or ()))
         if data.get("batch_sizes") is not None:

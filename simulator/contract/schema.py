@@ -36,7 +36,7 @@ from simulator.contract.errors import ResultError
 from simulator.contract.figures import Figures
 
 # The figures that are a latency or a limit on one: greater than zero where known.
-LATENCIES = frozenset({"sla_p99_ms", "p99_ms_before", "p99_ms_during", "p99_ms_after"})
+LATENCIES = frozenset({"sla_p99_ms", "p99_ms_before", "p99_ms_during", "p99_ms_after", "neighbour_p99_ms"})
 
 _NUMBERS: dict[str, tuple[Any, str]] = {"N": (None, ""), "C": (lambda v: v >= 0, "at least 0"),
                                          "L": (lambda v: v > 0, "greater than 0"),

@@ -89,6 +89,7 @@ class Broker:
         self.queue_changed = 0.0
         self.produce_time = {part: FloatSamples() for part in PRODUCE_TIME_PARTS}
         self.produce_count = 0
+        self.produce_by_client: dict[str, Timeline] = {}   # RequestsPerSec{request=Produce} by client.id, per second
         self.fetch_count = 0
         self.byte_quotas: dict[str, RateQuota] = {}      # producer_byte_rate, per quota entity (client-id)
         self.request_quotas: dict[str, RateQuota] = {}   # request_percentage, per quota entity
@@ -225,6 +226,11 @@ class Broker:
     def _append(self, request: Request, now: float) -> None:
         self.produce_count += 1
         self.produce_requests.add(now)
+        client_id = request.connection.client_id
+        by_client = self.produce_by_client.get(client_id)
+        if by_client is None:
+            by_client = self.produce_by_client[client_id] = Timeline()
+        by_client.add(now)
         wait_for_replicas = request.acks == "all"
         for batch in request.batches:
             partition = batch.partition

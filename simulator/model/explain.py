@@ -6,21 +6,40 @@ from __future__ import annotations
 
 from simulator.contract import RunResult
 from simulator.contract import explain as words
-from workloads.batch import first_job
+from simulator.contract.night import blames, request_shares
+from workloads.batch import first_job, job_mappings
+
+
+def night(result: RunResult) -> list[str]:
+    """A night's jobs, one line each, then which job hurt whom (several jobs only)."""
+    if len(result.jobs) < 2:
+        return []
+    settings = {job.get("name"): job.get("producer") or {} for job in job_mappings(result.scenario)}
+    lines = [words.job_mechanism(job, settings[job.name]["linger.ms"], settings[job.name]["batch.size"],
+                                 settings[job.name]["compression.type"]) for job in result.jobs]
+    by_name = {job.name: job for job in result.jobs}
+    found = blames(result)
+    shares = dict(request_shares(result))
+    lines += [words.job_blame(b, by_name[b.job], shares.get(b.job, 0.0), settings[b.job]["linger.ms"]) for b in found]
+    if not found:
+        lines.append(words.night_within(request_shares(result)))
+    return lines
 
 
 def mechanism(result: RunResult) -> list[str]:
     s = result.summary
     job = first_job(result.scenario)
     producer = job["producer"]
-    lines = [words.spark_tasks(result.spark, job["spark"]["spark.executor.instances"])]
-    if s.append_rate_bytes_per_s:
-        lines.append(words.batching(s, producer["linger.ms"], producer["batch.size"]))
-    lines.append(words.requests_and_batches(s, producer["compression.type"]))
+    lines = []
+    if len(result.jobs) < 2:   # a night's jobs each have their own lines (``night``)
+        lines.append(words.spark_tasks(result.spark, job["spark"]["spark.executor.instances"]))
+        if s.append_rate_bytes_per_s:
+            lines.append(words.batching(s, producer["linger.ms"], producer["batch.size"]))
+        lines.append(words.requests_and_batches(s, producer["compression.type"]))
     if s.handler_idle_pct_during is not None:
         lines.append(words.broker_load(s))
     quota = job["quota"]
-    held = words.quota_hold(s, quota["producer_byte_rate"], quota.get("request_percentage"))
+    held = words.quota_hold(s, quota["producer_byte_rate"], quota.get("request_percentage")) if len(result.jobs) < 2 else None
     if held:
         lines.append(held)
     if s.replica_lag_bytes_max_during > 10 * 1024**2:
@@ -37,4 +56,4 @@ def mechanism(result: RunResult) -> list[str]:
         if during > 2 * before and broker["TotalTimeMs"] is not None:
             line += words.broker_wait(broker, pipeline)
         lines.append(line + ".")
-    return lines
+    return lines + night(result)

@@ -213,6 +213,16 @@ class Latencies:
         self.undecided = []
         return self.windows
 
+    def p99_between(self, start: float, end: float) -> float | None:
+        """The p99 (ms) of the records meant to be sent in the seconds from ``start``'s to the one
+        ``end`` falls in (a job's load, in whole seconds), after ``histograms``; None for none."""
+        first, kept, maximum = int(start), array("H"), 0.0
+        for second, buckets in self.buckets.items():
+            if first <= second < end:
+                kept.extend(buckets)
+                maximum = max(maximum, self.maxima[second])
+        return LatencyHistogram.of_buckets(kept, maximum).percentile(0.99) if kept else None
+
     def p99_line(self, seconds: int) -> list[float | None]:
         """Each second's p99 (ms; None for a second with no record), after ``histograms``."""
         return [None if second not in self.buckets else

@@ -6,7 +6,7 @@ import dataclasses
 import gc
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from simulator.model import outcome
@@ -21,12 +21,29 @@ from simulator.model.metrics import Latencies, RequestTimesDuring
 from simulator.model.microbatch import MicroBatch
 from simulator.model.producer import Producer
 from simulator.model.rows import ROW_CACHE, RowFigures, row_figures
-from simulator.model.spark import plan_writes
+from simulator.model.spark import WritePlan, plan_writes
 from simulator.model.streaming import Pipeline, record_at_a_time
 from simulator.contract import RunResult
-from workloads import Scenario, ScenarioError
+from workloads import BatchJob, Scenario, ScenarioError
+from workloads.rows import RowShape
 from workloads.tenant import Tenant
 from workloads.streaming import SparkMicroBatch, is_streaming
+
+
+@dataclass
+class JobRun:
+    """One batch job of the run: what its loads are made of, its loads, and when the last ended."""
+
+    job: BatchJob
+    prefix: str                   # its loads' names start with it: "" for one job, "NAME-" in a night
+    plan: WritePlan | None
+    record_bytes: float
+    shape: RowShape
+    spec: ClientSpec
+    core_rate: float              # value bytes a core appends a second, before jitter
+    scan_s_per_input_byte: float  # a shuffle's scan stage: seconds per input byte
+    loads: list[Load] = field(default_factory=list)
+    ended: float = math.nan
 
 
 @dataclass
@@ -72,10 +89,13 @@ class ModelEvaluator:
         self.row_cache = row_cache   # where measured row figures are kept between processes; None: nowhere
         self._rows: dict[tuple, RowFigures] = {}
 
-    def rows(self, scenario: Scenario) -> RowFigures:
-        key = (scenario.dataset.rows, scenario.dataset.sample_rows, scenario.batch.key)
+    def rows(self, scenario: Scenario, job: BatchJob | None = None) -> RowFigures:
+        """The row figures of ``job``'s files and key (by default the first job's)."""
+        job = job or scenario.batch
+        dataset = job.dataset or scenario.dataset
+        key = (dataset.rows, dataset.sample_rows, job.key)
         if key not in self._rows:
-            self._rows[key] = row_figures(scenario, self.row_cache)
+            self._rows[key] = row_figures(scenario, self.row_cache, job)
         return self._rows[key]
 
     def evaluate(self, scenario: Scenario, seed: int, progress=None) -> RunResult:
@@ -97,11 +117,14 @@ class ModelRun:
         self.rng = random.Random(seed)
         cluster, profile = scenario.cluster, scenario.profile
         self.engine = Engine(stop_at=scenario.windows.max_duration)
-        self.rows = evaluator.rows(scenario)
+        self.evaluator = evaluator
+        self.rows = evaluator.rows(scenario)   # the first job's: the neighbours' codecs compress its rows too
         self.shape = self.rows.shape
         self.scheduler = Scheduler.of(profile)
+        # the night's load: from its first job's start to its last job's end
+        self.night_start = min(scenario.job_start(job) for job in scenario.jobs)
         # the neighbours' produce requests as the brokers timed them (their request log), by client.id
-        self.broker_times = {t.name: RequestTimesDuring(scenario.load_start) for t in scenario.tenants}
+        self.broker_times = {t.name: RequestTimesDuring(self.night_start) for t in scenario.tenants}
         self.latencies: list[Latencies] = []   # every producer tenant's, told the load's end
         quotas = {job.client_id: job.quota for job in scenario.jobs}   # kafka-configs --entity-type clients
         self.brokers = [Broker(self.engine, i, cluster.broker, profile.broker, cluster.network_rtt,
@@ -116,6 +139,7 @@ class ModelRun:
                 for i, replicas in enumerate(cluster.replicas(topic))]
         self.fetchers = self._fetchers()
         self.loads: list[Load] = []
+        self.jobs: list[JobRun] = []
         self.load_plan = None
         self.bulk_record_bytes = 0.0
         self._build_loads(appends)
@@ -134,49 +158,62 @@ class ModelRun:
                 for (f, l, _), parts in sorted(groups.items())]
 
     def _build_loads(self, appends: AppendProcess | None) -> None:
-        scenario, batch = self.scenario, self.scenario.batch
-        if len(scenario.jobs) > 1:
-            raise ScenarioError("batch", f"lists {len(scenario.jobs)} jobs; the model runs one job a scenario in this version")
-        spark, profile = batch.spark, scenario.profile
-        if batch.client.kind != "java":
-            raise ScenarioError("batch.client.kind", "Spark's Kafka sink uses the Java client")
-        shape = self.shape
+        """Every job's loads, in file order, each job its own executors and producers under its client.id."""
+        for index, job in enumerate(self.scenario.jobs):
+            if job.client.kind != "java":
+                where = f"batch[{index}]" if self.scenario.listed else "batch"
+                raise ScenarioError(f"{where}.client.kind", "Spark's Kafka sink uses the Java client")
+        if appends is not None:
+            self._build_appends(appends, self._job(self.scenario.batch, "").spec)
+            return
+        named = len(self.scenario.jobs) > 1   # one job's loads are load0, load1, ... as ever
+        for job in self.scenario.jobs:
+            run = self._job(job, f"{job.name}-" if named else "")
+            self.jobs.append(run)
+            self._start_loads(run)
+        self.load_plan, self.bulk_record_bytes = self.jobs[0].plan, self.jobs[0].record_bytes
+
+    def _job(self, job: BatchJob, prefix: str) -> JobRun:
+        """What a job's loads are made of: its Spark plan, its record size and its producers' spec."""
+        scenario, spark, profile = self.scenario, job.spark, self.scenario.profile
+        rows = self.evaluator.rows(scenario, job)
+        dataset = job.dataset or scenario.dataset
+        shape = rows.shape
         value = shape.mean_value_bytes + shape.mean_key_bytes
-        self.bulk_record_bytes = value + record_overhead(int(shape.mean_value_bytes), int(shape.mean_key_bytes) if batch.key else None)
+        record_bytes = value + record_overhead(int(shape.mean_value_bytes), int(shape.mean_key_bytes) if job.key else None)
         # a gzip file's size is what it takes on S3: its CSV is larger by the rows' gzip ratio
-        csv_per_input_byte = 1.0 if scenario.dataset.splittable else 1.0 / self.rows.csv_gzip_ratio
-        plan = plan_writes(spark, scenario.dataset, self.bulk_record_bytes / shape.mean_csv_bytes * csv_per_input_byte)
-        self.load_plan = plan
-        curve = self.rows.curve(batch.producer.compression_type)
-        compress_s = profile.client.compress_byte_ns[batch.producer.compression_type] * 1e-9
+        csv_per_input_byte = 1.0 if dataset.splittable else 1.0 / rows.csv_gzip_ratio
+        plan = plan_writes(spark, dataset, record_bytes / shape.mean_csv_bytes * csv_per_input_byte)
+        curve = rows.curve(job.producer.compression_type)
+        compress_s = profile.client.compress_byte_ns[job.producer.compression_type] * 1e-9
         base = (spark.shuffle_append_rate or profile.spark.shuffle_append_rate) if plan.shuffled \
             else (spark.append_rate or profile.spark.append_rate)
         # gzip input is inflated on the task's own core before it is parsed (CSV bytes x cost)
-        inflate_s = 0.0 if scenario.dataset.splittable else profile.broker.decompress_byte_ns["gzip"] * 1e-9
-        per_value_byte = 0.0 if plan.shuffled else inflate_s * shape.mean_csv_bytes / self.bulk_record_bytes
-        core_rate = 1.0 / (1.0 / base + compress_s + per_value_byte)
+        inflate_s = 0.0 if dataset.splittable else profile.broker.decompress_byte_ns["gzip"] * 1e-9
+        per_value_byte = 0.0 if plan.shuffled else inflate_s * shape.mean_csv_bytes / record_bytes
         scan_rate = spark.csv_scan_rate or profile.spark.csv_scan_rate
-        scan_s_per_input_byte = csv_per_input_byte * (1.0 / scan_rate + inflate_s)
-        jitter = scenario.jitter.append_rate
         # Spark's executors share the job's client.id: the brokers meter them as one client
-        spec = ClientSpec(batch.client_id, batch.client, batch.producer, profile.client, curve.ratio_at,
-                          self.bulk_record_bytes, batch.key is not None, scenario.cluster.network_rtt)
-        if appends is not None:
-            self._build_appends(appends, spec)
-            return
-        for copy in range(batch.loads):
+        spec = ClientSpec(job.client_id, job.client, job.producer, profile.client, curve.ratio_at,
+                          record_bytes, job.key is not None, scenario.cluster.network_rtt)
+        return JobRun(job, prefix, plan, record_bytes, shape, spec, 1.0 / (1.0 / base + compress_s + per_value_byte),
+                      csv_per_input_byte * (1.0 / scan_rate + inflate_s))
+
+    def _start_loads(self, run: JobRun) -> None:
+        job, spark, jitter, plan = run.job, run.job.spark, self.scenario.jitter.append_rate, run.plan
+        for copy in range(job.loads):
             rngs = [random.Random(self.rng.random()) for _ in range(spark.executors)]
-            rates = [core_rate * self._noise(jitter) for _ in plan.write_tasks]
-            scans = [size * scan_s_per_input_byte * self._noise(jitter) for size in plan.scan_tasks] if plan.shuffled else []
+            rates = [run.core_rate * self._noise(jitter) for _ in plan.write_tasks]
+            scans = [size * run.scan_s_per_input_byte * self._noise(jitter) for size in plan.scan_tasks] if plan.shuffled else []
             order = list(range(spark.executors))
             self.rng.shuffle(order)
             # a Glue worker runs one executor with a core per vCPU: its vCPUs by default its cores
             hosts = [Cores(spark.vcpus or spark.executor_cores, self.scheduler, rng,
-                           profile.scheduler.jvm_background_threads) for rng in rngs]
-            load = Load(self.engine, f"load{copy}", plan, spec, self.partitions[batch.topic], rngs,
+                           self.scenario.profile.scheduler.jvm_background_threads) for rng in rngs]
+            load = Load(self.engine, f"{run.prefix}load{copy}", plan, run.spec, self.partitions[job.topic], rngs,
                         spark.executor_cores, hosts, rates, scans, order, self._load_done)
             self.loads.append(load)
-            self.engine.at(scenario.load_start + copy * batch.spacing, load.start)
+            run.loads.append(load)
+            self.engine.at(self.scenario.job_start(job) + copy * job.spacing, load.start)
 
     def _build_appends(self, appends: AppendProcess, spec: ClientSpec) -> None:
         """One producer fed by ``appends`` on a host of the job's executor's vCPUs, from the load's start."""
@@ -184,6 +221,8 @@ class ModelRun:
         record = appends.value_bytes + (key or 0) + record_overhead(appends.value_bytes, key)
         spec = dataclasses.replace(spec, record_bytes=record, keyed=key is not None)
         self.bulk_record_bytes = record
+        run = JobRun(self.scenario.batch, "", None, record, self.shape, spec, 0.0, 0.0)
+        self.jobs.append(run)
         spark, profile = self.scenario.batch.spark, self.scenario.profile
         rng = random.Random(self.rng.random())
         host = Cores(spark.vcpus or spark.executor_cores, self.scheduler, rng, profile.scheduler.jvm_background_threads)
@@ -197,6 +236,8 @@ class ModelRun:
                         [appends.rate / appends.value_bytes * record / appends.threads] * appends.threads, [], [0],
                         self._load_done)
         self.loads.append(load)
+        run.loads.append(load)
+        run.plan = self.load_plan
         self.engine.at(self.scenario.load_start, load.start)
 
     def _noise(self, spread: float) -> float:
@@ -221,7 +262,7 @@ class ModelRun:
                           self.rows.curve(tenant.producer.compression_type).ratio_at, record, False,
                           self.scenario.cluster.network_rtt)
         rng = random.Random(self.rng.random())
-        latencies = Latencies(self.scenario.load_start)
+        latencies = Latencies(self.night_start)
         self.latencies.append(latencies)
 
         def acked(intended: list[float], now: float) -> None:
@@ -239,6 +280,9 @@ class ModelRun:
         return run
 
     def _load_done(self, load: Load) -> None:
+        for run in self.jobs:
+            if load in run.loads and all(not math.isnan(l.ended) for l in run.loads):
+                run.ended = max(l.ended for l in run.loads)
         if all(not math.isnan(l.ended) for l in self.loads):
             self.load_end = max(l.ended for l in self.loads)
             for latencies in self.latencies:

@@ -11,6 +11,7 @@ from simulator.model.broker import idle_percent
 from simulator.model.explain import mechanism
 from simulator.contract.histograms import batch_size_section
 from simulator.model.metrics import BatchSizes, FloatSamples, Latencies
+from simulator.model.night import job_figures, job_timelines
 from simulator.model.streaming import figures as pipeline_figures
 
 
@@ -77,7 +78,7 @@ def _broker_times(run, name: str, start: float, end: float) -> dict:
     return {part: _p99_ms(values) for part, values in zip(("LocalTimeMs", "RemoteTimeMs", "TotalTimeMs"), parts)}
 
 
-def _tenant_figures(tenant, windows: dict, seconds: int) -> tuple[dict, list]:
+def _tenant_figures(tenant, windows: dict, seconds: int) -> tuple[dict, list, Latencies]:
     latencies = tenant.latencies
     if not isinstance(latencies, Latencies):   # a streaming pipeline's (intended, latency) pairs
         latencies = Latencies(windows["during"][0])
@@ -88,12 +89,12 @@ def _tenant_figures(tenant, windows: dict, seconds: int) -> tuple[dict, list]:
     figures = {"name": tenant.spec.name, "client": tenant.spec.client.label, "topic": tenant.spec.topic,
                "sla_p99_ms": tenant.spec.sla.limit_ms(latency_ms["before"]["p99"]), "records": len(tenant.latencies),
                "produce_requests": tenant.producer.requests, "latency_ms": latency_ms}
-    return figures, latencies.p99_line(seconds)
+    return figures, latencies.p99_line(seconds), latencies
 
 
 def build(run) -> RunResult:
     scenario = run.scenario
-    start, end = scenario.load_start, run.load_end
+    start, end = run.night_start, run.load_end   # a night's load: its first job's start to its last job's end
     simulated = run.engine.now
     seconds = int(math.ceil(simulated))
     windows = {"before": (0.0, start), "during": (start, end), "after": (end, simulated)}
@@ -129,9 +130,9 @@ def build(run) -> RunResult:
             produce_time_ms={name: _time_figures(times) for name, times in broker.produce_time.items()},
         ))
 
-    tenants, tenant_lines = [], {}
+    tenants, tenant_lines, tenant_latencies = [], {}, {}
     for tenant in run.tenants:
-        tenant_figures, line = _tenant_figures(tenant, windows, seconds)
+        tenant_figures, line, tenant_latencies[tenant.spec.name] = _tenant_figures(tenant, windows, seconds)
         tenant_figures["broker_time_ms_p99_during"] = _broker_times(run, tenant.spec.name, start, end)
         if hasattr(tenant, "stages"):   # a streaming pipeline: its latency_ms is end to end
             tenant_figures.update(pipeline_figures(tenant, windows))
@@ -184,8 +185,9 @@ def build(run) -> RunResult:
         "request_queue_size_max": [max(v) for v in zip(*(b.queue_area.values(seconds) for b in run.brokers))],
         "replica_lag_bytes": [0.0] + run.replica_lag[:seconds - 1],
         **tenant_lines,
+        **job_timelines(run, seconds),
     }
-    plan = run.load_plan
+    plan = run.load_plan   # the first job's (a night's others: their JobFigures)
     spark = {"max_split_bytes": plan.max_split_bytes, "scan_tasks": len(plan.scan_tasks),
              "write_tasks": len(plan.write_tasks), "shuffled": plan.shuffled,
              "slots": scenario.batch.spark.slots,
@@ -193,9 +195,9 @@ def build(run) -> RunResult:
              "record_bytes": run.bulk_record_bytes, "csv_row_bytes": run.shape.mean_csv_bytes,
              "value_row_bytes": run.shape.mean_value_bytes,
              "write_stage_start_s": run.loads[0].write_started,
-             "write_task_seconds": _spread([t.finished - t.started for load in run.loads for t in load.tasks])}
+             "write_task_seconds": _spread([t.finished - t.started for load in run.jobs[0].loads for t in load.tasks])}
     result = RunResult(evaluator="model", scenario=scenario.as_mapping(), seed=run.seed, summary=summary,
                        spark=spark, producers=figures, brokers=tuple(brokers), tenants=tenants,
                        windows={k: list(v) for k, v in windows.items()}, timelines=timelines,
-                       batch_sizes=_batch_sizes([p for p, _ in producers]))
+                       batch_sizes=_batch_sizes([p for p, _ in producers]), jobs=job_figures(run, tenant_latencies))
     return dataclasses.replace(result, mechanism=mechanism(result))

@@ -30,7 +30,7 @@ import zstandard
 
 import workloads.rows
 from simulator.model.compression import CODECS, CompressionCurve, measure_curve
-from workloads import Scenario, ScenarioError
+from workloads import BatchJob, Scenario, ScenarioError
 from workloads.rows import RowShape, csv_text, generate_rows, read_sample_csv, to_json_value
 
 ROW_CACHE = Path(".quietload") / "rows"   # beside the live stack's state, not among the results a user lists
@@ -40,14 +40,15 @@ _HERE = Path(__file__).resolve().parent
 _CODE = (_HERE / "rows.py", _HERE / "compression.py", Path(workloads.rows.__file__))
 
 
-def sample_rows(scenario: Scenario) -> list[dict]:
-    dataset = scenario.dataset
+def sample_rows(scenario: Scenario, job: BatchJob | None = None) -> list[dict]:
+    """The rows of ``job``'s files (by default the first job's)."""
+    dataset = (job or scenario.batch).dataset or scenario.dataset
     if dataset.rows == "card-transactions":
         return generate_rows(dataset.sample_rows, seed=GENERATOR_SEED)
     try:
         return read_sample_csv(dataset.rows, limit=dataset.sample_rows)
     except ValueError as error:
-        raise ScenarioError("dataset.rows", str(error)) from None
+        raise ScenarioError("dataset.rows" if dataset == scenario.dataset else "batch.dataset.rows", str(error)) from None
 
 
 @dataclass
@@ -69,14 +70,16 @@ class RowFigures:
         return self.curves[codec]
 
 
-def row_figures(scenario: Scenario, cache: Path | None = ROW_CACHE) -> RowFigures:
-    """The scenario's row figures: from ``cache`` when it holds them, else measured (and kept there)."""
-    key = scenario.batch.key
-    if scenario.dataset.rows == "card-transactions":
-        source: Any = {"generator": scenario.dataset.rows, "rows": scenario.dataset.sample_rows, "seed": GENERATOR_SEED}
+def row_figures(scenario: Scenario, cache: Path | None = ROW_CACHE, job: BatchJob | None = None) -> RowFigures:
+    """The row figures of ``job``'s files and key (by default the first job's): from ``cache`` when
+    it holds them, else measured (and kept there)."""
+    job = job or scenario.batch
+    key, dataset = job.key, job.dataset or scenario.dataset
+    if dataset.rows == "card-transactions":
+        source: Any = {"generator": dataset.rows, "rows": dataset.sample_rows, "seed": GENERATOR_SEED}
         rows = None   # generated only if the cache misses: generating is most of the cost
     else:
-        rows = sample_rows(scenario)   # reading the sample is cheap; its content is what counts
+        rows = sample_rows(scenario, job)   # reading the sample is cheap; its content is what counts
         source = hashlib.sha256(json.dumps(rows).encode()).hexdigest()
     path = None
     if cache is not None:
@@ -84,7 +87,7 @@ def row_figures(scenario: Scenario, cache: Path | None = ROW_CACHE) -> RowFigure
         path = cache / digest.hexdigest()[:32]
         if (kept := _read(path)) is not None:
             return kept
-    figures = measure(sample_rows(scenario) if rows is None else rows, key)
+    figures = measure(sample_rows(scenario, job) if rows is None else rows, key)
     if path is not None:
         figures.kept_in = path
         _write(path, figures)

@@ -1,6 +1,8 @@
 """A night's jobs on the model: one job in a list runs as the same job as a mapping."""
 import json
 
+import pytest
+
 from typer.testing import CliRunner
 
 from quietload.cli import app
@@ -38,3 +40,72 @@ def test_one_named_job_in_a_list_gives_the_figures_of_the_mapping(tmp_path):
     for section in ("summary", "producers", "brokers", "tenants", "timelines", "spark", "batch_sizes"):
         assert named[section] == mapping[section], section
     assert named["scenario"]["batch"][0]["client.id"] == "daily-card-load"
+
+
+NIGHT = """\
+name: small-night
+cluster:
+  brokers: 1
+  topics:
+    - {name: bulk, partitions: 4}
+    - {name: export, partitions: 2}
+    - {name: api, partitions: 2}
+dataset: {files: [{size: 8MB}]}
+batch:
+  - name: card-load
+    topic: bulk
+    client: {kind: java, version: 3.9.0}
+    spark: {spark.executor.instances: 1, spark.executor.cores: 2}
+    producer: {batch.size: 64KB, linger.ms: 5}
+  - name: hourly-export
+    client.id: export-1
+    topic: export
+    start: 2s
+    dataset: {files: [{size: 2MB, count: 2}], compression: gzip}
+    client: {kind: java, version: 3.9.0}
+    spark: {spark.executor.instances: 1, spark.executor.cores: 2}
+    producer: {batch.size: 16KB, linger.ms: 0, compression.type: gzip}
+tenants:
+  - {name: api, topic: api, rate: 100/s, record_size: 1KB, sla_p99: 20ms}
+windows: {before: 1s, after: 1s}
+"""
+
+
+def _night(tmp_path, overrides=()):
+    from simulator.model.model import ModelEvaluator, ModelRun
+    from simulator.model.outcome import build
+    from workloads import Scenario
+    path = tmp_path / "night.yaml"
+    path.write_text(NIGHT)
+    run = ModelRun(Scenario.from_yaml(path, list(overrides)), 1, ModelEvaluator(row_cache=None))
+    run.execute()
+    return run, build(run)
+
+
+def test_each_job_of_a_night_runs_its_own_producers_under_its_client_id(tmp_path):
+    run, result = _night(tmp_path)
+    card, export = result.jobs
+    assert [(j.name, j.client_id, j.topic, j.start_s) for j in result.jobs] == [
+        ("card-load", "card-load", "bulk", 1.0), ("hourly-export", "export-1", "export", 2.0)]
+    # seed 1's exact counts: the export's linger.ms=0 and 16 KB batches send seven times the requests
+    assert (card.produce_requests, export.produce_requests) == (212, 1588)
+    assert [p["name"] for p in result.producers] == ["card-load-load0-executor0", "hourly-export-load0-executor0"]
+    for job, job_run in zip(result.jobs, run.jobs):
+        # every request of the job's producers was counted by the brokers under its client.id, and no other
+        assert job.broker_produce_requests == job.produce_requests
+        assert sum(result.timelines[f"job.{job.name}.produce_requests_per_s"]) == job.produce_requests
+        # every record of the job's files was sent: its write tasks' value bytes over its record size
+        assert job.records == pytest.approx(sum(job_run.plan.write_tasks) / job_run.record_bytes, rel=1e-9)
+        assert job.start_s < job.end_s and set(job.neighbour_p99_ms) == {"api"}
+    assert result.summary.produce_requests == card.produce_requests + export.produce_requests
+    assert export.wire_bytes < 0.6 * export.record_bytes and card.wire_bytes > card.record_bytes   # gzip vs none
+    # the night's load runs from the first job's start to the last job's end
+    assert result.windows["during"] == [1.0, max(card.end_s, export.end_s)]
+
+
+def test_a_quota_holds_its_own_client_id_only(tmp_path):
+    _, result = _night(tmp_path, ["batch.hourly-export.quota.producer_byte_rate=100KB/s"])
+    card, export = result.jobs
+    assert export.quota_throttle_s > 0 and card.quota_throttle_s == 0
+    _, free = _night(tmp_path)
+    assert export.end_s > free.jobs[1].end_s
