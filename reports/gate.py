@@ -8,6 +8,7 @@ Over several seeds' runs of one scenario a rule fails when it fails on any of th
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -18,6 +19,8 @@ from workloads.tuning import DEFAULT_LEVERS
 from simulator.contract import BrokerFigures, ResultError, RunResult
 from simulator.contract import explain as words
 from simulator.contract.files import GATE, VERDICT_STATUSES, gate_thresholds
+from simulator.contract.night import blames
+from workloads.batch import job_mappings
 from workloads import Gate
 from workloads.units import format_seeds
 
@@ -127,7 +130,8 @@ def neighbour_sla(result: RunResult, thresholds: Gate) -> Verdict:
         return Verdict("neighbour_sla", SKIPPED, NO_RECORDS)
     reason = words.sla_reason(measured, unmeasured)
     if any(words.over(p99, sla) for _, p99, sla in measured):
-        return Verdict("neighbour_sla", FAIL, reason)
+        found = blames(result)   # a night's: which job sent most of the requests while a neighbour was over
+        return Verdict("neighbour_sla", FAIL, reason + "".join(f"; {words.night_blame(b)}" for b in found))
     name, p99, sla = max(measured, key=lambda m: m[1] / m[2])
     return Verdict("neighbour_sla", PASS, reason, words.sla_margin(name, p99, sla), p99 / sla)
 
@@ -192,7 +196,10 @@ def produce_request_rate(result: RunResult, thresholds: Gate) -> Verdict:
 
 
 def load_deadline(result: RunResult, thresholds: Gate) -> Verdict:
-    """The load finishes within its deadline, when one is stated."""
+    """The load finishes within its deadline, when one is stated; in a night of several jobs, each
+    job's load from its own start, within its own ``deadline`` or else the scenario's."""
+    if len(result.jobs) > 1:
+        return _job_deadlines(result, thresholds)
     load_s = result.summary.load_seconds
     if load_s is None:
         raise _lacks("summary.load_seconds")
@@ -204,6 +211,36 @@ def load_deadline(result: RunResult, thresholds: Gate) -> Verdict:
     return Verdict("load_deadline", PASS,
                    f"the load took {load_s:,.1f} s, within its deadline of {thresholds.deadline:,.1f} s",
                    f"load {load_s:,.1f} s of a {thresholds.deadline:,.1f} s deadline", load_s / thresholds.deadline)
+
+
+def _job_deadlines(result: RunResult, thresholds: Gate) -> Verdict:
+    own = {job.get("name"): job.get("deadline") for job in job_mappings(result.scenario)}
+    judged, unstated = [], []
+    for job in result.jobs:
+        deadline = own.get(job.name) or thresholds.deadline
+        if deadline is None:
+            unstated.append(job.name)
+            continue
+        took = math.inf if job.load_end_s is None or job.load_start_s is None else job.load_end_s - job.load_start_s
+        judged.append((job.name, took, float(deadline)))
+    if not judged:
+        return Verdict("load_deadline", SKIPPED, f"no deadline stated for the night's {len(unstated)} jobs (--deadline, "
+                                                 "or a job's own deadline)")
+    def said(name: str, took: float, deadline: float) -> str:
+        return (f"{name}'s load took {_s(took)}" if math.isfinite(took) else f"{name}'s load did not end") + \
+            f" ({'past' if took > deadline else 'within'} its {_s(deadline)})"
+    late = [j for j in judged if j[1] > j[2]]
+    reason = "; ".join(said(*j) for j in (late or judged)) + (f"; no deadline for {', '.join(unstated)}" if unstated else "")
+    if late:
+        return Verdict("load_deadline", FAIL, reason, job=late[0][0])
+    name, took, deadline = max(judged, key=lambda j: j[1] / j[2])
+    return Verdict("load_deadline", PASS, reason, f"{name}'s load {_s(took)} of a {_s(deadline)} deadline",
+                   took / deadline)
+
+
+def _s(seconds: float) -> str:
+    """Seconds as a night's jobs are read: tenths, hundredths under 10 s."""
+    return f"{seconds:,.1f} s" if seconds >= 10 else f"{seconds:.2f} s"
 
 
 RULES: tuple[Callable[[RunResult, Gate], Verdict], ...] = (

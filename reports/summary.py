@@ -31,18 +31,25 @@ def _neighbour_lines(neighbours: tuple[TenantFigures, ...]) -> list[str]:
     return lines
 
 
-def _job_lines(result: RunResult) -> list[str]:
-    """A night's jobs, a row each: its span, requests, batches, records and bytes, request latency,
-    and each neighbour's p99 over its load's seconds."""
-    if len(result.jobs) < 2:
-        return []
+def job_table(result: RunResult) -> tuple[list[str], list[list[str]]]:
+    """A night's jobs, a row each: its load's span, requests (its producers' and the brokers' count of
+    its client.id's), batches, records and bytes, request latency, and each neighbour's p99 over its
+    load's seconds; no rows for one job."""
     names = [t.name for t in result.summary.tenants]
-    rows = [[job.name, job.client_id, _number(job.start_s), _number(job.end_s), f"{job.produce_requests:,.0f}",
+    head = ["job", "client.id", "start s", "end s", "requests", "broker count", "batches", "records", "MB", "req ms",
+            *(f"{n} p99 ms" for n in names)]
+    rows = [[job.name, job.client_id, _number(job.load_start_s), _number(job.load_end_s), f"{job.produce_requests:,.0f}",
+             f"{job.broker_produce_requests:,.0f}" if job.broker_produce_requests is not None else "n/a",
              f"{job.batches:,.0f}", f"{job.records:,.0f}", f"{(job.record_bytes or 0) / 1024**2:,.1f}",
              _number(job.request_latency_ms), *(_number((job.neighbour_p99_ms or {}).get(n)) for n in names)]
-            for job in result.jobs]
-    head = ["job", "client.id", "start s", "end s", "requests", "batches", "records", "MB", "req ms",
-            *(f"{n} p99" for n in names)]
+            for job in result.jobs] if len(result.jobs) > 1 else []
+    return head, rows
+
+
+def _job_lines(result: RunResult) -> list[str]:
+    head, rows = job_table(result)
+    if not rows:
+        return []
     widths = [max(len(str(row[i])) for row in [head, *rows]) for i in range(len(head))]
     return [("  " + "  ".join(f"{cell:<{w}}" if i < 2 else f"{cell:>{w}}" for i, (cell, w) in enumerate(zip(row, widths)))).rstrip()
             for row in [head, *rows]] + [""]

@@ -92,6 +92,8 @@ class BatchJob:
     # the job's own files; unset: the scenario's ``dataset`` (Scenario resolves it)
     dataset: Dataset | None = f.prop(parse=lambda v, p: f.build(Dataset, v, p), default=None, unset_unsaid=True)
     own_dataset: bool = f.prop(default=False, internal=True)
+    # its load, from its own start, must end within this (check's load_deadline); unset: check.deadline
+    deadline: float | None = f.prop(parse=f.positive(_seconds), default=None, unset_unsaid=True)
 
     @property
     def runs_on(self) -> Platform | None:

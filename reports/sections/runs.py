@@ -15,10 +15,13 @@ from reports.kit import plot
 from reports.kit.plot import Plot
 from reports.kit.tables import format_figure, format_ms, html_table, markdown_table
 from reports.sections.labels import run_labels, settings_legend
+from reports.summary import job_table
 from simulator.contract import WINDOWS, RunResult
 from simulator.contract import explain as words
 from simulator.contract.titles import SUMMARY_FIGURES
 
+JOBS_NOTE = ("The night's jobs: each job's own requests, batches, records and bytes, and each neighbour's p99 "
+             "over the seconds of that job's load (other jobs may load then too).")
 NEIGHBOUR_HEADER = ["neighbour", "p99 before (ms)", "p99 during (ms)", "p99 after (ms)", "SLA p99 (ms)", "verdict"]
 
 
@@ -45,7 +48,8 @@ class RunFigures:
     def to_dict(self) -> dict:
         return {"label": self.label, "scenario": self.scenario_name, "evaluator": self.result.evaluator,
                 "seed": self.result.seed, "summary": self.summary, "neighbours": self.neighbours,
-                "batch_sizes": self.result.batch_sizes and self.result.batch_sizes.to_dict(), "mechanism": list(self.result.mechanism)}
+                "batch_sizes": self.result.batch_sizes and self.result.batch_sizes.to_dict(), "mechanism": list(self.result.mechanism),
+                **({"jobs": [job.to_dict() for job in self.result.jobs]} if self.result.jobs else {})}
 
 
 def run_figures(results: list[RunResult], sources: list[str | Path] | None = None) -> list[RunFigures]:
@@ -119,6 +123,8 @@ def run_markdown(run: RunFigures, batch_sizes: list[str]) -> list[str]:
     lines = [f"## {run.label}", "", _scenario_line(run), "", *markdown_table(["figure", "value"], summary_rows(run)), ""]
     lines += (markdown_table(NEIGHBOUR_HEADER, neighbour_rows(run)) if run.neighbours
               else ["No neighbours in this scenario."]) + [""]
+    head, jobs = job_table(run.result)
+    lines += [JOBS_NOTE, "", *markdown_table(head, jobs), ""] if jobs else []
     lines += [*batch_sizes, ""]
     return lines + ["Mechanism:", "", *(f"- {sentence}" for sentence in run.result.mechanism), ""]
 
@@ -128,6 +134,9 @@ def run_html(run: RunFigures) -> list[str]:
              html_table(["figure", "value"], summary_rows(run))]
     if run.neighbours:
         parts.append(html_table(NEIGHBOUR_HEADER, neighbour_rows(run)))
+    head, jobs = job_table(run.result)
+    if jobs:
+        parts += [f"<p>{escape(JOBS_NOTE)}</p>", html_table(head, jobs)]
     return parts + ["<h3>Mechanism</h3>", "<ul>", *(f"<li>{escape(s)}</li>" for s in run.result.mechanism), "</ul>"]
 
 

@@ -148,8 +148,8 @@ class JobFigures(Figures):
     name: str
     client_id: str
     topic: str | None = None
-    start_s: float | None = None
-    end_s: float | None = None                    # None: the job's load did not end
+    load_start_s: float | None = None
+    load_end_s: float | None = None                  # None: the job's load did not end
     produce_requests: float | None = None         # its producers' own count
     batches: float | None = None
     records: float | None = None

@@ -27,7 +27,7 @@ def job_figures(run, latencies: dict[str, Latencies]) -> tuple[JobFigures, ...]:
         batches = sum(p.batches_sent for p in producers)
         client_id = job_run.job.client_id
         figures.append(JobFigures(
-            name=job_run.job.name, client_id=client_id, topic=job_run.job.topic, start_s=start, end_s=end,
+            name=job_run.job.name, client_id=client_id, topic=job_run.job.topic, load_start_s=start, load_end_s=end,
             produce_requests=sum(p.requests for p in producers), batches=batches,
             records=sum(p.records_sent for p in producers), record_bytes=sum(p.bytes_sent for p in producers),
             wire_bytes=sum(p.wire_sent for p in producers),

@@ -85,7 +85,7 @@ def _night(tmp_path, overrides=()):
 def test_each_job_of_a_night_runs_its_own_producers_under_its_client_id(tmp_path):
     run, result = _night(tmp_path)
     card, export = result.jobs
-    assert [(j.name, j.client_id, j.topic, j.start_s) for j in result.jobs] == [
+    assert [(j.name, j.client_id, j.topic, j.load_start_s) for j in result.jobs] == [
         ("card-load", "card-load", "bulk", 1.0), ("hourly-export", "export-1", "export", 2.0)]
     # seed 1's exact counts: the export's linger.ms=0 and 16 KB batches send seven times the requests
     assert (card.produce_requests, export.produce_requests) == (212, 1588)
@@ -96,11 +96,11 @@ def test_each_job_of_a_night_runs_its_own_producers_under_its_client_id(tmp_path
         assert sum(result.timelines[f"job.{job.name}.produce_requests_per_s"]) == job.produce_requests
         # every record of the job's files was sent: its write tasks' value bytes over its record size
         assert job.records == pytest.approx(sum(job_run.plan.write_tasks) / job_run.record_bytes, rel=1e-9)
-        assert job.start_s < job.end_s and set(job.neighbour_p99_ms) == {"api"}
+        assert job.load_start_s < job.load_end_s and set(job.neighbour_p99_ms) == {"api"}
     assert result.summary.produce_requests == card.produce_requests + export.produce_requests
     assert export.wire_bytes < 0.6 * export.record_bytes and card.wire_bytes > card.record_bytes   # gzip vs none
     # the night's load runs from the first job's start to the last job's end
-    assert result.windows["during"] == [1.0, max(card.end_s, export.end_s)]
+    assert result.windows["during"] == [1.0, max(card.load_end_s, export.load_end_s)]
 
 
 def test_a_quota_holds_its_own_client_id_only(tmp_path):
@@ -108,4 +108,4 @@ def test_a_quota_holds_its_own_client_id_only(tmp_path):
     card, export = result.jobs
     assert export.quota_throttle_s > 0 and card.quota_throttle_s == 0
     _, free = _night(tmp_path)
-    assert export.end_s > free.jobs[1].end_s
+    assert export.load_end_s > free.jobs[1].load_end_s
