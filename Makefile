@@ -5,7 +5,7 @@ VENV := .venv
 # uv installs into our own .venv and never downloads a Python.
 UV := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON_DOWNLOADS=never $(VENV)/bin/uv
 
-.PHONY: venv native test test-pythons demo bench clean
+.PHONY: venv native test test-pythons demo bench interceptor clean
 
 MODEL_SOURCES := $(wildcard simulator/model/*.py)
 
@@ -48,6 +48,10 @@ test-pythons: $(VENV)/.stamp
 	    --ignore=tests/quietload/test_cli_import_bad_input.py \
 	    --deselect tests/tuner/test_capacity.py::test_the_spark_engine_gives_the_same_plan; \
 	done
+
+# The append-trace producer interceptor's jar (interceptor/, Maven): .build/interceptor/<hash>/quietload-append-trace.jar
+interceptor: $(VENV)/.stamp
+	@$(VENV)/bin/python -c "from simulator.live.jars import interceptor_jar; print(interceptor_jar(print))"
 
 demo: native
 	$(VENV)/bin/quietload simulate workloads/catalog/paypay-glue-2gb.yaml

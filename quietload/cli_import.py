@@ -49,6 +49,7 @@ def import_(
     history: Annotated[Path | None, typer.Option("--history", metavar="FILE", help="Where the metrics go, for validate --history (default: beside --out).")] = None,
     timeout: Annotated[str, typer.Option("--timeout", metavar="DURATION", help="How long a network call may wait to connect, and for each part of its answer.")] = "60s",
     deadline: Annotated[str, typer.Option("--deadline", metavar="DURATION", help="How long the import may wait on the network in all (beyond --for's sampling).")] = "10min",
+    trace: Annotated[Path | None, typer.Option("--trace", metavar="FILE.qltrace", help="The job's append trace (the interceptor's quietload-trace-PID.qltrace): its append rate per thread.")] = None,
     force: ReplaceProfile = False,
 ) -> None:
     """Write a scenario of your own Glue job and MSK cluster, with the neighbours, the quiet baseline and the
@@ -67,7 +68,7 @@ def import_(
     from workloads.imports.sources import FOR_MAX_S, parse_since, parse_until
 
     inputs = [*(("--glue-job", job) for job in glue_job or []), *(("--glue-triggers", t) for t in glue_triggers or []),
-              ("--msk-cluster", msk_cluster), ("--configuration", configuration),
+              ("--msk-cluster", msk_cluster), ("--configuration", configuration), ("--trace", trace),
               ("--script", script if script and "://" not in script else None)]
     check_output_file(out, "--out", inputs=inputs)            # before any source is read
     metrics = history or (out.with_name(out.stem + ".history.json") if cloudwatch or prometheus else None)
@@ -78,7 +79,7 @@ def import_(
                       cloudwatch, parse_since(since, "--since"), parse_until(until), period, tuple(prometheus or ()),
                       parse_since(prometheus_for, "--for", FOR_MAX_S), load_topic, _partitions(partitions), sla,
                       Waits(parse_since(timeout, "--timeout", 3600.0), parse_since(deadline, "--deadline", 86400.0)),
-                      glue_job_pattern, tuple(glue_triggers or ()), bootstrap_servers)
+                      glue_job_pattern, tuple(glue_triggers or ()), bootstrap_servers, trace)
     outcome = import_and_write(gather(request), out, history, profile, force)
     echo(render_import(outcome))
     for warning in outcome.warnings:

@@ -211,6 +211,18 @@ class CpuBudgets:
         """Seconds each component's group spent throttled, out of its quota until its next period (cpu.stat)."""
         return self._per_group("cpu", lambda group: _stat(group / "cpu.stat").get("throttled_time", 0) / 1e9)
 
+    def cpu_stat(self) -> dict[str, dict[str, int]]:
+        """Each component's group's cpu.stat now: nr_periods, nr_throttled, throttled_time (ns)."""
+        if not self.applied:
+            return {}
+        figures = {}
+        for component in self.budgets:
+            try:
+                figures[component] = _stat(self.group("cpu", component) / "cpu.stat")
+            except OSError:      # a group already removed
+                pass
+        return figures
+
     def _per_group(self, controller: str, read: Callable[[Path], float]) -> dict[str, float]:
         if not self.applied:
             return {}

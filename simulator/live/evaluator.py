@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import signal
 import tempfile
 import threading
@@ -137,8 +138,9 @@ class LiveEvaluator:
     def __init__(self, run_dir: Path | str = STACK_RUN_DIR.parent / "live", bootstrap_servers: str | None = None,
                  security: dict[str, str] | None = None, kill_broker: int | None = None,
                  progress_line: Callable[[str], None] = lambda line: None, pin: bool = True,
-                 metrics_urls: list[str] | None = None) -> None:
+                 metrics_urls: list[str] | None = None, trace: bool = True) -> None:
         self.run_dir = Path(run_dir)
+        self.trace = trace     # the job's append trace (the interceptor), kept in run_dir/traces/
         self.bootstrap_servers, self.security = bootstrap_servers, security or {}
         self.kill_broker, self.say, self.pin = kill_broker, progress_line, pin
         self.metrics_urls = metrics_urls or []     # --bootstrap-servers: each broker's Prometheus endpoint
@@ -216,6 +218,7 @@ class LiveEvaluator:
             if neighbours.pid:
                 place("neighbours", neighbours.pid)
             opened: list[float] = []
+            cgroups: list[dict] = []
 
             def before_load() -> None:
                 # the job's JVM is up and warm; the neighbours' first seconds (metadata, producer ids,
@@ -225,11 +228,15 @@ class LiveEvaluator:
                 _sleep(scenario.windows.before, "before window (neighbours alone, the job idle and warm)", self.say)
                 if fault:
                     fault.start()
+                cgroups.append(budgets.cpu_stat() if budgets else {})
 
             job = spark_job.run_glue_job(scenario, bootstrap, uris, storage.endpoint_url, cores=job_vcpus(scenario),
                                          progress=self.say, security=self.security,
                                          warm_up_topic=WARM_UP_TOPIC if cluster else None,
-                                         on_started=lambda pid: place("job", pid), before_load=before_load)
+                                         on_started=lambda pid: place("job", pid), before_load=before_load,
+                                         after_load=lambda: cgroups.append(budgets.cpu_stat() if budgets else {}),
+                                         trace_dir=Path(work) / "trace" if self.trace else None)
+            kept_trace = keep_trace(job.trace, self.run_dir / "traces", f"{scenario.name}-seed{seed}-{time.time():.0f}")
             started = opened[0]
             if warm_up := getattr(job, "warm_up", None):
                 notes.append(f"Before the windows the job wrote {warm_up['rows']:,.0f} rows to {WARM_UP_TOPIC} to warm up "
@@ -254,7 +261,7 @@ class LiveEvaluator:
                 notes.append(f"No batch-size distribution: {error}.")
         faults = ([{"kind": "broker killed", "broker": self.kill_broker, "at_s": fault.killed_at - started}]
                   if fault and fault.killed_at else [])
-        job_figures = _as_dict(job)
+        job_figures = _as_dict(job) | {"trace": kept_trace, "cgroups": throttling(cgroups)}
         run = LiveRun(scenario=scenario, seed=seed, started=started, load_started=job_figures["started"],
                       load_ended=job_figures["ended"], ended=ended, traces=traces, scrapes=scrapes, job=job_figures,
                       integrity=_as_dict(report), broker_cores=_broker_cores(budget, budgets),
@@ -262,6 +269,28 @@ class LiveEvaluator:
         if progress:
             progress(ended - started)
         return with_pipelines(build(run), list(scenario.tenants), traces, started)
+
+
+def keep_trace(written: str | None, folder: Path, name: str) -> str | None:
+    """The job's append trace moved out of the run's temporary folder to ``folder``/``name``.qltrace."""
+    if not written or not Path(written).is_file():
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    kept = folder / f"{name}.qltrace"
+    shutil.move(written, kept)
+    return str(kept)
+
+
+def throttling(stats: list[dict]) -> dict[str, dict[str, float]]:
+    """Per CPU budget's group over the load (cpu.stat at its start and its end): periods, periods
+    throttled and seconds throttled."""
+    if len(stats) < 2:
+        return {}
+    start, end = stats[0], stats[-1]
+    return {group: {"periods": end[group].get("nr_periods", 0) - start[group].get("nr_periods", 0),
+                    "throttled_periods": end[group].get("nr_throttled", 0) - start[group].get("nr_throttled", 0),
+                    "throttled_s": (end[group].get("throttled_time", 0) - start[group].get("throttled_time", 0)) / 1e9}
+            for group in end if group in start}
 
 
 def _as_dict(value: Any) -> dict:

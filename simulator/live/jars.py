@@ -93,3 +93,29 @@ def java_command() -> str:
     return java
 
 
+
+
+INTERCEPTOR = ROOT / "interceptor"
+INTERCEPTOR_JAR = "quietload-append-trace.jar"
+INTERCEPTOR_CLASS = "quietload.trace.AppendTraceInterceptor"
+
+
+def interceptor_jar(progress: Callable[[str], None] = _silent) -> Path:
+    """The append-trace interceptor's jar, built by Maven from interceptor/ once per change of its
+    sources (into .build/interceptor/<their hash>/) and reused."""
+    sources = sorted([INTERCEPTOR / "pom.xml", *(INTERCEPTOR / "src").rglob("*.java")])
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()[:12]
+    built = ROOT / ".build" / "interceptor" / digest
+    if not (built / INTERCEPTOR_JAR).is_file():
+        mvn = shutil.which("mvn")
+        if not mvn:
+            raise StackError("mvn not found on PATH: the append-trace interceptor is built with Maven 3")
+        progress(f"building the append-trace interceptor into {built} (once) ...")
+        partial = built.with_name(f"{digest}.partial-{os.getpid()}")
+        shutil.rmtree(partial, ignore_errors=True)
+        run_maven([mvn, "-q", "-B", "-Dstyle.color=never", "-f", str(INTERCEPTOR / "pom.xml"), "package",
+                   f"-Dquietload.build={partial}"], partial, "building the append-trace interceptor with Maven")
+        built.mkdir(parents=True, exist_ok=True)
+        os.replace(partial / INTERCEPTOR_JAR, built / INTERCEPTOR_JAR)
+        shutil.rmtree(partial, ignore_errors=True)
+    return built / INTERCEPTOR_JAR

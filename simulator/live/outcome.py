@@ -22,7 +22,8 @@ from simulator.live.sampler import Scrape, handler_idle_pct, per_second, rate
 from simulator.contract.histograms import LatencyHistogram
 from simulator.contract import BatchSizeFigures, BrokerFigures, RunResult, Summary, TenantFigures
 from simulator.contract import explain as words
-from workloads import Scenario
+from workloads import Scenario, appendtrace
+from workloads.scenario import QUOTA_CLIENT_ID
 from workloads.streaming import is_streaming
 
 
@@ -236,12 +237,22 @@ def build(run: LiveRun) -> RunResult:
     }
     spark = {"write_tasks": run.job.get("write_tasks"), "tasks": run.job.get("tasks"), "rows": run.job.get("rows"),
              "input_bytes": run.job.get("input_bytes"),
-             "job_seconds": run.job.get("wall_seconds")}
+             "job_seconds": run.job.get("wall_seconds"), **_traced(run.job)}
     result = RunResult(evaluator="live", scenario=run.scenario.as_mapping(), seed=run.seed, summary=summary,
                        spark=spark, producers=[{"name": "spark-job", **producer}], brokers=tuple(brokers), tenants=tenants,
                        windows={k: list(v) for k, v in windows.items()}, timelines=timelines,
                        batch_sizes=run.batch_sizes)
     return dataclasses.replace(result, mechanism=mechanism(result, run))
+
+
+def _traced(job: dict) -> dict:
+    """The job's JVM threads by kind, its CPU budgets' throttling over the load, and its append
+    process from the interceptor's trace (the file's path beside its figures)."""
+    out: dict = {key: job[key] for key in ("threads", "cgroups") if job.get(key)}
+    if job.get("trace"):
+        out["append_trace"] = job["trace"]
+        out["appends"] = appendtrace.figures(appendtrace.appends(appendtrace.read_trace(job["trace"]), QUOTA_CLIENT_ID))
+    return out
 
 
 def mechanism(result: RunResult, run: LiveRun) -> list[str]:

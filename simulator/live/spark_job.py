@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from simulator.live.jars import LOCALSTACK, ROOT
+from simulator.live.jars import INTERCEPTOR_CLASS, LOCALSTACK, ROOT, interceptor_jar
+from simulator.live.threads import by_kind, read_threads
 from simulator.live._process import StackError, die_with_parent
 from simulator.live.clients import QUIET_LOG, java_security, property_text
 from simulator.live.s3 import check_inputs
@@ -41,6 +42,7 @@ _TOTALS = {"request-total", "record-send-total", "outgoing-byte-total"}
 WARM_UP_ROWS = 10_000
 WARM_UP_CLIENT_ID = "quietload-warm-up"
 READY = "quietload: warmed up, waiting for the load"
+LOADED = "quietload: the load is written"
 # py4j calls the platform MBean server through its implementation class, which Java 17 keeps closed.
 JMX_ACCESS = ("--add-opens=java.management/com.sun.jmx.mbeanserver=ALL-UNNAMED "
                "--add-opens=java.management/com.sun.jmx.interceptor=ALL-UNNAMED")
@@ -69,6 +71,8 @@ class GlueJobReport:
     wall_seconds: float
     producer: dict[str, float] = field(default_factory=dict)
     warm_up: dict[str, float] = field(default_factory=dict)     # rows and request-total of the warm-up write
+    threads: dict[str, dict[str, float]] = field(default_factory=dict)   # the JVM's threads over the load, by kind
+    trace: str | None = None        # the append trace the interceptor wrote (with ``trace_dir``)
 
     @property
     def rows_per_second(self) -> float:
@@ -104,7 +108,8 @@ def run_glue_job(scenario: Scenario, bootstrap_servers: str, input_uris: list[st
                  topic: str | None = None, cores: int | None = None, progress: Callable[[str], None] = lambda line: None,
                  log: Path | None = None, timeout_s: float = 3600.0, security: dict[str, str] | None = None,
                  warm_up_topic: str | None = None, on_started: Callable[[int], None] = lambda pid: None,
-                 before_load: Callable[[], None] | None = None) -> GlueJobReport:
+                 before_load: Callable[[], None] | None = None, after_load: Callable[[], None] = lambda: None,
+                 trace_dir: Path | None = None) -> GlueJobReport:
     """Run the job once in its own driver process and return its report. ``cores`` (default:
     the scenario's spark.executor.cores) is capped to the cores this process may use; the
     driver is held to that many of them. ``security`` holds the cluster's client settings in
@@ -113,7 +118,8 @@ def run_glue_job(scenario: Scenario, bootstrap_servers: str, input_uris: list[st
     StackError line. ``on_started`` gets the driver's pid before its JVM starts (to hold it to a
     CPU budget). With ``before_load`` the driver starts its session, writes WARM_UP_ROWS rows to
     ``warm_up_topic`` (when given), and waits: ``before_load()`` runs then, and the load starts
-    when it returns."""
+    when it returns; ``after_load()`` runs as soon as the load's write returns. With ``trace_dir``
+    the executors' producers carry the append-trace interceptor, whose file lands there."""
     if not input_uris:
         raise ScenarioError("input", "the job needs at least one input file")
     if s3_endpoint:
@@ -126,6 +132,9 @@ def run_glue_job(scenario: Scenario, bootstrap_servers: str, input_uris: list[st
                "options": producer_options(scenario) | {f"kafka.{key}": value for key, value in java_security(security or {}).items()},
                "settings": spark_settings(scenario, s3_endpoint, cores),
                "cpus": allowed[-cores:], "jars": [str(jar) for jar in resolve_spark_jars(progress)]}
+    if trace_dir is not None:    # beside the Kafka sink's jars: loaded by the loader that loads kafka-clients
+        request["jars"].append(str(interceptor_jar(progress)))
+        request["options"] |= {"kafka.interceptor.classes": INTERCEPTOR_CLASS, "kafka.quietload.trace.dir": str(trace_dir)}
     with tempfile.TemporaryDirectory(prefix="quietload-spark-") as work:
         request["settings"]["spark.local.dir"] = work
         request["warm_up_topic"] = warm_up_topic
@@ -155,6 +164,8 @@ def run_glue_job(scenario: Scenario, bootstrap_servers: str, input_uris: list[st
                     before_load()
                     with open(request["go"], "w") as go:
                         go.write("go")
+                elif line.rstrip("\n") == LOADED:
+                    after_load()
                 else:
                     progress(line.rstrip("\n"))
             driver.wait()
@@ -250,10 +261,15 @@ def _drive(request: dict) -> dict:
                     raise RuntimeError("the run was called off before the load")
         done = threading.Event()
         threading.Thread(target=_report_progress, args=(spark, done), daemon=True).start()
+        jvm = int(spark._jvm.java.lang.ProcessHandle.current().pid())
+        threads = read_threads(jvm)
         started = time.time()
         writer.mode("append").save()
         ended = time.time()
+        threads = by_kind(threads, read_threads(jvm))
+        print(LOADED, flush=True)
         done.set()
+        trace = _write_trace(spark) if "kafka.interceptor.classes" in request["options"] else None
         # The write's stages, less those adaptive execution skipped (a shuffle's map side planned twice).
         stages = sorted((stage for stage in _stages(spark, store) if stage.stageId() not in earlier
                          and str(stage.status().toString()) != "SKIPPED"), key=lambda stage: stage.stageId())
@@ -264,9 +280,20 @@ def _drive(request: dict) -> dict:
                 "stages": len(stages), "cores": len(request["cpus"]), "started": started, "ended": ended,
                 "wall_seconds": ended - started, "producer": _producer_metrics(spark, request["options"]["kafka.client.id"]),
                 "warm_up": {**warm_up, "request-total": _producer_metrics(spark, WARM_UP_CLIENT_ID)["request-total"]}
-                if warm_up else {}}
+                if warm_up else {}, "threads": threads, "trace": None if trace is None else str(trace)}
     finally:
         spark.stop()
+
+
+def _write_trace(spark: Any) -> Any:
+    """The interceptor's file written now (the JVM may end without its exit hook), through the
+    loader that loaded the sink's kafka-clients and so the interceptor: its one recorder."""
+    jvm, gateway = spark._jvm, spark.sparkContext._gateway
+    context = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+    loader = jvm.java.lang.Class.forName("org.apache.kafka.clients.producer.KafkaProducer", False, context).getClassLoader()
+    interceptor = jvm.java.lang.Class.forName(INTERCEPTOR_CLASS, True, loader)
+    method = interceptor.getMethod("writeTrace", gateway.new_array(jvm.java.lang.Class, 0))
+    return method.invoke(None, gateway.new_array(jvm.java.lang.Object, 0))
 
 
 def _warm_up(spark: Any, request: dict) -> dict:

@@ -61,6 +61,8 @@ CASES = {
                                   "--cloudwatch: read the metrics from CloudWatch or from --prometheus, not both"),
     "an exporter that does not answer": (lambda t: ["--prometheus", "http://127.0.0.1:9/metrics", "--for", "1s", "--period", "1"],
                                          "--prometheus: http://127.0.0.1:9/metrics: no metrics"),
+    "a file that is not an append trace": (lambda t: ["--trace", _write(t, "trace.qltrace", "x,y\n")],
+                                           "trace.qltrace: not an append trace (it should start with QLTRACE1"),
 }
 
 

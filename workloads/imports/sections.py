@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 
+from workloads.appendtrace import Appends
 from workloads.imports.glue import GlueJob
 from workloads.imports.history import History, Window
 from workloads.imports.keys import Key
@@ -58,6 +59,8 @@ class Imported:
     triggers: tuple[Trigger, ...] = ()               # the Glue triggers that start them
     partitions_from: dict[str, str] = field(default_factory=dict)   # topic -> where its partition count came from
     night: date | None = None                        # the day the night is looked for from (default: today)
+    trace: Appends | None = None                     # the job's append process (--trace)
+    trace_file: str | None = None
 
 
 def job_topic(imported: Imported, said: list[str]) -> str:
@@ -102,7 +105,32 @@ def _spark(imported: Imported, said: list[str]) -> tuple[dict, dict]:
                     "(no Glue job given).")
     if imported.script and imported.script.repartition is not None:
         spark["repartition"] = imported.script.repartition
+    if imported.trace:
+        _traced(imported, spark, said)
     return spark, client
+
+
+def _traced(imported: Imported, spark: dict, said: list[str]) -> None:
+    """The append trace's rate per appending thread as the job's per-core append rate (after a
+    shuffle: its shuffle_append_rate); its threads as the executor's cores when no Glue job says."""
+    found = imported.trace
+    assert found is not None
+    name = "shuffle_append_rate" if spark.get("repartition") is not None else "append_rate"
+    spark[name] = f"{round(found.thread_rate)}B/s"
+    if not imported.glue:
+        spark["spark.executor.cores"] = found.threads
+    mb = 1024**2
+    said.append(
+        f"From the append trace {imported.trace_file} (client.id {found.client_id!r}): {found.records:,} records of "
+        f"{found.value_bytes:,.0f} value bytes by {found.threads} thread(s) in {found.seconds:.4g} s, "
+        f"{found.thread_rate / mb:.2f} MB/s per appending thread (batch.spark.{name}"
+        + ("" if imported.glue else f"; spark.executor.cores {found.threads}, the threads that sent") + f"), "
+        f"{found.rate / mb:.2f} MB/s in all.")
+    said.append(
+        f"The trace's bursts: {found.burst_share:.0%} of the records came in bursts (median {found.burst_size:g} records, "
+        f"every {found.burst_every * 1e3:.3g} ms on a thread), {found.pauses:,} pauses of 1 ms or more "
+        f"({found.pause_seconds:.3g} s); the model's tasks append at a steady rate, so the scenario keeps the rate and not "
+        "the bursts.")
 
 
 def _producer(imported: Imported, client: dict, said: list[str]) -> dict:

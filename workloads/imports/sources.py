@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from workloads import appendtrace
 from workloads.errors import ScenarioError
 from workloads.imports import cloudwatch, prometheus
 from workloads.imports.history import History
@@ -46,6 +47,7 @@ class Request:
     glue_job_pattern: str | None = None       # every job whose name matches (and writes to bootstrap_servers)
     glue_triggers: tuple[Path, ...] = ()      # GetTriggers answers
     bootstrap_servers: str | None = None      # the cluster's, for its topics' partition counts
+    trace: Path | None = None                 # the append-trace interceptor's file
 
 
 SINCE_MAX_S = 455 * 86400.0     # CloudWatch keeps a metric 15 months, and no longer
@@ -83,9 +85,13 @@ def gather(request: Request, clients: Clients | None = None) -> Imported:
     """Every source the request names, read and checked; nothing written."""
     if not any(given is not None and given != () for given in (
             request.glue_job, request.glue_job_name, request.glue_job_pattern, request.script, request.msk_cluster,
-            request.msk_cluster_arn, request.configuration, request.cloudwatch, request.prometheus)):
+            request.msk_cluster_arn, request.configuration, request.cloudwatch, request.prometheus, request.trace)):
         raise ScenarioError("import", "nothing to import: give a job (--glue-job, --glue-job-name, --script), a cluster "
-                                      "(--msk-cluster, --msk-cluster-arn) or its metrics (--cloudwatch, --prometheus)")
+                                      "(--msk-cluster, --msk-cluster-arn), its metrics (--cloudwatch, --prometheus) "
+                                      "or a job's append trace (--trace)")
+    traced = appendtrace.appends(appendtrace.read_trace(request.trace), None) if request.trace else None
+    if traced is not None and traced.records == 0:
+        raise ScenarioError("--trace", f"{request.trace}: no send() recorded: the interceptor saw no record")
     clients = clients or aws_clients(request.waits)
     glue = glue_jobs(request.glue_job, request.glue_job_name, request.glue_job_pattern, request.script, clients, request.waits)
     triggers = _triggers(request, clients, bool(request.glue_job))
@@ -132,7 +138,8 @@ def gather(request: Request, clients: Clients | None = None) -> Imported:
                     load_topic=request.load_topic, partitions=partitions, sla=request.sla,
                     notes=tuple(notes + list(one.notes)), jobs=tuple(jobs) if len(jobs) > 1 else (),
                     triggers=tuple(triggers), partitions_from=sources,
-                    night=request.until.date() if request.until else None)
+                    night=request.until.date() if request.until else None, trace=traced,
+                    trace_file=str(request.trace) if request.trace else None)
 
 
 def _triggers(request: Request, clients: Clients, from_files: bool) -> list[Trigger]:
