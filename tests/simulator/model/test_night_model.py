@@ -109,3 +109,22 @@ def test_a_quota_holds_its_own_client_id_only(tmp_path):
     assert export.quota_throttle_s > 0 and card.quota_throttle_s == 0
     _, free = _night(tmp_path)
     assert export.load_end_s > free.jobs[1].load_end_s
+
+
+def test_the_catalog_s_night_breaches_with_all_three_jobs_at_once():
+    from simulator.contract.night import blames
+    from simulator.model.model import ModelEvaluator
+    from workloads import Scenario
+    result = ModelEvaluator().evaluate(Scenario.from_yaml(CATALOG / "night-three-jobs.yaml"), 1)
+    assert [(j.name, j.load_start_s) for j in result.jobs] == [
+        ("daily-card-load", 5.0), ("hourly-export", 5.0), ("settlement-load", 5.0)]
+    # seed 1's exact counts, the brokers' count of each client.id's requests the same
+    assert [j.produce_requests for j in result.jobs] == [34_918, 6_892, 7_421]
+    assert [j.broker_produce_requests for j in result.jobs] == [34_918, 6_892, 7_421]
+    for tenant in result.summary.tenants:
+        assert tenant.p99_ms_before < tenant.sla_p99_ms < tenant.p99_ms_during, tenant.name
+        for job in result.jobs:   # each neighbour is over its SLA during every job's load
+            assert job.neighbour_p99_ms[tenant.name] > tenant.sla_p99_ms, (job.name, tenant.name)
+    # the published job's linger.ms=0 sends most of the requests while the neighbours are over
+    assert {b.neighbour: b.job for b in blames(result)} == {
+        "payment-api": "daily-card-load", "fraud-scoring": "daily-card-load", "card-enrichment": "daily-card-load"}
