@@ -93,6 +93,10 @@ def _assign(node: dict, cls: type, segments: list[str], value: Any, path: str) -
             _assign(items, kind_of(items), rest, value, where)
             return
         index, rest = _item(items, rest)
+        if index is None and kind_of and isinstance(items, list) and items:   # batch.producer... on a night's list
+            names = [str(item.get("name")) for item in items if isinstance(item, dict)]
+            raise ScenarioError(f"{where}.{rest[0]}", f"{where} lists {len(items)} jobs: address one as "
+                                                      f"{where}[0].{'.'.join(rest)} or {where}.{names[0]}.{'.'.join(rest)}")
         if index is None:
             raise ScenarioError(f"{where}.{rest[0]}", "no such list item")
         element = kind_of(items[index]) if kind_of else typing.get_args(child)[0]

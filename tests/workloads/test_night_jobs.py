@@ -89,6 +89,13 @@ def test_set_addresses_one_job_of_a_list(tmp_path, overrides, attribute, value):
     assert [j for j in scenario.jobs if j not in untouched.jobs] and len(scenario.jobs) == 2
 
 
+def test_set_batch_keys_of_a_list_name_how_to_address_one_job(tmp_path):
+    with pytest.raises(ScenarioError) as refused:
+        Scenario.from_yaml(_write(tmp_path, night()), ["batch.producer.linger.ms=25"])
+    assert str(refused.value) == ("batch.producer: batch lists 2 jobs: address one as batch[0].producer.linger.ms "
+                                  "or batch.card-load.producer.linger.ms")
+
+
 def test_set_batch_keys_address_the_one_job_of_a_mapping(tmp_path):
     scenario = Scenario.from_yaml(_write(tmp_path, copy.deepcopy(BASE)), ["batch.producer.linger.ms=25"])
     assert scenario.batch.producer.linger_ms == 25.0

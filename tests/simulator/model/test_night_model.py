@@ -128,3 +128,20 @@ def test_the_catalog_s_night_breaches_with_all_three_jobs_at_once():
     # the published job's linger.ms=0 sends most of the requests while the neighbours are over
     assert {b.neighbour: b.job for b in blames(result)} == {
         "payment-api": "daily-card-load", "fraud-scoring": "daily-card-load", "card-enrichment": "daily-card-load"}
+
+
+def test_a_night_s_result_file_reads_back_its_jobs_and_refuses_a_bad_figure(tmp_path):
+    from simulator.contract import ResultError, RunResult
+    _, result = _night(tmp_path)
+    path = result.write(tmp_path / "night.json")
+    assert RunResult.read(path).jobs == RunResult.from_dict(json.loads(result.to_json())).jobs
+    assert [job.name for job in RunResult.read(path).jobs] == ["card-load", "hourly-export"]
+    data = json.loads(path.read_text())
+    data["jobs"][1]["produce_requests"] = -3
+    path.write_text(json.dumps(data))
+    with pytest.raises(ResultError, match=r"jobs\[1\]\.produce_requests must be at least 0, got -3"):
+        RunResult.read(path)
+    data["jobs"][1]["produce_requests"], data["jobs"][0]["neighbour_p99_ms"]["api"] = 1, 0
+    path.write_text(json.dumps(data))
+    with pytest.raises(ResultError, match=r"jobs\[0\]\.neighbour_p99_ms\.api must be greater than 0"):
+        RunResult.read(path)
