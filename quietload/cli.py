@@ -135,10 +135,10 @@ def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, f
     ``write_results``, the default result files (results/<scenario>-...-seed<N>.json) checked first, as
     --json would be."""
     scenario = Scenario.from_yaml(scenario_file, overrides)
+    check_run_size(scenario, runs=len(seeds), force=force)   # before a path per seed is named
     if write_results:
         check_default_outputs([result_path(scenario.name, list(overrides or []), seed) for seed in seeds], "--json",
                               [("SCENARIO", scenario_file)])
-    check_run_size(scenario, runs=len(seeds), force=force)
     evaluator, results = model_evaluator(), []
     for seed in seeds:
         with simulation_progress(scenario.name, estimate(scenario).seconds) as progress:

@@ -46,7 +46,7 @@ def live(
     scenario_file: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario YAML file.")],
     overrides: Overrides = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the neighbours' keys and payloads.")] = 1,
-    repeat: Annotated[int, typer.Option(min=1, help="Run N times (seeds SEED..SEED+N-1, a fresh stack each) and show the spread.")] = 1,
+    repeat: Annotated[int, typer.Option(min=1, max=100, help="Run N times, at most 100 (seeds SEED..SEED+N-1, a fresh stack of a minute or more each) and show the spread.")] = 1,
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE",
                                                    help="Where to write the RunResult (- for standard output; default: results/<scenario>-live-<overrides>-seed<N>.json).")] = None,
     bootstrap_servers: BootstrapServers = None,

@@ -74,6 +74,7 @@ OPTIONS = {
     "stack no such command": (["stack", "restart"], "No such command 'restart'"),
     "live without a scenario": (["live"], "quietload live: Missing argument 'SCENARIO'"),
     "live --repeat 0": (["live", S, "--repeat", "0"], "'--repeat'"),
+    "live --repeat 1e9": (["live", S, "--repeat", "1000000000"], "'--repeat': Input should be less than or equal to 100"),
 }
 
 
