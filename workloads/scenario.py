@@ -12,6 +12,7 @@ from workloads import streaming
 from workloads.broker_types import broker_settings, broker_type
 from workloads import loader
 from workloads.batch import SINGLE_JOB, BatchJob, Dataset, FileGroup, Spark, job_path, parse_jobs
+from workloads.placement import Host, Placement, parse_hosts, parse_placement
 from workloads.profile import CostProfile
 from workloads.quota import QUOTA_CLIENT_ID, Quota
 from workloads.tenant import Tenant
@@ -217,6 +218,10 @@ class Scenario:
     tenants: tuple[Tenant, ...] = f.prop(element=streaming.kind_class, parse=lambda v, p: tuple(streaming.tenant(x, f"{p}[{i}]") for i, x in enumerate(v or [])),
                                          default=())
     tenant_host: TenantHost = f.prop(parse=lambda v, p: f.build(TenantHost, v, p), default_factory=TenantHost)
+    # where the components run (workloads.placement); unsaid: every one on a host of its own
+    hosts: tuple[Host, ...] = f.prop(parse=parse_hosts, default=(), unset_unsaid=True)
+    placement: Placement = f.prop(parse=parse_placement, default_factory=Placement,
+                                  unset_unsaid=True)
     profile: CostProfile = f.prop(parse=lambda v, p: CostProfile.load(f.text(v, p), p), default=None)
     windows: Windows = f.prop(parse=lambda v, p: f.build(Windows, v, p), default_factory=Windows)
     jitter: Jitter = f.prop(parse=lambda v, p: f.build(Jitter, v, p), default_factory=Jitter)
@@ -283,6 +288,7 @@ class Scenario:
                 raise ScenarioError(f"tenants[{i}].name", f"{name!r} is the batch job's client.id: the brokers "
                                                           "would meter and log the tenant as the load")
         streaming.check_inputs(self)
+        self.placement.validate(self.hosts, self.cluster.brokers, max(job.spark.executors for job in self.jobs), tenant_names)
         self._check_protocol()
 
     def _check_job(self, job: BatchJob, where: str, topics: set[str]) -> None:

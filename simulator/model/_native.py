@@ -17,7 +17,8 @@ from pathlib import Path
 
 from simulator.contract._compiled import BUILD, MANIFEST, ROOT, source_digest
 
-COMPILED = ("engine", "metrics", "quota", "cpu", "shared", "request", "broker", "batch", "partitioner",
+COMPILED = ("engine", "metrics", "request", "quota", "cpu", "shared", "fetcher", "network", "handlers",
+            "replica_manager", "broker", "batch", "partitioner",
             "accumulator", "sender", "producer", "job", "consumer", "microbatch", "streaming", "compression")
 SUPPORT = ("spark", "client")
 CONTRACT = ("histograms",)     # compiled with the model: its batches' and neighbours' counters

@@ -197,4 +197,4 @@ class Consumer:
         self.parked_request.pop(request.connection.broker, None)
         request.ends = counts
         request.data = size
-        request.connection.broker._respond(request, now)
+        request.connection.broker.respond(request, now)

@@ -15,6 +15,13 @@ cost grows with requests, not with scheduler ticks:
   (``protected_wake_share`` per extra thread, fitted to bench/wake_latency.c).
 - CPU work done while more threads are runnable than there are cores takes longer: over a
   busy period EEVDF gives every runnable thread an equal share of the cores.
+
+A host's components (a broker, an executor JVM, a neighbour's client) ``join`` its cores; each
+says how many of its threads are runnable at a time, and whether they are CPU-bound (an
+executor's task threads) or run short bursts and sleep (a broker's threads, a sender). By
+default every component has a host of its own (as in production); a scenario's ``placement``
+puts several on one host (the live rig's two cores, a Kubernetes node), and each then counts
+the others' runnable threads as it counts its own.
 """
 from __future__ import annotations
 
@@ -46,7 +53,8 @@ class Cores:
     runnable besides the ones the model follows (a JVM's JIT compiler and GC, a broker's log
     flusher and cleaner): a profile figure."""
 
-    __slots__ = ("count", "scheduler", "slice", "random", "background", "wakes", "waited", "slow_wakes")
+    __slots__ = ("count", "scheduler", "slice", "random", "background", "wakes", "waited", "slow_wakes",
+                 "members", "bound", "shared", "name")
 
     def __init__(self, count: float, scheduler: Scheduler, rng: random.Random, background: float = 0.0):
         self.count = float(count)
@@ -59,6 +67,38 @@ class Cores:
         self.wakes = 0          # wakes that found every core busy
         self.waited = 0.0       # seconds those wakes waited for a core
         self.slow_wakes = 0     # of them, the ones that waited for a tick
+        self.members: list[Callable[[float], float]] = []   # each component's runnable threads at a time
+        self.bound: list[bool] = []        # ... and whether they are CPU-bound
+        self.shared = False                # more than one component on these cores
+        self.name = ""                     # the placement's host name ("": a host of the component's own)
+
+    def add_background(self, threads: float) -> None:
+        """A component placed here brings its JVM's background work (JIT, GC: the profile's figure)."""
+        self.background += threads
+
+    def join(self, runnable: Callable[[float], float], cpu_bound: bool = False) -> int:
+        """A component's threads on these cores: ``runnable(now)`` counts them. Returns its place,
+        by which it asks for the others' (``others``)."""
+        self.members.append(runnable)
+        self.bound.append(cpu_bound)
+        self.shared = len(self.members) > 1
+        return len(self.members) - 1
+
+    def others(self, member: int, now: float) -> float:
+        """The runnable threads of the host's other components at ``now``."""
+        total = 0.0
+        for i in range(len(self.members)):
+            if i != member:
+                total += self.members[i](now)
+        return total
+
+    def others_bound(self, member: int, now: float) -> float:
+        """Of them, the CPU-bound ones (a woken thread waits behind these)."""
+        total = 0.0
+        for i in range(len(self.members)):
+            if i != member and self.bound[i]:
+                total += self.members[i](now)
+        return total
 
     def wake_delay(self, others: float) -> float:
         """Seconds a thread waking now waits for a core, with ``others`` CPU-bound threads

@@ -39,11 +39,26 @@ class Executor:
         self.last_appended = 0.0
         self.token = 0
         self.producer = Producer(load.engine, f"{load.name}-executor{index}", spec, partitions, rng, host=host,
-                                 runnable_elsewhere=self.busy_tasks, on_block_change=self.reschedule)
+                                 runnable_elsewhere=self.besides_sender, on_block_change=self.reschedule)
+        # its task threads are CPU-bound; the other components of a shared host count them and its sender
+        self.member = host.join(self.threads_runnable, cpu_bound=True)
 
     def busy_tasks(self) -> float:
         """Task threads on a core: appending, unless send() blocks them on buffer.memory."""
         return 0.0 if self.producer.blocked else float(len(self.appending))
+
+    def besides_sender(self) -> float:
+        """The threads runnable on the sender's cores besides it: the tasks, and on a host shared
+        with other components (a placement), theirs."""
+        busy = 0.0 if self.producer.blocked else float(len(self.appending))
+        host = self.host
+        if host.shared:
+            busy += host.others(self.member, self.load.engine.now)
+        return busy
+
+    def threads_runnable(self, now: float) -> float:
+        """This JVM's runnable threads at ``now``, as the host's other components see them."""
+        return self.busy_tasks() + self.producer.sender_runnable(now)
 
     def start(self, task: Task) -> None:
         self.tasks_run += 1

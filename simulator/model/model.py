@@ -26,6 +26,7 @@ from simulator.model.streaming import Pipeline, record_at_a_time
 from simulator.contract import RunResult
 from workloads import BatchJob, Scenario, ScenarioError
 from workloads.rows import RowShape
+from workloads.batch import Spark
 from workloads.tenant import Tenant
 from workloads.streaming import SparkMicroBatch, is_streaming
 
@@ -126,11 +127,18 @@ class ModelRun:
         # the neighbours' produce requests as the brokers timed them (their request log), by client.id
         self.broker_times = {t.name: RequestTimesDuring(self.night_start) for t in scenario.tenants}
         self.latencies: list[Latencies] = []   # every producer tenant's, told the load's end
+        # the placement's named hosts (workloads.placement), each component placed on one sharing
+        # its cores; every other component gets a host of its own, as in production
+        self.hosts = {host.name: Cores(host.vcpus, self.scheduler, random.Random(self.rng.random()), host.background)
+                      for host in scenario.hosts}
+        for name, cores in self.hosts.items():
+            cores.name = name
         quotas = {job.client_id: job.quota for job in scenario.jobs}   # kafka-configs --entity-type clients
+        placement = scenario.placement
         self.brokers = [Broker(self.engine, i, cluster.broker, profile.broker, cluster.network_rtt,
                                random.Random(self.rng.random()), scenario.jitter.service_time,
                                self.scheduler, profile.scheduler.broker_background_threads,
-                               quotas=quotas, request_log=self.broker_times)
+                               quotas=quotas, request_log=self.broker_times, cores=self._host(placement.broker(i)))
                         for i in range(cluster.brokers)]
         self.partitions: dict[str, list[Partition]] = {}
         for topic in cluster.topics:
@@ -207,8 +215,7 @@ class ModelRun:
             order = list(range(spark.executors))
             self.rng.shuffle(order)
             # a Glue worker runs one executor with a core per vCPU: its vCPUs by default its cores
-            hosts = [Cores(spark.vcpus or spark.executor_cores, self.scheduler, rng,
-                           self.scenario.profile.scheduler.jvm_background_threads) for rng in rngs]
+            hosts = [self._executor_host(spark, i, rng) for i, rng in enumerate(rngs)]
             load = Load(self.engine, f"{run.prefix}load{copy}", plan, run.spec, self.partitions[job.topic], rngs,
                         spark.executor_cores, hosts, rates, scans, order, self._load_done)
             self.loads.append(load)
@@ -225,7 +232,7 @@ class ModelRun:
         self.jobs.append(run)
         spark, profile = self.scenario.batch.spark, self.scenario.profile
         rng = random.Random(self.rng.random())
-        host = Cores(spark.vcpus or spark.executor_cores, self.scheduler, rng, profile.scheduler.jvm_background_threads)
+        host = self._executor_host(spark, 0, rng)
         topic = self.partitions[self.scenario.batch.topic]
         load: Load | BurstLoad
         self.load_plan = appends.write_plan(record)
@@ -239,6 +246,20 @@ class ModelRun:
         run.loads.append(load)
         run.plan = self.load_plan
         self.engine.at(self.scenario.load_start, load.start)
+
+    def _host(self, name: str | None) -> Cores | None:
+        """The placement's host ``name`` (None: the component gets a host of its own)."""
+        return self.hosts[name] if name is not None else None
+
+    def _executor_host(self, spark: Spark, executor: int, rng: random.Random) -> Cores:
+        """An executor's cores: its placed host (where its JVM's background work joins the host's),
+        else a host of its own, its Glue worker's vCPUs (by default a core per task slot)."""
+        background = self.scenario.profile.scheduler.jvm_background_threads
+        placed = self._host(self.scenario.placement.executor(executor))
+        if placed is None:
+            return Cores(spark.vcpus or spark.executor_cores, self.scheduler, rng, background)
+        placed.add_background(background)
+        return placed
 
     def _noise(self, spread: float) -> float:
         return min(1.5, max(0.5, 1.0 + spread * self.rng.gauss(0.0, 1.0))) if spread else 1.0
@@ -268,9 +289,14 @@ class ModelRun:
         def acked(intended: list[float], now: float) -> None:
             for t in intended:
                 latencies.record(t, now - t)
-        # the neighbours' client host: their application threads sleep between records
-        producer = Producer(self.engine, tenant.name, spec, partitions, rng,
-                            host=Cores(self.scenario.tenant_host.vcpus, self.scheduler, rng), on_records_acked=acked)
+        # the neighbours' client host: their application threads sleep between records. Placed on a
+        # shared host, its sender counts the other components' runnable threads, and they its own
+        host = self._host(self.scenario.placement.neighbour(tenant.name))
+        if host is None:
+            producer = Producer(self.engine, tenant.name, spec, partitions, rng,
+                                host=Cores(self.scenario.tenant_host.vcpus, self.scheduler, rng), on_records_acked=acked)
+        else:
+            producer = self._placed_producer(tenant.name, spec, partitions, rng, host, acked)
         key_partitions = [partitions[murmur2(f"key-{k}".encode()) % len(partitions)] for k in range(tenant.keys)]
         run = TenantRun(tenant, producer, latencies)
         interval = 1.0 / tenant.rate
@@ -278,6 +304,18 @@ class ModelRun:
         producer.send_at_rate(self.rng.random() * interval, interval, record,
                               (lambda: keys[pick(len(keys))]) if keys else (lambda: None))
         return run
+
+    def _placed_producer(self, name: str, spec: ClientSpec, partitions: list[Partition], rng: random.Random,
+                         host: Cores, acked) -> Producer:
+        seat: list[int] = []
+        engine = self.engine
+
+        def elsewhere() -> float:
+            return host.others(seat[0], engine.now) if host.shared else 0.0
+        producer = Producer(engine, name, spec, partitions, rng, host=host, runnable_elsewhere=elsewhere,
+                            on_records_acked=acked)
+        seat.append(host.join(producer.sender_runnable))
+        return producer
 
     def _load_done(self, load: Load) -> None:
         for run in self.jobs:

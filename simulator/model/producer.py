@@ -67,6 +67,10 @@ class Producer:
         self.accumulator.advance(now)
 
     # ---- what the application and the run read --------------------------------------------
+    def sender_runnable(self, now: float) -> float:
+        """1 while the sender thread has CPU work in hand at ``now`` (then it sleeps in poll())."""
+        return 1.0 if self.sender.sender_free_at > now else 0.0
+
     @property
     def blocked(self) -> bool:
         """send() waits for buffer.memory."""

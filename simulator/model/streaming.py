@@ -57,7 +57,7 @@ class Call:
         return self.cost
 
     def handled(self, request: Request, now: float) -> None:
-        self.broker._respond(request, now)
+        self.broker.respond(request, now)
 
     def _response(self, request: Request) -> None:
         self.on_done(self.broker.engine.now)

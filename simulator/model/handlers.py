@@ -1,0 +1,116 @@
+"""A broker's request channel and I/O threads, as Kafka's ``RequestChannel`` and
+``KafkaRequestHandlerPool`` have them (core/.../network/RequestChannel.scala,
+core/.../server/KafkaRequestHandler.scala): network processors put requests in one queue of at
+most ``queued.max.requests`` (a processor whose put finds it full blocks), ``num.io.threads``
+handler threads take them in order and run ``KafkaApis``: a produce request's validation and
+append (per request, batch, record and byte, with decompression), a follower's fetch (per
+request, partition and byte read), or what a consumer's or a coordinator's request costs. A
+handler's work runs on the broker's cores; a handler waiting for a core is busy, not idle
+(``RequestHandlerAvgIdlePercent`` counts the time a handler waits on the queue).
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING, Callable
+
+from simulator.model.metrics import Timeline
+from simulator.model.request import Handler, Request
+from workloads.profile import BrokerCosts
+
+if TYPE_CHECKING:
+    from simulator.model.broker import Broker
+
+
+class RequestHandlerPool:
+    """The request queue of ``broker`` and its ``threads`` handler threads."""
+
+    def __init__(self, broker: Broker, threads: int, queue_limit: int, costs: BrokerCosts):
+        self.broker = broker
+        self.threads = threads
+        self.busy = 0
+        self.queue_limit = queue_limit
+        self.queue: deque[Request] = deque()
+        self.blocked: deque[Request] = deque()
+        # metrics, named after the broker's own
+        self.handler_busy = Timeline()
+        self.queue_area = Timeline()
+        self.queue_max = 0
+        self.queue_changed = 0.0
+        self.produce_request_s = costs.produce_request_us * 1e-6
+        self.produce_batch_s = costs.produce_batch_us * 1e-6
+        self.produce_record_s = costs.produce_record_ns * 1e-9
+        self.produce_byte_s = costs.produce_byte_ns * 1e-9
+        self.decompress_byte_s: dict[str, float] = {k: v * 1e-9 for k, v in costs.decompress_byte_ns.items()}
+        self.fetch_request_s = costs.fetch_request_us * 1e-6
+        self.fetch_partition_s = costs.fetch_partition_us * 1e-6
+        self.fetch_byte_s = costs.fetch_byte_ns * 1e-9
+        self.handled_at: Callable[[Request], None] = self._handled     # bound once: events are many
+
+    def _queue_changed(self, now: float) -> None:
+        waiting = len(self.queue) + len(self.blocked)
+        if waiting:
+            self.queue_area.add_interval(self.queue_changed, now, waiting)
+        self.queue_changed = now
+
+    def enqueue(self, request: Request) -> None:
+        """A network processor hands a request read off its connection to the channel."""
+        now = self.broker.engine.now
+        self._queue_changed(now)
+        request.t_enqueue = now
+        if len(self.queue) >= self.queue_limit:
+            self.blocked.append(request)   # the network thread blocks until there is room
+        else:
+            self.queue.append(request)
+        self.queue_max = max(self.queue_max, len(self.queue))
+        self._dispatch(now)
+
+    def _dispatch(self, now: float) -> None:
+        broker = self.broker
+        while self.queue and self.busy < self.threads:
+            self._queue_changed(now)
+            request = self.queue.popleft()
+            if self.blocked:
+                self.queue.append(self.blocked.popleft())
+            self.busy += 1
+            request.t_start = now
+            cpu = self._cpu(request)
+            took = broker.on_core(now, cpu, True)
+            if request.kind == "produce":
+                wire = 0.0
+                for batch in request.batches:
+                    wire += batch.wire
+                took += broker.disk_append(now, wire)
+            self.handler_busy.add_interval(now, now + took)
+            broker.cpu_busy.add(now, cpu)
+            broker.engine.at(now + took, self.handled_at, request)
+
+    def _cpu(self, request: Request) -> float:
+        if request.kind == "fetch":
+            return (self.fetch_request_s + len(request.partitions) * self.fetch_partition_s
+                    + self.broker.replicas.fetchable(request) * self.fetch_byte_s)
+        if request.kind != "produce":   # a consumer's or a transaction's request: its client knows its cost
+            return float(_handler(request).handler_cpu(request, self.broker))
+        cpu = self.produce_request_s
+        decompress = self.decompress_byte_s
+        for batch in request.batches:
+            cpu += (self.produce_batch_s + batch.records * self.produce_record_s + batch.wire * self.produce_byte_s
+                    + batch.bytes * decompress[batch.codec])
+        return cpu
+
+    def _handled(self, request: Request) -> None:
+        now = self.broker.engine.now
+        self.busy -= 1
+        request.t_local = now
+        if request.kind == "produce":
+            self.broker.replicas.append(request, now)
+        elif request.kind == "fetch":
+            self.broker.replicas.fetch(request, now)
+        else:
+            _handler(request).handled(request, now)
+        self._dispatch(now)
+
+
+def _handler(request: Request) -> Handler:
+    handler = request.handler
+    assert handler is not None, f"a {request.kind} request without its handler"
+    return handler
