@@ -11,14 +11,19 @@ apart from the producers' latency, by the same bounds.
 """
 from __future__ import annotations
 
+import dataclasses
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from simulator.contract import RunResult
 from simulator.evaluator import Evaluator
 from tuner.calibration.design import Point
 from tuner.calibration.runs import run_points
 from tuner.pairing import END_TO_END, Versus, fidelity_summary, pair_results, ratio
+from workloads import Scenario
+from workloads.placement import Host, parse_hosts, parse_placement
 from workloads.batch import first_job
 
 REQUESTS_ERROR, BATCH_ERROR, P50_FACTOR, P99_FACTOR, SPEARMAN_MIN = 0.15, 0.20, 1.3, 1.5, 0.9
@@ -105,12 +110,50 @@ def judge(pairs: list[Versus], summary: list[dict]) -> list[Target]:
     return targets
 
 
+def as_placed(scenario: Scenario, live: list[RunResult]) -> Scenario:
+    """``scenario`` as its live runs placed it: their hosts and placement (``quietload live`` writes
+    them into its result's scenario), each host's background the median over the runs of the other
+    runnable threads measured on its cores (``summary.machine.background_threads``). Without a
+    placed run, ``scenario`` as it is."""
+    placed = [r for r in live if r.scenario.get("hosts")]
+    if not placed:
+        return scenario
+    hosts = parse_hosts(placed[0].scenario["hosts"], "hosts")
+
+    def background(host: Host) -> float:
+        per_run = []
+        for result in placed:
+            measured = (result.summary.machine or {}).get("background_threads") or {}
+            per_run.append(sum(float(measured.get(core, measured.get(str(core), 0.0))) for core in host.cpuset or ()))
+        return round(statistics.median(per_run), 3)
+    hosts = tuple(dataclasses.replace(host, background=background(host)) for host in hosts)
+    placement = parse_placement(placed[0].scenario.get("placement") or {}, "placement")
+    return dataclasses.replace(scenario, hosts=hosts, placement=placement)
+
+
+@dataclass(frozen=True)
+class PlacedPoint:
+    """A held-out configuration with the scenario its live runs placed (``as_placed``)."""
+
+    point: Point
+    placed: Scenario
+
+    @property
+    def name(self) -> str:
+        return self.point.name
+
+    def scenario(self, profile: str) -> Scenario:
+        return self.placed
+
+
 def validate(live: Evaluator, model: Evaluator, points: tuple[Point, ...], profile: str, repeat: int, seeds: int,
              say: Callable[[str], None], results_dir: Path | None = None) -> Validation:
-    """Run every point live ``repeat`` times and on the model with ``seeds`` seeds; pair and judge."""
-    say(f"the model: {len(points)} configurations x {seeds} seeds")
-    model_runs = run_points(points, profile, model, seeds, lambda line: None, results_dir)
+    """Run every point live ``repeat`` times, then on the model with ``seeds`` seeds placed as its
+    live runs were (``as_placed``); pair and judge."""
     live_runs = run_points(points, profile, live, repeat, say, results_dir)
+    say(f"the model: {len(points)} configurations x {seeds} seeds, placed as the live runs were")
+    placed = tuple(PlacedPoint(runs.point, as_placed(runs.point.scenario(profile), runs.results)) for runs in live_runs)
+    model_runs = run_points(placed, profile, model, seeds, lambda line: None, results_dir)  # type: ignore[arg-type]
     results = [r for runs in (*model_runs, *live_runs) for r in runs.results]
     failed = [f"{r.point.name} seed {seed}: {why}" for r in (*model_runs, *live_runs) for seed, why in r.failed]
     return judged(results, failed)

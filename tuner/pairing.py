@@ -123,7 +123,9 @@ def pair_results(results: list[RunResult]) -> list[Versus]:
     """Every scenario that has runs of both the model and the live evaluator, in first-seen order."""
     groups: dict[str, dict[str, list[RunResult]]] = {}
     for result in results:
-        key = json.dumps(result.scenario, sort_keys=True)
+        # the same configuration wherever it ran: a live run writes the hosts it placed its parts on,
+        # and the model run of the same scenario may be given them (``tuner.fidelity.as_placed``)
+        key = json.dumps({k: v for k, v in result.scenario.items() if k not in ("hosts", "placement")}, sort_keys=True)
         groups.setdefault(key, {}).setdefault(result.evaluator, []).append(result)
     pairs = []
     for group in groups.values():

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from workloads import Scenario, ScenarioError
+from workloads.placement import Host, Placement
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("cpu", "cpuacct", "cpuset")
@@ -302,3 +303,27 @@ def _inherit_cpuset(path: Path) -> None:
 
 def _stat(path: Path) -> dict[str, int]:
     return {key: int(value) for key, value in (line.split() for line in path.read_text().splitlines() if line.strip())}
+
+
+def placement_of(budgets: list[Budget], brokers: int) -> tuple[tuple[Host, ...], Placement]:
+    """The run's placement in the scenario's words: a host per distinct set of cores the budgets
+    use (its quota the sum of the modelled components' there, over their period), the brokers,
+    the job's executors and the neighbours on theirs. The controller and LocalStack are no
+    component of the model: what they run is background (``simulator.live.background``)."""
+    modelled = [b for b in budgets if b.component.startswith("broker-") or b.component in ("job", "neighbours")]
+    hosts: dict[tuple[int, ...], list[Budget]] = {}
+    for budget in modelled:
+        hosts.setdefault(budget.cores, []).append(budget)
+    named = {cores: "cores-" + "-".join(map(str, cores)) for cores in hosts}
+    built = []
+    for cores, placed in hosts.items():
+        if any(b.vcpus is None for b in placed):
+            quota, period = -1, PERIOD_US
+        else:
+            period = max(b.period_us for b in placed)
+            quota = round(min(len(cores), sum(b.vcpus or 0.0 for b in placed)) * period)
+        built.append(Host(name=named[cores], cpuset=cores, quota_us=quota, period_us=period))
+    by_component = {b.component: named[b.cores] for b in modelled}
+    placement = Placement(brokers=tuple(by_component[f"broker-{i}"] for i in range(brokers)) if brokers else None,
+                          executors=by_component.get("job"), neighbours=by_component.get("neighbours"))
+    return tuple(built), placement

@@ -24,7 +24,8 @@ from simulator.evaluator import Progress
 from simulator.live._process import StackError, http_get
 from workloads.prometheus_text import parse_metrics
 from simulator.live import clients, integrity, logdump, s3, spark_job
-from simulator.live.budget import CpuBudgets, job_vcpus, plan_budgets
+from simulator.live.background import BackgroundSampler
+from simulator.live.budget import CpuBudgets, job_vcpus, placement_of, plan_budgets, process_tree
 from simulator.live.dataset import write_dataset_csv
 from simulator.live.clients import QUIET_LOG
 from simulator.live.kafka import KafkaCluster, answers_kafka
@@ -149,6 +150,12 @@ class LiveEvaluator:
         """The run's CPU budgets on this machine; a budget the machine cannot give is a ScenarioError."""
         return plan_budgets(scenario, os.sched_getaffinity(0), scenario.cluster.brokers if self.bootstrap_servers is None else None)
 
+    def as_placed(self, scenario: Scenario, plan: list) -> Scenario:
+        """``scenario`` with the hosts and placement the run gave its components (the local stack's
+        brokers included; the user's brokers are no host of ours)."""
+        hosts, placement = placement_of(plan, scenario.cluster.brokers if self.bootstrap_servers is None else 0)
+        return dataclasses.replace(scenario, hosts=hosts, placement=placement)
+
     def evaluate(self, scenario: Scenario, seed: int, progress: Progress | None = None) -> RunResult:
         if len(scenario.jobs) > 1:
             raise ScenarioError("batch", f"lists {len(scenario.jobs)} jobs; the live stack runs one job a scenario in this version")
@@ -160,6 +167,7 @@ class LiveEvaluator:
         plan = self.budgets(scenario)
         budget = {b.component: b for b in plan}
         notes: list[str] = []
+        components: list[int] = []      # the processes the model follows thread by thread (the brokers' apart)
         with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="quietload-live-") as work:
             budgets = stack.enter_context(CpuBudgets(plan)) if self.pin else None   # removed after every process stopped
             place = budgets.place if budgets else lambda component, pid: None
@@ -212,11 +220,16 @@ class LiveEvaluator:
             machine = MachineLoad()
             machine.start()
             stack.callback(machine.stop)
+            # what else runs on the cores (LocalStack, the rest of the machine, the JVMs' JIT and GC)
+            background = BackgroundSampler(lambda: _component_pids(cluster, components))
+            background.start()
+            stack.callback(background.stop)
             streaming.flow()     # the streaming tenants' pipelines run warm before anything is measured
             neighbours.start()
             stack.callback(neighbours.stop)
             if neighbours.pid:
                 place("neighbours", neighbours.pid)
+                components.append(neighbours.pid)
             opened: list[float] = []
             cgroups: list[dict] = []
 
@@ -233,7 +246,8 @@ class LiveEvaluator:
             job = spark_job.run_glue_job(scenario, bootstrap, uris, storage.endpoint_url, cores=job_vcpus(scenario),
                                          progress=self.say, security=self.security,
                                          warm_up_topic=WARM_UP_TOPIC if cluster else None,
-                                         on_started=lambda pid: place("job", pid), before_load=before_load,
+                                         on_started=lambda pid: (place("job", pid), components.append(pid)),
+                                         before_load=before_load,
                                          after_load=lambda: cgroups.append(budgets.cpu_stat() if budgets else {}),
                                          trace_dir=Path(work) / "trace" if self.trace else None)
             kept_trace = keep_trace(job.trace, self.run_dir / "traces", f"{scenario.name}-seed{seed}-{time.time():.0f}")
@@ -248,6 +262,10 @@ class LiveEvaluator:
             traces = neighbours.stop() + streaming.stop()
             traces = [next(t for t in traces if t.name == tenant.name) for tenant in scenario.tenants]
             machine_load = machine.stop()
+            measured = background.stop()
+            if measured:
+                machine_load = {**machine_load, "background_threads": measured["others"],
+                                "jvm_background_threads": measured["jvm"]}
             scrapes = sampler.stop() if sampler else {}
             ended = time.time()
             notes.extend(budgets.report() if budgets else ["No CPU budgets: --no-pin."])
@@ -262,7 +280,7 @@ class LiveEvaluator:
         faults = ([{"kind": "broker killed", "broker": self.kill_broker, "at_s": fault.killed_at - started}]
                   if fault and fault.killed_at else [])
         job_figures = _as_dict(job) | {"trace": kept_trace, "cgroups": throttling(cgroups)}
-        run = LiveRun(scenario=scenario, seed=seed, started=started, load_started=job_figures["started"],
+        run = LiveRun(scenario=self.as_placed(scenario, plan) if self.pin else scenario, seed=seed, started=started, load_started=job_figures["started"],
                       load_ended=job_figures["ended"], ended=ended, traces=traces, scrapes=scrapes, job=job_figures,
                       integrity=_as_dict(report), broker_cores=_broker_cores(budget, budgets),
                       notes=notes, faults=faults, batch_sizes=batch_sizes, machine=machine_load)
@@ -291,6 +309,12 @@ def throttling(stats: list[dict]) -> dict[str, dict[str, float]]:
                     "throttled_periods": end[group].get("nr_throttled", 0) - start[group].get("nr_throttled", 0),
                     "throttled_s": (end[group].get("throttled_time", 0) - start[group].get("throttled_time", 0)) / 1e9}
             for group in end if group in start}
+
+
+def _component_pids(cluster: KafkaCluster | None, components: list[int]) -> set[int]:
+    """The processes whose threads the model follows: the brokers, the job's and the neighbours' (with their children)."""
+    pids = [node.pid for node in cluster.nodes() if node.role == "broker" and node.pid] if cluster else []
+    return {pid for root in pids + components for pid in process_tree(root)}
 
 
 def _as_dict(value: Any) -> dict:

@@ -15,8 +15,8 @@ from quietload.cli import app
 from reports.fidelity import render_validation, table_rows, write_validation
 from simulator.evaluator import model_evaluator
 from tuner.calibration import HELD_OUT, pick
-from tuner.fidelity import judge, validate
-from tuner.pairing import Spread, Versus, fidelity_summary
+from tuner.fidelity import as_placed, judge, validate
+from tuner.pairing import Spread, Versus, fidelity_summary, pair_results
 
 CONFIGURATIONS = pick(HELD_OUT, ["linger-0", "linger-25", "keyed-6-partitions"], "--configuration")
 
@@ -148,3 +148,22 @@ def test_the_micro_batch_neighbour_against_itself_pairs_its_end_to_end_figures(t
     assert [(t.name, t.passed, t.detail) for t in validation.targets if "streaming" in t.name] == [
         ("streaming end-to-end p50 within x1.3 (before, during)", True, "2 of 2 hold"),
         ("streaming end-to-end p99 within x1.5 (before, during)", True, "2 of 2 hold")]
+
+
+def test_the_model_runs_a_configuration_placed_as_its_live_runs_were():
+    scenario = CONFIGURATIONS[0].scenario("loopback")
+    run = model_evaluator().evaluate(scenario, 1)
+    where = {"hosts": [{"name": "cores-0", "cpuset.cpus": [0], "cpu.cfs_quota_us": 5000, "cpu.cfs_period_us": 5000},
+                       {"name": "cores-1", "cpuset.cpus": [1]}],
+             "placement": {"brokers": ["cores-0"] * scenario.cluster.brokers, "executors": "cores-1", "neighbours": "cores-0"}}
+    # three live runs, each with the other runnable threads it measured on cores 0 and 1 (JSON's keys: text)
+    lives = [dataclasses.replace(run, evaluator="live", seed=seed, scenario={**run.scenario, **where},
+                                 summary=dataclasses.replace(run.summary, machine={"background_threads": {"0": b0, "1": b1}}))
+             for seed, (b0, b1) in enumerate(((1.0, 2.0), (3.0, 2.5), (2.0, 0.5)), 1)]
+    placed = as_placed(scenario, lives)
+    assert [(h.name, h.vcpus, h.background) for h in placed.hosts] == [("cores-0", 1.0, 2.0), ("cores-1", 1.0, 2.0)]
+    assert (placed.placement.broker(0), placed.placement.executor(0), placed.placement.neighbour("x")) == \
+        ("cores-0", "cores-1", "cores-0")
+    assert as_placed(scenario, [run]) is scenario       # a run that placed nothing: the scenario as it is
+    # a live run and the model's run of the same configuration pair, wherever each ran
+    assert [p.scenario for p in pair_results([run, *lives])] == [scenario.name]

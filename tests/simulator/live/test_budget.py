@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from quietload.cli import app
-from simulator.live.budget import (CGROUP_ROOT, PARENT, Budget, CpuBudgets, cgroups_available, plan_budgets,
-                                   remove_leftovers)
+from simulator.live.budget import (CGROUP_ROOT, PARENT, Budget, CpuBudgets, cgroups_available, placement_of,
+                                   plan_budgets, remove_leftovers)
 from workloads import CATALOG, Scenario, ScenarioError
 
 SMALL = ["cluster.brokers=1", "cluster.replication.factor=1", "cluster.min.insync.replicas=1",
@@ -36,6 +36,18 @@ def test_on_two_cores_the_job_gets_one_and_the_brokers_share_the_other_with_the_
     assert plan["broker-0"] == Budget("broker-0", 0.5, (0,))
     assert plan["neighbours"] == Budget("neighbours", 0.5, (0,))
     assert plan["controller"].cores == (0,) and plan["storage"].cores == (1,)
+
+
+def test_a_run_writes_its_budgets_as_the_scenarios_hosts_and_placement():
+    # two cores: the broker (0.5) and the neighbours (0.5) share core 0, one host with their quotas' sum
+    plan = plan_budgets(scenario("cluster.broker.vcpus=0.5", "tenant_host.vcpus=0.5"), [0, 1], 1)
+    hosts, placement = placement_of(plan, 1)
+    assert [(h.name, h.cpuset, h.quota_us, h.period_us, h.vcpus) for h in hosts] == [
+        ("cores-0", (0,), 5000, 5000, 1.0), ("cores-1", (1,), 5000, 5000, 1.0)]
+    assert (placement.broker(0), placement.executor(0), placement.neighbour("payment-api")) == ("cores-0", "cores-1", "cores-0")
+    # the user's brokers are no host of the run's
+    hosts, placement = placement_of(plan_budgets(scenario(), [0, 1], None), 0)
+    assert placement.brokers is None and [h.name for h in hosts] == ["cores-1", "cores-0"]
 
 
 def test_on_four_cores_brokers_neighbours_and_job_are_apart():
