@@ -145,7 +145,10 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
         scenario=scenario.name, source=str(request.scenario_file), overrides=list(request.overrides),
         jobs_at_once=request.jobs_at_once, jobs=[job.name for job in night.jobs],
         model_seeds=list(objective.seeds), held_out_seeds=list(held_out), held=held, trials=len(summary.trials),
-        trial=chosen.number, params=params, notes=rounding + validation.lines(), policy=policy.as_mapping(),
+        trial=chosen.number, params=params, policy=policy.as_mapping(),
+        notes=rounding + (validation.lines() if summary.front else
+                          [f"no trial of {len(summary.trials)} met every SLA on model {format_seeds(objective.seeds)}: "
+                           f"trial {chosen.number}, the closest, is written"]),
         with_policy=_night_figures(with_policy), without_policy=_night_figures(without))
     paths = _write(name, policy, proof, base, request.out_dir)
     return PolicyOutcome(policy, held, proof, paths)
