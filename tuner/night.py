@@ -1,6 +1,7 @@
 """The worst night a scenario allows, as a scenario mapping: every class's job ``jobs_at_once`` times,
-each copy with a client.id of its own, all starting at the same moment, with a policy's producer
-template and client quota laid over every one of them (``quietload policy`` proves a policy on it).
+each copy with a client.id of its own, the copies at once at their job's start (the scenario's
+starts, e.g. a schedule's from ``plan --schedule``), with a policy's producer template and client
+quota laid over every one of them (``quietload policy`` proves a policy on it).
 
 A class is one of the scenario's batch jobs (its name, its client.id); its copies are named
 ``<name>-1`` .. ``<name>-N`` with client.ids ``<client.id>-1`` .. (one job at once keeps its own).
@@ -48,18 +49,17 @@ def lay(job: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
 
 
 def worst_night(base: dict[str, Any], jobs_at_once: int, params: dict[str, Any]) -> dict[str, Any]:
-    """The scenario mapping of the worst night: ``jobs_at_once`` copies of every job, all starting
-    when the earliest did, each with ``params`` (the policy's knob values) laid over it."""
+    """The scenario mapping of the worst night: ``jobs_at_once`` copies of every job, at once at the
+    job's own start, each with ``params`` (the policy's knob values) laid over it."""
     jobs = jobs_of(base)
     if not isinstance(base.get("batch"), list) and jobs_at_once == 1:
         return {**base, "batch": lay(jobs[0], params)}
     scenario = Scenario.from_mapping(base)
-    start = min(scenario.job_start(job) for job in scenario.jobs)
     night = []
     for raw, job in zip(jobs, scenario.jobs):
         for number in range(1, jobs_at_once + 1):
             copied = jobs_at_once > 1
-            night.append({**lay(raw, params), "start": f"{start:g}s",
+            night.append({**lay(raw, params), "start": f"{scenario.job_start(job):g}s",
                           "name": f"{job.name}-{number}" if copied else job.name,
                           "client.id": f"{job.client_id}-{number}" if copied else job.client_id})
     return {**base, "batch": night}
