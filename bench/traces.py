@@ -18,6 +18,7 @@ spark      The Spark job alone (the live stack's Glue-style job: CSV from LocalS
 
     flock /tmp/quietload-live.lock .venv/bin/python bench/traces.py overhead [SECONDS] [ROUNDS]
     flock /tmp/quietload-live.lock .venv/bin/python bench/traces.py spark [--repeat 3] [--size 48MB] [--set K=V ...]
+    .venv/bin/python bench/traces.py spark --from OUT/spark-alone-live.json [--size ...] [--set ...]   (the model only)
     .venv/bin/python bench/traces.py show FILE.qltrace      (one trace's figures)
 """
 from __future__ import annotations
@@ -38,7 +39,8 @@ from simulator.contract import RunResult  # noqa: E402
 from simulator.live.evaluator import LiveEvaluator, create_topics, pin_process  # noqa: E402
 from simulator.live.jars import INTERCEPTOR_CLASS, interceptor_jar, resolve_jars  # noqa: E402
 from simulator.live.kafka import KafkaCluster  # noqa: E402
-from simulator.model.model import ModelEvaluator  # noqa: E402
+from simulator.model import outcome  # noqa: E402
+from simulator.model.model import ModelEvaluator, ModelRun  # noqa: E402
 from tuner.calibration.design import BASE as RIG  # noqa: E402
 from workloads import CATALOG, Scenario, appendtrace  # noqa: E402
 from workloads.scenario import QUOTA_CLIENT_ID  # noqa: E402
@@ -129,23 +131,34 @@ def live_figures(result: RunResult) -> dict[str, float]:
 
 
 def model_figures(scenario: Scenario, seeds: range) -> list[dict[str, float]]:
+    """The model's job on the same scenario; the sender's wakes and their waits for a core read
+    from the run itself (its executor's host), beside the RunResult's figures."""
     out = []
     for seed in seeds:
-        run = ModelEvaluator().evaluate(scenario, seed)
+        model = ModelRun(scenario, seed, ModelEvaluator())
+        model.execute()
+        run = outcome.build(model)
+        host = model.loads[0].executors[0].host
         producer = run.producers[0]
         tasks = run.spark.get("write_task_seconds") or {}
-        value_share = run.spark["value_row_bytes"] / run.spark["record_bytes"]
-        out.append({"rate_bytes_per_s": producer["append_rate_bytes_per_s"] * value_share,
-                    "thread_rate_bytes_per_s": producer["append_rate_bytes_per_s"] * value_share / max(1, scenario.batch.spark.executor_cores),
+        # as the trace measures it: value bytes over the span of the tasks' sends (one core: the tasks run one by one)
+        span = max(t.finished for t in model.loads[0].tasks) - min(t.started for t in model.loads[0].tasks)
+        rate = producer["records"] * run.spark["value_row_bytes"] / span if span > 0 else 0.0
+        out.append({"rate_bytes_per_s": rate, "thread_rate_bytes_per_s": rate / max(1, scenario.batch.spark.slots),
                     "burst_share": 0.0, "burst_size_p50": 0.0, "task_s_p50": tasks.get("median", 0.0),
-                    "requests": run.summary.produce_requests, "records_per_request": run.summary.records_per_request})
+                    "requests": run.summary.produce_requests, "records_per_request": run.summary.records_per_request,
+                    "sender_wait_s": host.waited, "sender_wakes": host.wakes,
+                    "sender_wait_us_per_slice": host.waited / host.wakes * 1e6 if host.wakes else 0.0})
     return out
 
 
-def spark(repeat: int, size: str, overrides: list[str], out: Path) -> None:
+def spark(repeat: int, size: str, overrides: list[str], out: Path, source: Path | None = None) -> None:
     scenario = Scenario.from_yaml(CATALOG / "paypay-glue-2gb.yaml",
                                   [*RIG, "profile=loopback", "tenants=[]", f"dataset.files.0.size={size}", "name=spark-alone",
                                    *overrides])
+    if source is not None:      # the live runs kept by an earlier run: the model only
+        render(scenario, json.loads(source.read_text()), model_figures(scenario, range(1, 4)))
+        return
     out.mkdir(parents=True, exist_ok=True)
     evaluator = LiveEvaluator(out / "stack", progress_line=say)
     live = []
@@ -171,7 +184,9 @@ def render(scenario: Scenario, live: list[dict], model: list[dict]) -> None:
                                    ("burst size p50 (records)", "burst_size_p50", ".0f", 1.0),
                                    ("task seconds p50", "task_s_p50", ".2f", 1.0),
                                    ("produce requests", "requests", ",.0f", 1.0),
-                                   ("records per request", "records_per_request", ".1f", 1.0)):
+                                   ("records per request", "records_per_request", ".1f", 1.0),
+                                   ("sender waits s", "sender_wait_s", ".3f", 1.0),
+                                   ("sender wait us per wake/slice", "sender_wait_us_per_slice", ".0f", 1.0)):
         scaled = [{key: r[key] * scale} for r in live]
         live_text = (f"{format(med(scaled, key), fmt)} ({format(min(r[key] for r in scaled), fmt)}-"
                      f"{format(max(r[key] for r in scaled), fmt)})")
@@ -182,8 +197,7 @@ def render(scenario: Scenario, live: list[dict], model: list[dict]) -> None:
                             ("pauses >= 1 ms", "pauses", ",.0f"), ("paused s", "pause_s", ".3f"), ("tasks", "tasks", ".0f"),
                             ("ack groups (responses)", "ack_groups", ",.0f"), ("records per ack group", "records_per_ack_group", ".1f"),
                             ("ack group gap p50 us", "ack_gap_us_p50", ".0f"),
-                            ("sender on core s", "sender_run_s", ".3f"), ("sender waits s", "sender_wait_s", ".3f"),
-                            ("sender wait us per slice", "sender_wait_us_per_slice", ".0f"),
+                            ("sender on core s", "sender_run_s", ".3f"),
                             ("task threads on core s", "task_run_s", ".3f"), ("task threads wait s", "task_wait_s", ".3f"),
                             ("JIT on core s", "jit_run_s", ".3f"), ("JIT waits s", "jit_wait_s", ".3f"),
                             ("GC on core s", "gc_run_s", ".3f"), ("GC waits s", "gc_wait_s", ".3f"),
@@ -209,13 +223,14 @@ def main() -> None:
     job.add_argument("--size", default="48MB")
     job.add_argument("--set", dest="overrides", action="append", default=[])
     job.add_argument("--out", type=Path, default=Path("results/traces"))
+    job.add_argument("--from", dest="source", type=Path, help="OUT/spark-alone-live.json of an earlier run: the model only")
     one = sub.add_parser("show")
     one.add_argument("file", type=Path)
     args = parser.parse_args()
     if args.what == "overhead":
         overhead(args.seconds, args.rounds)
     elif args.what == "spark":
-        spark(args.repeat, args.size, args.overrides, args.out)
+        spark(args.repeat, args.size, args.overrides, args.out, args.source)
     else:
         show(args.file)
 
