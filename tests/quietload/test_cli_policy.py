@@ -166,3 +166,15 @@ def test_policy_refuses_bad_input_in_one_line_and_writes_nothing(tmp_path, args,
     result = _run("policy", CATALOG / "paypay-glue-2gb.yaml", "--out", tmp_path / "out", *args)
     assert result.exit_code == 2 and message in result.stderr and result.stderr.count("\n") == 1, result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_the_published_baseline_breaks_the_derived_policy_naming_linger_ms_and_the_quota(derived, away):
+    _, out = derived
+    result = _run("check", "--policy", out / "paypay-glue-2gb-policy.yaml", "--result", GOLDEN / "paypay-glue-2gb.json",
+                  "--json", "check.json")
+    assert result.exit_code == 1, result.output
+    policy = Policy.from_yaml(out / "paypay-glue-2gb-policy.yaml")
+    broken = {v["rule"]: v["reason"] for v in json.loads(Path("check.json").read_text())["verdicts"] if v["status"] == "fail"}
+    assert broken["policy.linger.ms"] == f"batch: linger.ms=0 ms; class batch allows at least {policy.classes[0].producer.linger_ms:g} ms"
+    assert broken["policy.producer_byte_rate"].startswith("batch: producer_byte_rate=none; class batch allows at most ")
+    assert broken["policy.request_percentage"].startswith("batch: request_percentage=none; class batch allows at most ")
