@@ -18,7 +18,7 @@ spark      The Spark job alone (the live stack's Glue-style job: CSV from LocalS
 
     flock /tmp/quietload-live.lock .venv/bin/python bench/traces.py overhead [SECONDS] [ROUNDS]
     flock /tmp/quietload-live.lock .venv/bin/python bench/traces.py spark [--repeat 3] [--size 48MB] [--set K=V ...]
-    .venv/bin/python bench/traces.py spark --from OUT/spark-alone-live.json [--size ...] [--set ...]   (the model only)
+    .venv/bin/python bench/traces.py spark --from OUT [--size ...] [--set ...]      (the model only, on OUT's RunResults)
     .venv/bin/python bench/traces.py show FILE.qltrace      (one trace's figures)
 """
 from __future__ import annotations
@@ -42,6 +42,7 @@ from simulator.live.kafka import KafkaCluster  # noqa: E402
 from simulator.model import outcome  # noqa: E402
 from simulator.model.model import ModelEvaluator, ModelRun  # noqa: E402
 from tuner.calibration.design import BASE as RIG  # noqa: E402
+from tuner.fidelity import as_placed  # noqa: E402
 from workloads import CATALOG, Scenario, appendtrace  # noqa: E402
 from workloads.scenario import QUOTA_CLIENT_ID  # noqa: E402
 
@@ -157,27 +158,29 @@ def spark(repeat: int, size: str, overrides: list[str], out: Path, source: Path 
                                   [*RIG, "profile=loopback", "tenants=[]", f"dataset.files.0.size={size}", "name=spark-alone",
                                    *overrides])
     if source is not None:      # the live runs kept by an earlier run: the model only
-        render(scenario, json.loads(source.read_text()), model_figures(scenario, range(1, 4)))
-        return
-    out.mkdir(parents=True, exist_ok=True)
-    evaluator = LiveEvaluator(out / "stack", progress_line=say)
-    live = []
-    for seed in range(1, repeat + 1):
-        result = evaluator.evaluate(scenario, seed)
-        result.write(out / f"spark-alone-live-seed{seed}.json")
-        live.append(live_figures(result))
-        say(f"run {seed}: {json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in live[-1].items()})}")
-    (out / "spark-alone-live.json").write_text(json.dumps(live, indent=1))
-    render(scenario, live, model_figures(scenario, range(1, 4)))
+        results = [RunResult.read(path) for path in sorted(source.glob("spark-alone-live-seed*.json"))]
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        evaluator = LiveEvaluator(out / "stack", progress_line=say)
+        results = []
+        for seed in range(1, repeat + 1):
+            results.append(evaluator.evaluate(scenario, seed))
+            results[-1].write(out / f"spark-alone-live-seed{seed}.json")
+    live = [live_figures(result) for result in results]
+    for seed, figures in enumerate(live, 1):
+        say(f"run {seed}: {json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in figures.items()})}")
+    # the model on hosts of its own, and as the rig placed the job (its host's measured background)
+    render(scenario, live, model_figures(scenario, range(1, 4)), model_figures(as_placed(scenario, results), range(1, 4)))
 
 
-def render(scenario: Scenario, live: list[dict], model: list[dict]) -> None:
+def render(scenario: Scenario, live: list[dict], model: list[dict], placed: list[dict]) -> None:
     def med(rows: list[dict], key: str) -> float:
         return statistics.median(r.get(key, 0.0) for r in rows)
     def spread(key: str, fmt: str) -> str:
         return f"{format(med(live, key), fmt)} ({format(min(r[key] for r in live), fmt)}-{format(max(r[key] for r in live), fmt)})"
     print(f"The Spark job alone: {scenario.name}, {scenario.batch.spark.executors} executor x {scenario.batch.spark.executor_cores} "
-          f"core(s), linger.ms {scenario.batch.producer.linger_ms}; live median (min-max) of {len(live)}, model median of {len(model)} seeds")
+          f"core(s), linger.ms {scenario.batch.producer.linger_ms}; live median (min-max) of {len(live)}, model median of {len(model)} seeds "
+          "on hosts of its own | as the rig placed it")
     for label, key, fmt, scale in (("append rate MB/s (all threads)", "rate_bytes_per_s", ".2f", 1 / MB),
                                    ("append rate MB/s per thread", "thread_rate_bytes_per_s", ".2f", 1 / MB),
                                    ("records in bursts", "burst_share", ".3f", 1.0),
@@ -190,8 +193,8 @@ def render(scenario: Scenario, live: list[dict], model: list[dict]) -> None:
         scaled = [{key: r[key] * scale} for r in live]
         live_text = (f"{format(med(scaled, key), fmt)} ({format(min(r[key] for r in scaled), fmt)}-"
                      f"{format(max(r[key] for r in scaled), fmt)})")
-        model_value = med(model, key) * scale if model and key in model[0] else float("nan")
-        print(f"  {label:<32} live {live_text:<28} model {format(model_value, fmt)}")
+        shown = [format(med(rows, key) * scale, fmt) for rows in (model, placed)]
+        print(f"  {label:<32} live {live_text:<28} model {shown[0]} | {shown[1]}")
     for label, key, fmt in (("burst size p90", "burst_size_p90", ".0f"), ("gap between sends p50 us", "gap_us_p50", ".1f"),
                             ("gap p99 us", "gap_us_p99", ".0f"), ("gap max ms", "gap_ms_max", ".1f"),
                             ("pauses >= 1 ms", "pauses", ",.0f"), ("paused s", "pause_s", ".3f"), ("tasks", "tasks", ".0f"),
@@ -223,7 +226,7 @@ def main() -> None:
     job.add_argument("--size", default="48MB")
     job.add_argument("--set", dest="overrides", action="append", default=[])
     job.add_argument("--out", type=Path, default=Path("results/traces"))
-    job.add_argument("--from", dest="source", type=Path, help="OUT/spark-alone-live.json of an earlier run: the model only")
+    job.add_argument("--from", dest="source", type=Path, help="the OUT of an earlier run (its RunResults): the model only")
     one = sub.add_parser("show")
     one.add_argument("file", type=Path)
     args = parser.parse_args()
