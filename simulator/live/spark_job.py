@@ -289,11 +289,15 @@ def _write_trace(spark: Any) -> Any:
     """The interceptor's file written now (the JVM may end without its exit hook), through the
     loader that loaded the sink's kafka-clients and so the interceptor: its one recorder."""
     jvm, gateway = spark._jvm, spark.sparkContext._gateway
-    context = jvm.java.lang.Thread.currentThread().getContextClassLoader()
-    loader = jvm.java.lang.Class.forName("org.apache.kafka.clients.producer.KafkaProducer", False, context).getClassLoader()
-    interceptor = jvm.java.lang.Class.forName(INTERCEPTOR_CLASS, True, loader)
-    method = interceptor.getMethod("writeTrace", gateway.new_array(jvm.java.lang.Class, 0))
-    return method.invoke(None, gateway.new_array(jvm.java.lang.Object, 0))
+    try:
+        context = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+        loader = jvm.java.lang.Class.forName("org.apache.kafka.clients.producer.KafkaProducer", False, context).getClassLoader()
+        interceptor = jvm.java.lang.Class.forName(INTERCEPTOR_CLASS, True, loader)
+        method = interceptor.getMethod("writeTrace", gateway.new_array(jvm.java.lang.Class, 0))
+        return method.invoke(None, gateway.new_array(jvm.java.lang.Object, 0))
+    except Exception as error:    # noqa: BLE001 - the load is written: a run without its trace, said
+        print(f"  no append trace: {_root_cause(error)}", flush=True)
+        return None
 
 
 def _warm_up(spark: Any, request: dict) -> dict:
