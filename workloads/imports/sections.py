@@ -112,20 +112,16 @@ def _spark(imported: Imported, said: list[str]) -> tuple[dict, dict]:
 
 def _traced(imported: Imported, spark: dict, said: list[str]) -> None:
     """The append trace's rate per appending thread as the job's per-core append rate (after a
-    shuffle: its shuffle_append_rate); its threads as the executor's cores when no Glue job says."""
+    shuffle: its shuffle_append_rate)."""
     found = imported.trace
     assert found is not None
     name = "shuffle_append_rate" if spark.get("repartition") is not None else "append_rate"
     spark[name] = f"{round(found.thread_rate)}B/s"
-    if not imported.glue:
-        spark["spark.executor.cores"] = found.threads
     mb = 1024**2
     said.append(
         f"From the append trace {imported.trace_file} (client.id {found.client_id!r}): {found.records:,} records of "
         f"{found.value_bytes:,.0f} value bytes by {found.threads} thread(s) in {found.seconds:.4g} s, "
-        f"{found.thread_rate / mb:.2f} MB/s per appending thread (batch.spark.{name}"
-        + ("" if imported.glue else f"; spark.executor.cores {found.threads}, the threads that sent") + f"), "
-        f"{found.rate / mb:.2f} MB/s in all.")
+        f"{found.thread_rate / mb:.2f} MB/s per appending thread (batch.spark.{name}), {found.rate / mb:.2f} MB/s in all.")
     said.append(
         f"The trace's bursts: {found.burst_share:.0%} of the records came in bursts (median {found.burst_size:g} records, "
         f"every {found.burst_every * 1e3:.3g} ms on a thread), {found.pauses:,} pauses of 1 ms or more "
