@@ -93,9 +93,12 @@ def _assign(node: dict, cls: type, segments: list[str], value: Any, path: str) -
             _assign(items, kind_of(items), rest, value, where)
             return
         index, rest = _item(items, rest)
-        if index is None and kind_of and isinstance(items, list) and items:   # batch.producer... on a night's list
+        if index is None and kind_of and isinstance(items, list) and items and isinstance(items[0], dict) \
+                and any(k in f.keys_of(kind_of(items[0])) for k in (rest[0], ".".join(rest[:2]))):
+            # batch.producer... on a night's list: a key of every item, not the name of one
             names = [str(item.get("name")) for item in items if isinstance(item, dict)]
-            raise ScenarioError(f"{where}.{rest[0]}", f"{where} lists {len(items)} jobs: address one as "
+            noun = "jobs" if key == "batch" else "entries"
+            raise ScenarioError(f"{where}.{rest[0]}", f"{where} lists {len(items)} {noun}: address one as "
                                                       f"{where}[0].{'.'.join(rest)} or {where}.{names[0]}.{'.'.join(rest)}")
         if index is None:
             raise ScenarioError(f"{where}.{rest[0]}", "no such list item")
