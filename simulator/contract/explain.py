@@ -343,22 +343,26 @@ def waves(tasks: Any, count: int, slots: int) -> str:
 # --- a night's jobs --------------------------------------------------------------------------------
 
 def job_mechanism(job: Any, linger_ms: Any, batch_size: float, compression: str) -> str:
-    """One job of a night: what its producers sent, how they batched, and its load's span."""
-    per_request = job.batches / job.produce_requests if job.produce_requests else 0.0
+    """One job of a night: what its producers sent, how they batched (where the run saw it), and its load's span."""
     span = f"{job.load_start_s:,.1f}-{job.load_end_s:,.1f} s" if job.load_end_s is not None else f"from {job.load_start_s:,.1f} s, unfinished"
-    return (f"Job {job.name} (client.id {job.client_id}, {span}): {job.produce_requests:,.0f} produce requests carried "
-            f"{job.batches:,.0f} batches ({per_request:.2f} per request); each producer "
-            f"{appended(job.append_rate_bytes_per_s or 0.0)} and its sender {drained_every(job.drain_interval_ms or 0.0)}, "
-            f"so with linger.ms={linger_ms:g} and compression.type={compression} a batch was "
-            f"{share_of_batch_size(job.batch_fill or 0.0, batch_size)} on the wire.")
+    line = f"Job {job.name} (client.id {job.client_id}, {span}): {job.produce_requests or 0:,.0f} produce requests"
+    if job.batches:
+        per_request = job.batches / job.produce_requests if job.produce_requests else 0.0
+        line += f" carried {job.batches:,.0f} batches ({per_request:.2f} per request)"
+    if job.drain_interval_ms is None:   # a live run: the producer's metrics do not time its sender's drains
+        return line + f" with linger.ms={linger_ms:g} and compression.type={compression}."
+    return (line + f"; each producer {appended(job.append_rate_bytes_per_s or 0.0)} and its sender "
+            f"{drained_every(job.drain_interval_ms)}, so with linger.ms={linger_ms:g} and compression.type={compression} "
+            f"a batch was {share_of_batch_size(job.batch_fill or 0.0, batch_size)} on the wire.")
 
 
 def job_blame(blame: Any, job: Any, night_share: float, linger_ms: Any) -> str:
     """``hourly-export sent 61 % of the jobs' produce requests in payment-api's 14 s over its SLA ...``."""
-    return (f"{night_blame(blame)} of {blame.sla_ms:g} ms ({night_share * 100:.0f} % over the whole night): its sender "
-            f"{drained_every(job.drain_interval_ms or 0.0)} with batches {share_of_batch_size(job.batch_fill or 0.0)} "
-            f"(linger.ms={linger_ms:g}), and the brokers handled its requests in the same request queue and handler "
-            f"threads as the neighbour's" + (f"; its quota throttled it {job.quota_throttle_s:,.1f} s" if job.quota_throttle_s else "") + ".")
+    sender = (f"its sender {drained_every(job.drain_interval_ms)} with batches {share_of_batch_size(job.batch_fill or 0.0)} "
+              f"(linger.ms={linger_ms:g})" if job.drain_interval_ms is not None else f"its producers ran with linger.ms={linger_ms:g}")
+    return (f"{night_blame(blame)} of {blame.sla_ms:g} ms ({night_share * 100:.0f} % over the whole night): {sender}, and "
+            f"the brokers handled its requests in the same request queue and handler threads as the neighbour's"
+            + (f"; its quota throttled it {job.quota_throttle_s:,.1f} s" if job.quota_throttle_s else "") + ".")
 
 
 def night_blame(blame: Any) -> str:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from simulator.contract import explain as words
 from simulator.contract.result import RunResult
+from workloads.batch import job_mappings
 
 
 @dataclass(frozen=True)
@@ -56,3 +58,19 @@ def blames(result: RunResult) -> list[Blame]:
         if over and shares:
             found.append(Blame(tenant.name, tenant.sla_p99_ms, len(over), shares))
     return found
+
+
+def night_lines(result: RunResult) -> list[str]:
+    """A night's jobs, one line each, then which job hurt whom (several jobs only)."""
+    if len(result.jobs) < 2:
+        return []
+    settings = {job.get("name"): job.get("producer") or {} for job in job_mappings(result.scenario)}
+    lines = [words.job_mechanism(job, settings[job.name]["linger.ms"], settings[job.name]["batch.size"],
+                                 settings[job.name]["compression.type"]) for job in result.jobs]
+    by_name = {job.name: job for job in result.jobs}
+    found = blames(result)
+    shares = dict(request_shares(result))
+    lines += [words.job_blame(b, by_name[b.job], shares.get(b.job, 0.0), settings[b.job]["linger.ms"]) for b in found]
+    if not found:
+        lines.append(words.night_within(request_shares(result)))
+    return lines

@@ -103,19 +103,20 @@ def quota_configs(quota: Quota) -> dict[str, str]:
 
 
 def set_client_quota(bootstrap: str, quota: Quota, security: dict[str, str],
-                     progress: Callable[[str], None] = lambda line: None) -> dict[str, str]:
-    """Set the batch job's quota on the cluster for ``QUOTA_CLIENT_ID``; returns what was set."""
+                     progress: Callable[[str], None] = lambda line: None, client_id: str = QUOTA_CLIENT_ID) -> dict[str, str]:
+    """Set a batch job's quota on the cluster for its ``client_id``; returns what was set."""
     configs = quota_configs(quota)
     if configs:
-        progress(f"client quota for {QUOTA_CLIENT_ID}: {render_configs(configs)}")
-        _config_command(bootstrap, security, ["--alter", "--add-config", render_configs(configs, ",")])
+        progress(f"client quota for {client_id}: {render_configs(configs)}")
+        _config_command(bootstrap, security, ["--alter", "--add-config", render_configs(configs, ",")], client_id)
     return configs
 
 
-def clear_client_quota(bootstrap: str, configs: dict[str, str], security: dict[str, str]) -> None:
+def clear_client_quota(bootstrap: str, configs: dict[str, str], security: dict[str, str],
+                       client_id: str = QUOTA_CLIENT_ID) -> None:
     """Remove what ``set_client_quota`` set, so a user's cluster keeps no trace of the run."""
     if configs:
-        _config_command(bootstrap, security, ["--alter", "--delete-config", ",".join(configs)])
+        _config_command(bootstrap, security, ["--alter", "--delete-config", ",".join(configs)], client_id)
 
 
 def describe_client_quota(bootstrap: str, security: dict[str, str]) -> dict[str, float]:
@@ -126,7 +127,7 @@ def describe_client_quota(bootstrap: str, security: dict[str, str]) -> dict[str,
     return {key: float(value) for key, _, value in (item.strip().partition("=") for item in listed.split(",")) if value}
 
 
-def _config_command(bootstrap: str, security: dict[str, str], action: list[str]) -> str:
+def _config_command(bootstrap: str, security: dict[str, str], action: list[str], client_id: str = QUOTA_CLIENT_ID) -> str:
     java, jars = java_command(), resolve_jars()
     with tempfile.TemporaryDirectory(prefix="quietload-configs-") as work:
         command_config = Path(work) / "client.properties"
@@ -134,7 +135,7 @@ def _config_command(bootstrap: str, security: dict[str, str], action: list[str])
         command_config.write_text("".join(f"{key}={value}\n" for key, value in java_security(security).items()))
         command = [java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", jars.classpath, "kafka.admin.ConfigCommand",
                    "--bootstrap-server", bootstrap, "--command-config", str(command_config),
-                   "--entity-type", "clients", "--entity-name", QUOTA_CLIENT_ID, *action]
+                   "--entity-type", "clients", "--entity-name", client_id, *action]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:

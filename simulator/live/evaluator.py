@@ -38,7 +38,8 @@ from simulator.live.warmup import BROKER_WARM_UP_TOPIC, RECORD_BYTES, warm_up_br
 from simulator.contract import RunResult
 from simulator.contract.names import STACK_RUN_DIR
 from workloads import Scenario, ScenarioError
-from workloads.quota import QUOTA_CLIENT_ID
+from simulator.live.night import check_night, job_view, merged, night_result, run_jobs
+from simulator.live.spark_job import GlueJobReport
 
 WARM_UP_S = 5.0              # settling between the job's warm-up and the before window
 WARM_UP_TOPIC = "quietload-warm-up"
@@ -157,8 +158,8 @@ class LiveEvaluator:
         return dataclasses.replace(scenario, hosts=hosts, placement=placement)
 
     def evaluate(self, scenario: Scenario, seed: int, progress: Progress | None = None) -> RunResult:
-        if len(scenario.jobs) > 1:
-            raise ScenarioError("batch", f"lists {len(scenario.jobs)} jobs; the live stack runs one job a scenario in this version")
+        check_night(scenario)
+        views = [job_view(scenario, job) for job in scenario.jobs]   # each job as the one job of its parts
         clients.java_security(self.security)    # a setting the Spark job could not use fails before anything starts
         if self.kill_broker is not None:
             if self.bootstrap_servers is not None:
@@ -198,14 +199,18 @@ class LiveEvaluator:
                 notes.append(f"Before the neighbours started, {warmed['records']:,.0f} records of {RECORD_BYTES} bytes "
                              f"went to {BROKER_WARM_UP_TOPIC} in {warmed['seconds']:.0f} s, so that the brokers' JVMs "
                              "had compiled their produce paths, as a long-running cluster's have.")
-            quota = clients.set_client_quota(bootstrap, scenario.batch.quota, self.security, self.say)
-            if cluster is None:    # the user's cluster keeps no quota of the run; the local one is removed
-                stack.callback(clients.clear_client_quota, bootstrap, quota, self.security)
-            if quota:
-                notes.append(f"Client quota for {QUOTA_CLIENT_ID} on every broker: {clients.render_configs(quota)}.")
-            files = write_dataset_csv(scenario, Path(work) / "dataset", self.say)
-            uris = s3.upload_dataset(storage.endpoint_url, "quietload-live", scenario.name, files)
-            expected = integrity.expected_digest(files, scenario.batch.key)
+            inputs = []
+            for view in views:
+                client_id = view.batch.client_id
+                quota = clients.set_client_quota(bootstrap, view.batch.quota, self.security, self.say, client_id)
+                if cluster is None:    # the user's cluster keeps no quota of the run; the local one is removed
+                    stack.callback(clients.clear_client_quota, bootstrap, quota, self.security, client_id)
+                if quota:
+                    notes.append(f"Client quota for {client_id} on every broker: {clients.render_configs(quota)}.")
+                files = write_dataset_csv(view, Path(work) / "dataset" / view.batch.name, self.say)
+                uris = s3.upload_dataset(storage.endpoint_url, "quietload-live", f"{scenario.name}-{view.batch.name}", files)
+                inputs.append((uris, integrity.expected_digest(files, view.batch.key)))
+            uris, expected = inputs[0]
             sampler = (MetricsSampler(cluster.scrape, list(range(cluster.brokers))) if cluster
                        else MetricsSampler(lambda b: parse_metrics(http_get(self.metrics_urls[b])), list(range(len(self.metrics_urls))))
                        if self.metrics_urls else None)
@@ -243,13 +248,20 @@ class LiveEvaluator:
                     fault.start()
                 cgroups.append(budgets.cpu_stat() if budgets else {})
 
-            job = spark_job.run_glue_job(scenario, bootstrap, uris, storage.endpoint_url, cores=job_vcpus(scenario),
-                                         progress=self.say, security=self.security,
-                                         warm_up_topic=WARM_UP_TOPIC if cluster else None,
-                                         on_started=lambda pid: (place("job", pid), components.append(pid)),
-                                         before_load=before_load,
-                                         after_load=lambda: cgroups.append(budgets.cpu_stat() if budgets else {}),
-                                         trace_dir=Path(work) / "trace" if self.trace else None)
+            def run_one(view: Scenario, before: Callable[[], None] | None, job_uris: list[str]) -> Any:
+                return spark_job.run_glue_job(view, bootstrap, job_uris, storage.endpoint_url, cores=job_vcpus(view),
+                                              progress=self.say, security=self.security,
+                                              warm_up_topic=WARM_UP_TOPIC if cluster else None,
+                                              on_started=lambda pid: (place("job", pid), components.append(pid)),
+                                              before_load=before,
+                                              after_load=lambda: cgroups.append(budgets.cpu_stat() if budgets else {}),
+                                              trace_dir=Path(work) / "trace" if self.trace and len(views) == 1 else None)
+            if len(views) == 1:
+                job = run_one(scenario, before_load, uris)
+            else:   # a night: every job's driver at once, each load from its own start
+                uris_of = {view.batch.name: job_uris for view, (job_uris, _) in zip(views, inputs)}
+                reports = run_jobs(scenario, lambda view, before: run_one(view, before, uris_of[view.batch.name]), before_load)
+                job = GlueJobReport(**merged([_as_dict(r) for r in reports]))
             kept_trace = keep_trace(job.trace, self.run_dir / "traces", f"{scenario.name}-seed{seed}-{time.time():.0f}")
             started = opened[0]
             if warm_up := getattr(job, "warm_up", None):
@@ -270,8 +282,11 @@ class LiveEvaluator:
             ended = time.time()
             notes.extend(budgets.report() if budgets else ["No CPU budgets: --no-pin."])
             self.say("reading every row back ...")
-            actual = integrity.read_back(bootstrap, scenario.batch.topic, timeout_s=120.0, security=self.security)
-            report = integrity.verify(expected, actual)
+            checked = [integrity.verify(job_expected, integrity.read_back(bootstrap, view.batch.topic, timeout_s=120.0,
+                                                                          security=self.security))
+                       for view, (_, job_expected) in zip(views, inputs)]
+            report = checked[0] if len(checked) == 1 else integrity.combined(checked)
+            requests_by_client = cluster.produce_requests_by_client() if cluster and len(views) > 1 else {}
             try:    # the brokers' own record of the job's batches, read while their logs exist
                 batch_sizes = logdump.batch_sizes(cluster, scenario.batch.topic)   # None with --bootstrap-servers
             except StackError as error:
@@ -286,7 +301,10 @@ class LiveEvaluator:
                       notes=notes, faults=faults, batch_sizes=batch_sizes, machine=machine_load)
         if progress:
             progress(ended - started)
-        return with_pipelines(build(run), list(scenario.tenants), traces, started)
+        result = with_pipelines(build(run), list(scenario.tenants), traces, started)
+        if len(views) == 1:
+            return result
+        return night_result(result, scenario, [_as_dict(r) for r in reports], checked, requests_by_client, traces, started)
 
 
 def keep_trace(written: str | None, folder: Path, name: str) -> str | None:

@@ -144,6 +144,15 @@ def verify(expected: Digest, actual: Digest) -> IntegrityReport:
                            actual.content_hash, hash_match, actual.complete, ok)
 
 
+def combined(reports: list[IntegrityReport]) -> IntegrityReport:
+    """A night's jobs' reports as one: counts summed, hashes joined job by job, ok only when each is."""
+    return IntegrityReport(sum(r.rows_expected for r in reports), sum(r.rows_arrived for r in reports),
+                           sum(r.missing for r in reports), sum(r.duplicated for r in reports),
+                           sum(r.unexpected for r in reports), "+".join(r.hash_expected for r in reports),
+                           "+".join(r.hash_arrived for r in reports), all(r.hash_match for r in reports),
+                           all(r.complete for r in reports), all(r.ok for r in reports))
+
+
 def _fields(line: str) -> list[str]:
     """One CSV line split as univocity does under Spark's defaults (quote ``"``, escape ``\\``,
     unescapedQuoteHandling STOP_AT_DELIMITER)."""

@@ -34,6 +34,26 @@ _JVM_FLAGS = ["-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccu
               "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true",
               "-Dorg.apache.logging.log4j.level=INFO"]
 _HEAP = {"broker": "512m", "controller": "256m"}
+# log4j2's console at INFO as by default, and kafka.request.logger at DEBUG into a file of its own:
+# a line a completed request, its header (API key, client.id) as JSON
+_REQUEST_LOG = string.Template("""status = warn
+appender.console.type = Console
+appender.console.name = STDOUT
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = [%d] %p %m (%c)%n
+appender.requests.type = File
+appender.requests.name = REQUESTS
+appender.requests.fileName = $file
+appender.requests.layout.type = PatternLayout
+appender.requests.layout.pattern = %d{UNIX_MILLIS} %m%n
+rootLogger.level = INFO
+rootLogger.appenderRef.stdout.ref = STDOUT
+logger.requests.name = kafka.request.logger
+logger.requests.level = DEBUG
+logger.requests.additivity = false
+logger.requests.appenderRef.requests.ref = REQUESTS
+""")
+_PRODUCE_HEADER = re.compile(r'"requestHeader":\{"requestApiKey":0,[^}]*?"clientId":"((?:[^"\\]|\\.)*)"')
 
 
 @dataclass(frozen=True)
@@ -68,7 +88,7 @@ class KafkaCluster(Service[list[NodeStatus]]):
     def __init__(self, run_dir: Path | str = STACK_RUN_DIR, brokers: int = 1, broker: Broker = Broker(),
                  replication_factor: int = 1, min_insync_replicas: int = 1, port: int | None = None,
                  start_timeout: float = 90.0, stop_timeout: float = 30.0, sasl_plain: tuple[str, str] | None = None,
-                 progress: Callable[[str], None] = lambda line: None) -> None:
+                 request_log: bool = False, progress: Callable[[str], None] = lambda line: None) -> None:
         if not 1 <= brokers <= MAX_BROKERS:
             raise ScenarioError("brokers", f"the local stack runs 1 to {MAX_BROKERS} brokers, not {brokers}")
         if replication_factor > brokers:
@@ -85,7 +105,7 @@ class KafkaCluster(Service[list[NodeStatus]]):
                          "replica_fetch_max_bytes": broker.replica_fetch_max_bytes,
                          "default_replication_factor": replication_factor, "min_insync_replicas": min_insync_replicas,
                          "internal_replication_factor": brokers, "internal_min_isr": min(2, brokers),
-                         "sasl_plain_user": sasl_plain[0] if sasl_plain else None}
+                         "sasl_plain_user": sasl_plain[0] if sasl_plain else None, "request_log": request_log}
         self._sasl = _sasl_properties(*sasl_plain) if sasl_plain else ""
 
     @classmethod
@@ -94,8 +114,9 @@ class KafkaCluster(Service[list[NodeStatus]]):
         cluster = scenario.cluster
         if brokers is None and cluster.brokers > MAX_BROKERS:
             raise ScenarioError("cluster.brokers", f"{cluster.brokers} brokers do not fit the local stack (1 to {MAX_BROKERS}): choose a count")
+        # a night's jobs: the brokers log each request's client.id (kafka.request.logger), to count each job's
         return cls(brokers=brokers or cluster.brokers, broker=cluster.broker, replication_factor=cluster.replication_factor,
-                   min_insync_replicas=cluster.min_insync_replicas, **options)
+                   min_insync_replicas=cluster.min_insync_replicas, request_log=len(scenario.jobs) > 1, **options)
 
     # What the run directory records.
 
@@ -197,10 +218,33 @@ class KafkaCluster(Service[list[NodeStatus]]):
             if process.wait() != 0:
                 raise StackError(f"formatting {node.name}'s storage failed: {last_error(self.log(node))} (log: {self.log(node)})")
 
+    def request_log(self, node: Node) -> Path:
+        """The broker's request log (kafka.request.logger at DEBUG): a line a request, with its client.id."""
+        return self.run_dir / node.name / "requests.log"
+
+    def produce_requests_by_client(self) -> dict[str, list[float]]:
+        """When every broker logged each Produce request it completed (epoch seconds), by the
+        client.id in its header (a stack started with ``request_log``; {} without)."""
+        counts: dict[str, list[float]] = {}
+        for node in self.nodes():
+            path = self.request_log(node)
+            if node.role != "broker" or not path.is_file():
+                continue
+            with path.open(encoding="utf-8", errors="replace") as lines:
+                for line in lines:
+                    if (found := _PRODUCE_HEADER.search(line)) is not None:
+                        millis, _, _ = line.partition(" ")
+                        counts.setdefault(found.group(1), []).append(int(millis) / 1000.0 if millis.isdigit() else 0.0)
+        return counts
+
     def _spawn_node(self, node: Node, java: str, jars: KafkaJars) -> Node:
         heap = _HEAP[node.role]
         agent = ([f"-javaagent:{jars.agent}=127.0.0.1:{node.metrics_port}:{LOCALSTACK / 'jmx-exporter.yaml'}"]
                  if node.role == "broker" else [])
+        if node.role == "broker" and self.settings["request_log"]:
+            config = self.run_dir / node.name / "log4j2.properties"
+            config.write_text(_REQUEST_LOG.substitute(file=self.request_log(node)))
+            agent.append(f"-Dlog4j2.configurationFile={config}")
         process = self._spawn([java, f"-Xms{heap}", f"-Xmx{heap}", *_JVM_FLAGS, *agent, "-cp", jars.classpath,
                                "kafka.Kafka", str(self._properties(node))], self.log(node), cwd=self.run_dir)
         return Node(node.role, node.node_id, node.port, node.metrics_port, process.pid)

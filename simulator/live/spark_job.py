@@ -29,7 +29,6 @@ from simulator.live._process import StackError, die_with_parent
 from simulator.live.clients import QUIET_LOG, java_security, property_text
 from simulator.live.s3 import check_inputs
 from workloads import Scenario, ScenarioError
-from workloads.quota import QUOTA_CLIENT_ID
 
 SPARK_JARS = ROOT / ".build" / "spark-jars"
 # kafka.producer:type=producer-metrics attributes (kafka-clients' Sender and Selector sensors).
@@ -86,7 +85,7 @@ def producer_options(scenario: Scenario) -> dict[str, str]:
     batch = scenario.batch
     if batch.client.kind != "java":
         raise ScenarioError("batch.client.kind", f"Spark's Kafka sink runs the Java producer, not {batch.client.kind}")
-    properties = batch.producer.as_properties() | {"client.id": QUOTA_CLIENT_ID}
+    properties = batch.producer.as_properties() | {"client.id": batch.client_id}
     return {f"kafka.{name}": property_text(value) for name, value in sorted(properties.items())}
 
 

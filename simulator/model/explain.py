@@ -6,24 +6,8 @@ from __future__ import annotations
 
 from simulator.contract import RunResult
 from simulator.contract import explain as words
-from simulator.contract.night import blames, request_shares
-from workloads.batch import first_job, job_mappings
-
-
-def night(result: RunResult) -> list[str]:
-    """A night's jobs, one line each, then which job hurt whom (several jobs only)."""
-    if len(result.jobs) < 2:
-        return []
-    settings = {job.get("name"): job.get("producer") or {} for job in job_mappings(result.scenario)}
-    lines = [words.job_mechanism(job, settings[job.name]["linger.ms"], settings[job.name]["batch.size"],
-                                 settings[job.name]["compression.type"]) for job in result.jobs]
-    by_name = {job.name: job for job in result.jobs}
-    found = blames(result)
-    shares = dict(request_shares(result))
-    lines += [words.job_blame(b, by_name[b.job], shares.get(b.job, 0.0), settings[b.job]["linger.ms"]) for b in found]
-    if not found:
-        lines.append(words.night_within(request_shares(result)))
-    return lines
+from simulator.contract.night import night_lines
+from workloads.batch import first_job
 
 
 def mechanism(result: RunResult) -> list[str]:
@@ -56,4 +40,4 @@ def mechanism(result: RunResult) -> list[str]:
         if during > 2 * before and broker["TotalTimeMs"] is not None:
             line += words.broker_wait(broker, pipeline)
         lines.append(line + ".")
-    return lines + night(result)
+    return lines + night_lines(result)
