@@ -210,7 +210,7 @@ def option_verdict(option: ClusterOption, points: list[dict], current_ingest: fl
     if first:
         tenant = _worst(first["tenants"])
         breach = {"tenant": tenant["name"], "p99_ms_during": tenant["p99_ms_during"], "sla_p99_ms": tenant["sla_p99_ms"],
-                  **{k: first[k] for k in where}, "ingest_gb_per_hour": first["ingest_gb_per_hour"]}
+                  "ingest_gb_per_hour": first["ingest_gb_per_hour"], **{k: first[k] for k in where}}
     mine = next((p for p in points if p["current_plan"]), None)
     tried = [p["ingest_gb_per_hour"] for p in points]
     # no point within SLA: the capacity lies below the smallest point tried, not at zero (headroom None);
