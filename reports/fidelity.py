@@ -14,6 +14,7 @@ from reports.kit.tables import format_figure, plain_markdown_table
 from reports.sections.versus import FIDELITY_SUMMARY_HEADER, fidelity_summary_rows
 from tuner.calibration.history import REPLAY_FIGURES, Replayed
 from tuner.fidelity import Validation, figure_rows
+from tuner.repeats import Repeats
 from tuner.pairing import END_TO_END, STREAMING_FIGURES, Versus, ratio
 
 # (title in a pair's figures, short name, format) shown per configuration
@@ -54,7 +55,29 @@ def render_validation(validation: Validation) -> str:
                                     for t in validation.targets])]
     if validation.failed_runs:
         lines += ["", "Runs that failed twice (left out): " + "; ".join(validation.failed_runs)]
+    if validation.repeats:
+        lines += ["", "The live repeats (steady: the load's middle seconds, as each run's line says):", "",
+                  *render_repeats(validation.repeats)]
     return "\n".join(lines)
+
+
+REPEATS_HEADER = ["configuration", "figure", "median", "min-max", "largest distance from the median"]
+
+
+def repeat_rows(spreads: list[Repeats]) -> list[list[str]]:
+    """Per configuration and figure: the live runs' median, lowest-highest and largest distance from the median."""
+    return [[r.configuration, title, f"{spread.median:,.1f}", f"{min(spread.values):,.1f}-{max(spread.values):,.1f}",
+             "n/a" if spread.distance is None else f"{spread.distance:.0%}"]
+            for r in spreads for title, spread in r.figures.items()]
+
+
+def render_repeats(spreads: list[Repeats]) -> list[str]:
+    lines = plain_markdown_table(REPEATS_HEADER, repeat_rows(spreads))
+    for r in spreads:
+        verdict = {None: "not judged", True: "repeats", False: "does NOT repeat"}[r.verdict]
+        lines.append(f"{r.configuration}: {verdict}; " + "; ".join(r.middles)
+                     + ("" if not r.noise else "; NOISE " + "; ".join(r.noise)))
+    return lines
 
 
 def write_validation(validation: Validation, out_dir: Path) -> list[Path]:
@@ -64,7 +87,12 @@ def write_validation(validation: Validation, out_dir: Path) -> list[Path]:
                                     "figures": p.rows} for p in validation.pairs],
                 "summary": validation.summary,
                 "targets": [{"target": t.name, "passed": t.passed, "detail": t.detail} for t in validation.targets],
-                "failed_runs": validation.failed_runs}
+                "failed_runs": validation.failed_runs,
+                "repeats": [{"name": r.configuration, "seeds": list(r.seeds), "middles": list(r.middles), "noise": list(r.noise),
+                             "judged": r.verdict, "figures": {title: {"values": list(spread.values), "median": spread.median,
+                                                                      "distance": spread.distance}
+                                                              for title, spread in r.figures.items()}}
+                            for r in validation.repeats]}
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(TABLE_HEADER)

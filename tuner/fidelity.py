@@ -21,6 +21,7 @@ from simulator.contract import RunResult
 from simulator.evaluator import Evaluator
 from tuner.calibration.design import Point
 from tuner.calibration.runs import run_points
+from tuner.repeats import RECORDS_FACTOR, REQUESTS_SPREAD, Repeats, repeats
 from tuner.pairing import END_TO_END, Versus, fidelity_summary, pair_results, ratio
 from workloads import Scenario
 from workloads.placement import Host, parse_hosts, parse_placement
@@ -42,6 +43,7 @@ class Validation:
     summary: list[dict]
     targets: list[Target]
     failed_runs: list[str]
+    repeats: list[Repeats] = dataclasses.field(default_factory=list)   # the live runs' spreads per configuration
 
 
 def figure_rows(pair: Versus, title: str) -> list[tuple[str, Any]]:
@@ -164,4 +166,19 @@ def judged(results: list[Any], failed: list[str] | None = None) -> Validation:
     for runs made in several sittings and read back from their files)."""
     pairs = pair_results(results)
     summary = fidelity_summary(pairs)
-    return Validation(pairs, summary, judge(pairs, summary), failed or [])
+    spreads = repeats(results)
+    return Validation(pairs, summary, [repeat_target(spreads), *judge(pairs, summary)], failed or [], spreads)
+
+
+def repeat_target(spreads: list[Repeats]) -> Target:
+    """The judge's own bar (``tuner.repeats``): every configuration's live repeats agree over the steady middle."""
+    name = (f"live repeats: steady requests/s within {REQUESTS_SPREAD:.0%} of their median, "
+            f"records/request within x{RECORDS_FACTOR}")
+    judged_ = [(r.configuration, r.verdict) for r in spreads if r.verdict is not None]
+    unjudged = [r.configuration for r in spreads if r.verdict is None]
+    if not judged_:
+        return Target(name, None, "no configuration judged" + (f" (noise or too short: {', '.join(unjudged)})" if unjudged else ""))
+    misses = [c for c, ok in judged_ if not ok]
+    return Target(name, not misses, f"{len(judged_) - len(misses)} of {len(judged_)} hold"
+                  + (f"; misses: {', '.join(misses)}" if misses else "")
+                  + (f"; not judged (noise or too short): {', '.join(unjudged)}" if unjudged else ""))

@@ -38,7 +38,7 @@ from simulator.live.warmup import BROKER_WARM_UP_TOPIC, RECORD_BYTES, warm_up_br
 from simulator.contract import RunResult
 from simulator.contract.names import STACK_RUN_DIR
 from workloads import Scenario, ScenarioError
-from simulator.live.night import check_night, job_view, merged, night_result, run_jobs
+from simulator.live.night import check_night, job_lines, job_view, merged, night_result, run_jobs
 from simulator.live.spark_job import GlueJobReport
 
 WARM_UP_S = 5.0              # settling between the job's warm-up and the before window
@@ -286,7 +286,7 @@ class LiveEvaluator:
                                                                           security=self.security))
                        for view, (_, job_expected) in zip(views, inputs)]
             report = checked[0] if len(checked) == 1 else integrity.combined(checked)
-            requests_by_client = cluster.produce_requests_by_client() if cluster and len(views) > 1 else {}
+            requests_by_client = cluster.produce_requests_by_client() if cluster else {}
             try:    # the brokers' own record of the job's batches, read while their logs exist
                 batch_sizes = logdump.batch_sizes(cluster, scenario.batch.topic)   # None with --bootstrap-servers
             except StackError as error:
@@ -303,7 +303,7 @@ class LiveEvaluator:
             progress(ended - started)
         result = with_pipelines(build(run), list(scenario.tenants), traces, started)
         if len(views) == 1:
-            return result
+            return job_lines(result, scenario, requests_by_client, kept_trace, started)
         return night_result(result, scenario, [_as_dict(r) for r in reports], checked, requests_by_client, traces, started)
 
 

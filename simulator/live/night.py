@@ -13,7 +13,7 @@ from simulator.contract import JobFigures
 from simulator.contract.histograms import LatencyHistogram
 from simulator.contract.night import night_lines
 from simulator.live._process import StackError
-from workloads import BatchJob, Scenario, ScenarioError
+from workloads import BatchJob, Scenario, ScenarioError, appendtrace
 
 DRIVERS_READY_S = 600.0   # every driver's JVM up and warm: a driver that never gets there calls the night off
 
@@ -121,6 +121,25 @@ def job_timelines(scenario: Scenario, requests_by_client: dict[str, list[float]]
                 line[int(at - origin)] += 1
         lines[f"job.{job.name}.produce_requests_per_s"] = line
     return lines
+
+
+def job_lines(result: Any, scenario: Scenario, requests_by_client: dict[str, list[float]], trace: str | None,
+              origin: float) -> Any:
+    """A one-job run's result with its job's lines, as the model's: its Produce requests a second as
+    the brokers logged them and, from its append trace, the records acknowledged to its producers a second."""
+    seconds = len(result.timelines.get("second", []))
+    lines = job_timelines(scenario, requests_by_client, origin, seconds) if requests_by_client else {}
+    if trace:
+        job = scenario.jobs[0]
+        read = appendtrace.read_trace(trace)
+        mine = {i for i, name in enumerate(read.producers) if name == job.client_id}
+        line = [0.0] * seconds
+        for thread in read.threads:
+            for ack in thread.acks:
+                if ack[1] in mine and 0 <= (at := read.anchor_wall_s + ack[0] - origin) < seconds:
+                    line[int(at)] += 1
+        lines[f"job.{job.name}.records_per_s"] = line
+    return dataclasses.replace(result, timelines={**result.timelines, **lines}) if lines else result
 
 
 def _p99(trace: Any, start: float, end: float) -> float | None:

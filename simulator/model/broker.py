@@ -70,6 +70,7 @@ class Broker:
         self.produce_time = {part: FloatSamples() for part in PRODUCE_TIME_PARTS}
         self.produce_count = 0
         self.produce_by_client: dict[str, Timeline] = {}   # RequestsPerSec{request=Produce} by client.id, per second
+        self.records_by_client: dict[str, Timeline] = {}   # the records of those requests, per second
         self.fetch_count = 0
         # its parts: each reaches the others through the broker
         self.quotas = ProduceQuotas(quotas or {})

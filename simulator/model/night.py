@@ -44,15 +44,15 @@ def job_figures(run, latencies: dict[str, Latencies]) -> tuple[JobFigures, ...]:
 
 
 def job_timelines(run, seconds: int) -> dict[str, list[float]]:
-    """Each job's produce requests a second, as the brokers counted its client.id's (several jobs only)."""
-    if len(run.jobs) < 2:
-        return {}
+    """Each job's produce requests a second, as the brokers counted its client.id's, and their records."""
     lines = {}
     for job_run in run.jobs:
         client_id = job_run.job.client_id
-        per_broker = [b.produce_by_client[client_id].values(seconds) for b in run.brokers if client_id in b.produce_by_client]
-        lines[f"job.{job_run.job.name}.produce_requests_per_s"] = [sum(v) for v in zip(*per_broker)] if per_broker \
-            else [0.0] * seconds
+        for line, by_client in (("produce_requests_per_s", "produce_by_client"), ("records_per_s", "records_by_client")):
+            per_broker = [getattr(b, by_client)[client_id].values(seconds) for b in run.brokers
+                          if client_id in getattr(b, by_client)]
+            lines[f"job.{job_run.job.name}.{line}"] = [sum(v) for v in zip(*per_broker)] if per_broker \
+                else [0.0] * seconds
     return lines
 
 

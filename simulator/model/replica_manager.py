@@ -41,7 +41,9 @@ class ReplicaManager:
         by_client = broker.produce_by_client.get(client_id)
         if by_client is None:
             by_client = broker.produce_by_client[client_id] = Timeline()
+            broker.records_by_client[client_id] = Timeline()
         by_client.add(now)
+        broker.records_by_client[client_id].add(now, sum(batch.records for batch in request.batches))
         wait_for_replicas = request.acks == "all"
         for batch in request.batches:
             partition = batch.partition

@@ -45,6 +45,7 @@ def test_the_model_against_itself_has_no_error_and_meets_every_target(itself):
     assert errors and all(e == 0.0 for e in errors)
     assert {row["figure"]: row["spearman"] for row in validation.summary}["produce requests"] == 1.0
     assert [(t.name, t.passed) for t in validation.targets] == [
+        ("live repeats: steady requests/s within 15% of their median, records/request within x1.25", True),
         ("requests within 15 % (linger.ms >= 5)", True), ("requests inside the model's interval (linger.ms = 0)", True),
         ("mean batch within 20 %", True), ("neighbour p50 within x1.3", True), ("neighbour p99 within x1.5", True),
         ("Spearman of produce requests >= 0.9", True), ("Spearman of neighbour p99 >= 0.9", True)]
