@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 from simulator.live._process import StackError
-from simulator.live.night import check_night, job_timelines, job_view, merged, run_jobs
-from workloads import Scenario, ScenarioError
+from simulator.contract import RunResult, Summary
+from simulator.live.night import check_night, job_lines, job_timelines, job_view, merged, run_jobs
+from tests.workloads.test_appendtrace import encode, write
+from workloads import Scenario, ScenarioError, appendtrace
 from workloads.reader import read_yaml
 
 FILE = Path(__file__).resolve().parents[2] / "data" / "live-night.yaml"
@@ -71,3 +73,16 @@ def test_the_jobs_request_lines_count_the_brokers_log_by_client_id():
     logged = {"card-load": [100.2, 100.7, 102.5], "export-1": [101.1], "quietload-warm-up": [99.0]}
     assert job_timelines(NIGHT, logged, 100.0, 4) == {"job.card-load.produce_requests_per_s": [2.0, 0.0, 1.0, 0.0],
                                                       "job.hourly-export.produce_requests_per_s": [0.0, 1.0, 0.0, 0.0]}
+
+
+def test_a_one_job_run_gets_its_request_line_from_the_log_and_its_records_line_from_the_acks(tmp_path):
+    one = job_view(NIGHT, NIGHT.jobs[0])
+    origin = 1_700_000_000.0 - 1.0             # the trace's anchor is 1.7e9: one second into the run
+    acks = [(appendtrace.ACK, ns, producer, 0, -1, 100) for ns, producer in
+            ((200_000_000, 1), (300_000_000, 0), (900_000_000, 1), (1_500_000_000, 1))]   # producer 0: the warm-up
+    trace = write(tmp_path, encode(["quietload-warm-up", "card-load"], [(7, acks)]))
+    logged = {"card-load": [origin + 1.2, origin + 2.5], "payment-api": [origin + 1.1]}
+    result = RunResult(evaluator="live", scenario={}, seed=1, summary=Summary(), timelines={"second": [0, 1, 2, 3]})
+    lines = job_lines(result, one, logged, str(trace), origin).timelines
+    assert lines == {"second": [0, 1, 2, 3], "job.card-load.produce_requests_per_s": [0.0, 1.0, 1.0, 0.0],
+                     "job.card-load.records_per_s": [0.0, 2.0, 1.0, 0.0]}
