@@ -114,9 +114,11 @@ class KafkaCluster(Service[list[NodeStatus]]):
         cluster = scenario.cluster
         if brokers is None and cluster.brokers > MAX_BROKERS:
             raise ScenarioError("cluster.brokers", f"{cluster.brokers} brokers do not fit the local stack (1 to {MAX_BROKERS}): choose a count")
-        # the brokers log each request's client.id (kafka.request.logger): each job's requests a second
+        # the brokers log each request's client.id (kafka.request.logger) where others produce beside a job:
+        # each job's requests a second. Not without neighbours (calibrate's runs): a line a request costs CPU
         return cls(brokers=brokers or cluster.brokers, broker=cluster.broker, replication_factor=cluster.replication_factor,
-                   min_insync_replicas=cluster.min_insync_replicas, request_log=True, **options)
+                   min_insync_replicas=cluster.min_insync_replicas,
+                   request_log=len(scenario.jobs) > 1 or bool(scenario.tenants), **options)
 
     # What the run directory records.
 
