@@ -37,7 +37,7 @@ def plan(
     keep_results: Annotated[Path | None, typer.Option(metavar="DIR", help="Also write every point's full RunResult into DIR.")] = None,
     force: PastLimits = False,
     schedule: Annotated[bool, typer.Option("--schedule", help="A night's jobs (`batch:` a list): the start times within --window that keep every neighbour within its SLA and end every job in the window and within check.deadline, or the smallest change that would (see docs/planning.md).")] = False,
-    window: Annotated[str | None, typer.Option(metavar="DURATION", help="With --schedule: the window the jobs start and end in, from windows.before, e.g. 2h [default: windows.max_duration less windows.before and windows.after].")] = None,
+    window: Annotated[str | None, typer.Option(metavar="DURATION", help="With --schedule: the window the jobs start and end in, from windows.before, e.g. 2h [default: the scenario's plan.window, else windows.max_duration less windows.before and windows.after].")] = None,
     trials: Annotated[int, typer.Option(min=1, help="With --schedule: schedules tried (the first: the jobs back to back).")] = 12,
     changes: Annotated[int, typer.Option(min=0, help="With --schedule: single changes tried at most when a job breaches alone.")] = 32,
     out: Annotated[Path | None, typer.Option(metavar="FILE", help="With --schedule: where to write the scenario with the chosen starts (default: results/<scenario>-schedule.yaml).")] = None,

@@ -206,6 +206,8 @@ class Plan:
     broker_down: bool = f.prop(parse=f.boolean, default=False)
     quota: tuple[float, ...] = f.prop(parse=_values(f.positive(parse_byte_rate)), default=())  # producer_byte_rate
     executors: tuple[int, ...] = f.prop(parse=_values(f.positive_int), default=(), unset_unsaid=True)  # per load's job
+    # a night's schedule (plan --schedule): the window its jobs start and end in, from windows.before
+    window: float | None = f.prop(parse=f.positive(_seconds), default=None, unset_unsaid=True)
 
 
 @dataclass(frozen=True)

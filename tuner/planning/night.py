@@ -46,13 +46,10 @@ def night_figures(evaluator: Evaluator, task: dict) -> dict:
 
 
 def job_spans(result: Any) -> dict[str, list[float]]:
-    """Each job's load start and end (s from the run's start), as the run's per-job figures give them."""
-    spans = {}
-    for job in getattr(result, "jobs", None) or []:
-        job = job if isinstance(job, dict) else job.to_dict()
-        if job.get("load_start_s") is not None and job.get("load_end_s") is not None:
-            spans[job["name"]] = [job["load_start_s"], job["load_end_s"]]
-    return spans
+    """Each job's load start and end (s from the run's start), from the run's per-job figures (a
+    night's run has them); a load that did not end counts to the run's end."""
+    return {job.name: [job.start_s, job.end_s if job.end_s is not None else result.summary.simulated_seconds]
+            for job in getattr(result, "jobs", ()) or () if job.start_s is not None}
 
 
 def worst(runs: list[dict]) -> dict:

@@ -35,10 +35,12 @@ from workloads.scenario import load_mapping
 
 
 def window_of(scenario: Scenario, length_s: float | None) -> Window:
-    """The window: from ``windows.before`` for ``--window`` [default: the run's ``windows.max_duration``
-    less its ``before`` and ``after``]; each job's own ``start`` (its earliest) inside it."""
+    """The window: from ``windows.before`` for ``--window`` [default: the scenario's ``plan.window``, else
+    the run's ``windows.max_duration`` less its ``before`` and ``after``]; each job's own ``start`` (its
+    earliest) inside it."""
     windows = scenario.windows
-    length = length_s if length_s is not None else windows.max_duration - windows.before - windows.after
+    length = next((given for given in (length_s, scenario.plan.window) if given is not None),
+                  windows.max_duration - windows.before - windows.after)
     if not length > 0:
         raise ScenarioError("--window", f"expected a duration greater than zero, got {length:g} s")
     window = Window(windows.before, length)
@@ -46,7 +48,7 @@ def window_of(scenario: Scenario, length_s: float | None) -> Window:
         start = scenario.job_start(job)
         if start >= window.close_s:
             raise ScenarioError(f"batch[{i}].start", f"{start:g} s is after the schedule's window "
-                                                     f"({window.open_s:g}-{window.close_s:g} s: --window {length:g}s from windows.before)")
+                                                     f"({window.open_s:g}-{window.close_s:g} s: {length:g} s from windows.before)")
     return window
 
 

@@ -123,8 +123,7 @@ def test_a_start_after_the_window_is_refused_naming_the_job(tmp_path):
     path.write_text(yaml.safe_dump(mapping))
     with pytest.raises(ScenarioError) as refused:
         schedule(path, window="2min")
-    assert str(refused.value) == ("batch[2].start: 600 s is after the schedule's window (5-125 s: --window 120s "
-                                  "from windows.before)")
+    assert str(refused.value) == "batch[2].start: 600 s is after the schedule's window (5-125 s: 120 s from windows.before)"
 
 
 def test_a_window_shorter_than_a_job_is_refused_naming_the_window(tmp_path):
@@ -161,3 +160,14 @@ def test_a_window_too_short_for_the_jobs_one_after_another_says_the_window_they_
     document, _ = schedule(night(tmp_path), window="30s", repeat=1, trials=3)
     assert document["holds"] is False and document["back_to_back_window_s"] == 50.0
     assert "  every job holds alone: back to back they need --window 50s" in render_schedule_text(document, "x.yaml")
+
+
+def test_the_window_is_the_scenarios_own_unless_given(tmp_path):
+    path = night(tmp_path)
+    mapping = yaml.safe_load(path.read_text())
+    mapping["plan"] = {"window": "50s"}
+    path.write_text(yaml.safe_dump(mapping))
+    document, _ = run_schedule(path, [], None, repeat=1, trials=1, workers=1, evaluator=Overlaps())
+    assert document["window"] == {"open_s": 5.0, "close_s": 55.0, "length_s": 50.0}
+    document, _ = schedule(path, window="1min", repeat=1, trials=1)
+    assert document["window"]["length_s"] == 60.0
