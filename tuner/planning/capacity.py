@@ -274,7 +274,7 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
             "grid": grid.to_dict(), "extend_steps": extend_steps, "refine_steps": refine_steps,
             **({"jobs_at_once": {"job": jobs.name, "client_id": jobs.client_id}} if jobs else {}),
             "current_plan": {k: current[k] for k in ("load_gb", "loads", "spacing_s", "executors", "cores",
-                                                     "ingest_gb_per_hour", "feasible")},
+                                                     "ingest_gb_per_hour", "feasible", "jobs_at_once") if k in current},
             "options": [option_verdict(o, by_option[o.name], current["ingest_gb_per_hour"], bounds.get(o.name))
                         for o in options],
             "points": points}
