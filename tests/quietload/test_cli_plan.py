@@ -73,7 +73,7 @@ def test_report_reads_a_plan_file_next_to_nothing_else(planned, tmp_path):
     (["--broker-type", "m5.huge"], "error: --broker-type[0]: unknown broker type 'm5.huge' (known: " + ", ".join(BROKER_TYPES) + ")"),
     (["--profile", "m5.xlarge"], "error: --profile: plan's broker types are --broker-type (e.g. kafka.m5.xlarge); "
                                  "the cost profile is the scenario's `profile` (--set profile=NAME)"),
-    (["--set", "plan.cpus=[4]"], "error: plan.cpus: unknown key (known keys: broker_down, broker_type, brokers, executors, load_gb, loads, quota, replication.factor, spacing)"),
+    (["--set", "plan.cpus=[4]"], "error: plan.cpus: unknown key (known keys: broker_down, broker_type, brokers, executors, load_gb, loads, quota, replication.factor, spacing, window)"),
     (["--load-gb", ""], "error: --load-gb: expected at least one value"),
     (["--engine", "flink"], "error: --engine: expected one of local, spark, got 'flink'"),
     (["--brokers", "2"], "error: what-if brokers=2: cluster.topics[0].replication.factor: 3 is more than the 2 brokers"),
