@@ -16,7 +16,8 @@ def plan_schedule(scenario_file: Path, overrides: list[str] | None, given: dict,
                   out: Path | None) -> None:
     from quietload.progress import schedule_progress   # the planner loads only when a schedule runs
     from reports.sections.schedule import render_schedule_text
-    from tuner.planning.schedule import run_schedule, schedule_path, write_schedule, write_scenario
+    from reports.night_advice import schedule_night
+    from tuner.planning.schedule import schedule_path, write_schedule, write_scenario
     grid = [name for name, value in given.items() if value is not None]
     if grid:
         raise ScenarioError("--schedule", f"schedules the night's jobs as the file states them; "
@@ -26,8 +27,9 @@ def plan_schedule(scenario_file: Path, overrides: list[str] | None, given: dict,
     check_output_file(json_file, "--json", inputs=inputs)
     check_output_file(out, "--out", inputs=inputs)
     with schedule_progress(scenario_file.stem) as progress:
-        document, mapping = run_schedule(scenario_file, overrides, length, seed, repeat or DEFAULT_REPEAT, trials, changes,
-                                         workers, lambda done, total, what: progress.update(done, total, what))
+        document, mapping = schedule_night(scenario_file, overrides, length, seed, repeat or DEFAULT_REPEAT, trials, changes,
+                                           workers, lambda done, total, what: progress.update(done, total, what),
+                                           lambda label: progress.update(progress.done, None, f"trying {label}"))
         progress.finish()
     path = write_schedule(document, json_file or schedule_path(document["scenario"]))
     scenario = write_scenario(mapping, out or path.with_suffix(".yaml"))

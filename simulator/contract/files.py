@@ -157,7 +157,7 @@ _SCHEDULE = {
     "window": {"open_s!": "C", "close_s!": "C", "length_s!": "L"}, "deadline_s": "L", "night_end_s": "C",
     "back_to_back_window_s": "L",
     "search": {"method": "S", "trials": "I", "sampler_seed": "I"},
-    "jobs": [{"name!": "S", "client_id": "S", "earliest_s": "C", "start_s!": "C", "end_s!": "C",
+    "jobs": [{"name!": "S", "client_id": "S", "earliest_s": "C", "deadline_s": "L", "start_s!": "C", "end_s!": "C",
               "alone_load_seconds": "C", "alone_holds": "B"}],
     "tenants": [_TENANT_P99],
     "change": ("?", [{"job!": "S", "found!": "B", "tried": "C", "lever": "S", "who": "S", "setting": "S",

@@ -48,8 +48,8 @@ def night_figures(evaluator: Evaluator, task: dict) -> dict:
 def job_spans(result: Any) -> dict[str, list[float]]:
     """Each job's load start and end (s from the run's start), from the run's per-job figures (a
     night's run has them); a load that did not end counts to the run's end."""
-    return {job.name: [job.start_s, job.end_s if job.end_s is not None else result.summary.simulated_seconds]
-            for job in getattr(result, "jobs", ()) or () if job.start_s is not None}
+    return {job.name: [job.load_start_s, job.load_end_s if job.load_end_s is not None else result.summary.simulated_seconds]
+            for job in result.jobs if job.load_start_s is not None}
 
 
 def worst(runs: list[dict]) -> dict:
@@ -126,12 +126,12 @@ def back_to_back(first: list[float], durations: list[float], gap: float, window:
 
 
 def constraints(night: dict, starts: Sequence[float], durations: Sequence[float], window: Window,
-                deadline: float | None, names: Sequence[str]) -> dict[str, float]:
+                deadlines: Sequence[float | None], names: Sequence[str]) -> dict[str, float]:
     """Optuna's constraints (held at <= 0): each neighbour's p99 over its SLA, each job's end past the
-    window's close, and its load past the deadline, relative."""
+    window's close, and its load past its deadline, relative."""
     found = {f"sla:{t['name']}": t["p99_ms_during"] / t["sla_p99_ms"] - 1.0
              for t in night["tenants"] if t["p99_ms_during"] is not None}
-    for name, start, duration in zip(names, starts, durations):
+    for name, start, duration, deadline in zip(names, starts, durations, deadlines):
         span = night["jobs"].get(name, [start, start + duration])
         found[f"end:{name}"] = (span[1] - window.close_s) / window.length_s
         if deadline:

@@ -1,5 +1,7 @@
 """The smallest change that lets a night be scheduled: when a job breaches an SLA (or its
-deadline) even alone, no start time saves it; the first single change that makes it hold alone,
+deadline) even alone, no start time saves it. A ``ChangeFinder`` proposes the change for the job
+alone (``quietload plan`` passes the gate's recommended change, ``reports.night_advice``); with
+none, or when it finds nothing that passes, the first single change that makes it hold alone,
 tried in ``tuner.widen``'s order (the job's own settings, then its quota, then the cluster's; each
 knob of the registry in its order), every knob's value nearest the job's own before any knob's
 next, each on every seed.
@@ -8,13 +10,17 @@ The change is then made to the whole night (a job's setting and its quota by the
 from __future__ import annotations
 
 from itertools import zip_longest
-from typing import Any
+from typing import Any, Callable
 
+from tuner.planning.jobs import job_class
 from tuner.planning.night import Nights, Window, alone, over_sla, with_starts
 from tuner.widen import changes
 from workloads import Scenario, ScenarioError
 from workloads.scenario import apply_overrides
 from workloads.tuning import KNOBS, LEVERS, WHO
+
+
+ChangeFinder = Callable[[dict, list[int]], tuple[str, ...]]   # (a job alone as one job, seeds) -> --set values, or ()
 
 
 def job_overrides(name: str, value: Any, index: int) -> list[str]:
@@ -37,20 +43,27 @@ def _holds(solo: dict, duration: float, deadline: float | None, window: Window) 
 
 
 def smallest_change(nights: Nights, mapping: dict, scenario: Scenario, solos: list[dict], durations: list[float],
-                    deadline: float | None, window: Window, budget: int) -> dict | None:
+                    deadlines: list[float | None], window: Window, budget: int,
+                    find_change: ChangeFinder | None = None) -> dict | None:
     """None when every job holds alone; else the night's mapping with, for each job that does not,
     the first change (at most ``budget`` tried in all) that makes it hold alone, and the change in
     words for the schedule file."""
     names = [job.name for job in scenario.jobs]
-    hurt = [i for i, (solo, duration) in enumerate(zip(solos, durations)) if not _holds(solo, duration, deadline, window)]
+    hurt = [i for i, (solo, duration) in enumerate(zip(solos, durations)) if not _holds(solo, duration, deadlines[i], window)]
     if not hurt:
         return None
     night, made, tried, durations = mapping, [], 0, list(durations)
     for i in hurt:
         start = max(window.open_s, scenario.job_start(scenario.jobs[i]))
+        if night is not mapping:   # an earlier job's change may be the cluster's: this job alone again first
+            solo = nights.run(with_starts(alone(night, i, start), [start], window), f"{names[i]} alone after the change")
+            if _holds(solo, solo["load_seconds"], deadlines[i], window):
+                durations[i] = solo["load_seconds"]
+                continue
         view = Scenario.from_mapping(alone(night, i, start))   # the job alone: its knobs read as the first job's
-        found = None
-        for lever, name, value in nearest_first(view):
+        found = _proposed(nights, night, i, start, names[i], find_change, deadlines[i], window) if find_change else None
+        tried += 1 if found is not None else 0
+        for lever, name, value in nearest_first(view) if found is None else ():
             if tried >= budget:
                 break
             lines = job_overrides(name, value, 0)
@@ -62,7 +75,7 @@ def smallest_change(nights: Nights, mapping: dict, scenario: Scenario, solos: li
             tried += 1
             solo = nights.run(candidate, f"{names[i]} alone with {KNOBS[name].setting(value)}")
             duration = solo["load_seconds"]
-            if _holds(solo, duration, deadline, window):
+            if _holds(solo, duration, deadlines[i], window):
                 found = {"job": names[i], "lever": lever, "who": WHO[lever], "setting": KNOBS[name].setting(value),
                          "overrides": job_overrides(name, value, i), "alone_load_seconds": duration,
                          "alone_tenants": solo["tenants"]}
@@ -71,6 +84,24 @@ def smallest_change(nights: Nights, mapping: dict, scenario: Scenario, solos: li
         if found is None:
             made.append({"job": names[i], "found": False, "tried": tried})
             continue
-        night = apply_overrides(night, found["overrides"])
+        night, durations[i] = apply_overrides(night, found["overrides"]), found["alone_load_seconds"]
         made.append({**found, "found": True, "tried": tried})
     return {"mapping": night, "durations": durations, "document": made}
+
+
+def _proposed(nights: Nights, night: dict, index: int, start: float, name: str, find_change: ChangeFinder,
+              deadline: float | None, window: Window) -> dict | None:
+    """The finder's change for job ``index`` alone, run again alone in the night's form on every seed:
+    the change if it holds there, else None."""
+    single, _ = job_class(alone(night, index, start), name, False)
+    lines = find_change(single, nights.seeds)
+    if not lines:
+        return None
+    overrides = [f"batch[{index}]." + line.removeprefix("batch.") if line.startswith("batch.") else line for line in lines]
+    solo = nights.run(with_starts(apply_overrides(alone(night, index, start), [
+        o.replace(f"batch[{index}].", "batch[0].", 1) for o in overrides]), [start], window), f"{name} alone with its change")
+    if not _holds(solo, solo["load_seconds"], deadline, window):
+        return None
+    setting = ", ".join(line.split(".", 2)[-1] if line.startswith(("batch.", "cluster.")) else line for line in lines)
+    return {"job": name, "lever": "gate", "who": "quietload check's recommended change", "setting": setting,
+            "overrides": overrides, "alone_load_seconds": solo["load_seconds"], "alone_tenants": solo["tenants"]}

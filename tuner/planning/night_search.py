@@ -21,7 +21,7 @@ def _ends(night: dict, starts: Sequence[float], durations: Sequence[float], name
 
 
 def search_starts(nights: Nights, mapping: dict, scenario: Scenario, window: Window, first: list[float],
-                  durations: list[float], deadline: float | None, names: list[str], trials: int) -> dict[str, Any]:
+                  durations: list[float], deadlines: list[float | None], names: list[str], trials: int) -> dict[str, Any]:
     """``trials`` schedules of ``mapping``'s jobs, the first back to back; the chosen one, every trial
     tried (starts, night end, what held) and the chosen night's timeline."""
     import optuna
@@ -38,7 +38,7 @@ def search_starts(nights: Nights, mapping: dict, scenario: Scenario, window: Win
         starts = [trial.suggest_float(f"start:{name}", low, high, step=1.0) if high > low else low
                   for name, low, high in zip(names, first, latest)]
         night = nights.run(with_starts(mapping, starts, window), f"schedule {number + 1} of {trials}", timeline=True)
-        found = constraints(night, starts, durations, window, deadline, names)
+        found = constraints(night, starts, durations, window, deadlines, names)
         ends = _ends(night, starts, durations, names)
         end = max([*ends, night["night_end_s"] or 0.0])
         for key, value in found.items():   # where the sampler reads them, as the study's trials set theirs

@@ -1,5 +1,6 @@
 """A night's schedule: the start times of its batch jobs, staggered within a window, that keep
-every neighbour within its SLA and end every job inside the window (and within its deadline).
+every neighbour within its SLA and end every job inside the window (and within its deadline: its own
+``deadline``, else ``check.deadline``, from its own start, as ``check`` holds it).
 
 Each job is first run alone, from the window's opening, on every seed: its load's duration
 there is what a start time must leave room for, and a job that breaches alone cannot be saved by
@@ -27,7 +28,7 @@ from simulator.contract.files import SCHEDULE
 from simulator.evaluator import Evaluator, model_evaluator
 from tuner.planning.night import (SAMPLER_SEED, Nights, Progress, Window, alone, jobs_of, night_figures, over_sla,
                                   with_starts)
-from tuner.planning.night_change import smallest_change
+from tuner.planning.night_change import ChangeFinder, smallest_change
 from tuner.planning.night_search import search_starts
 from tuner.runner import Execution, Runner
 from workloads import Scenario, ScenarioError
@@ -67,8 +68,10 @@ def write_schedule(document: dict, path: str | Path) -> Path:
 
 def run_schedule(scenario_file: str | Path, overrides: list[str] | None = None, window_s: float | None = None,
                  seed: int = 1, repeat: int = 3, trials: int = 12, changes: int = 32, workers: int | None = None,
-                 progress: Progress | None = None, evaluator: Evaluator | None = None) -> tuple[dict, dict]:
-    """The schedule of ``scenario_file``'s night and the scenario that runs it: ``(document, mapping)``."""
+                 progress: Progress | None = None, evaluator: Evaluator | None = None,
+                 find_change: ChangeFinder | None = None) -> tuple[dict, dict]:
+    """The schedule of ``scenario_file``'s night and the scenario that runs it: ``(document, mapping)``.
+    ``find_change`` proposes the change a job that breaches alone needs (``tuner.planning.night_change``)."""
     if repeat < 1:
         raise ScenarioError("--repeat", f"expected at least 1, got {repeat}")
     if trials < 1:
@@ -92,22 +95,23 @@ def run_schedule(scenario_file: str | Path, overrides: list[str] | None = None, 
             if low + duration > window.close_s:
                 raise ScenarioError("--window", f"{window.length_s:g} s is shorter than job {name}'s load from its "
                                                 f"earliest start ({low:g} s + {duration:,.1f} s alone on the model)")
-        deadline = scenario.check.deadline
-        change = smallest_change(nights, mapping, scenario, solos, durations, deadline, window, changes)
+        # a job's load from its own start within its own deadline, else the scenario's (as check holds it)
+        deadlines = [job.deadline if job.deadline is not None else scenario.check.deadline for job in scenario.jobs]
+        change = smallest_change(nights, mapping, scenario, solos, durations, deadlines, window, changes, find_change)
         night_mapping = change["mapping"] if change else mapping
         if change and change.get("durations"):
             durations = change["durations"]
-        found = search_starts(nights, night_mapping, scenario, window, first, durations, deadline, names, trials)
+        found = search_starts(nights, night_mapping, scenario, window, first, durations, deadlines, names, trials)
     chosen = found["chosen"]
     written = with_starts(night_mapping, chosen["starts"], window)
     written["name"] = f"{scenario.name}-schedule"
     document = SCHEDULE.document(
         scenario=scenario.name, source=str(scenario_file), evaluator=evaluator.name, seed=seed, seeds=seeds,
         window={"open_s": window.open_s, "close_s": window.close_s, "length_s": window.length_s},
-        deadline_s=deadline, search={"method": "optuna-tpe", "trials": trials, "sampler_seed": SAMPLER_SEED,
+        deadline_s=scenario.check.deadline, search={"method": "optuna-tpe", "trials": trials, "sampler_seed": SAMPLER_SEED,
                                       "first": "back to back, file order"},
         holds=chosen["holds"],
-        jobs=[{"name": name, "client_id": job.client_id, "earliest_s": low, "start_s": start,
+        jobs=[{"name": name, "client_id": job.client_id, "earliest_s": low, "deadline_s": deadlines[i], "start_s": start,
                "end_s": chosen["ends"][i], "alone_load_seconds": durations[i],
                "alone_holds": not over_sla(solos[i]["tenants"])}
               for i, (name, job, low, start) in enumerate(zip(names, scenario.jobs, first, chosen["starts"]))],
