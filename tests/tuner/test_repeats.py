@@ -1,4 +1,4 @@
-"""The judge: a run's figures over its load's steady middle (which seconds, the job's counts over
+"""The judge: a run's figures over its load's steady part (which seconds, the job's counts over
 them), and the live repeats' spreads per configuration, judged only where no run was noise."""
 import dataclasses
 
@@ -11,7 +11,7 @@ from tuner.fidelity import repeat_target
 from tuner.repeats import Spread, repeats
 from workloads import CATALOG, Scenario
 
-# one 1-core executor and 100 MB: a model load of 2.0-8.97 s, long enough for a middle
+# one 1-core executor and 100 MB: a model load of 2.0-8.97 s
 SMALL = ["dataset.files.0.size=100MB", "batch.spark.spark.executor.instances=1", "batch.spark.spark.executor.cores=1",
          "windows.before=2s", "windows.after=1s"]
 
@@ -21,30 +21,32 @@ def run():
     return model_evaluator().evaluate(Scenario.from_yaml(CATALOG / "paypay-glue-2gb.yaml", SMALL), 1)
 
 
-def test_the_middle_leaves_out_a_fifth_of_the_load_at_least_a_second_each_side():
-    assert middle_seconds(2.0, 8.97) == (4, 6)          # trim 1.39 s: [3.39, 7.58] holds seconds 4, 5 and 6
-    assert middle_seconds(2.0, 5.5) == (3, 3)           # trim 1 s: [3.0, 4.5] holds second 3 only
-    assert middle_seconds(2.0, 4.8) is None             # [3.0, 3.8]: no whole second
+def test_the_steady_part_runs_from_the_first_to_the_last_whole_second_at_half_the_busiest_pace():
+    # a live 12 MB load of 3.04-8.48 s: two slow seconds (the JVM warming), then the job's pace
+    records = [0, 0, 0, 0, 561, 768, 6463, 9200, 3488, 0]
+    assert middle_seconds(3.04, 8.48, records) == (6, 7)       # 6,463 and 9,200 reach 4,600; second 8 is partial
+    assert middle_seconds(3.04, 8.48, [0.0] * 10) is None       # no record at all
+    assert middle_seconds(3.2, 3.9, records) is None            # no whole second inside the load
 
 
-def test_a_model_run_carries_the_job_lines_and_its_steady_middle_is_their_sum_over_the_middle(run):
+def test_a_model_run_carries_the_job_lines_and_its_steady_part_is_their_sum_over_it(run):
     requests = run.timelines["job.batch.produce_requests_per_s"]
     records = run.timelines["job.batch.records_per_s"]
     assert run.windows["during"][0] == 2.0 and 8.9 < run.windows["during"][1] < 9.0
     assert sum(requests) == run.summary.produce_requests
     middle = steady_middle(run)
-    assert (middle.first_s, middle.last_s, middle.seconds) == (4, 6, 3)
-    assert middle.produce_requests == sum(requests[4:7]) == 12224
-    assert middle.records == pytest.approx(sum(records[4:7]))
-    assert middle.requests_per_s == pytest.approx(12224 / 3)
-    assert middle.records_per_request == pytest.approx(sum(records[4:7]) / 12224)
-    assert middle.neighbour_p99_ms == {name: max(run.timelines[f"tenant.{name}.p99_ms"][4:7])
+    assert (middle.first_s, middle.last_s, middle.seconds) == (2, 7, 6)   # the model's job runs at its pace from its start
+    assert middle.produce_requests == sum(requests[2:8]) == 24275
+    assert middle.records == pytest.approx(sum(records[2:8]))
+    assert middle.requests_per_s == pytest.approx(24275 / 6)
+    assert middle.records_per_request == pytest.approx(sum(records[2:8]) / 24275)
+    assert middle.neighbour_p99_ms == {name: max(run.timelines[f"tenant.{name}.p99_ms"][2:8])
                                        for name in ("payment-api", "fraud-scoring")}
 
 
-def test_a_run_without_job_lines_or_too_short_has_no_middle(run):
+def test_a_run_without_job_lines_or_a_whole_second_of_load_has_no_steady_part(run):
     assert steady_middle(dataclasses.replace(run, timelines={"second": run.timelines["second"]})) is None
-    assert steady_middle(dataclasses.replace(run, windows={**run.windows, "during": [2.0, 4.8]})) is None
+    assert steady_middle(dataclasses.replace(run, windows={**run.windows, "during": [2.1, 2.9]})) is None
 
 
 def test_a_spread_gives_its_median_its_largest_distance_and_its_largest_factor():
@@ -55,23 +57,23 @@ def test_a_spread_gives_its_median_its_largest_distance_and_its_largest_factor()
 def _live(run, seed, per_second, noise=()):
     """``run`` labelled a live run of ``seed`` whose job sent ``per_second`` requests a second in the middle."""
     line = list(run.timelines["job.batch.produce_requests_per_s"])
-    line[4:7] = [per_second] * 3
+    line[2:8] = [per_second] * 6
     summary = dataclasses.replace(run.summary, noise=tuple(noise))
     return dataclasses.replace(run, evaluator="live", seed=seed, summary=summary,
                                timelines={**run.timelines, "job.batch.produce_requests_per_s": line})
 
 
 def test_repeats_are_judged_on_the_steady_middle_and_printed_with_their_spread(run):
-    records = sum(run.timelines["job.batch.records_per_s"][4:7])
+    records = sum(run.timelines["job.batch.records_per_s"][2:8])
     agreeing = [_live(run, seed, rate) for seed, rate in ((1, 1000), (2, 1100), (3, 950))]
     [spread] = repeats([run, *agreeing])             # the model's run is not a repeat
     assert spread.seeds == (1, 2, 3) and spread.verdict is True
     assert spread.figures["steady requests/s"].values == (1000.0, 1100.0, 950.0)
-    assert spread.figures["steady records/request"].median == pytest.approx(records / 3000)
-    assert spread.middles[0] == "seed 1: seconds 4-6 of load 2.0-9.0 s"
+    assert spread.figures["steady records/request"].median == pytest.approx(records / 6000)
+    assert spread.middles[0] == "seed 1: seconds 2-7 of load 2.0-9.0 s"
     lines = render_repeats([spread])
     assert "| paypay-glue-2gb | steady requests/s | 1,000.0 | 950.0-1,100.0 | 10% |" in lines
-    assert lines[-1].startswith("paypay-glue-2gb: repeats; seed 1: seconds 4-6")
+    assert lines[-1].startswith("paypay-glue-2gb: repeats; seed 1: seconds 2-7")
     [apart] = repeats([_live(run, 1, 1000), _live(run, 2, 1200), _live(run, 3, 950)])
     assert apart.verdict is False                    # 20 % from the median
     assert repeat_target([spread, apart]).passed is False
