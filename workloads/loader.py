@@ -89,6 +89,8 @@ def _assign(node: dict, cls: type, segments: list[str], value: Any, path: str) -
     if typing.get_origin(child) in (tuple, list):
         items = node.get(key)
         kind_of = known[key].metadata.get("element")
+        if items is None and key == "batch" and kind_of and not rest[0].isdigit():
+            items = node[key] = {}   # a fragment's (a tuned file's) batch.producer...: one job's keys
         if isinstance(items, dict) and kind_of:   # one job given as a mapping: its keys are the job's
             _assign(items, kind_of(items), rest, value, where)
             return
