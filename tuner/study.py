@@ -37,6 +37,7 @@ PREFERENCES = ("requests", "duration")
 IMPORTANCE_MIN_TRIALS = 10   # fewer completed trials say little about what mattered
 CONNECT_TIMEOUT_S = 10   # a PostgreSQL host that drops packets fails in seconds, not after minutes of TCP retries
 TABLE_CREATION_ATTEMPTS = 3   # tuners starting at once on a new database race to create its tables: the losers retry
+REFUSED_IN_A_ROW = 20   # trials in a row the scenario refuses before a search that draws nothing runnable stops
 
 Progress = Callable[[int, int, "int | None"], None]   # trials done, trials wanted, best feasible requests
 
@@ -395,7 +396,7 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, progr
                 runner: Runner | None) -> StudySummary:
     from optuna.trial import TrialState
     done = _records(study)
-    completed, best = len(done), _best_requests(done)
+    completed, best, refused = len(done), _best_requests(done), 0
 
     def completed_trials() -> int:
         """The study's completed trials as the storage holds them, another machine's too (Optuna's
@@ -420,7 +421,11 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, progr
                     if isinstance(error, ScenarioError):   # a combination the producer refuses
                         trial.set_user_attr("error", str(error))
                         study.tell(trial, state=TrialState.FAIL)
+                        refused += 1
+                        if refused >= max(REFUSED_IN_A_ROW, settings.trials):   # nothing the space draws runs
+                            raise ScenarioError(error.field, f"{refused} trials in a row refused, the last: {error.problem}")
                         continue
+                    refused = 0
                     if error is not None:
                         raise error
                     outcome = future.result()

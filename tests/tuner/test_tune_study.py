@@ -196,3 +196,19 @@ def test_one_worker_samples_without_the_constant_liar_the_very_same_trials():
     assert _sampler(settings, False)._constant_liar is False and _sampler(settings, True)._constant_liar is True
     assert tried(_sampler(settings, False)) == tried(_sampler(settings, True))
     assert _sampler(StudySettings(workers=2), False)._constant_liar is True
+
+
+class _Refusing:
+    """An evaluator that refuses every run, as a scenario refuses every combination a space draws."""
+
+    name = "refusing"
+
+    def evaluate(self, scenario, seed, progress=None):
+        raise ScenarioError("batch.producer.batch.size", "larger than buffer.memory")
+
+
+def test_a_search_whose_every_trial_is_refused_stops_in_one_line(tiny, tmp_path):
+    objective = Objective(tiny, search_space(Scenario.from_mapping(tiny)), seed=1, evaluator=_Refusing())
+    with pytest.raises(ScenarioError) as refused:
+        run_study(objective, _settings(tmp_path, trials=3))
+    assert str(refused.value) == "batch.producer.batch.size: 20 trials in a row refused, the last: larger than buffer.memory"
