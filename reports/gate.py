@@ -384,7 +384,7 @@ def check_runs(results: list[RunResult], thresholds: Gate = Gate(), trial: Trial
         source = results[reports.index(failing)]
         found = tried_advice(results, source, failed, trial, lambda runs: failed_rules(runs, thresholds),
                              thresholds.deadline, tried, levers)
-        advice, paste, needs = found.lines, paste_lines(found.passing), found.needs
+        advice, paste, needs = found.lines, paste_lines(found.passing, source.scenario), found.needs
     if len(reports) == 1:
         return dataclasses.replace(reports[0], recommendations=advice, paste=paste, paste_needs=needs)
     verdicts = tuple(_across([(report.seed, report.verdicts[i]) for report in reports]) for i in range(len(RULES)))

@@ -151,23 +151,54 @@ def broker_config_lines(params: dict[str, Any]) -> list[str]:
             if KNOBS[name].lever == "cluster" and KNOBS[name].path[1] == "broker" and not KNOBS[name].command]
 
 
-def cluster_commands(params: dict[str, Any]) -> list[str]:
+def _in_force(scenario: Any, name: str) -> Any:
+    """Knob ``name``'s value in ``scenario`` (a Scenario, or a result's scenario mapping; None: not said)."""
+    if not isinstance(scenario, dict):
+        return KNOBS[name].current(scenario)
+    value: Any = scenario
+    for key in KNOBS[name].path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _thread_steps(params: dict[str, Any], scenario: Any) -> list[dict[str, Any]]:
+    """The brokers' settings in the steps a dynamic change may take: Kafka refuses a thread pool's new
+    size above double, or below half, the size in force (DynamicThreadPool, "value should not be greater
+    than double the current value"), so 1 -> 4 fetchers is 1 -> 2 -> 4. Without the sizes in force, one step."""
+    targets = {name: value for name, value in sorted(params.items())
+               if KNOBS[name].lever == "cluster" and KNOBS[name].path[1] == "broker" and not KNOBS[name].command}
+    given = {name: _in_force(scenario, name) if scenario is not None else None for name in targets}
+    if not all(isinstance(value, int) and value > 0 for value in given.values()):
+        return [targets] if targets else []
+    now: dict[str, int] = {name: value for name, value in given.items() if isinstance(value, int)}
+    steps: list[dict[str, Any]] = []
+    while now != targets:
+        now = {name: (min(target, 2 * now[name]) if target > now[name] else max(target, now[name] // 2))
+               for name, target in targets.items()}
+        steps.append(dict(now))
+    return steps
+
+
+def cluster_commands(params: dict[str, Any], scenario: Any = None) -> list[str]:
     """The commands that make the cluster's levers: the thread pools as cluster-wide dynamic broker
     configs (Kafka applies num.io.threads, num.network.threads and num.replica.fetchers without a
-    restart), then the knobs MSK changes by a command of its own (UpdateBrokerCount, UpdateBrokerType)."""
+    restart; in steps of at most double or half, from the sizes in ``scenario`` when given), then the
+    knobs MSK changes by a command of its own (UpdateBrokerCount, UpdateBrokerType)."""
     lines = [f'kafka-configs.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --command-config client.properties '
-             f"--alter --entity-type brokers --entity-default --add-config {','.join(configs)}"
-             for configs in [broker_config_lines(params)] if configs]
+             f"--alter --entity-type brokers --entity-default --add-config "
+             + ",".join(f"{name}={KNOBS[name].property_value(value)}" for name, value in step.items())
+             for step in _thread_steps(params, scenario)]
     lines += [knob.command.format(value=knob.property_value(params[name])) for name, knob in KNOBS.items()
               if knob.command and params.get(name) is not None]
     return lines
 
 
-def snippets(params: dict[str, Any], key: str | None = None) -> dict[str, Any]:
-    """Ready-to-paste text per place the settings go (see the module's note on options vs confs)."""
+def snippets(params: dict[str, Any], key: str | None = None, scenario: Any = None) -> dict[str, Any]:
+    """Ready-to-paste text per place the settings go (see the module's note on options vs confs);
+    ``scenario``: the job as it is, whose broker settings a dynamic change starts from."""
     return {
         "msk_configuration": broker_config_lines(params),
-        "cluster_commands": cluster_commands(params),
+        "cluster_commands": cluster_commands(params, scenario),
         "pyspark": pyspark_code(params, key),
         "glue_dynamic_frame": glue_code(params, key),
         "spark_writer_options": [f'.option("{name}", "{value}")' for name, value in _producer_options(params)],
@@ -215,16 +246,17 @@ def params_of(overrides: tuple[str, ...]) -> dict[str, Any]:
     return params
 
 
-def paste_lines(overrides: tuple[str, ...]) -> tuple[str, ...]:
+def paste_lines(overrides: tuple[str, ...], scenario: Any = None) -> tuple[str, ...]:
     """A change as each owner pastes it, in a few lines: the job's write (repartition and kafka.*
-    writer options, the same in a Glue job's connection options), the quota's and the cluster's commands."""
+    writer options, the same in a Glue job's connection options), the quota's and the cluster's commands
+    (``scenario``, the job as it is: where a dynamic broker change starts from)."""
     params = params_of(overrides)
     lines = []
     if params.get("repartition"):
         lines.append(f"df.repartition({params['repartition']})  # the job's code, before the write")
     lines += [f'.option("{name}", "{value}")' for name, value in _producer_options(params)]
     lines += kafka_configs_lines(params)
-    lines += [f"{line}  # MSK configuration" for line in broker_config_lines(params)] + cluster_commands(params)
+    lines += [f"{line}  # MSK configuration" for line in broker_config_lines(params)] + cluster_commands(params, scenario)
     known = {KNOBS[name].override_key for name in params} | {o.partition("=")[0] for n, v in params.items()
                                                             for o in KNOBS[n].overrides(v)}
     lines += [f"--set {override}  # no snippet for this setting" for override in overrides
