@@ -19,14 +19,16 @@ when none of their changes passes, a wider class's passing set is named as who w
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Callable
 
 from simulator.contract import RunResult, Summary
 from simulator.contract import explain as words
+from simulator.contract.night import blames
 from workloads import ScenarioError
 from workloads.tuning import DEFAULT_LEVERS, KNOBS, LEVERS, WHO
-from workloads.batch import first_job
+from workloads.batch import first_job, job_mappings
 
 # Batches under half of batch.size mean the sender drains faster than the tasks append.
 LOW_BATCH_FILL = 0.5
@@ -109,8 +111,7 @@ def _acks(producer: dict, summary: Summary) -> Change | None:
                    words.waited_for_followers(producer["acks"], summary.replica_lag_bytes_max_during, name, remote, sla))
 
 
-def _fetchers(result: RunResult) -> Change | None:
-    producer = first_job(result.scenario).get("producer") or {}
+def _fetchers(result: RunResult, producer: dict) -> Change | None:
     if str(producer.get("acks")) != "all":
         return None   # with acks=1 the acks hint comes first
     waits: list[tuple[str, float, float]] = []
@@ -140,9 +141,9 @@ def _headroom(summary: Summary) -> str | None:
     return words.little_headroom(name, before, sla)
 
 
-def _quota(result: RunResult, because: str) -> Change | None:
+def _quota(result: RunResult, because: str, summary: Summary) -> Change | None:
     """A producer_byte_rate quota at half the load's bytes per broker per second, whole MB/s."""
-    summary, brokers = result.summary, len(result.brokers or []) or ((result.scenario.get("cluster") or {}).get("brokers"))
+    brokers = len(result.brokers or []) or ((result.scenario.get("cluster") or {}).get("brokers"))
     wire, load_s = summary.wire_bytes, summary.load_seconds
     if not wire or not load_s or not brokers:
         return None
@@ -166,20 +167,59 @@ def _waves(result: RunResult) -> Change | None:
 
 def candidates(result: RunResult, failed_rules: set[str]) -> list[Change]:
     """The changes the failed rules and the result's figures point to, in the order the published fix
-    applied them."""
-    producer = first_job(result.scenario).get("producer") or {}
-    summary = result.summary
+    applied them; on a night, the changes of the job that sent most of the requests while
+    neighbours were over their SLAs, read from its own figures and addressed to it (batch[i]...)."""
+    night = _night_job(result)
+    index = night[0] if night else 0
+    producer = (job_mappings(result.scenario)[index] if night else first_job(result.scenario)).get("producer") or {}
+    summary = _job_summary(result, night[1]) if night else result.summary
+    first = index == 0    # the result's spark section is the first job's
     found: list[Change | None] = []
     if failed_rules & _BROKER_LOAD_RULES:
-        found += [_linger(producer, summary), _repartition(result, summary), _compression(producer, summary),
-                  _acks(producer, summary), _fetchers(result)]
+        found += [_linger(producer, summary), _repartition(result, summary) if first else None,
+                  _compression(producer, summary), _acks(producer, summary), _fetchers(result, producer)]
     if "neighbour_sla" in failed_rules:
         headroom = _headroom(summary)
         if headroom or not any(found):   # a quota isolates the load when no setting of the job explains the breach
-            found.append(_quota(result, headroom or ""))
-    if "load_deadline" in failed_rules:
+            found.append(_quota(result, headroom or "", summary))
+    if "load_deadline" in failed_rules and first:
         found.append(_waves(result))
-    return [change for change in found if change]
+    changes = [change for change in found if change]
+    return [_for_job(change, *night) for change in changes] if night else changes
+
+
+def _night_job(result: RunResult) -> tuple[int, str] | None:
+    """A night's job the advice changes (its index and name): the largest share of the produce
+    requests in the seconds the neighbours were over their SLAs, weighted by those seconds."""
+    if len(result.jobs) < 2:
+        return None
+    weight: dict[str, float] = {}
+    for blame in blames(result):
+        for name, share in blame.shares:
+            weight[name] = weight.get(name, 0.0) + share * blame.seconds_over
+    if not weight:
+        return None
+    name = max(weight, key=lambda job: weight[job])
+    index = next(i for i, job in enumerate(job_mappings(result.scenario)) if job.get("name") == name)
+    return index, name
+
+
+def _job_summary(result: RunResult, name: str) -> Summary:
+    """The night's summary with the job's own figures where it has them (batching, bytes, its load's seconds)."""
+    job = next(j for j in result.jobs if j.name == name)
+    own = {f.name: getattr(job, f.name) for f in dataclasses.fields(job)
+           if f.name in {g.name for g in dataclasses.fields(Summary)} and getattr(job, f.name) is not None}
+    if job.load_start_s is not None and job.load_end_s is not None:
+        own["load_seconds"] = job.load_end_s - job.load_start_s
+    return dataclasses.replace(result.summary, **own)
+
+
+def _for_job(change: Change, index: int, name: str) -> Change:
+    """``change`` addressed to the night's job ``index`` (batch[i]...; the cluster's settings stay the cluster's)."""
+    overrides = tuple(f"batch[{index}].{value.removeprefix('batch.')}" if value.startswith("batch.") else value
+                      for value in change.overrides)
+    return dataclasses.replace(change, overrides=overrides,
+                               label=f"{name}: {change.label}" if overrides != change.overrides else change.label)
 
 
 ROUNDS = 5    # changes added one at a time, each round re-reading the mechanism figures of the runs so far
@@ -261,7 +301,7 @@ def tried_advice(results: list[RunResult], source: RunResult, failed_rules: set[
 
 
 def _lever_of(override: str) -> str:
-    key = override.partition("=")[0]
+    key = re.sub(r"^batch\[\d+\]\.", "batch.", override.partition("=")[0])   # a night's job's too
     return next((knob.lever for knob in KNOBS.values() if knob.override_key == key), "job")
 
 

@@ -32,3 +32,22 @@ def test_a_neighbour_over_its_sla_names_the_job_that_sent_most_requests_then(tmp
     assert result.exit_code == 1
     line = next(line for line in result.output.splitlines() if line.startswith("  neighbour_sla:"))
     assert "hourly-export sent" in line and "of the jobs' produce requests in api's" in line
+
+
+def test_the_recommended_changes_of_a_night_are_the_loudest_job_s_addressed_to_it(tmp_path):
+    """The candidates come from the job that sent most requests while a neighbour was over its SLA
+    (hourly-export, the second job), read from its own figures and set on it alone."""
+    import yaml
+
+    from reports.advice import candidates
+    from simulator.evaluator import model_evaluator
+    from workloads import Scenario
+    from workloads.scenario import apply_overrides
+
+    raw = apply_overrides(yaml.safe_load(NIGHT), ["tenants.0.sla_p99=0.5ms"])
+    result = model_evaluator().evaluate(Scenario.from_mapping(raw), 1)
+    changes = candidates(result, {"neighbour_sla"})
+    assert changes, "no candidate"
+    for change in changes:
+        assert change.label.startswith("hourly-export: ") or not any(v.startswith("batch") for v in change.overrides)
+        assert all(v.startswith(("batch[1].", "cluster.")) for v in change.overrides), change.overrides
