@@ -132,9 +132,8 @@ def _fetchers(result: RunResult, producer: dict) -> Change | None:
 
 def _headroom(summary: Summary) -> str | None:
     """A neighbour over its SLA during the load that had little of it left before the load."""
-    tight = [(t.name, t.p99_ms_before, t.sla_p99_ms) for t in summary.tenants if words.breaches(t)]
-    tight = [(name, before, sla) for name, before, sla in tight
-             if before is not None and sla and before > BUSY_BEFORE_SHARE_OF_SLA * sla]
+    tight = [(t.name, t.p99_ms_before, t.sla_p99_ms) for t in summary.tenants if words.breaches(t)
+             and t.p99_ms_before is not None and t.sla_p99_ms and t.p99_ms_before > BUSY_BEFORE_SHARE_OF_SLA * t.sla_p99_ms]
     if not tight:
         return None
     name, before, sla = max(tight, key=lambda t: t[1] / t[2])
@@ -159,10 +158,10 @@ def _waves(result: RunResult) -> Change | None:
     executors = ((first_job(result.scenario).get("spark") or {}).get("spark.executor.instances"))
     if not waves or waves <= 1 or not slots:
         return None
-    more = executors * waves if isinstance(executors, int) else None
-    return Change(f"spark.executor.instances={more}" if more else "more executor cores",
-                  (f"batch.spark.spark.executor.instances={more}",) if more else (),
-                  "give the job more executor cores", words.waves(tasks, waves, slots))
+    because = words.waves(tasks, waves, slots)
+    if not isinstance(executors, int):     # no count to multiply: the hint alone
+        return Change("more executor cores", (), "give the job more executor cores", because)
+    return _change("spark.executor.instances", executors * waves, "give the job more executor cores", because)
 
 
 def candidates(result: RunResult, failed_rules: set[str]) -> list[Change]:
@@ -248,13 +247,16 @@ class Prediction:
 
 
 def predict(changes: tuple[Change, ...], runs: list[RunResult], judge: Judge, deadline_s: float | None) -> Prediction:
-    tenants = []
+    tenants: list[tuple[str, float | None, float]] = []
     for index, tenant in enumerate(runs[0].summary.tenants):
+        if tenant.sla_p99_ms is None:     # a neighbour without an SLA is held to none
+            continue
         sent = [p for p in (run.summary.tenants[index].p99_ms_during for run in runs) if p is not None]
         tenants.append((tenant.name, max(sent) if sent else None, tenant.sla_p99_ms))
     excess = sum(max(0.0, p99 / sla - 1.0) for _, p99, sla in tenants if p99 is not None and sla)
-    if deadline_s:
-        excess += max(0.0, max(run.summary.load_seconds for run in runs) / deadline_s - 1.0)
+    loads = [load for run in runs if (load := run.summary.load_seconds) is not None]
+    if deadline_s and loads:
+        excess += max(0.0, max(loads) / deadline_s - 1.0)
     failed = judge(runs)
     source = next((run for run in runs if judge([run])), runs[0])
     return Prediction(changes, failed, tuple(tenants), max(int(run.summary.produce_requests or 0) for run in runs),

@@ -70,6 +70,8 @@ class Knob:
     bounds: Callable[[Any], tuple] = lambda scenario: ()   # the default range (choices, or (low, high)) for a scenario
     also: Callable[[Any], tuple[tuple[str, Any], ...]] = lambda value: ()   # further (knob-like path, value) it sets
     command: str = ""              # the command that makes it ({value}: its property value), not a configuration line
+    searched: bool = True          # in its lever class's default search (else only when ``tune.knobs`` names it)
+    hardware: bool = False         # a change of the cluster's machines (brokers, their type), priced by the vCPUs it adds
 
     @property
     def override_key(self) -> str:
@@ -166,6 +168,9 @@ KNOBS: dict[str, Knob] = {knob.name: knob for knob in (
          bounds=lambda s: (min(16 * KB, _producer(s).batch_size), _producer(s).max_request_size)),
     Knob("buffer.memory", ("batch", "producer", "buffer.memory"), "range", f.positive(parse_bytes), unit="bytes", log=True,
          bounds=lambda s: (min(32 * MB, _producer(s).buffer_memory), max(512 * MB, _producer(s).buffer_memory))),
+    # the gate's change for a load in several waves of tasks; a study searches it when tune.knobs names it
+    Knob("spark.executor.instances", ("batch", "spark", "spark.executor.instances"), "range", f.positive_int,
+         bounds=lambda s: (s.batch.spark.executors, 4 * s.batch.spark.executors), searched=False),
     Knob("max.in.flight.requests.per.connection", ("batch", "producer", "max.in.flight.requests.per.connection"),
          "range", f.positive_int, bounds=lambda s: (1, MAX_IN_FLIGHT_MAX)),
     # per broker: from a sliver of the broker's NIC to a fifth of it
@@ -183,11 +188,11 @@ KNOBS: dict[str, Knob] = {knob.name: knob for knob in (
     Knob("num.network.threads", ("cluster", "broker", "num.network.threads"), "range", f.positive_int, lever="cluster",
          bounds=_threads(0.5, 3)("num_network_threads")),
     Knob("brokers", ("cluster", "brokers"), "range", f.positive_int, lever="cluster",
-         bounds=lambda s: (s.cluster.brokers, 3 * s.cluster.brokers),
+         bounds=lambda s: (s.cluster.brokers, 3 * s.cluster.brokers), hardware=True,
          command='aws kafka update-broker-count --cluster-arn "$CLUSTER_ARN" --current-version "$CLUSTER_VERSION" '
                  '--target-number-of-broker-nodes {value}'),
     Knob("cluster.broker.type", ("cluster", "broker", "type"), "choice", lambda v, p: broker_type(f.text(v, p), p).name,
-         lever="cluster", bounds=_broker_types,
+         lever="cluster", bounds=_broker_types, hardware=True,
          command='aws kafka update-broker-type --cluster-arn "$CLUSTER_ARN" --current-version "$CLUSTER_VERSION" '
                  '--target-instance-type {value}'),
 )}
@@ -195,7 +200,8 @@ KNOBS: dict[str, Knob] = {knob.name: knob for knob in (
 
 def knobs_of(levers: tuple[str, ...]) -> list[str]:
     """The knobs of those lever classes, in the registry's order (the sampler's)."""
-    return [name for name, knob in KNOBS.items() if knob.lever in levers and (not knob.quota or name in quota_fields())]
+    return [name for name, knob in KNOBS.items() if knob.lever in levers and knob.searched
+            and (not knob.quota or name in quota_fields())]
 
 
 def parse_levers(value: Any, path: str) -> tuple[str, ...]:
