@@ -105,6 +105,12 @@ class Objective:
         other._evaluator = evaluator
         return other
 
+    def judged(self, seeds: int) -> "Objective":
+        """This objective counting the worst of at least ``seeds`` seeds (its own and the ones after)."""
+        other = copy.copy(self)
+        other.seeds = tuple(range(self.seed, self.seed + max(seeds, self.repeat)))
+        return other
+
     @property
     def repeat(self) -> int:
         return len(self.seeds)
@@ -117,6 +123,14 @@ class Objective:
 
     def scenario(self, params: dict[str, Any]) -> Scenario:
         return Scenario.from_mapping(apply_overrides(self.base, self.space.overrides(params)))
+
+    def added_vcpus(self, params: dict[str, Any]) -> float:
+        """The price of the knob values' cluster changes: the share of vCPUs they add to the cluster
+        (its brokers times each broker's vCPUs, what MSK bills a cluster by: broker-hours of the broker
+        type, whose price follows its vCPUs). The job's settings, a quota and the brokers' thread pools
+        and fetchers add none: each is a configuration change, not hardware."""
+        before, after = self.scenario({}).cluster, self.scenario(params).cluster
+        return max(0.0, after.brokers * after.broker.vcpus / (before.brokers * before.broker.vcpus) - 1.0)
 
     def run(self, params: dict[str, Any]) -> RunResult:
         """The model's RunResult on the first seed for these knob values (``{}``: the scenario as it is)."""

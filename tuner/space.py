@@ -32,6 +32,12 @@ class KnobRange:
             return trial.suggest_int(self.name, int(self.low), int(self.high), log=log)
         return trial.suggest_float(self.name, float(self.low), float(self.high), log=log)
 
+    def values(self) -> tuple:
+        """Every value of a choice or whole-number range (a float range has too many to list: none)."""
+        if self.knob.kind == "choice":
+            return self.choices
+        return tuple(range(int(self.low), int(self.high) + 1)) if self.integer else ()
+
     def describe(self) -> str:
         if self.knob.kind == "choice":
             return "{" + ", ".join(self.knob.render(c) for c in self.choices) + "}"

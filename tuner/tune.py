@@ -15,7 +15,7 @@ from tuner.runner import Execution, Runner, usable_cores
 from tuner.space import search_space
 from tuner.study import (Progress, StudySettings, StudySummary, closest_miss, run_study, scenario_digest, tuning_work,
                           scenario_fields)
-from tuner.validate import SeedRuns, Validation, validate_front
+from tuner.validate import SCREEN_SEEDS, SeedRuns, Validation, cheapest_hardware, screened, validate_front
 from workloads import Scenario, ScenarioError
 from workloads.scenario import load_mapping
 from workloads.tuning import DEFAULT_LEVERS
@@ -71,15 +71,22 @@ def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
                          study_name=study, sampler=request.sampler, prefer=scenario.tune.prefer)
 
 
-def _validated(objective: Objective, summary: StudySummary, count: int, progress_line: Callable[[str], None] | None,
-               runs: Callable[[int, int], None] | None, seed_runs: SeedRuns) -> tuple[StudySummary, Validation | None]:
-    """The study with its pick replaced by the first front point that holds on ``count`` seeds
-    after the study's own (no pick when none holds)."""
+def _validated(objective: Objective, judge: Objective, summary: StudySummary, count: int,
+               progress_line: Callable[[str], None] | None, runs: Callable[[int, int], None] | None,
+               seed_runs: SeedRuns) -> tuple[StudySummary, Validation | None]:
+    """The study with its pick replaced by the first feasible trial, judged at its worst on
+    ``judge``'s seeds, that holds on ``count`` seeds after those (no pick when none holds)."""
     if not count or not summary.front:
         return summary, None
-    first = objective.seeds[-1] + 1
-    validation = validate_front(objective, summary.front, summary.settings.prefer,
-                                tuple(range(first, first + count)), progress_line, runs, seed_runs)
+    candidates = (screened(judge, summary.trials, seed_runs, progress_line) if judge.seeds != objective.seeds
+                  else summary.trials)
+    first = judge.seeds[-1] + 1
+    validation = validate_front(judge, [c for c in candidates if c.feasible], summary.settings.prefer,
+                                tuple(range(first, first + count)), progress_line, runs, seed_runs, judge.added_vcpus)
+    validation = dataclasses.replace(validation, screened_on=judge.seeds)
+    if validation.pick is None and validation.closest is None:    # none stayed within them at its worst
+        validation = dataclasses.replace(validation, closest=closest_miss(candidates))
+    validation = cheapest_hardware(judge, validation, seed_runs, progress_line)
     return dataclasses.replace(summary, pick=validation.pick, validation=validation.to_dict()), validation
 
 
@@ -101,18 +108,20 @@ def tune(request: TuneRequest, progress: Progress | None = None,
         seed_runs = SeedRuns(objective, runner, settings.workers)
         seed_runs.submit({}, objective.seed)   # the baseline, while the front is validated
         count = scenario.tune.validate if request.validate is None else request.validate
-        summary, validation = _validated(objective, summary, count, progress_line, validation_runs, seed_runs)
+        judge = objective.judged(SCREEN_SEEDS)
+        summary, validation = _validated(objective, judge, summary, count, progress_line, validation_runs, seed_runs)
+        judge = judge if validation is not None else objective    # the seeds the pick was judged on
         chosen = summary.pick or (validation.closest if validation else None) or closest_miss(summary.trials)
         if chosen is None:
             raise ScenarioError("tune", f"no trial of study {summary.name!r} completed ({summary.failed} failed)")
         held = validation is None or validation.pick is not None
-        params, rounding = rounded_pick(objective, chosen, validation.seeds if validation and held else (), seed_runs)
+        params, rounding = rounded_pick(judge, chosen, validation.seeds if validation and held else (), seed_runs)
         baseline, picked = seed_runs.result({}, objective.seed), seed_runs.result(params, objective.seed)
         feasible = chosen.feasible and held
         # what the printed (rounded) values miss, from the very runs the "why" quotes
-        shown = seed_runs.outcome_on(params, objective.seeds)
+        shown = seed_runs.outcome_on(params, judge.seeds)
         wider = "" if feasible else wider_lever(scenario, params, request.levers,
-                                                lambda p: seed_runs.outcome_on(p, objective.seeds))
+                                                lambda p: seed_runs.outcome_on(p, judge.seeds))
     recommendation = Recommendation(
         scenario_name=file_part(scenario.name), source=str(request.scenario_file), seed=request.seed,
         trial=chosen.number, feasible=feasible, params=params, wider=wider,
@@ -120,9 +129,9 @@ def tune(request: TuneRequest, progress: Progress | None = None,
         after=summary_figures(picked),
         explanation=(explain(baseline, picked, scenario, params) + spread_lines(chosen.figures)
                      + (validation.lines() if validation else []) + rounding),
-        snippets=snippets(params, scenario.batch.key),
+        snippets=snippets(params, scenario.batch.key, scenario),
         missed=missed_constraints(shown.constraints, shown.figures) + ([] if held else validation.missed(chosen.number)),
-        model_seeds=list(objective.seeds), validation=validation.to_dict() if validation else None)
+        model_seeds=list(judge.seeds), validation=validation.to_dict() if validation else None)
     study_file = scenario_path(recommendation.scenario_name, "study.json", request.out_dir)
     paths = [summary.write_json(study_file, {"name": scenario.name, "source": str(request.scenario_file),
                                              "overrides": list(request.overrides),
