@@ -8,7 +8,7 @@ import typer
 
 from quietload.options import Overrides, PastLimits
 from quietload.paths import check_output_dir
-from quietload.progress import best_feasible, study_progress
+from quietload.progress import with_study_progress
 from quietload.terminal import echo
 
 
@@ -41,13 +41,7 @@ def policy(
     check_run_size(scenario, runs=validate or scenario.tune.validate, runs_field="--validate", force=force)
     request = PolicyRequest(scenario_file, tuple(overrides or ()), jobs_at_once, trials, repeat, validate, seed, out_dir)
     label = f"policy for {scenario_file.stem}"
-    study, held_out = study_progress(label)
-    try:
-        outcome = derive(request, lambda done, total, best: study.update(done, total, best_feasible(best)),
-                         lambda line: held_out.note(f"{label}: {line}"), held_out.update)
-    finally:
-        study.finish()
-        held_out.finish()
+    outcome = with_study_progress(label, lambda *progress: derive(request, *progress))
     echo(outcome.render())
     echo("\n" + "\n".join(f"wrote {path}" for path in outcome.paths))
     raise typer.Exit(0 if outcome.held else 1)

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from quietload.paths import check_output_dir
-from quietload.progress import best_feasible, study_progress
+from quietload.progress import with_study_progress
 from quietload.options import Overrides, PastLimits
 from quietload.terminal import echo
 
@@ -53,13 +53,7 @@ def tune(
     request = TuneRequest(scenario_file, tuple(overrides or ()), trials, workers, seed, storage, study_name,
                           parse_levers(levers, "--levers"), sampler, out_dir, repeat, validate)
     label = f"tuning {scenario_file.stem}"
-    study, held_out = study_progress(label)
-    try:
-        outcome = run_tune(request, lambda done, total, best: study.update(done, total, best_feasible(best)),
-                           lambda line: held_out.note(f"{label}: {line}"), held_out.update)
-    finally:
-        study.finish()
-        held_out.finish()
+    outcome = with_study_progress(label, lambda *progress: run_tune(request, *progress))
     echo(outcome.recommendation.render())
     echo("\n" + "\n".join(f"wrote {path}" for path in outcome.paths))
     raise typer.Exit(0 if outcome.recommendation.feasible else 1)

@@ -13,13 +13,15 @@ from __future__ import annotations
 import datetime
 import sys
 import time
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, TextIO, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from quietload import terminal
 from quietload.terminal import printable
+
+T = TypeVar("T")
 
 LINE_EVERY_S = 5.0   # wall seconds between plain lines without a terminal
 
@@ -150,6 +152,18 @@ def study_progress(label: str, **options: Any) -> tuple[StepProgress, StepProgre
         f"{label}: trial {step.done:,.0f}/{step.total:,.0f}, {step.detail or 'none feasible'}, {step.elapsed_s:,.1f} s"))
     return trials, StepProgress(f"{label}: held-out validation", 0, "runs at most", **options, after=trials,
                                 closing=lambda step: f"{label}: {step.done:,.0f} held-out runs in {step.elapsed_s:,.1f} s")
+
+
+def with_study_progress(label: str, run: Callable[..., T]) -> T:
+    """``run(progress, note, held_out_progress)`` (tune's and policy's study, then its held-out
+    seeds) with the study's progress lines, closed however it ends."""
+    study, held_out = study_progress(label)
+    try:
+        return run(lambda done, total, best: study.update(done, total, best_feasible(best)),
+                   lambda line: held_out.note(f"{label}: {line}"), held_out.update)
+    finally:
+        study.finish()
+        held_out.finish()
 
 
 def best_feasible(requests: int | None) -> str:
