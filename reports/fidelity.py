@@ -56,7 +56,7 @@ def render_validation(validation: Validation) -> str:
     if validation.failed_runs:
         lines += ["", "Runs that failed twice (left out): " + "; ".join(validation.failed_runs)]
     if validation.repeats:
-        lines += ["", "The live repeats (steady: the load's middle seconds, as each run's line says):", "",
+        lines += ["", "The live repeats (steady: the load's whole seconds at the job's full pace, as each run's line says):", "",
                   *render_repeats(validation.repeats)]
     return "\n".join(lines)
 
