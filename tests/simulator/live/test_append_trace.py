@@ -4,7 +4,6 @@ interceptor in its ``interceptor.classes``; the file it leaves is the process it
 from __future__ import annotations
 
 import subprocess
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -54,12 +53,12 @@ def test_the_trace_holds_every_send_and_ack_of_the_producer(traced):
     assert [t.names[0][1].startswith("kafka-producer-network-thread") for t in ackers] == [True]
 
 
-def test_the_bursts_are_found_as_the_producer_made_them(traced):
+def test_the_append_process_is_read_from_the_trace_as_the_producer_ran_it(traced):
+    """What the trace says of the process that holds on any machine: every record and its ack, one
+    appending thread, a gap between each of its sends and the next. When the sends came (the first
+    waits for the topic's metadata; a busy machine splits or merges bursts) is bench/traces.py's to
+    measure; tests/workloads/test_appendtrace.py finds bursts exactly in hand-built traces."""
     _, files = traced
     found = appendtrace.appends(appendtrace.read_trace(files[0]), "probe")
-    assert found.records == 2000 and found.threads == 1
-    # on a busy machine a send delayed past a quarter of the mean gap splits a burst in two, and
-    # an appender late for its core runs two bursts back to back: most bursts are whole
-    assert Counter(found.burst_sizes).most_common(1)[0][0] == 20
-    assert found.burst_share >= 0.9
-    assert found.pauses >= 90                      # the ~10 ms between one burst and the next
+    assert found.records == 2000 and found.threads == 1 and found.acks == 2000 and found.failed == 0
+    assert len(found.gaps) == 1999 and found.seconds > 0
