@@ -233,7 +233,7 @@ def test_a_scenarios_cluster_sets_the_brokers_properties():
                                 "queued_max_requests": 500, "replica_fetch_wait_max_ms": 500,
                                 "replica_fetch_max_bytes": 1_048_576, "default_replication_factor": 3,
                                 "min_insync_replicas": 2, "internal_replication_factor": 3, "internal_min_isr": 2,
-                                "sasl_plain_user": None}
+                                "sasl_plain_user": None, "request_log": True}   # neighbours produce beside the job
 
 
 def test_prometheus_samples_are_keyed_by_name_and_sorted_labels():
