@@ -43,9 +43,10 @@ class ReplicaManager:
             by_client = broker.produce_by_client[client_id] = Timeline()
             broker.records_by_client[client_id] = Timeline()
         by_client.add(now)
-        broker.records_by_client[client_id].add(now, sum(batch.records for batch in request.batches))
+        records = 0.0
         wait_for_replicas = request.acks == "all"
         for batch in request.batches:
+            records += batch.records
             partition = batch.partition
             partition.leo += batch.wire
             partition.batches += 1
@@ -60,6 +61,7 @@ class ReplicaManager:
                 for fetch in waiters:
                     if fetch.parked:
                         self._complete_fetch(fetch, now)
+        broker.records_by_client[client_id].add(now, records)
         if request.pending == 0:
             broker.network.respond(request, now)
 
