@@ -50,7 +50,7 @@ class Executor:
     def besides_sender(self) -> float:
         """The threads runnable on the sender's cores besides it: the tasks, and on a host shared
         with other components (a placement), theirs."""
-        busy = 0.0 if self.producer.blocked else float(len(self.appending))
+        busy = self.busy_tasks()
         host = self.host
         if host.shared:
             busy += host.others(self.member, self.load.engine.now)
