@@ -54,7 +54,7 @@ class Cores:
     flusher and cleaner): a profile figure."""
 
     __slots__ = ("count", "scheduler", "slice", "random", "background", "wakes", "waited", "slow_wakes",
-                 "members", "bound", "shared", "name")
+                 "members", "bound", "shared")
 
     def __init__(self, count: float, scheduler: Scheduler, rng: random.Random, background: float = 0.0):
         self.count = float(count)
@@ -70,7 +70,6 @@ class Cores:
         self.members: list[Callable[[float], float]] = []   # each component's runnable threads at a time
         self.bound: list[bool] = []        # ... and whether they are CPU-bound
         self.shared = False                # more than one component on these cores
-        self.name = ""                     # the placement's host name ("": a host of the component's own)
 
     def add_background(self, threads: float) -> None:
         """A component placed here brings its JVM's background work (JIT, GC: the profile's figure)."""

@@ -131,8 +131,6 @@ class ModelRun:
         # its cores; every other component gets a host of its own, as in production
         self.hosts = {host.name: Cores(host.vcpus, self.scheduler, random.Random(self.rng.random()), host.background)
                       for host in scenario.hosts}
-        for name, cores in self.hosts.items():
-            cores.name = name
         quotas = {job.client_id: job.quota for job in scenario.jobs}   # kafka-configs --entity-type clients
         placement = scenario.placement
         self.brokers = [Broker(self.engine, i, cluster.broker, profile.broker, cluster.network_rtt,
