@@ -25,7 +25,6 @@ from simulator.model.spark import WritePlan, plan_writes
 from simulator.model.streaming import Pipeline, record_at_a_time
 from simulator.contract import RunResult
 from workloads import BatchJob, Scenario, ScenarioError
-from workloads.rows import RowShape
 from workloads.batch import Spark
 from workloads.tenant import Tenant
 from workloads.streaming import SparkMicroBatch, is_streaming
@@ -39,12 +38,17 @@ class JobRun:
     prefix: str                   # its loads' names start with it: "" for one job, "NAME-" in a night
     plan: WritePlan | None
     record_bytes: float
-    shape: RowShape
     spec: ClientSpec
     core_rate: float              # value bytes a core appends a second, before jitter
     scan_s_per_input_byte: float  # a shuffle's scan stage: seconds per input byte
     loads: list[Load] = field(default_factory=list)
-    ended: float = math.nan
+
+    @property
+    def ended(self) -> float:
+        """When its last load ended (nan while one still runs)."""
+        if not self.loads or any(math.isnan(load.ended) for load in self.loads):
+            return math.nan
+        return max(load.ended for load in self.loads)
 
 
 @dataclass
@@ -201,7 +205,7 @@ class ModelRun:
         # Spark's executors share the job's client.id: the brokers meter them as one client
         spec = ClientSpec(job.client_id, job.client, job.producer, profile.client, curve.ratio_at,
                           record_bytes, job.key is not None, scenario.cluster.network_rtt)
-        return JobRun(job, prefix, plan, record_bytes, shape, spec, 1.0 / (1.0 / base + compress_s + per_value_byte),
+        return JobRun(job, prefix, plan, record_bytes, spec, 1.0 / (1.0 / base + compress_s + per_value_byte),
                       csv_per_input_byte * (1.0 / scan_rate + inflate_s))
 
     def _start_loads(self, run: JobRun) -> None:
@@ -226,7 +230,7 @@ class ModelRun:
         record = appends.value_bytes + (key or 0) + record_overhead(appends.value_bytes, key)
         spec = dataclasses.replace(spec, record_bytes=record, keyed=key is not None)
         self.bulk_record_bytes = record
-        run = JobRun(self.scenario.batch, "", None, record, self.shape, spec, 0.0, 0.0)
+        run = JobRun(self.scenario.batch, "", None, record, spec, 0.0, 0.0)
         self.jobs.append(run)
         spark, profile = self.scenario.batch.spark, self.scenario.profile
         rng = random.Random(self.rng.random())
@@ -316,9 +320,6 @@ class ModelRun:
         return producer
 
     def _load_done(self, load: Load) -> None:
-        for run in self.jobs:
-            if load in run.loads and all(not math.isnan(l.ended) for l in run.loads):
-                run.ended = max(l.ended for l in run.loads)
         if all(not math.isnan(l.ended) for l in self.loads):
             self.load_end = max(l.ended for l in self.loads)
             for latencies in self.latencies:
