@@ -23,7 +23,6 @@ from simulator.contract.histograms import LatencyHistogram
 from simulator.contract import BatchSizeFigures, BrokerFigures, RunResult, Summary, TenantFigures
 from simulator.contract import explain as words
 from workloads import Scenario, appendtrace
-from workloads.scenario import QUOTA_CLIENT_ID
 from workloads.streaming import is_streaming
 
 
@@ -237,7 +236,7 @@ def build(run: LiveRun) -> RunResult:
     }
     spark = {"write_tasks": run.job.get("write_tasks"), "tasks": run.job.get("tasks"), "rows": run.job.get("rows"),
              "input_bytes": run.job.get("input_bytes"),
-             "job_seconds": run.job.get("wall_seconds"), **_traced(run.job)}
+             "job_seconds": run.job.get("wall_seconds"), **_traced(run.job, run.scenario.batch.client_id)}
     result = RunResult(evaluator="live", scenario=run.scenario.as_mapping(), seed=run.seed, summary=summary,
                        spark=spark, producers=[{"name": "spark-job", **producer}], brokers=tuple(brokers), tenants=tenants,
                        windows={k: list(v) for k, v in windows.items()}, timelines=timelines,
@@ -245,13 +244,13 @@ def build(run: LiveRun) -> RunResult:
     return dataclasses.replace(result, mechanism=mechanism(result, run))
 
 
-def _traced(job: dict) -> dict:
+def _traced(job: dict, client_id: str) -> dict:
     """The job's JVM threads by kind, its CPU budgets' throttling over the load, and its append
-    process from the interceptor's trace (the file's path beside its figures)."""
+    process from the interceptor's trace of its producers (``client_id``; the file's path beside its figures)."""
     out: dict = {key: job[key] for key in ("threads", "cgroups") if job.get(key)}
     if job.get("trace"):
         out["append_trace"] = job["trace"]
-        out["appends"] = appendtrace.figures(appendtrace.appends(appendtrace.read_trace(job["trace"]), QUOTA_CLIENT_ID))
+        out["appends"] = appendtrace.figures(appendtrace.appends(appendtrace.read_trace(job["trace"]), client_id))
     return out
 
 
