@@ -19,7 +19,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, TypeVar
 
 from workloads import Scenario, ScenarioError
 from workloads.placement import Host, Placement
@@ -29,6 +29,7 @@ CONTROLLERS = ("cpu", "cpuacct", "cpuset")
 PARENT = "quietload"
 PERIOD_US = 5_000          # the throttling period: short, so a throttled group waits milliseconds
 MIN_QUOTA_US = 1_000       # the kernel's smallest cpu.cfs_quota_us
+Figure = TypeVar("Figure")   # what ``CpuBudgets._per_group`` reads from each group
 
 
 @dataclass(frozen=True)
@@ -214,20 +215,12 @@ class CpuBudgets:
 
     def cpu_stat(self) -> dict[str, dict[str, int]]:
         """Each component's group's cpu.stat now: nr_periods, nr_throttled, throttled_time (ns)."""
-        if not self.applied:
-            return {}
-        figures = {}
-        for component in self.budgets:
-            try:
-                figures[component] = _stat(self.group("cpu", component) / "cpu.stat")
-            except OSError:      # a group already removed
-                pass
-        return figures
+        return self._per_group("cpu", lambda group: _stat(group / "cpu.stat"))
 
-    def _per_group(self, controller: str, read: Callable[[Path], float]) -> dict[str, float]:
+    def _per_group(self, controller: str, read: Callable[[Path], Figure]) -> dict[str, Figure]:
         if not self.applied:
             return {}
-        figures = {}
+        figures: dict[str, Figure] = {}
         for component in self.budgets:
             try:
                 figures[component] = read(self.group(controller, component))
