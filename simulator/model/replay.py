@@ -212,4 +212,4 @@ def replay(scenario: Scenario, streams: list[RequestStream], seconds: float, see
                          for v in zip(*(idle_percent(p.used, 1, whole) for p in broker.processors))])
     cpu = mean_over([100.0 * v / broker.cores.count for v in broker.cpu_busy.values(whole)])
     return ReplayFigures(tuple(StreamFigures(c.stream.name, tuple(c.latencies), tuple(c.lags)) for c in clients),
-                         means, handler, network, cpu, len(list(broker.produce_time["TotalTimeMs"])) - marks["TotalTimeMs"])
+                         means, handler, network, cpu, len(broker.produce_time["TotalTimeMs"]) - marks["TotalTimeMs"])
