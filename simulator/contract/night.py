@@ -72,5 +72,5 @@ def night_lines(result: RunResult) -> list[str]:
     shares = dict(request_shares(result))
     lines += [words.job_blame(b, by_name[b.job], shares.get(b.job, 0.0), settings[b.job]["linger.ms"]) for b in found]
     if not found:
-        lines.append(words.night_within(request_shares(result)))
+        lines.append(words.night_within(shares.items()))
     return lines
