@@ -140,6 +140,7 @@ _STUDY = {
                           "wider_lever": ("?", "S")}),
     "importances": ("?", {"*": "C"})}
 _POINT = {"load_gb!": "L", "loads!": "I", "spacing_s!": "C"}
+_TENANT_P99 = {"name!": "S", "p99_ms_during!": "L", "sla_p99_ms!": "L"}
 _PLAN = {
     "scenario": "S", "evaluator": "S", "seed": "I", "seeds": ["I"], "refine_steps": "C",
     "grid": {"load_gb": ["L"], "loads": ["I"], "spacing_s": ["C"]},
@@ -150,8 +151,7 @@ _PLAN = {
                  "headroom!": "C", "headroom_at_least": "B", "ingest_tried_gb_per_hour": ["C"], "current_plan_feasible!": "B"}],
     "points": [{"option!": "S", **_POINT, "current_plan!": "B", "ingest_gb_per_hour!": "C", "produce_requests!": "C",
                 "load_seconds!": "C", "feasible!": "B",
-                "tenants!": [{"name!": "S", "p99_ms_during!": "L", "sla_p99_ms!": "L"}]}]}
-_TENANT_P99 = {"name!": "S", "p99_ms_during!": "L", "sla_p99_ms!": "L"}
+                "tenants!": [_TENANT_P99]}]}
 _SCHEDULE = {
     "scenario": "S", "source": "S", "evaluator": "S", "seed": "I", "seeds": ["I"], "runs": "C", "holds": "B",
     "window": {"open_s!": "C", "close_s!": "C", "length_s!": "L"}, "deadline_s": "L", "night_end_s": "C",
