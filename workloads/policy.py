@@ -50,12 +50,6 @@ def _codecs(value: Any, path: str) -> tuple[str, ...]:
                                for i, item in enumerate(items)))
 
 
-def _acks(value: Any, path: str) -> str:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise ScenarioError(path, f"expected 0, 1 or all, got {value!r}")
-    return parse_acks(value, path)
-
-
 def _milliseconds(value: Any, path: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise ScenarioError(path, f"expected a duration like 10 or 10ms, got {value!r}")
@@ -92,7 +86,7 @@ class Template:
     linger_ms: float | None = f.prop("linger.ms", _milliseconds, default=None)
     batch_size: int | None = f.prop("batch.size", f.positive(parse_bytes), default=None)
     compression_type: tuple[str, ...] | None = f.prop("compression.type", _codecs, default=None)
-    acks: str | None = f.prop("acks", _acks, default=None)
+    acks: str | None = f.prop("acks", parse_acks, default=None)
     enable_idempotence: bool | None = f.prop("enable.idempotence", f.boolean, default=None)
     max_in_flight: int | None = f.prop("max.in.flight.requests.per.connection", f.positive_int, default=None)
 
