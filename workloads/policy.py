@@ -29,7 +29,8 @@ from workloads.errors import ScenarioError
 from workloads.producer import parse_acks, parse_codec
 from workloads.quota import QUOTA_CLIENT_ID, Quota
 from workloads.reader import read_yaml
-from workloads.units import format_bytes, parse_bytes, parse_milliseconds
+from workloads.tuning import KNOBS
+from workloads.units import parse_bytes, parse_milliseconds
 
 LEAST, REQUIRED, MOST, ONE_OF = "allows at least", "requires", "allows at most", "allows"
 
@@ -190,18 +191,6 @@ class Breach:
         return f"{self.job}: {self.rule}={self.value}; class {self.job_class} {self.allowed}"
 
 
-def _ms(value: float) -> str:
-    return f"{value:g} ms"
-
-
-def _rate(value: float | None) -> str:
-    return "none" if value is None else f"{format_bytes(value)}/s"
-
-
-def _percent(value: float | None) -> str:
-    return "none" if value is None else f"{value:g} %"
-
-
 def _most(have: float | None, most: float) -> bool:
     return have is not None and have <= most
 
@@ -221,13 +210,18 @@ def judge(job: dict[str, Any], policy: Policy) -> list[Breach]:
     def rule(rule_name: str, value: str, allowed: str, kept: bool) -> None:
         rules.append(Breach(name, job_class.name, rule_name, value, allowed, kept))
 
+    def knob_rule(rule_name: str, value: Any, bound_word: str, bound: Any, kept: bool) -> None:
+        """A rule on a knob's setting: the job's value and the bound as the knob prints them (``10 ms``, ``20.0 MB/s``)."""
+        shown = KNOBS[rule_name].render
+        rule(rule_name, shown(value), f"{bound_word} {shown(bound)}", kept)
+
     template = job_class.producer
     if template.linger_ms is not None:
         linger = float(producer["linger.ms"])
-        rule("linger.ms", _ms(linger), f"{LEAST} {_ms(template.linger_ms)}", linger >= template.linger_ms)
+        knob_rule("linger.ms", linger, LEAST, template.linger_ms, linger >= template.linger_ms)
     if template.batch_size is not None:
         size = int(producer["batch.size"])
-        rule("batch.size", format_bytes(size), f"{LEAST} {format_bytes(template.batch_size)}", size >= template.batch_size)
+        knob_rule("batch.size", size, LEAST, template.batch_size, size >= template.batch_size)
     if template.compression_type is not None:
         codec = str(producer["compression.type"])
         rule("compression.type", codec, f"{ONE_OF} {', '.join(template.compression_type)}", codec in template.compression_type)
@@ -245,12 +239,10 @@ def judge(job: dict[str, Any], policy: Policy) -> list[Breach]:
     bound = job_class.quota
     if bound.producer_byte_rate is not None:
         rate = quota.get("producer_byte_rate")
-        rule("producer_byte_rate", _rate(rate), f"{MOST} {_rate(bound.producer_byte_rate)}",
-             _most(rate, bound.producer_byte_rate))
+        knob_rule("producer_byte_rate", rate, MOST, bound.producer_byte_rate, _most(rate, bound.producer_byte_rate))
     if bound.request_percentage is not None:
         share = quota.get("request_percentage")
-        rule("request_percentage", _percent(share), f"{MOST} {_percent(bound.request_percentage)}",
-             _most(share, bound.request_percentage))
+        knob_rule("request_percentage", share, MOST, bound.request_percentage, _most(share, bound.request_percentage))
     return rules
 
 
