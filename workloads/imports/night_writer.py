@@ -13,9 +13,10 @@ from typing import Any
 from workloads.imports.history import ALL_TOPICS, History, Neighbour, Window, find_loads, neighbours
 from workloads.imports.night import schedule
 from workloads.imports.sections import Imported, ImportedJob, job_topic, job_section
+from workloads.scenario import Windows
 
-WINDOW_BEFORE_S = 10.0       # the scenario's windows.before default: the neighbours alone before the night's first load
-RUN_S = 3600.0               # the scenario's windows.max_duration default
+# the scenario's own defaults: the neighbours alone before the night's first load, and a run's hour
+WINDOW_BEFORE_S, RUN_S = Windows().before, Windows().max_duration
 
 
 def job_name(name: str) -> str:
