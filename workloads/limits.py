@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable
 
+from workloads.batch import job_path
 from workloads.errors import ScenarioError
 from workloads.streaming import is_streaming
 from workloads.units import format_bytes
@@ -100,7 +101,7 @@ STREAMING_RECORD_EVENTS = 5.0
 
 def _where(scenario, job) -> str:
     """The job's place in the file: ``batch``, or ``batch[i]`` in a night's list."""
-    return f"batch[{scenario.jobs.index(job)}]" if scenario.listed else "batch"
+    return job_path(scenario.jobs.index(job), scenario.listed)
 
 
 @dataclass(frozen=True)
