@@ -1,5 +1,5 @@
 """The Prometheus text format the JMX exporter serves, as plain samples: the live stack scrapes it and
-quietload import reads it (29 lines; no client library needed for this much)."""
+quietload import reads it (34 lines; no client library needed for this much)."""
 from __future__ import annotations
 
 import re
@@ -21,6 +21,11 @@ def parse_metrics(text: str) -> dict[str, float]:
             name, value = line.split(maxsplit=1)
         samples[name] = float(value.split()[0])
     return samples
+
+
+def sample_labels(sample: str) -> dict[str, str]:
+    """A sample's labels by name (``name{a="1",b="2"}`` -> ``{"a": "1", "b": "2"}``)."""
+    return dict(_LABEL.findall(sample.partition("{")[2]))
 
 
 def metric_sum(metrics: dict[str, float], name: str, **labels: str) -> float:

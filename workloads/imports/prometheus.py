@@ -22,7 +22,7 @@ from workloads.errors import ScenarioError
 from workloads.imports.history import ALL_TOPICS, History
 from workloads.imports.network import Waits, http_get
 from workloads.imports.partitions import partitions_in_metrics
-from workloads.prometheus_text import metric_sum, parse_metrics
+from workloads.prometheus_text import metric_sum, parse_metrics, sample_labels
 from workloads.urls import mask_url
 
 
@@ -45,7 +45,7 @@ def _topic_counts(metrics: dict[str, float], name: str) -> dict[str, float]:
 
 def _labels(key: str) -> dict[str, str]:
     """A sample's labels (``name{a="1",b="2"}``): the topic and partition ones are what is read."""
-    return {name: key.split(f'{name}="', 1)[1].split('"', 1)[0] for name in ("topic", "partition") if f'{name}="' in key}
+    return {name: value for name, value in sample_labels(key).items() if name in ("topic", "partition")}
 
 
 def _figures(metrics: dict[str, float]) -> dict[str, float | None]:
