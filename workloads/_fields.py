@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from workloads.errors import ScenarioError
 
@@ -69,6 +69,18 @@ def build(cls: type, raw: Any, path: str, **given: Any) -> Any:
         elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
             raise ScenarioError(join(path, key), "required but missing")
     return cls(**values, **given)
+
+
+def said_once(items: Sequence[Any], path: str, twice: str, field: str = "name") -> None:
+    """No two of ``items`` (built from the list at ``path``) share their ``field`` (an attribute); else an
+    error at the later one's key, ``twice`` formatted with the ``value``, the ``first`` one's index and the ``key``."""
+    seen: dict[Any, int] = {}
+    for i, item in enumerate(items):
+        value = getattr(item, field)
+        if value in seen:
+            key = next(file_key(f) for f in dataclasses.fields(item) if f.name == field)
+            raise ScenarioError(f"{path}[{i}].{key}", twice.format(value=value, first=seen[value], key=key))
+        seen[value] = i
 
 
 def unsaid(field: dataclasses.Field, value: Any) -> bool:

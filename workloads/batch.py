@@ -136,14 +136,8 @@ def parse_jobs(value: Any, path: str) -> tuple[BatchJob, ...]:
         if raw.get("name") is None:
             raise ScenarioError(f"{where}.name", "required but missing (each job of a list is named)")
         built.append(BatchJob.build(raw, where))
-    for field, label in (("name", "name"), ("client_id", "client.id")):
-        seen: dict[str, int] = {}
-        for i, job in enumerate(built):
-            given = getattr(job, field)
-            if given in seen:
-                raise ScenarioError(f"{path}[{i}].{label}", f"{given!r} is also batch[{seen[given]}]'s {label}; "
-                                                            f"each job has its own")
-            seen[given] = i
+    for field in ("name", "client_id"):
+        f.said_once(built, path, "{value!r} is also batch[{first}]'s {key}; each job has its own", field)
     return tuple(built)
 
 

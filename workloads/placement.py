@@ -88,11 +88,8 @@ def parse_hosts(value: Any, path: str) -> tuple[Host, ...]:
     if not isinstance(value, list):
         raise ScenarioError(path, f"expected a list of hosts like [{{name: node-a, cores: 4}}], got {value!r}")
     hosts = tuple(f.build(Host, raw, f"{path}[{i}]") for i, raw in enumerate(value))
-    seen: set[str] = set()
+    f.said_once(hosts, path, "host {value!r} is listed twice")
     for i, host in enumerate(hosts):
-        if host.name in seen:
-            raise ScenarioError(f"{path}[{i}].name", f"host {host.name!r} is listed twice")
-        seen.add(host.name)
         host.validate(f"{path}[{i}]")
     return hosts
 

@@ -115,11 +115,7 @@ def _classes(value: Any, path: str) -> tuple[JobClass, ...]:
     if not isinstance(value, list) or not value:
         raise ScenarioError(path, f"expected a list of classes, got {f._short(value)}")
     classes = tuple(f.build(JobClass, item, f"{path}[{i}]") for i, item in enumerate(value))
-    seen: set[str] = set()
-    for i, job_class in enumerate(classes):
-        if job_class.name in seen:
-            raise ScenarioError(f"{path}[{i}].name", f"{job_class.name!r} names two classes; a class's name is unique")
-        seen.add(job_class.name)
+    f.said_once(classes, path, "{value!r} names two classes; a class's name is unique")
     return classes
 
 
