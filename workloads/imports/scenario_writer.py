@@ -16,6 +16,7 @@ from workloads.imports.sections import Imported, ImportedJob, job_topic, job_sec
 from workloads.reader import dump_yaml
 from workloads.scenario import Scenario
 from workloads.tenant import Tenant
+from workloads.tuning import KNOBS
 
 # The stated defaults (each one, when used, is named in the scenario's assumptions); a job's are in sections
 DEFAULT_PARTITIONS = 6
@@ -113,7 +114,7 @@ def build(imported: Imported, name: str) -> Imports:
         # MSK throttles an Express broker's client ingress at its quota; the load is nearly all of it (as plan's what-if)
         quota = imported.msk.kind.express_ingress_quota
         for job in batch if isinstance(batch, list) else [batch]:
-            job["quota"] = {"producer_byte_rate": f"{quota:.0f}B/s"}
+            job["quota"] = {"producer_byte_rate": KNOBS["producer_byte_rate"].override_value(quota)}
         said.append(f"Express brokers: MSK throttles each broker's client ingress at {quota / 1e6:g} MB/s, metered on the "
                     "load as its producer_byte_rate per broker.")
     if imported.profile is None:
