@@ -71,10 +71,7 @@ class _Reader:
 
     def utf(self) -> str:
         size = struct.unpack(">H", self.take(2))[0]
-        try:
-            return self.take(size).decode("utf-8", errors="replace")
-        except UnicodeDecodeError:
-            raise self.fail("a name that is not text") from None
+        return self.take(size).decode("utf-8", errors="replace")     # a name's broken bytes read as U+FFFD
 
     def varint(self) -> int:
         value = shift = 0
