@@ -193,13 +193,14 @@ def appends(trace: AppendTrace, client_id: str | None = None) -> Appends:
         if not sends:
             continue
         records += len(sends)
-        values += sum(max(0, s[4]) for s in sends)
+        own_values = sum(max(0, s[4]) for s in sends)
+        values += own_values
         keys += sum(max(0, s[3]) for s in sends)
         firsts.append(sends[0][0])
         lasts.append(sends[-1][0])
         span = sends[-1][0] - sends[0][0]
         if span > 0:
-            thread_rates.append(sum(max(0, s[4]) for s in sends) / span)
+            thread_rates.append(own_values / span)
         own = [b - a for a, b in zip((s[0] for s in sends), (s[0] for s in sends[1:]))]
         gaps.extend(own)
         pauses += sum(1 for g in own if g >= PAUSE_S)
