@@ -118,10 +118,6 @@ class Placement:
     executors: str | tuple[str, ...] | None = f.prop(parse=_on, default=None, unset_unsaid=True)
     neighbours: str | dict[str, str] | None = f.prop(parse=_by_name, default=None, unset_unsaid=True)
 
-    @property
-    def empty(self) -> bool:
-        return self.brokers is None and self.executors is None and self.neighbours is None
-
     def broker(self, broker: int) -> str | None:
         return _index(self.brokers, broker)
 
