@@ -51,12 +51,6 @@ def _codecs(value: Any, path: str) -> tuple[str, ...]:
                                for i, item in enumerate(items)))
 
 
-def _milliseconds(value: Any, path: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise ScenarioError(path, f"expected a duration like 10 or 10ms, got {value!r}")
-    return parse_milliseconds(value, path)
-
-
 _SEEDS = re.compile(r"([0-9]{1,9})(?:-([0-9]{1,9}))?")
 
 
@@ -84,7 +78,7 @@ class Match:
 class Template:
     """The producer settings a class's jobs must keep (unset: no rule)."""
 
-    linger_ms: float | None = f.prop("linger.ms", _milliseconds, default=None)
+    linger_ms: float | None = f.prop("linger.ms", parse_milliseconds, default=None)
     batch_size: int | None = f.prop("batch.size", f.positive(parse_bytes), default=None)
     compression_type: tuple[str, ...] | None = f.prop("compression.type", _codecs, default=None)
     acks: str | None = f.prop("acks", parse_acks, default=None)

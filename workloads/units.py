@@ -81,6 +81,8 @@ def parse_milliseconds(value: object, field: str) -> float:
         if value < 0:
             raise ScenarioError(field, f"must not be negative, got {value!r}")
         return float(value)
+    if not isinstance(value, str):      # true, a list: neither a count of milliseconds nor a duration's text
+        raise ScenarioError(field, f"expected a duration like 10 or 10ms, got {value!r}")
     return parse_seconds(value, field) * 1000.0
 
 
