@@ -119,14 +119,17 @@ def _figures(results: list[RunResult]) -> dict[str, list[float | None]]:
     return out
 
 
+def configuration_key(result: RunResult) -> str:
+    """The run's configuration, the same wherever it ran: a live run writes the hosts it placed its
+    parts on, and the model run of the same scenario may be given them (``tuner.fidelity.as_placed``)."""
+    return json.dumps({k: v for k, v in result.scenario.items() if k not in ("hosts", "placement")}, sort_keys=True)
+
+
 def pair_results(results: list[RunResult]) -> list[Versus]:
     """Every scenario that has runs of both the model and the live evaluator, in first-seen order."""
     groups: dict[str, dict[str, list[RunResult]]] = {}
     for result in results:
-        # the same configuration wherever it ran: a live run writes the hosts it placed its parts on,
-        # and the model run of the same scenario may be given them (``tuner.fidelity.as_placed``)
-        key = json.dumps({k: v for k, v in result.scenario.items() if k not in ("hosts", "placement")}, sort_keys=True)
-        groups.setdefault(key, {}).setdefault(result.evaluator, []).append(result)
+        groups.setdefault(configuration_key(result), {}).setdefault(result.evaluator, []).append(result)
     pairs = []
     for group in groups.values():
         if "model" not in group or "live" not in group:

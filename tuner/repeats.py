@@ -7,12 +7,12 @@ machine's load made noise (``summary.noise``) is shown and not judged.
 """
 from __future__ import annotations
 
-import json
 import statistics
 from dataclasses import dataclass
 from typing import Any
 
 from simulator.contract.steady import steady_middle
+from tuner.pairing import configuration_key
 
 REQUESTS_SPREAD, RECORDS_FACTOR = 0.15, 1.25
 
@@ -64,8 +64,7 @@ def repeats(results: list[Any]) -> list[Repeats]:
     groups: dict[str, list[Any]] = {}
     for result in results:
         if result.evaluator == "live":
-            key = json.dumps({k: v for k, v in result.scenario.items() if k not in ("hosts", "placement")}, sort_keys=True)
-            groups.setdefault(key, []).append(result)
+            groups.setdefault(configuration_key(result), []).append(result)
     out = []
     for runs in groups.values():
         values: dict[str, list[float]] = {}
