@@ -98,12 +98,6 @@ def render_json(runs: list[RunFigures], header: Header | None = None, plans: lis
     return json.dumps(report, indent=1) + "\n"
 
 
-def read_inputs(paths: list[Path]) -> list[tuple[str, RunResult | dict]]:
-    """Each file as what it holds: a plan, a study, a gate result or (else) a RunResult; a file
-    that is none of them is one ResultError naming it."""
-    return [(str(path), read_report_input(path)[1]) for path in paths]
-
-
 def report_files(paths: list[Path], out_dir: str | Path = DEFAULT_OUT_DIR, now: datetime | None = None) -> list[Path]:
     """``quietload report``: read every file, then write the report (``write_report``)."""
     read = [(str(path), *read_report_input(path)) for path in paths]
