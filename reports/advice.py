@@ -28,7 +28,7 @@ from simulator.contract import explain as words
 from simulator.contract.night import blames
 from workloads import ScenarioError
 from workloads.tuning import DEFAULT_LEVERS, KNOBS, LEVERS, WHO
-from workloads.batch import first_job, job_mappings
+from workloads.batch import first_job, for_job, job_mappings
 
 # Batches under half of batch.size mean the sender drains faster than the tasks append.
 LOW_BATCH_FILL = 0.5
@@ -215,8 +215,7 @@ def _job_summary(result: RunResult, name: str) -> Summary:
 
 def _for_job(change: Change, index: int, name: str) -> Change:
     """``change`` addressed to the night's job ``index`` (batch[i]...; the cluster's settings stay the cluster's)."""
-    overrides = tuple(f"batch[{index}].{value.removeprefix('batch.')}" if value.startswith("batch.") else value
-                      for value in change.overrides)
+    overrides = tuple(for_job(change.overrides, index))
     return dataclasses.replace(change, overrides=overrides,
                                label=f"{name}: {change.label}" if overrides != change.overrides else change.label)
 

@@ -3,7 +3,7 @@ quota, and a night's several jobs (``batch:`` a list) checked against each other
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 from workloads import _fields as f
 from workloads.errors import ScenarioError
@@ -144,6 +144,12 @@ def parse_jobs(value: Any, path: str) -> tuple[BatchJob, ...]:
 def job_path(index: int, listed: bool) -> str:
     """Where a job is in the file: ``batch`` for one job given as a mapping, ``batch[i]`` in a list."""
     return f"batch[{index}]" if listed else "batch"
+
+
+def for_job(overrides: Iterable[str], index: int) -> list[str]:
+    """``--set`` values of one job (``batch.``...) addressed to job ``index`` of a night's list
+    (``batch[index].``...); the others (the cluster's) as they are."""
+    return [f"batch[{index}].{line.removeprefix('batch.')}" if line.startswith("batch.") else line for line in overrides]
 
 
 def job_mappings(scenario: dict) -> list[dict]:

@@ -16,6 +16,7 @@ from tuner.planning.jobs import job_class
 from tuner.planning.night import Nights, Window, alone, over_sla, with_starts
 from tuner.widen import changes
 from workloads import Scenario, ScenarioError
+from workloads.batch import for_job
 from workloads.scenario import apply_overrides
 from workloads.tuning import KNOBS, LEVERS, WHO
 
@@ -25,8 +26,7 @@ ChangeFinder = Callable[[dict, list[int]], tuple[str, ...]]   # (a job alone as 
 
 def job_overrides(name: str, value: Any, index: int) -> list[str]:
     """Knob ``name`` at ``value`` for job ``index`` of a night (a job's keys under ``batch[index].``)."""
-    return [f"batch[{index}]." + line.removeprefix("batch.") if line.startswith("batch.") else line
-            for line in KNOBS[name].overrides(value)]
+    return for_job(KNOBS[name].overrides(value), index)
 
 
 def nearest_first(scenario: Scenario) -> list[tuple[str, str, Any]]:
@@ -97,9 +97,9 @@ def _proposed(nights: Nights, night: dict, index: int, start: float, name: str, 
     lines = find_change(single, nights.seeds)
     if not lines:
         return None
-    overrides = [f"batch[{index}]." + line.removeprefix("batch.") if line.startswith("batch.") else line for line in lines]
-    solo = nights.run(with_starts(apply_overrides(alone(night, index, start), [
-        o.replace(f"batch[{index}].", "batch[0].", 1) for o in overrides]), [start], window), f"{name} alone with its change")
+    overrides = for_job(lines, index)
+    solo = nights.run(with_starts(apply_overrides(alone(night, index, start), for_job(lines, 0)), [start], window),
+                      f"{name} alone with its change")
     if not _holds(solo, solo["load_seconds"], deadline, window):
         return None
     setting = ", ".join(line.split(".", 2)[-1] if line.startswith(("batch.", "cluster.")) else line for line in lines)
