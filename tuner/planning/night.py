@@ -100,9 +100,9 @@ def with_starts(mapping: dict, starts: Sequence[float], window: Window) -> dict:
     for job, start in zip(jobs_of(changed), starts):
         job["start"] = f"{start:g}s"
     windows = changed.setdefault("windows", {})
-    after = Scenario.from_mapping(mapping).windows.after
-    need = window.close_s + after
-    if Scenario.from_mapping(mapping).windows.max_duration < need:
+    given = Scenario.from_mapping(mapping).windows
+    need = window.close_s + given.after
+    if given.max_duration < need:
         windows["max_duration"] = f"{math.ceil(need):g}s"
     return changed
 
