@@ -145,10 +145,16 @@ def kafka_configs_lines(params: dict[str, Any], client_id: str = QUOTA_CLIENT_ID
             f"--alter --entity-type clients --entity-name {client_id} --add-config {configs}"]
 
 
+def _broker_setting(name: str) -> bool:
+    """Whether knob ``name`` is a setting of the brokers' configuration (not one MSK changes by a command)."""
+    knob = KNOBS[name]
+    return knob.lever == "cluster" and knob.path[1] == "broker" and not knob.command
+
+
 def broker_config_lines(params: dict[str, Any]) -> list[str]:
     """The brokers' settings as lines of an Amazon MSK configuration (or server.properties)."""
     return [f"{name}={KNOBS[name].property_value(value)}" for name, value in sorted(params.items())
-            if KNOBS[name].lever == "cluster" and KNOBS[name].path[1] == "broker" and not KNOBS[name].command]
+            if _broker_setting(name)]
 
 
 def _in_force(scenario: Any, name: str) -> Any:
@@ -165,8 +171,7 @@ def _thread_steps(params: dict[str, Any], scenario: Any) -> list[dict[str, Any]]
     """The brokers' settings in the steps a dynamic change may take: Kafka refuses a thread pool's new
     size above double, or below half, the size in force (DynamicThreadPool, "value should not be greater
     than double the current value"), so 1 -> 4 fetchers is 1 -> 2 -> 4. Without the sizes in force, one step."""
-    targets = {name: value for name, value in sorted(params.items())
-               if KNOBS[name].lever == "cluster" and KNOBS[name].path[1] == "broker" and not KNOBS[name].command}
+    targets = {name: value for name, value in sorted(params.items()) if _broker_setting(name)}
     given = {name: _in_force(scenario, name) if scenario is not None else None for name in targets}
     if not all(isinstance(value, int) and value > 0 for value in given.values()):
         return [targets] if targets else []
