@@ -16,7 +16,7 @@ from reports.gate import FAIL, NOTHING_TO_JUDGE, PASS, RULES, SKIPPED, check, ou
 from reports.kit.tables import html_table, markdown_table
 from simulator.contract import ResultError, RunResult
 from simulator.contract import explain as words
-from simulator.contract.files import GATE, SCHEDULE, thresholds_of_gate
+from simulator.contract.files import GATE, POLICY_PROOF, SCHEDULE, thresholds_of_gate
 from workloads.units import format_seeds
 
 
@@ -136,7 +136,7 @@ def describe_input(item: RunResult | dict) -> str:
         return f"gate result of {item['scenario']} ({item['evaluator']}, {format_seeds(gate_seeds(item))}): {outcome}"
     if "pareto_front" in item:
         return f"tuning study of {item['scenario']['name']}"
-    if "without_policy" in item:
+    if POLICY_PROOF.tags(item):
         return f"policy proof of {item['scenario']} ({'held' if item['held'] else 'did not hold'})"
     if SCHEDULE.tags(item):
         return f"night schedule of {item['scenario']} ({item['evaluator']}, {format_seeds(item['seeds'])})"
