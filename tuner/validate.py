@@ -183,13 +183,17 @@ def screened(judge: Objective, trials: list[TrialRecord], seed_runs: SeedRuns,
             seed_runs.submit(trial.params, seed)
     out = []
     for trial in feasible:
-        outcome = seed_runs.outcome_on(trial.params, judge.seeds)
-        out.append(TrialRecord(trial.number, trial.params, outcome.produce_requests, outcome.load_seconds,
-                               outcome.constraints, outcome.figures, outcome.overrides))
+        out.append(_judged(trial.number, trial.params, seed_runs.outcome_on(trial.params, judge.seeds)))
     if progress:
         progress(f"{len(feasible)} feasible trials at their worst on model {format_seeds(judge.seeds)}: "
                  f"{sum(t.feasible for t in out)} still within their constraints")
     return out
+
+
+def _judged(number: int, params: dict[str, Any], outcome: Outcome) -> TrialRecord:
+    """Trial ``number`` with ``params`` as ``outcome`` judged it."""
+    return TrialRecord(number, params, outcome.produce_requests, outcome.load_seconds, outcome.constraints,
+                       outcome.figures, outcome.overrides)
 
 
 def cheapest_hardware(judge: Objective, validation: Validation, seed_runs: SeedRuns,
@@ -217,9 +221,7 @@ def cheapest_hardware(judge: Objective, validation: Validation, seed_runs: SeedR
                                     for r in hardware if params[r.name] != pick.params[r.name])
                 if progress:
                     progress(f"trial {pick.number} with less hardware ({changed}): held")
-                outcome = seed_runs.outcome_on(params, judge.seeds)
-                smaller = TrialRecord(pick.number, params, outcome.produce_requests, outcome.load_seconds,
-                                      outcome.constraints, outcome.figures, outcome.overrides)
+                smaller = _judged(pick.number, params, seed_runs.outcome_on(params, judge.seeds))
                 note = (f"with less hardware it held too, on model {format_seeds(seeds)}: {changed} "
                         f"({cost:.0%} more vCPUs than the cluster has, not {price:.0%})")
                 return dataclasses.replace(validation, pick=smaller, notes=(*validation.notes, note))
