@@ -42,7 +42,7 @@ from workloads.scenario import load_mapping
 
 sys.path.insert(0, str(Path(__file__).parent))
 from broker_time import thread_cpu  # noqa: E402  (the broker's CPU by kind of thread)
-from client_cadence import PARTS, others_runnable, produce_sums  # noqa: E402  (the same scrape and sampler)
+from client_cadence import PARTS, compile_probe, others_runnable, produce_sums  # noqa: E402  (the same javac, scrape and sampler)
 
 BULK, NEIGHBOUR = "replay-bulk", "replay-neighbour"
 WARM_UP_S = 15.0
@@ -78,11 +78,6 @@ def model_scenario(vcpus: float, where: dict | None = None) -> Scenario:
     raw["batch"]["topic"] = BULK
     raw["tenants"] = []
     return Scenario.from_mapping({**raw, **(where or {})})
-
-
-def compile_probe(work: Path, classpath: str) -> None:
-    javac = str(Path(java_command()).with_name("javac"))
-    subprocess.run([javac, "-d", str(work), "-cp", classpath, str(Path(__file__).with_name("BrokerProbe.java"))], check=True)
 
 
 def probe(work: Path, classpath: str, bootstrap: str, warm: float, seconds: float, streams: list[RequestStream],
@@ -165,7 +160,7 @@ def measure(seconds: float, rounds: int, vcpus: float, out: Path) -> dict[str, l
             CpuBudgets([Budget("broker-0", vcpus, tuple(broker_cores)),
                         Budget("controller", None, tuple(broker_cores))]) as budgets:
         work = Path(tmp)
-        compile_probe(work, jars.classpath)
+        compile_probe(work, jars.classpath, "BrokerProbe.java")
         with KafkaCluster(run_dir=work / "kafka", brokers=1) as cluster:
             broker_pid = next(node.pid for node in cluster.nodes() if node.role == "broker")
             for node in cluster.nodes():

@@ -120,9 +120,10 @@ def model_appends(case: Case, real: dict[str, float]) -> AppendProcess:
                          rate=real["records"] * VALUE_BYTES / real["append_s"])
 
 
-def compile_probe(work: Path, classpath: str) -> None:
+def compile_probe(work: Path, classpath: str, source: str = "ProducerProbe.java") -> None:
+    """``source``, a probe beside this file, compiled into ``work``."""
     javac = str(Path(java_command()).with_name("javac"))
-    subprocess.run([javac, "-d", str(work), "-cp", classpath, str(Path(__file__).with_name("ProducerProbe.java"))], check=True)
+    subprocess.run([javac, "-d", str(work), "-cp", classpath, str(Path(__file__).with_name(source))], check=True)
 
 
 def others_runnable(own: list[int], every: float, running: threading.Event, samples: list[dict[int, int]]) -> None:
