@@ -34,7 +34,7 @@ from pathlib import Path
 
 from simulator.live.budget import Budget, CpuBudgets
 from simulator.live.evaluator import create_topics
-from simulator.live.jars import java_command, resolve_jars
+from simulator.live.jars import resolve_jars
 from simulator.live.kafka import KafkaCluster
 from simulator.model.replay import RequestStream, replay
 from workloads import CATALOG, Scenario
@@ -42,7 +42,7 @@ from workloads.scenario import load_mapping
 
 sys.path.insert(0, str(Path(__file__).parent))
 from broker_time import thread_cpu  # noqa: E402  (the broker's CPU by kind of thread)
-from client_cadence import PARTS, compile_probe, others_runnable, produce_sums  # noqa: E402  (the same javac, scrape and sampler)
+from client_cadence import PARTS, compile_probe, others_runnable, produce_sums, start_probe  # noqa: E402  (the same javac, launcher, scrape and sampler)
 
 BULK, NEIGHBOUR = "replay-bulk", "replay-neighbour"
 WARM_UP_S = 15.0
@@ -84,11 +84,9 @@ def probe(work: Path, classpath: str, bootstrap: str, warm: float, seconds: floa
           cores: list[int], at_start=lambda pid: None, at_end=lambda: None) -> dict[str, dict[str, float]]:
     """One BrokerProbe run: per stream its figures by name; ``at_start(probe's pid)``/``at_end`` run
     when the probe says its measured part began and ended."""
-    args = [java_command(), "-cp", f"{classpath}:{work}", "BrokerProbe", bootstrap, str(warm), str(seconds),
-            *(s.probe_argument() for s in streams)]
+    args = [bootstrap, str(warm), str(seconds), *(s.probe_argument() for s in streams)]
     figures: dict[str, dict[str, float]] = {}
-    with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          preexec_fn=(lambda: os.sched_setaffinity(0, cores)) if cores else None) as running:
+    with start_probe(work, classpath, "BrokerProbe", args, cores) as running:
         assert running.stdout is not None
         for line in running.stdout:
             if line.strip() == "measure-start":
@@ -101,7 +99,7 @@ def probe(work: Path, classpath: str, bootstrap: str, warm: float, seconds: floa
                 figures[name] = {k: float(v) for k, v in items.items()}
         err = running.stderr.read() if running.stderr else ""
     if running.returncode:
-        raise subprocess.CalledProcessError(running.returncode, args, "", err)
+        raise subprocess.CalledProcessError(running.returncode, running.args, "", err)
     return figures
 
 

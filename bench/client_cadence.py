@@ -126,6 +126,13 @@ def compile_probe(work: Path, classpath: str, source: str = "ProducerProbe.java"
     subprocess.run([javac, "-d", str(work), "-cp", classpath, str(Path(__file__).with_name(source))], check=True)
 
 
+def start_probe(work: Path, classpath: str, main: str, args: list[str], cores: list[int]) -> subprocess.Popen[str]:
+    """A probe's JVM (``main``, compiled into ``work``) on ``cores`` (any, if none), its output piped as text."""
+    return subprocess.Popen([java_command(), "-cp", f"{classpath}:{work}", main, *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=(lambda: os.sched_setaffinity(0, cores)) if cores else None)
+
+
 def others_runnable(own: list[int], every: float, running: threading.Event, samples: list[dict[int, int]]) -> None:
     """Every ``every`` seconds while ``running`` is set: the machine's runnable threads (state R
     in /proc/PID/task/TID/stat) by the core whose run queue holds them, less the probe's, the
@@ -153,10 +160,8 @@ def run_probe(work: Path, classpath: str, bootstrap: str, seconds: float, append
     or ProducerProbe's APPEND. With ``watch`` (the broker's pids) the figures include
     ``others_runnable``, the mean of the machine's runnable threads besides the probe's, the
     broker's and the bench's over the run, and ``others_cpuN`` the same on core N."""
-    args = [java_command(), "-cp", f"{classpath}:{work}", "ProducerProbe", bootstrap, topic_name,
-            str(seconds), str(append), str(size)] + [f"{k}={v}" for k, v in producer.items()]
-    with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          preexec_fn=(lambda: os.sched_setaffinity(0, cores)) if cores else None) as probe:
+    args = [bootstrap, topic_name, str(seconds), str(append), str(size)] + [f"{k}={v}" for k, v in producer.items()]
+    with start_probe(work, classpath, "ProducerProbe", args, cores) as probe:
         samples: list[dict[int, int]] = []
         running = threading.Event()
         sampler = threading.Thread(target=others_runnable, args=([probe.pid, *(watch or [])], 0.2, running, samples))
@@ -168,7 +173,7 @@ def run_probe(work: Path, classpath: str, bootstrap: str, seconds: float, append
         if watch is not None:
             sampler.join()
     if probe.returncode:
-        raise subprocess.CalledProcessError(probe.returncode, args, out, err)
+        raise subprocess.CalledProcessError(probe.returncode, probe.args, out, err)
     figures = {k: float(v) for k, v in (item.split("=") for item in out.split())}
     if samples:
         figures["others_runnable"] = statistics.mean(sum(counts.values()) for counts in samples)
