@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from simulator.evaluator import model_evaluator
-from tuner.night import worst_night
+from tuner.night import jobs_of, lay, worst_night
 from workloads import CATALOG, Scenario
 from workloads.policy import Policy, judge_scenario
 from workloads.scenario import load_mapping
@@ -48,9 +48,7 @@ def _bounds(policy: Policy, job) -> dict:
 def _night_at_bounds(base: dict, jobs_at_once: int, policy: Policy) -> Scenario:
     """The worst night with each job at its own class's bounds (read from the policy file)."""
     night = worst_night(base, jobs_at_once, {})
-    jobs = Scenario.from_mapping(night).jobs
-    batch = night["batch"] if isinstance(night["batch"], list) else [night["batch"]]
-    laid = [worst_night({**night, "batch": raw}, 1, _bounds(policy, job))["batch"] for raw, job in zip(batch, jobs)]
+    laid = [lay(raw, _bounds(policy, job)) for raw, job in zip(jobs_of(night), Scenario.from_mapping(night).jobs)]
     return Scenario.from_mapping({**night, "batch": laid if isinstance(night["batch"], list) else laid[0]})
 
 
