@@ -15,8 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tuner import TuneRequest, run_tune
-from workloads import CATALOG
+from tuner import Objective, TuneRequest, run_tune, search_space
+from workloads import CATALOG, Scenario
+from workloads.scenario import load_mapping
 
 SCENARIO = CATALOG / "paypay-glue-2gb.yaml"
 RELATIVE_SLA = ("tenants.0.sla_p99=1.5x", "tenants.1.sla_p99=1.5x")
@@ -31,8 +32,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
-        outcome = run_tune(TuneRequest(SCENARIO, RELATIVE_SLA, args.trials, args.workers, args.seed, out_dir=Path(folder)),
-                           progress_line=lambda line: print(f"  {line}", flush=True))
+        request = TuneRequest(SCENARIO, RELATIVE_SLA, args.trials, args.workers, args.seed, out_dir=Path(folder))
+        outcome = run_tune(request, progress_line=lambda line: print(f"  {line}", flush=True))
         took = time.perf_counter() - started
         recommendation, validation = outcome.recommendation, outcome.summary.validation or {}
         print(f"{SCENARIO.name}, SLAs {', '.join(RELATIVE_SLA)}, {args.trials} trials, study seed {args.seed}: "
@@ -44,12 +45,8 @@ def main() -> None:
         print(f"  predicted on model seed {args.seed}: {after['produce_requests']:,} produce requests, load {after['load_seconds']:.1f} s")
         first = max(validation.get("seeds", [args.seed])) + 1
         further = range(first, first + FURTHER_SEEDS)
-        from tuner.objective import Objective
-        from tuner.space import search_space
-        from workloads import Scenario
-        from workloads.scenario import load_mapping
         base = load_mapping(SCENARIO, list(RELATIVE_SLA))
-        objective = Objective(base, search_space(Scenario.from_mapping(base), ("job", "quota")), args.seed)
+        objective = Objective(base, search_space(Scenario.from_mapping(base), request.levers), args.seed)
         missed = []
         worst_requests, worst_ratio = 0, 0.0
         for seed in further:
