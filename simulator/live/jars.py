@@ -65,10 +65,15 @@ def run_maven(command: list[str], partial: Path, what: str) -> None:
                          + (errors[0] if errors else "no answer in 15 min" if done is None else f"mvn exited with {done.returncode}"))
 
 
-def _maven_copy(pom: Path, cache: Path, agent_only: bool, progress: Callable[[str], None]) -> None:
+def _mvn(needed_for: str) -> str:
     mvn = shutil.which("mvn")
     if not mvn:
-        raise StackError("mvn not found on PATH: the live stack resolves Kafka's jars with Maven 3 (or set KAFKA_HOME)")
+        raise StackError(f"mvn not found on PATH: {needed_for}")
+    return mvn
+
+
+def _maven_copy(pom: Path, cache: Path, agent_only: bool, progress: Callable[[str], None]) -> None:
+    mvn = _mvn("the live stack resolves Kafka's jars with Maven 3 (or set KAFKA_HOME)")
     progress(f"resolving {'the JMX exporter agent' if agent_only else 'the Kafka jars'} from Maven Central into {cache} (once) ...")
     started, partial = time.monotonic(), cache.with_name(f"{cache.name}.partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
@@ -93,8 +98,6 @@ def java_command() -> str:
     return java
 
 
-
-
 INTERCEPTOR = ROOT / "interceptor"
 INTERCEPTOR_JAR = "quietload-append-trace.jar"
 INTERCEPTOR_CLASS = "quietload.trace.AppendTraceInterceptor"
@@ -107,9 +110,7 @@ def interceptor_jar(progress: Callable[[str], None] = _silent) -> Path:
     digest = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()[:12]
     built = ROOT / ".build" / "interceptor" / digest
     if not (built / INTERCEPTOR_JAR).is_file():
-        mvn = shutil.which("mvn")
-        if not mvn:
-            raise StackError("mvn not found on PATH: the append-trace interceptor is built with Maven 3")
+        mvn = _mvn("the append-trace interceptor is built with Maven 3")
         progress(f"building the append-trace interceptor into {built} (once) ...")
         partial = built.with_name(f"{digest}.partial-{os.getpid()}")
         shutil.rmtree(partial, ignore_errors=True)
