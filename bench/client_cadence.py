@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from simulator.live.background import runnable_by_core
 from simulator.live.jars import java_command, resolve_jars
 from simulator.live.evaluator import create_topics, pin_process
 from simulator.live.kafka import KafkaCluster
@@ -136,20 +137,9 @@ def start_probe(work: Path, classpath: str, main: str, args: list[str], cores: l
 def others_runnable(own: list[int], every: float, running: threading.Event, samples: list[dict[int, int]]) -> None:
     """Every ``every`` seconds while ``running`` is set: the machine's runnable threads (state R
     in /proc/PID/task/TID/stat) by the core whose run queue holds them, less the probe's, the
-    broker's and this process's own."""
-    skip = {str(pid) for pid in own + [os.getpid()]}
+    broker's and this process's own (``quietload live``'s own count of the others)."""
     while running.is_set():
-        counts: dict[int, int] = {}
-        for stat in Path("/proc").glob("[0-9]*/task/[0-9]*/stat"):
-            if stat.parts[2] in skip:
-                continue
-            try:
-                fields = stat.read_text().rpartition(")")[2].split()
-            except OSError:     # a thread that ended meanwhile
-                continue
-            if fields[0] == "R":
-                counts[int(fields[36])] = counts.get(int(fields[36]), 0) + 1
-        samples.append(counts)
+        samples.append(runnable_by_core(set(own))[0])
         time.sleep(every)
 
 
