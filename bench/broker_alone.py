@@ -185,9 +185,10 @@ def placed_scenario(vcpus: float, live: list[dict]) -> Scenario:
     the runs counted there (their median) as its background."""
     cores = sorted(int(c) for c in live[0]["others"])
     broker_core, probe_core = (cores * 2)[:2]
+    broker = Budget("broker-0", vcpus, (broker_core,))     # the quota and period the rig gave it
     hosts = [
-        {"name": "broker-core", "cpuset.cpus": str(broker_core), "cpu.cfs_quota_us": round(vcpus * 5000),
-         "cpu.cfs_period_us": 5000, "background": statistics.median(r["others"][str(broker_core)] for r in live)},
+        {"name": "broker-core", "cpuset.cpus": str(broker_core), "cpu.cfs_quota_us": broker.quota_us,
+         "cpu.cfs_period_us": broker.period_us, "background": statistics.median(r["others"][str(broker_core)] for r in live)},
         {"name": "probe-core", "cpuset.cpus": str(probe_core),
          "background": statistics.median(r["others"][str(probe_core)] for r in live)}]
     return model_scenario(vcpus, {"hosts": hosts, "placement": {"brokers": "broker-core"}})
