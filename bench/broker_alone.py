@@ -208,21 +208,23 @@ def model_figures(name: str, vcpus: float, seconds: float, live: list[dict] | No
     return out
 
 
-def med(rows: list[dict], *keys: str) -> float:
-    def get(row: dict) -> float:
-        for key in keys:
-            row = row[key]
-        return float(row)  # type: ignore[arg-type]
-    return statistics.median(get(r) for r in rows)
-
-
-def span(rows: list[dict], *keys: str) -> str:
-    values = []
+def values(rows: list[dict], *keys: str) -> list[float]:
+    """Each row's figure at the path ``keys`` (``"streams", "job", "p50_ms"``)."""
+    found = []
     for row in rows:
         for key in keys:
             row = row[key]
-        values.append(float(row))  # type: ignore[arg-type]
-    return f"{min(values):.2f}-{max(values):.2f}"
+        found.append(float(row))  # type: ignore[arg-type]
+    return found
+
+
+def med(rows: list[dict], *keys: str) -> float:
+    return statistics.median(values(rows, *keys))
+
+
+def span(rows: list[dict], *keys: str) -> str:
+    found = values(rows, *keys)
+    return f"{min(found):.2f}-{max(found):.2f}"
 
 
 def ratio_cell(real: float, mine: float, bound: float) -> str:
