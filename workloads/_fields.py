@@ -18,13 +18,16 @@ Parser = Callable[[Any, str], Any]
 
 def prop(key: str | None = None, parse: Parser | None = None, default: Any = dataclasses.MISSING,
          default_factory: Any = dataclasses.MISSING, element: Callable[[Any], type] | None = None,
-         unset_unsaid: bool = False, internal: bool = False) -> Any:
+         unset_unsaid: bool = False, internal: bool = False, one: str | None = None) -> Any:
     """A field named ``key`` in the file, converted by ``parse``; a list field's ``element`` names the
     class one item's mapping builds (for ``--set`` paths into it) where the items differ in kind.
     ``unset_unsaid``: left at its default, the field is not written back (``as_mapping``), so a
     setting added later leaves the files of scenarios that do not use it as they were. ``internal``:
-    no key of the file (how the file said something, e.g. ``batch:`` as a list), never written back."""
-    metadata = {"key": key, "parse": parse, "element": element, "unset_unsaid": unset_unsaid, "internal": internal}
+    no key of the file (how the file said something, e.g. ``batch:`` as a list), never written back.
+    ``one``: a list field that a mapping may also give as its only item, and the word for an item
+    (``batch:`` a job or a night's jobs)."""
+    metadata = {"key": key, "parse": parse, "element": element, "unset_unsaid": unset_unsaid, "internal": internal,
+                "one": one}
     if default_factory is not dataclasses.MISSING:
         return dataclasses.field(default_factory=default_factory, metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)

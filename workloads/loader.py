@@ -88,10 +88,10 @@ def _assign(node: dict, cls: type, segments: list[str], value: Any, path: str) -
     child = _value_type(cls, known[key].name)
     if typing.get_origin(child) in (tuple, list):
         items = node.get(key)
-        kind_of = known[key].metadata.get("element")
-        if items is None and key == "batch" and kind_of and not rest[0].isdigit():
-            items = node[key] = {}   # a fragment's (a tuned file's) batch.producer...: one job's keys
-        if isinstance(items, dict) and kind_of:   # one job given as a mapping: its keys are the job's
+        kind_of, one = known[key].metadata.get("element"), known[key].metadata.get("one")
+        if items is None and one and kind_of and not rest[0].isdigit():
+            items = node[key] = {}   # a fragment's (a tuned file's) batch.producer...: one item's keys
+        if isinstance(items, dict) and kind_of:   # one item given as a mapping: its keys are the item's
             _assign(items, kind_of(items), rest, value, where)
             return
         index, rest = _item(items, rest)
@@ -99,8 +99,7 @@ def _assign(node: dict, cls: type, segments: list[str], value: Any, path: str) -
                 and any(k in f.keys_of(kind_of(items[0])) for k in (rest[0], ".".join(rest[:2]))):
             # batch.producer... on a night's list: a key of every item, not the name of one
             names = [str(item.get("name")) for item in items if isinstance(item, dict)]
-            noun = "jobs" if key == "batch" else "entries"
-            raise ScenarioError(f"{where}.{rest[0]}", f"{where} lists {len(items)} {noun}: address one as "
+            raise ScenarioError(f"{where}.{rest[0]}", f"{where} lists {len(items)} {one + 's' if one else 'entries'}: address one as "
                                                       f"{where}[0].{'.'.join(rest)} or {where}.{names[0]}.{'.'.join(rest)}")
         if index is None:
             raise ScenarioError(f"{where}.{rest[0]}", "no such list item")

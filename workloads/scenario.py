@@ -216,7 +216,7 @@ class Scenario:
     cluster: Cluster = f.prop(parse=lambda v, p: f.build(Cluster, v, p))
     dataset: Dataset = f.prop(parse=lambda v, p: f.build(Dataset, v, p))
     # the batch jobs in file order (``batch:`` a mapping gives one; a list, a night's several)
-    jobs: tuple[BatchJob, ...] = f.prop("batch", parse=parse_jobs, element=lambda raw: BatchJob)
+    jobs: tuple[BatchJob, ...] = f.prop("batch", parse=parse_jobs, element=lambda raw: BatchJob, one="job")
     tenants: tuple[Tenant, ...] = f.prop(element=streaming.kind_class, parse=lambda v, p: tuple(streaming.tenant(x, f"{p}[{i}]") for i, x in enumerate(v or [])),
                                          default=())
     tenant_host: TenantHost = f.prop(parse=lambda v, p: f.build(TenantHost, v, p), default_factory=TenantHost)
