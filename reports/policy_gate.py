@@ -51,8 +51,7 @@ def _advice(job: dict, breaches: list[Breach], policy: Policy) -> tuple[list[str
         advice.append(f"{name} (the job's owner): to keep to class {job_class.name}, "
                       + ", ".join(f"{key}={value}" for key, value in changes))
         paste += [f'.option("kafka.{key}", "{value}")' for key, value in changes]
-    quota = {key: getattr(job_class.quota, key) for key in ("producer_byte_rate", "request_percentage")
-             if key in broken and getattr(job_class.quota, key) is not None}
+    quota = {key: value for key, value in job_class.quota.settings().items() if key in broken}
     if quota:
         advice.append(f"{name} (the cluster's owner): the quota of class {job_class.name} on client.id {client_id}, "
                       + ", ".join(f"{key}={KNOBS[key].render(value)}" for key, value in quota.items()))

@@ -160,9 +160,7 @@ def quota_commands(policy: Policy, base: dict) -> list[str]:
     for _, client_id, topic in classes_of(base):
         job_class = policy.class_of(client_id, topic)
         if job_class is not None:
-            quota = {key: getattr(job_class.quota, key) for key in ("producer_byte_rate", "request_percentage")
-                     if getattr(job_class.quota, key) is not None}
-            lines += kafka_configs_lines(quota, client_id)
+            lines += kafka_configs_lines(job_class.quota.settings(), client_id)
     return lines
 
 

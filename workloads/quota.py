@@ -32,3 +32,8 @@ class Quota:
 
     producer_byte_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
     request_percentage: float | None = f.prop(parse=lambda v, p: _request_percentage(v, p), default=None)
+
+    def settings(self) -> dict[str, float]:
+        """The quota's settings that are set, by their kafka-configs names."""
+        return {key: value for key, value in (("producer_byte_rate", self.producer_byte_rate),
+                                              ("request_percentage", self.request_percentage)) if value is not None}
