@@ -12,7 +12,7 @@ import dataclasses
 
 from reports.gate import FAIL, PASS, GateReport, Verdict
 from tuner.snippets import kafka_configs_lines
-from workloads.policy import Breach, JobClass, Policy, job_identity, job_mappings, judge
+from workloads.policy import Breach, JobClass, Policy, job_identity, jobs_judged, judge
 from workloads.tuning import KNOBS
 
 POLICY_RULE = "policy."   # the prefix of the policy's rules among the gate's
@@ -62,7 +62,7 @@ def _advice(job: dict, breaches: list[Breach], policy: Policy) -> tuple[list[str
 def with_policy(report: GateReport, scenario: dict, policy: Policy) -> GateReport:
     """``report`` with the policy's verdicts on every job of ``scenario`` (a run's resolved scenario)
     after its own, and, for a job that breaks one, the change that keeps it to its class."""
-    jobs = job_mappings(scenario)
+    jobs = jobs_judged(scenario)
     verdicts, advice, paste = [], [], []
     for job in jobs:
         breaches = judge(job, policy)

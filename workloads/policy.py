@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from workloads import _fields as f
+from workloads.batch import job_mappings
 from workloads.errors import ScenarioError
 from workloads.producer import parse_acks, parse_codec
 from workloads.quota import QUOTA_CLIENT_ID, Quota
@@ -236,10 +237,10 @@ def judge(job: dict[str, Any], policy: Policy) -> list[Breach]:
     return rules
 
 
-def job_mappings(scenario: dict[str, Any]) -> list[dict[str, Any]]:
-    """A resolved scenario's batch jobs (a RunResult's ``scenario``): one, or a night's list."""
-    batch = scenario.get("batch")
-    return [job for job in batch if isinstance(job, dict)] if isinstance(batch, list) else [batch or {}]
+def jobs_judged(scenario: dict[str, Any]) -> list[dict[str, Any]]:
+    """A resolved scenario's batch jobs (a RunResult's ``scenario``); one without any is judged as a
+    job that states nothing (so it breaks the class rule, never passes unjudged)."""
+    return job_mappings(scenario) or [{}]
 
 
 def job_identity(job: dict[str, Any]) -> tuple[str, str, str]:
@@ -250,4 +251,4 @@ def job_identity(job: dict[str, Any]) -> tuple[str, str, str]:
 
 def judge_scenario(scenario: dict[str, Any], policy: Policy) -> list[Breach]:
     """Every job of a resolved scenario against the policy, job by job in the file's order."""
-    return [breach for job in job_mappings(scenario) for breach in judge(job, policy)]
+    return [breach for job in jobs_judged(scenario) for breach in judge(job, policy)]
