@@ -17,6 +17,7 @@ from reports.kit import plot
 from reports.kit.plot import COLORS, LEGEND_ROW_INCHES, Plot, legend_below, legend_rows, log_axis_if_wide
 from reports.kit.tables import format_figure, html_table, markdown_table
 from reports.sections.runs import RunFigures, neighbour_names, timeline_points
+from simulator.contract.lines import tenant_line
 
 MB = 1024 ** 2
 TIME_AXIS = "seconds since the run's load started (dotted lines: each run's load end, in its colour)"
@@ -87,7 +88,7 @@ def overlay_figure(series: list[Series], title: str, ylabel: str, *, lines: tupl
 
 
 def neighbour_series(runs: list[RunFigures], name: str) -> list[Series]:
-    return series_of(runs, f"tenant.{name}.p99_ms")
+    return series_of(runs, tenant_line(name))
 
 
 def neighbour_slas(runs: list[RunFigures], name: str) -> tuple[tuple[float, str], ...]:

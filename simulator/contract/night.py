@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simulator.contract import explain as words
+from simulator.contract import lines
 from simulator.contract.result import RunResult
 from workloads.batch import job_mappings
 
@@ -26,7 +27,7 @@ class Blame:
 
 
 def job_line(result: RunResult, name: str) -> list[float]:
-    return [v or 0.0 for v in result.timelines.get(f"job.{name}.produce_requests_per_s") or []]
+    return [v or 0.0 for v in result.timelines.get(lines.job_line(name, lines.JOB_REQUESTS)) or []]
 
 
 def request_shares(result: RunResult, seconds: list[int] | None = None) -> tuple[tuple[str, float], ...]:
@@ -49,7 +50,7 @@ def blames(result: RunResult) -> list[Blame]:
     start, end = (result.windows.get("during") or [0.0, 0.0])[:2]
     found = []
     for tenant in result.summary.tenants:
-        line = result.timelines.get(f"tenant.{tenant.name}.p99_ms") or []
+        line = result.timelines.get(lines.tenant_line(tenant.name)) or []
         if tenant.sla_p99_ms is None:
             continue
         over = [s for s, p99 in enumerate(line) if p99 is not None and p99 > tenant.sla_p99_ms

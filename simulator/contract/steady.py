@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from simulator.contract.lines import JOB_RECORDS, JOB_REQUESTS, TENANT_P99, job_line, named, tenant_line
+
 STEADY_SHARE = 0.5    # of the busiest whole second's records: a second at the job's full pace
 
 
@@ -55,18 +57,17 @@ def steady_middle(result: Any, job: str | None = None) -> SteadyMiddle | None:
     first job line); None when the load holds no whole second or the run has no job lines (a file
     written before them)."""
     lines = result.timelines or {}
-    names = [key[len("job."):-len(".produce_requests_per_s")] for key in lines
-             if key.startswith("job.") and key.endswith(".produce_requests_per_s")]
+    names = named(lines, "job", JOB_REQUESTS)
     name = job if job is not None else (names[0] if names else None)
     during = (result.windows or {}).get("during")
-    records = lines.get(f"job.{name}.records_per_s")
+    records = lines.get(job_line(name, JOB_RECORDS)) if name is not None else None
     if name is None or name not in names or not during or records is None:
         return None
     span = middle_seconds(float(during[0]), float(during[1]), records)
     if span is None:
         return None
     first, last = span
-    requests = lines[f"job.{name}.produce_requests_per_s"]
-    p99 = {key[len("tenant."):-len(".p99_ms")]: max((v for v in line[first:last + 1] if v is not None), default=None)
-           for key, line in lines.items() if key.startswith("tenant.") and key.endswith(".p99_ms")}
+    requests = lines[job_line(name, JOB_REQUESTS)]
+    p99 = {name: max((v for v in lines[tenant_line(name)][first:last + 1] if v is not None), default=None)
+           for name in named(lines, "tenant", TENANT_P99)}
     return SteadyMiddle(first, last, float(sum(requests[first:last + 1])), float(sum(records[first:last + 1])), p99)

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from simulator.contract import JobFigures
 from simulator.contract.histograms import LatencyHistogram
+from simulator.contract.lines import JOB_RECORDS, JOB_REQUESTS, job_line
 from simulator.contract.night import night_lines
 from simulator.live._process import StackError
 from workloads import BatchJob, Scenario, ScenarioError, appendtrace
@@ -119,7 +120,7 @@ def job_timelines(scenario: Scenario, requests_by_client: dict[str, list[float]]
         for at in requests_by_client.get(job.client_id, []):
             if 0 <= at - origin < seconds:
                 line[int(at - origin)] += 1
-        lines[f"job.{job.name}.produce_requests_per_s"] = line
+        lines[job_line(job.name, JOB_REQUESTS)] = line
     return lines
 
 
@@ -138,7 +139,7 @@ def job_lines(result: Any, scenario: Scenario, requests_by_client: dict[str, lis
             for ack in thread.acks:
                 if ack[1] in mine and 0 <= (at := read.anchor_wall_s + ack[0] - origin) < seconds:
                     line[int(at)] += 1
-        lines[f"job.{job.name}.records_per_s"] = line
+        lines[job_line(job.name, JOB_RECORDS)] = line
     return dataclasses.replace(result, timelines={**result.timelines, **lines}) if lines else result
 
 

@@ -20,6 +20,7 @@ from simulator.live.neighbours import TenantTrace
 from workloads.sla import Sla
 from simulator.live.sampler import Scrape, handler_idle_pct, per_second, rate
 from simulator.contract.histograms import LatencyHistogram
+from simulator.contract.lines import tenant_line
 from simulator.contract import BatchSizeFigures, BrokerFigures, RunResult, Summary, TenantFigures
 from simulator.contract import explain as words
 from workloads import Scenario, appendtrace
@@ -156,7 +157,7 @@ def build(run: LiveRun) -> RunResult:
     for trace in run.traces:
         figures, line = _tenant_figures(trace, slas[trace.name], origin, windows, seconds)
         tenants.append(figures)
-        tenant_lines[f"tenant.{trace.name}.p99_ms"] = line
+        tenant_lines[tenant_line(trace.name)] = line
 
     producer = run.job.get("producer", {})
     client_requests = int(producer.get("request-total") or 0)

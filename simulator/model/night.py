@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from simulator.contract import JobFigures
+from simulator.contract.lines import JOB_RECORDS, JOB_REQUESTS, job_line
 from simulator.model.metrics import Latencies
 
 
@@ -48,10 +49,10 @@ def job_timelines(run, seconds: int) -> dict[str, list[float]]:
     lines = {}
     for job_run in run.jobs:
         client_id = job_run.job.client_id
-        for line, by_client in (("produce_requests_per_s", "produce_by_client"), ("records_per_s", "records_by_client")):
+        for line, by_client in ((JOB_REQUESTS, "produce_by_client"), (JOB_RECORDS, "records_by_client")):
             per_broker = [getattr(b, by_client)[client_id].values(seconds) for b in run.brokers
                           if client_id in getattr(b, by_client)]
-            lines[f"job.{job_run.job.name}.{line}"] = [sum(v) for v in zip(*per_broker)] if per_broker \
+            lines[job_line(job_run.job.name, line)] = [sum(v) for v in zip(*per_broker)] if per_broker \
                 else [0.0] * seconds
     return lines
 

@@ -10,6 +10,7 @@ from simulator.contract import BatchSizeFigures, BrokerFigures, RunResult, Summa
 from simulator.model.broker import idle_percent
 from simulator.model.explain import mechanism
 from simulator.contract.histograms import batch_size_section
+from simulator.contract.lines import tenant_line
 from simulator.model.metrics import BatchSizes, FloatSamples, Latencies
 from simulator.model.night import job_figures, job_timelines
 from simulator.model.streaming import figures as pipeline_figures
@@ -137,7 +138,7 @@ def build(run) -> RunResult:
         if hasattr(tenant, "stages"):   # a streaming pipeline: its latency_ms is end to end
             tenant_figures.update(pipeline_figures(tenant, windows))
         tenants.append(tenant_figures)
-        tenant_lines[f"tenant.{tenant.spec.name}.p99_ms"] = line
+        tenant_lines[tenant_line(tenant.spec.name)] = line
 
     def during(series_by_broker: list[list[float]], worst=min):
         values = [_window_mean(series, start, end) for series in series_by_broker]

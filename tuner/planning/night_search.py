@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from simulator.contract.lines import tenant_line
 from tuner.planning.night import (SAMPLER_SEED, Nights, Window, back_to_back, constraints, over_sla,
                                      with_starts)
 from workloads import Scenario
@@ -61,6 +62,6 @@ def timeline(night: dict, names: Sequence[str], starts: Sequence[float], ends: S
     """What the report draws: the jobs as bars and each neighbour's p99 second by second (the first seed's run)."""
     series = night.get("timeline") or {}
     return {"second": series.get("second", []),
-            "p99_ms": {t["name"]: series.get(f"tenant.{t['name']}.p99_ms", []) for t in night["tenants"]},
+            "p99_ms": {t["name"]: series.get(tenant_line(t['name']), []) for t in night["tenants"]},
             "sla_p99_ms": {t["name"]: t["sla_p99_ms"] for t in night["tenants"]},
             "jobs": [{"name": name, "start_s": start, "end_s": end} for name, start, end in zip(names, starts, ends)]}
