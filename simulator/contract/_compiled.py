@@ -31,9 +31,14 @@ def build_matches() -> bool:
         return False
     recorded, *sources = MANIFEST.read_text().split() or [""]
     try:
-        return bool(sources) and source_digest(sources) == recorded
+        matches = bool(sources) and source_digest(sources) == recorded
     except OSError:   # a source the build was made from is gone
-        return False
+        matches = False
+    if not matches:   # a build that was made and no longer fits: said once, for it costs 5-10x the time
+        print(f"quietload: the compiled model in {BUILD} no longer matches its sources; the model runs as "
+              "plain Python (the same results, several times slower) until `make native` builds it again",
+              file=sys.stderr)
+    return matches
 
 
 def use_compiled(package_path: list[str], package: str) -> bool:
