@@ -27,6 +27,7 @@ SOURCES = [f"simulator/model/{name}.py" for name in COMPILED] + [f"simulator/con
 
 
 def build() -> int:
+    digest = source_digest(SOURCES)   # of the sources as copied below: one edited meanwhile leaves the build stale, never wrong
     if BUILD.exists():
         shutil.rmtree(BUILD)
     target = BUILD / "simulator" / "model"
@@ -50,7 +51,7 @@ def build() -> int:
     for path in [*target.glob("*.py"), *contract.glob("*.py")]:   # keep only the compiled modules
         if path.name != "__init__.py":
             path.unlink()
-    MANIFEST.write_text("\n".join([source_digest(SOURCES), *SOURCES]) + "\n")
+    MANIFEST.write_text("\n".join([digest, *SOURCES]) + "\n")
     print(f"compiled {', '.join(COMPILED + CONTRACT)} into {BUILD}")
     return 0
 
