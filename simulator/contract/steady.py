@@ -68,6 +68,6 @@ def steady_middle(result: Any, job: str | None = None) -> SteadyMiddle | None:
         return None
     first, last = span
     requests = lines[job_line(name, JOB_REQUESTS)]
-    p99 = {name: max((v for v in lines[tenant_line(name)][first:last + 1] if v is not None), default=None)
-           for name in named(lines, "tenant", TENANT_P99)}
+    p99 = {tenant: max((v for v in lines[tenant_line(tenant)][first:last + 1] if v is not None), default=None)
+           for tenant in named(lines, "tenant", TENANT_P99)}
     return SteadyMiddle(first, last, float(sum(requests[first:last + 1])), float(sum(records[first:last + 1])), p99)
