@@ -11,7 +11,8 @@ directories (e.g. one validation run per configuration, made in several sittings
 judged together, and nothing runs.
 
     flock /tmp/quietload-live.lock .venv/bin/python bench/fidelity.py [--cal-repeat 3] [--repeat 3] [--seeds 5]
-        [--profile PROFILE] [--point NAME ...] [--configuration NAME ...] [--out results/fidelity-bench]
+        [--profile PROFILE] [--point NAME ...] [--configuration NAME ...] [--scale 8]
+        [--out results/fidelity-bench]
     .venv/bin/python bench/fidelity.py --from results/fidelity-a/validation --from results/fidelity-b/validation
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from simulator.contract import RunResult
 from simulator.evaluator import model_evaluator
 from tuner.calibration import CALIBRATION, HELD_OUT, calibrate, pick, render_calibration
+from tuner.calibration.design import scaled
 from tuner.calibration.calibrate import machine
 from tuner.calibration.runs import live_evaluator, preflight
 from reports.fidelity import render_validation, write_validation
@@ -41,6 +43,8 @@ def main() -> None:
     options.add_argument("--profile", help="an existing calibrated profile: skip the calibration")
     options.add_argument("--point", action="append", help="calibration design points (default: all)")
     options.add_argument("--configuration", action="append", help="held-out configurations (default: all)")
+    options.add_argument("--scale", type=float, default=1.0,
+                         help="every held-out configuration's CSV this many times as large (8: 96 MB loads)")
     options.add_argument("--out", type=Path, default=Path("results/fidelity-bench"))
     options.add_argument("--from", dest="sources", type=Path, action="append",
                          help="judge the RunResults in this directory (repeatable) instead of running")
@@ -63,7 +67,8 @@ def main() -> None:
         print(render_calibration(result), flush=True)
         print(f"calibration: {(time.monotonic() - began) / 60:.1f} min", flush=True)
         profile = str(profile_path)
-    configurations = preflight(pick(HELD_OUT, args.configuration, "--configuration"), profile, None, None, None)
+    held_out = tuple(scaled(p, args.scale) for p in pick(HELD_OUT, args.configuration, "--configuration"))
+    configurations = preflight(held_out, profile, None, None, None)
     evaluator, _ = live_evaluator(args.out / "stack", None, None, say)
     started = time.monotonic()
     validation = validate(evaluator, model_evaluator(), configurations, profile, args.repeat, args.seeds, say,

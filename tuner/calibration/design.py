@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workloads import CATALOG, Scenario, ScenarioError
+from workloads.units import parse_bytes
 
 SAMPLES = Path(__file__).parent / "samples"
 BASE_SCENARIO = CATALOG / "paypay-glue-2gb.yaml"
@@ -109,3 +110,16 @@ def pick(points: tuple[Point, ...], names: list[str] | None, option: str) -> tup
         if name not in known:
             raise ScenarioError(option, f"unknown configuration {name!r} (known: {', '.join(known)})")
     return tuple(known[name] for name in names)
+
+
+SIZE = "dataset.files.0.size="
+
+
+def scaled(point: Point, factor: float) -> Point:
+    """``point`` with its CSV ``factor`` times as large: a longer load, its warm-up a smaller part of it
+    (the judge's steady state; docs/fidelity.md)."""
+    if factor <= 0:
+        raise ScenarioError("--scale", f"must be above 0, not {factor:g}")
+    size = [o for o in (*BASE, *point.overrides) if o.startswith(SIZE)][-1]
+    scaled_bytes = round(parse_bytes(size[len(SIZE):], SIZE[:-1]) * factor)
+    return Point(point.name, point.purpose, (*point.overrides, f"{SIZE}{scaled_bytes}B"))
