@@ -168,3 +168,16 @@ def test_the_model_runs_a_configuration_placed_as_its_live_runs_were():
     assert as_placed(scenario, [run]) is scenario       # a run that placed nothing: the scenario as it is
     # a live run and the model's run of the same configuration pair, wherever each ran
     assert [p.scenario for p in pair_results([run, *lives])] == [scenario.name]
+
+
+def test_a_scaled_configuration_loads_that_many_times_its_csv_and_nothing_else_changes():
+    from tuner.calibration.design import scaled
+    from workloads import ScenarioError
+    sizes = {p.name: scaled(p, 8).scenario("loopback-calibrated").dataset.files[0].size for p in HELD_OUT}
+    assert sizes["linger-0"] == 96 * 1024**2                  # 12 MB held-out loads
+    assert sizes["narrow-rows-zstd"] == 48 * 1024**2          # its own 6 MB
+    assert sizes["microbatch-neighbour"] == 288 * 1024**2     # its own 36 MB
+    point = pick(HELD_OUT, ["linger-25"], "--configuration")[0]
+    assert scaled(point, 8).scenario("loopback-calibrated").batch.producer == point.scenario("loopback-calibrated").batch.producer
+    with pytest.raises(ScenarioError, match="--scale"):
+        scaled(point, 0)
