@@ -156,6 +156,15 @@ def error(model: float | None, live: float | None) -> float | None:
     return None if r is None else abs(r - 1.0)
 
 
+def factor_off(model: float | None, live: float | None) -> float | None:
+    """How many times too large or too small the prediction is, either way (1: exact): ``error``
+    reads at most 100 % for a model that predicts too much, this does not (40x too many: 40)."""
+    r = ratio(model, live)
+    if r is None or r <= 0.0:
+        return None
+    return r if r >= 1.0 else 1.0 / r
+
+
 def _worst_neighbour(pair: Versus, title: str) -> tuple[float | None, float | None]:
     """The largest of the neighbours' medians of a tenant figure, each side's own."""
     rows = [(model, live) for _, model, live, _ in pair.tenant_rows(title)]
@@ -182,12 +191,16 @@ def spearman(pairs: list[Versus], title: str) -> float | None:
 
 def fidelity_summary(pairs: list[Versus]) -> list[dict]:
     """Per summarised figure: the median and worst error over the pairs (neighbour figures: every
-    neighbour of every pair), how many pairs had it, and the figure's Spearman rank correlation."""
+    neighbour of every pair), the median factor off either way, how many pairs had it, and the
+    figure's Spearman rank correlation."""
     out = []
     for title, label in SUMMARY_ERRORS:
         rows = [row for pair in pairs for row in pair.rows_of(title)]
         errors = [e for _, model, live, _ in rows if (e := error(model, live)) is not None]
+        factors = [f for _, model, live, _ in rows if (f := factor_off(model, live)) is not None]
         rho = spearman(pairs, title) if title in ("produce requests", "p99 during (ms)") else None
         out.append({"figure": label, "median_error": statistics.median(errors) if errors else None,
-                    "worst_error": max(errors) if errors else None, "count": len(errors), "spearman": rho})
+                    "worst_error": max(errors) if errors else None,
+                    "median_factor": statistics.median(factors) if factors else None,
+                    "count": len(errors), "spearman": rho})
     return out

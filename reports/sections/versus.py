@@ -36,11 +36,14 @@ def versus_rows(pair: Versus) -> list[list[str]]:
 def fidelity_summary_rows(summary: list[dict]) -> list[list[str]]:
     def pct(value: float | None) -> str:
         return "n/a" if value is None else f"{100 * value:,.0f} %"
-    return [[row["figure"], pct(row["median_error"]), pct(row["worst_error"]), str(row["count"]),
-             "" if row["spearman"] is None else f"{row['spearman']:.2f}"] for row in summary]
+    def times(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:,.2f}x"
+    return [[row["figure"], pct(row["median_error"]), pct(row["worst_error"]), times(row.get("median_factor")),
+             str(row["count"]), "" if row["spearman"] is None else f"{row['spearman']:.2f}"] for row in summary]
 
 
-FIDELITY_SUMMARY_HEADER = ["figure", "median error", "worst error", "comparisons", "Spearman (across scenarios)"]
+FIDELITY_SUMMARY_HEADER = ["figure", "median error", "worst error", "median factor off (either way)", "comparisons",
+                           "Spearman (across scenarios)"]
 
 
 def _exact(value: float | None) -> str:

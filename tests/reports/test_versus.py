@@ -87,3 +87,16 @@ def test_across_scenarios_the_errors_and_rank_correlations_are_summarised(tmp_pa
     p99 = summary["neighbour p99 during"]
     assert p99["spearman"] == 1.0 and abs(p99["worst_error"] - 0.5) < 1e-12
     assert "## The model's error across scenarios" in (write_report(runs, tmp_path) and (tmp_path / "report.md").read_text())
+
+
+def test_a_model_that_predicts_too_much_is_as_many_times_off_as_one_that_predicts_too_little():
+    from tuner.pairing import error, factor_off, fidelity_summary
+    # |live/model - 1| reads 97.5 % for 40x too many and 3,900 % for 40x too few; the factor is 40 both ways
+    assert error(4000, 100) == 0.975 and abs(error(100, 4000) - 39.0) < 1e-12
+    assert factor_off(4000, 100) == 40.0 and factor_off(100, 4000) == 40.0 and factor_off(100, 100) == 1.0
+    assert factor_off(None, 100) is None and factor_off(0, 100) is None
+    runs = (_configuration("a", [4000], [100], 2.0, 4.0) + _configuration("b", [100], [200], 4.0, 4.0)
+            + _configuration("c", [300], [300], 8.0, 2.0))
+    summary = {row["figure"]: row for row in fidelity_summary(pair_runs(run_figures(runs)))}
+    assert summary["produce requests"]["median_factor"] == 2.0         # 40, 2 and 1: the median 2
+    assert summary["neighbour p99 during"]["median_factor"] == 2.0     # 2, 1 and 4
