@@ -54,7 +54,7 @@ _SCHEMA: dict[str, Any] = {
     "summary": rules_of(Summary),
     "brokers": [rules_of(BrokerFigures)],
     "tenants": [{"name": "S", "records": "C", "produce_requests": "C", "sla_p99_ms": "L",
-                 "latency_ms": {"*": {"*": "L"}}}],
+                 "latency_ms": {"*": {"count": "C", "*": "L"}}}],   # a window without records: count 0, no latencies
     "producers": [{"name": "S", **{key: "C" for key in ("produce_requests", "batches", "bytes", "records",
                                                          "mean_batch_bytes", "batch_fill")}}],
     "windows": {"*": ["C"]},

@@ -87,6 +87,8 @@ RESULTS = {
     "batch sizes' bounds falling": (("batch_sizes.bucket_upper_bytes", [2048, 1024, 4096, 8192, 16384, 32768, 65536]),
                                     "batch_sizes.bucket_upper_bytes must rise from bucket to bucket"),
     "a negative bucket": (("batch_sizes.wire_bytes.0", -1), "batch_sizes.wire_bytes[0] must be at least 0, got -1"),
+    "a window's negative record count": (("tenants.0.latency_ms.after.count", -1),
+                                         "tenants[0].latency_ms.after.count must be at least 0, got -1"),
 }
 
 
@@ -191,3 +193,13 @@ def test_report_refuses_a_study_plan_or_gate_figure_out_of_range(case, tmp_path)
     (tmp_path / "bad.json").write_text(json.dumps(_set(document, *change)))
     assert_refused(["report", str(tmp_path / "bad.json"), "--out", str(tmp_path / "out")], f"bad.json: {expected}")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_neighbour_window_without_records_reads_and_reports(result, tmp_path):
+    # a neighbour that completed no record in a window (a pipeline behind its schedule when the run
+    # ends): count 0 and no percentiles, as the model and the live stack write it
+    empty = {"count": 0, "p50": None, "p95": None, "p99": None, "p999": None, "max": None}
+    (tmp_path / "r.json").write_text(json.dumps(_set(result, "tenants.0.latency_ms.after", empty)))
+    outcome = CliRunner().invoke(app, ["report", str(tmp_path / "r.json"), "--out", str(tmp_path / "out")])
+    assert outcome.exit_code == 0, outcome.output
+    assert (tmp_path / "out" / "report.md").exists()
