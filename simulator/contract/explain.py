@@ -240,6 +240,13 @@ def incomplete(figure: str, why: str) -> str:
     return f"Incomplete: {figure}: {why}."
 
 
+def core_waits(waits: Mapping[str, Mapping[str, Any]]) -> str:
+    """Each thread group's wait for a core over the load, as a share of its window."""
+    return ("Waits for a core during the load: " + "; ".join(
+        f"{name} {w['wait_pct']:.2f} % ({w['wait_s']:.2f} s over {w['threads']:.0f} threads, ran {w['run_s']:.1f} s)"
+        for name, w in waits.items()) + ".")
+
+
 def noise(reason: str) -> str:
     return f"NOISE: {reason}; its latency figures measure the machine, not the cluster."
 

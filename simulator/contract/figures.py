@@ -113,6 +113,8 @@ class Summary(Figures):
     machine: Mapping[str, Any] | None = _live()              # load average, iowait, cores
     tenants: tuple[TenantFigures, ...] = ()
     neighbour_send_lag_ms_p99: Mapping[str, float] | None = _live()
+    # each thread group's wait for a core over the load: {"broker-0": {"threads", "run_s", "wait_s", "wait_pct", "judged"}}
+    core_waits: Mapping[str, Mapping[str, Any]] | None = _live()
 
     def tenant(self, name: str) -> TenantFigures | None:
         return next((t for t in self.tenants if t.name == name), None)

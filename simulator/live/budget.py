@@ -11,7 +11,9 @@ cores with ``sched_setaffinity``, and the notes say so.
 
 Cores: the job (the load) gets cores of its own from the last one down; the brokers and the
 neighbours get the rest, apart where there are enough, else sharing them (their quotas then
-keep each to its share of those cores).
+keep each to its share of those cores). LocalStack, the KRaft controller and, with ``lay_out()``,
+every other process of the machine run on the job's cores, and the neighbours' threads come first
+on wake-up (``simulator.live.layout``): no broker or neighbour thread waits behind them.
 """
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, TypeVar
 
+from simulator.live.layout import REST, RestOfMachine, first_on_wake_up, real_time_budget, release_real_time
+from simulator.live.threads import process_tree, tasks_of
 from workloads import Scenario, ScenarioError
 from workloads.placement import Host, Placement
 
@@ -88,8 +92,8 @@ def plan_budgets(scenario: Scenario, cores: Iterable[int], brokers: int | None) 
     else:                                               # sharing the cores the job leaves
         broker_cores, neighbour_cores = tuple(rest[:broker_count]), tuple(rest[len(rest) - neighbour_count:])
     plan = [Budget(f"broker-{i}", broker_vcpus, broker_cores) for i in range(brokers or 0)]
-    if brokers:
-        plan.append(Budget("controller", None, broker_cores))
+    if brokers:     # idle but for its JVM's start and the brokers' heartbeats: off the brokers' cores
+        plan.append(Budget("controller", None, job_cores))
     plan += [Budget("job", job, job_cores), Budget("neighbours", neighbours, neighbour_cores),
              Budget("storage", None, job_cores)]    # LocalStack serves the job's reads: its cost lands on the job's cores
     return plan
@@ -105,32 +109,11 @@ def cgroups_available(root: Path = CGROUP_ROOT) -> str | None:
     return None
 
 
-def process_tree(pid: int) -> list[int]:
-    """``pid`` and its descendants (from /proc's children lists)."""
-    found, queue = [], [pid]
-    while queue:
-        current = queue.pop()
-        found.append(current)
-        for task in _tasks(current):
-            try:
-                queue.extend(int(c) for c in (Path(f"/proc/{current}/task/{task}/children").read_text().split()))
-            except OSError:
-                pass
-    return found
-
-
-def _tasks(pid: int) -> list[int]:
-    try:
-        return [int(task.name) for task in Path(f"/proc/{pid}/task").iterdir()]
-    except OSError:      # the process ended meanwhile
-        return []
-
-
 def pin_tree(pid: int, cores: Iterable[int]) -> None:
     """Every thread of ``pid`` and of its descendants onto ``cores`` (threads made later inherit it)."""
     cores = set(cores)
     for process in process_tree(pid):
-        for task in _tasks(process):
+        for task in tasks_of(process):
             try:
                 os.sched_setaffinity(task, cores)
             except OSError:        # a thread that ended meanwhile
@@ -149,6 +132,8 @@ class CpuBudgets:
         self.unavailable = cgroups_available(root) if use_cgroups else "cgroups not asked for"
         self.run = f"run-{os.getpid()}"
         self._made: list[Path] = []
+        self._rest: RestOfMachine | None = None
+        self._real_time: list[Path] = []
 
     @property
     def applied(self) -> bool:
@@ -205,6 +190,35 @@ class CpuBudgets:
                 except ProcessLookupError:
                     break
 
+    def lay_out(self, rest_on: str = "job") -> None:
+        """Every process outside the run's groups held to ``rest_on``'s cores until ``stop()``
+        (only where those are not every core the brokers have)."""
+        if not self.applied or self._rest is not None:
+            return
+        cores = self.budgets[rest_on].cores
+        if any(set(b.cores) <= set(cores) for name, b in self.budgets.items() if name.startswith("broker-")):
+            return
+        group = self.group("cpuset", REST)
+        self._rest = RestOfMachine(group, cores)
+        self._made.append(group)
+        self._rest.start()
+
+    def first_on_wake_up(self, component: str, pid: int) -> int:
+        """``component``'s threads (``pid``'s) ahead of the other groups' on wake-up, in the
+        real-time class under a bounded budget; the threads set (0 without cgroups)."""
+        if not self.applied:
+            return 0
+        if not self._real_time:
+            chain = [self.root / "cpu" / PARENT, self.group("cpu"), self.group("cpu", component)]
+            real_time_budget(chain)
+            self._real_time = chain
+        return first_on_wake_up(pid)
+
+    @property
+    def rest_moved(self) -> int:
+        """Processes ``lay_out()`` held to the job's cores (0 if it did not)."""
+        return self._rest.moved if self._rest else 0
+
     def used(self) -> dict[str, float]:
         """CPU seconds each component's group has used so far (empty without cgroups)."""
         return self._per_group("cpuacct", lambda group: int((group / "cpuacct.usage").read_text()) / 1e9)
@@ -230,6 +244,11 @@ class CpuBudgets:
 
     def stop(self) -> None:
         """Every group this run made removed (what still runs in one goes back to the root group)."""
+        if self._rest is not None:
+            self._rest.stop()
+            self._rest = None
+        release_real_time(self._real_time)
+        self._real_time = []
         for path in reversed(self._made):
             _remove_group(path, self.root / path.relative_to(self.root).parts[0])
         self._made.clear()

@@ -25,7 +25,9 @@ from simulator.live._process import StackError, http_get
 from workloads.prometheus_text import parse_metrics
 from simulator.live import clients, integrity, logdump, s3, spark_job
 from simulator.live.background import BackgroundSampler
-from simulator.live.budget import CpuBudgets, job_vcpus, placement_of, plan_budgets, process_tree
+from simulator.live.budget import CpuBudgets, job_vcpus, placement_of, plan_budgets
+from simulator.live.threads import process_tree
+from simulator.live.waits import CoreWaits, Group, driver_thread, executor_thread
 from simulator.live.dataset import write_dataset_csv
 from simulator.live.clients import QUIET_LOG
 from simulator.live.kafka import KafkaCluster, answers_kafka
@@ -172,6 +174,10 @@ class LiveEvaluator:
         with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="quietload-live-") as work:
             budgets = stack.enter_context(CpuBudgets(plan)) if self.pin else None   # removed after every process stopped
             place = budgets.place if budgets else lambda component, pid: None
+            if budgets:    # every other process of the machine off the brokers' and the neighbours' cores
+                budgets.lay_out()
+            job_pids: list[int] = []       # the job's driver (its JVM is its child)
+            storage_pid: list[int] = []
             cluster = None
             if self.bootstrap_servers is None:
                 cluster = stack.enter_context(KafkaCluster.for_scenario(scenario, run_dir=self.run_dir / "kafka",
@@ -187,6 +193,7 @@ class LiveEvaluator:
             storage = stack.enter_context(s3.LocalStackS3(self.run_dir / "s3", progress=self.say))
             if status := storage.status():
                 place("storage", status.pid)
+                storage_pid.append(status.pid)
             create_topics(scenario, bootstrap, self.security, cluster.brokers if cluster else None)
             # the streaming tenants' pipelines: their JVMs start while the brokers warm up and the data is written
             streaming = stack.enter_context(StreamingNeighbours(
@@ -235,6 +242,9 @@ class LiveEvaluator:
             if neighbours.pid:
                 place("neighbours", neighbours.pid)
                 components.append(neighbours.pid)
+                if budgets:
+                    budgets.first_on_wake_up("neighbours", neighbours.pid)
+            waits = CoreWaits(thread_groups(cluster, neighbours, streaming, job_pids, storage_pid), process_tree)
             opened: list[float] = []
             cgroups: list[dict] = []
 
@@ -247,14 +257,15 @@ class LiveEvaluator:
                 if fault:
                     fault.start()
                 cgroups.append(budgets.cpu_stat() if budgets else {})
+                waits.start()
 
             def run_one(view: Scenario, before: Callable[[], None] | None, job_uris: list[str]) -> Any:
                 return spark_job.run_glue_job(view, bootstrap, job_uris, storage.endpoint_url, cores=job_vcpus(view),
                                               progress=self.say, security=self.security,
                                               warm_up_topic=WARM_UP_TOPIC if cluster else None,
-                                              on_started=lambda pid: (place("job", pid), components.append(pid)),
+                                              on_started=lambda pid: (place("job", pid), components.append(pid), job_pids.append(pid)),
                                               before_load=before,
-                                              after_load=lambda: cgroups.append(budgets.cpu_stat() if budgets else {}),
+                                              after_load=lambda: (cgroups.append(budgets.cpu_stat() if budgets else {}), waits.mark()),
                                               trace_dir=Path(work) / "trace" if self.trace and len(views) == 1 else None)
             if len(views) == 1:
                 job = run_one(scenario, before_load, uris)
@@ -281,6 +292,10 @@ class LiveEvaluator:
             scrapes = sampler.stop() if sampler else {}
             ended = time.time()
             notes.extend(budgets.report() if budgets else ["No CPU budgets: --no-pin."])
+            if budgets and budgets.rest_moved:
+                notes.append(f"The rest of the machine ({budgets.rest_moved} processes) ran on the job's cores; "
+                              "the neighbours' threads came first on wake-up (SCHED_RR under a bounded real-time budget).")
+            core_waits = waits.figures({"neighbours": {t.name: set(t.tids) for t in traces if t.tids}})
             self.say("reading every row back ...")
             checked = [integrity.verify(job_expected, integrity.read_back(bootstrap, view.batch.topic, timeout_s=120.0,
                                                                           security=self.security))
@@ -298,7 +313,7 @@ class LiveEvaluator:
         run = LiveRun(scenario=self.as_placed(scenario, plan) if self.pin else scenario, seed=seed, started=started, load_started=job_figures["started"],
                       load_ended=job_figures["ended"], ended=ended, traces=traces, scrapes=scrapes, job=job_figures,
                       integrity=_as_dict(report), broker_cores=_broker_cores(budget, budgets),
-                      notes=notes, faults=faults, batch_sizes=batch_sizes, machine=machine_load)
+                      notes=notes, faults=faults, batch_sizes=batch_sizes, machine=machine_load, waits=core_waits)
         if progress:
             progress(ended - started)
         result = with_pipelines(build(run), list(scenario.tenants), traces, started)
@@ -327,6 +342,22 @@ def throttling(stats: list[dict]) -> dict[str, dict[str, float]]:
                     "throttled_periods": end[group].get("nr_throttled", 0) - start[group].get("nr_throttled", 0),
                     "throttled_s": (end[group].get("throttled_time", 0) - start[group].get("throttled_time", 0)) / 1e9}
             for group in end if group in start}
+
+
+def thread_groups(cluster: KafkaCluster | None, neighbours: Neighbours, streaming: StreamingNeighbours,
+                  job: list[int], storage: list[int]) -> list[Group]:
+    """The thread groups whose wait for a core a run records: each broker and each neighbour
+    (judged: a cluster gives them hosts of their own), the job's executor and driver, LocalStack,
+    the controller, each streaming pipeline."""
+    nodes = cluster.nodes() if cluster else []
+    groups = [Group(f"broker-{n.node_id}", lambda n=n: [n.pid], judged=True) for n in nodes if n.role == "broker"]
+    groups += [Group("controller", lambda: [n.pid for n in nodes if n.role == "controller"])] if any(
+        n.role == "controller" for n in nodes) else []
+    groups += [Group("neighbours", lambda: [neighbours.pid] if neighbours.pid else [], judged=True),
+               Group("executor", lambda: list(job), executor_thread), Group("driver", lambda: list(job), driver_thread),
+               Group("localstack", lambda: list(storage))]
+    groups += [Group(f"pipeline {p.tenant.name}", lambda p=p: [p.process.pid]) for p in streaming.pipelines]
+    return groups
 
 
 def _component_pids(cluster: KafkaCluster | None, components: list[int]) -> set[int]:

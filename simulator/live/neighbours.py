@@ -43,6 +43,7 @@ class TenantTrace:
     # thread the machine starved falls behind its schedule before any broker sees a record
     send_lag_p99_s: float = 0.0
     send_lag_max_s: float = 0.0
+    tids: tuple[int, ...] = ()      # its threads (its own and its client's), for their wait for a core
 
     @property
     def sent(self) -> int:
@@ -90,13 +91,24 @@ def client_figures(stats: dict) -> dict:
     return {"txmsgs": stats.get("txmsgs", 0), "brokers": brokers}
 
 
+def _threads() -> set[int]:
+    return {int(tid) for tid in os.listdir("/proc/self/task")} if os.path.isdir("/proc/self/task") else set()
+
+
 def _run_tenant(tenant: Tenant, config: dict, stop: threading.Event, out: "queue.Queue[TenantTrace]",
-                seed: int) -> None:
+                seed: int, creating: threading.Lock) -> None:
     from confluent_kafka import KafkaException, Producer     # optional extra (live)
 
     latest: dict = {}
-    producer = Producer({**config, "stats_cb": lambda text: latest.update(stats=json.loads(text)),
-                         "error_cb": lambda error: None})     # transient errors show up as failed deliveries
+    with creating:   # one client made at a time: the threads born meanwhile are this tenant's
+        before = _threads()
+        producer = Producer({**config, "stats_cb": lambda text: latest.update(stats=json.loads(text)),
+                             "error_cb": lambda error: None})     # transient errors show up as failed deliveries
+        try:    # the cluster's metadata: the client starts a thread per broker it will send to
+            producer.list_topics(tenant.topic, timeout=10)
+        except KafkaException:
+            pass
+        tids = tuple(sorted(_threads() - before | {threading.get_native_id()}))
     rng = random.Random(seed)
     value = rng.randbytes(tenant.record_size)
     intended, latency, lag = array("d"), array("d"), array("d")
@@ -142,7 +154,7 @@ def _run_tenant(tenant: Tenant, config: dict, stop: threading.Event, out: "queue
     lags = sorted(lag)
     out.put(TenantTrace(tenant.name, [t for t, _ in kept], [lat for _, lat in kept], failed[0] + left,
                         sum(b["produce_requests"] for b in figures["brokers"].values()), figures,
-                        lags[int(0.99 * (len(lags) - 1))] if lags else 0.0, lags[-1] if lags else 0.0))
+                        lags[int(0.99 * (len(lags) - 1))] if lags else 0.0, lags[-1] if lags else 0.0, tids))
 
 
 def _serve(tenants: list[Tenant], configs: list[dict], seed: int, cpus: list[int] | None,
@@ -153,8 +165,8 @@ def _serve(tenants: list[Tenant], configs: list[dict], seed: int, cpus: list[int
     if cpus:
         os.sched_setaffinity(0, cpus)
     done: "queue.Queue[TenantTrace]" = queue.Queue()
-    halt = threading.Event()
-    threads = [threading.Thread(target=_run_tenant, args=(t, c, halt, done, seed + i), daemon=True)
+    halt, creating = threading.Event(), threading.Lock()
+    threads = [threading.Thread(target=_run_tenant, args=(t, c, halt, done, seed + i, creating), daemon=True)
                for i, (t, c) in enumerate(zip(tenants, configs))]
     for thread in threads:
         thread.start()

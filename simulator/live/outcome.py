@@ -19,6 +19,7 @@ from typing import Any
 from simulator.live.neighbours import TenantTrace
 from workloads.sla import Sla
 from simulator.live.sampler import Scrape, handler_idle_pct, per_second, rate
+from simulator.live.waits import placed_badly
 from simulator.contract.histograms import LatencyHistogram
 from simulator.contract.lines import tenant_line
 from simulator.contract import BatchSizeFigures, BrokerFigures, RunResult, Summary, TenantFigures
@@ -46,6 +47,7 @@ class LiveRun:
     faults: list[dict] = field(default_factory=list)   # [{"kind": "broker killed", "broker": 1, "at_s": 12.3}]
     batch_sizes: BatchSizeFigures | None = None      # RunResult.batch_sizes from the bulk topic's logs (logdump)
     machine: dict = field(default_factory=dict)        # MachineLoad: load average, iowait, cores
+    waits: dict = field(default_factory=dict)          # each thread group's wait for a core over the load (waits.CoreWaits)
 
 
 # A run on a machine busier than this, or whose neighbours fell this far behind their schedule,
@@ -64,8 +66,11 @@ def noise(run: LiveRun) -> list[str]:
         if trace.send_lag_p99_s > SEND_LAG_P99_MAX_S:
             reasons.append(f"neighbour {trace.name} fell behind its schedule: 1 % of its records went to its client "
                            f"over {trace.send_lag_p99_s * 1000:,.0f} ms late (worst {trace.send_lag_max_s:,.1f} s)")
+    reasons.extend(placed_badly(run.waits))
     machine = run.machine
-    if machine and machine["load_avg_1m_max"] > LOAD_PER_CORE_MAX * machine["cores"]:
+    # the machine's load counts every core's threads: where the waits were measured, they say
+    # whether the brokers' and the neighbours' threads had their cores, whatever ran elsewhere
+    if machine and not run.waits and machine["load_avg_1m_max"] > LOAD_PER_CORE_MAX * machine["cores"]:
         reasons.append(f"the machine was saturated: load average up to {machine['load_avg_1m_max']:.1f} "
                        f"on {machine['cores']} core(s)")
     if machine and machine["iowait_pct"] > IOWAIT_MAX_PCT:
@@ -210,6 +215,7 @@ def build(run: LiveRun) -> RunResult:
         incomplete=incomplete,
         noise=tuple(noise(run)),
         machine=run.machine,
+        core_waits=run.waits or None,
         tenants=tuple(TenantFigures(name=t["name"], sla_p99_ms=t["sla_p99_ms"],
                                     p99_ms_before=t["latency_ms"]["before"]["p99"],
                                     p99_ms_during=t["latency_ms"]["during"]["p99"],
@@ -269,6 +275,8 @@ def mechanism(result: RunResult, run: LiveRun) -> list[str]:
                  for tenant in s.tenants if tenant.p99_ms_before and tenant.p99_ms_during)
     lines.extend(words.fault(fault) for fault in run.faults)
     lines.extend(words.incomplete(figure, why) for figure, why in s.incomplete.items())
+    if s.core_waits:
+        lines.append(words.core_waits(s.core_waits))
     lines.extend(words.noise(reason) for reason in s.noise)
     lines.extend(run.notes)
     return lines

@@ -54,3 +54,24 @@ def by_kind(before: dict[int, tuple[str, int, int, int]], after: dict[int, tuple
     for figures in kinds.values():
         figures["wait_us_per_slice"] = figures["wait_s"] * 1e6 / figures["timeslices"] if figures["timeslices"] else 0.0
     return dict(sorted(kinds.items()))
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (from /proc's children lists)."""
+    found, queue = [], [pid]
+    while queue:
+        current = queue.pop()
+        found.append(current)
+        for task in tasks_of(current):
+            try:
+                queue.extend(int(c) for c in (Path(f"/proc/{current}/task/{task}/children").read_text().split()))
+            except OSError:
+                pass
+    return found
+
+
+def tasks_of(pid: int) -> list[int]:
+    try:
+        return [int(task.name) for task in Path(f"/proc/{pid}/task").iterdir()]
+    except OSError:      # the process ended meanwhile
+        return []

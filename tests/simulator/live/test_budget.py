@@ -35,7 +35,7 @@ def test_on_two_cores_the_job_gets_one_and_the_brokers_share_the_other_with_the_
     assert plan["job"] == Budget("job", 1, (1,))
     assert plan["broker-0"] == Budget("broker-0", 0.5, (0,))
     assert plan["neighbours"] == Budget("neighbours", 0.5, (0,))
-    assert plan["controller"].cores == (0,) and plan["storage"].cores == (1,)
+    assert plan["controller"].cores == (1,) and plan["storage"].cores == (1,)   # off the brokers' core
 
 
 def test_a_run_writes_its_budgets_as_the_scenarios_hosts_and_placement():
@@ -151,3 +151,32 @@ def test_groups_of_a_run_that_was_killed_are_removed_by_the_next():
     others = [p.name for p in leftover.parent.parent.iterdir()] if leftover.parent.parent.exists() else []
     assert not leftover.parent.parent.exists() or others
     assert all(name.startswith("run-") and Path(f"/proc/{name.removeprefix('run-')}").exists() for name in others)
+
+
+@pytest.mark.live
+@pytest.mark.skipif(cgroups_available() is not None, reason=f"cgroups: {cgroups_available()}")
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core: nothing to keep apart")
+def test_laid_out_the_rest_of_the_machine_leaves_the_brokers_core_and_the_neighbours_come_first():
+    budgets = CpuBudgets([Budget("broker-0", 0.5, (0,)), Budget("neighbours", 0.5, (0,)), Budget("job", 1, (1,))])
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])        # the machine's other work
+    neighbour = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with budgets:
+            budgets.lay_out()
+            budgets.place("neighbours", neighbour.pid)
+            assert budgets.first_on_wake_up("neighbours", neighbour.pid) == 1
+            assert os.sched_getaffinity(other.pid) == {1} and os.sched_getaffinity(0) == {1}   # this process too
+            assert Path(f"/proc/{other.pid}/cpuset").read_text().strip() == f"/{PARENT}/{budgets.run}/rest"
+            assert os.sched_getaffinity(neighbour.pid) == {0}
+            assert os.sched_getscheduler(neighbour.pid) == os.SCHED_RR
+            group = budgets.group("cpu", "neighbours")
+            assert (group / "cpu.rt_runtime_us").read_text().strip() == "3000"      # 30 % of a 10 ms period at most
+            assert budgets.rest_moved >= 2
+        assert os.sched_getaffinity(other.pid) == os.sched_getaffinity(0) == {0, 1}     # handed back
+        assert Path(f"/proc/{other.pid}/cpuset").read_text().strip() == "/"
+    finally:
+        for process in (other, neighbour):
+            process.kill()
+            process.wait()
+    for controller in ("cpu", "cpuacct", "cpuset"):
+        assert not (CGROUP_ROOT / controller / PARENT / budgets.run).exists()

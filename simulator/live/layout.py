@@ -1,0 +1,120 @@
+"""The live stack laid out like a cluster on this machine's cores: what ``simulator.live.budget``'s
+groups alone do not give.
+
+- **The rest of the machine off the brokers' cores**: every process outside the run's groups (the
+  command itself, its samplers, whatever else the machine runs) is held to the job's cores in a
+  ``rest`` cpuset for the run, swept again twice a second for processes started meanwhile, and
+  handed back to the root cpuset when the group is removed (the kernel keeps an affinity a
+  process asked for itself). Kernel threads stay where they are.
+- **The neighbours first on wake-up**: a production client has a host of its own, so a record
+  it sends never waits for a core. Here the neighbour producers share the brokers' core; their
+  threads run in the real-time class (``SCHED_RR``, priority 1) under a bounded real-time budget
+  (``cpu.rt_runtime_us`` of ``cpu.rt_period_us``: at most ``RT_SHARE`` of a core), so a woken
+  neighbour thread runs at once, ahead of the brokers' threads, and can never starve them.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Iterable
+
+from simulator.live.threads import process_tree, tasks_of
+
+REST = "rest"
+RT_PERIOD_US = 10_000    # a neighbour over its real-time budget waits at most the rest of 10 ms
+RT_SHARE = 0.3           # the neighbours' producers used 2-6 % of a core at 800 records/s (docs/live.md)
+SWEEP_S = 0.5
+_PF_KTHREAD = 0x00200000   # include/linux/sched.h: a kernel thread
+
+
+def user_processes(proc: Path = Path("/proc")) -> list[int]:
+    """Every process of the machine but kernel threads."""
+    found = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:      # ended meanwhile
+            continue
+        if not int(fields[6]) & _PF_KTHREAD:    # the stat's 9th field: flags
+            found.append(int(entry.name))
+    return found
+
+
+def in_root_cpuset(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/cpuset").read_text().strip() == "/"
+    except OSError:
+        return False
+
+
+class RestOfMachine:
+    """Every user process in the root cpuset held to ``cores`` in ``group`` (a cpuset the run made),
+    from ``start()`` to ``stop()``; ``moved`` counts them."""
+
+    def __init__(self, group: Path, cores: Iterable[int]) -> None:
+        self.group, self.cores = group, tuple(sorted(cores))
+        self.moved = 0
+        self._halt = threading.Event()
+        self._thread = threading.Thread(target=self._sweep_until_stopped, name="quietload-rest", daemon=True)
+
+    def start(self) -> None:
+        self.group.mkdir(exist_ok=True)
+        (self.group / "cpuset.mems").write_text((self.group.parent / "cpuset.mems").read_text())
+        (self.group / "cpuset.cpus").write_text(",".join(map(str, self.cores)))
+        self.sweep()
+        self._thread.start()
+
+    def sweep(self) -> None:
+        for pid in user_processes():
+            if in_root_cpuset(pid):
+                try:
+                    (self.group / "cgroup.procs").write_text(str(pid))
+                    self.moved += 1
+                except OSError:     # ended meanwhile, or a process the kernel keeps where it is
+                    pass
+
+    def _sweep_until_stopped(self) -> None:
+        while not self._halt.wait(SWEEP_S):
+            self.sweep()
+
+    def stop(self) -> None:
+        """The sweep stopped (removing the group hands its processes back to the root cpuset)."""
+        if self._thread.is_alive():
+            self._halt.set()
+            self._thread.join()
+
+
+def real_time_budget(cpu_groups: list[Path], share: float = RT_SHARE, period_us: int = RT_PERIOD_US) -> None:
+    """A real-time budget of ``share`` of a core down the cpu controller's groups (parent first:
+    a group may give its children no more than it has)."""
+    runtime = round(share * period_us)
+    for group in cpu_groups:
+        (group / "cpu.rt_period_us").write_text(str(period_us))
+        (group / "cpu.rt_runtime_us").write_text(str(runtime))
+
+
+def release_real_time(cpu_groups: list[Path]) -> None:
+    """Budgets back to 0, children first (a group must give its real-time time back before it is removed)."""
+    for group in reversed(cpu_groups):
+        try:
+            (group / "cpu.rt_runtime_us").write_text("0")
+        except OSError:
+            pass
+
+
+def first_on_wake_up(pid: int) -> int:
+    """Every thread of ``pid`` and its descendants in SCHED_RR at priority 1 (threads they start
+    later inherit it); the threads set."""
+    param = os.sched_param(1)
+    count = 0
+    for process in process_tree(pid):
+        for tid in tasks_of(process):
+            try:
+                os.sched_setscheduler(tid, os.SCHED_RR, param)
+                count += 1
+            except OSError:     # ended meanwhile
+                pass
+    return count
