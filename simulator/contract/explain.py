@@ -242,9 +242,11 @@ def incomplete(figure: str, why: str) -> str:
 
 def core_waits(waits: Mapping[str, Mapping[str, Any]]) -> str:
     """Each thread group's wait for a core over the load, as a share of its window."""
-    return ("Waits for a core during the load: " + "; ".join(
-        f"{name} {w['wait_pct']:.2f} % ({w['wait_s']:.2f} s over {w['threads']:.0f} threads, ran {w['run_s']:.1f} s)"
-        for name, w in waits.items()) + ".")
+    def one(name: str, w: Mapping[str, Any]) -> str:
+        if "foreign_pct" in w:     # not a group's wait: what else its cores ran
+            return f"the brokers' cores ran other work {w['foreign_pct']:.2f} % ({w['foreign_s']:.2f} s)"
+        return f"{name} {w['wait_pct']:.2f} % ({w['wait_s']:.2f} s over {w['threads']:.0f} threads, ran {w['run_s']:.1f} s)"
+    return "Waits for a core during the load: " + "; ".join(one(name, w) for name, w in waits.items()) + "."
 
 
 def noise(reason: str) -> str:

@@ -28,6 +28,18 @@ def die_with_parent() -> None:
         _prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
 
 
+def pin_self(cpus: list[int] | None) -> None:
+    """This process (and what it starts later) onto ``cpus``; left as it is where they are outside
+    the cpuset it runs in (a laid-out run holds the rest of the machine to the job's cores until
+    the run places the process into its component's group, which gives it its cores)."""
+    if not cpus:
+        return
+    try:
+        os.sched_setaffinity(0, cpus)
+    except OSError:
+        pass
+
+
 def reserve_ports(wanted: dict[str, int | None]) -> dict[str, int]:
     """A loopback port for each named use: the given one (an error naming the use if it is taken)
     or, for None, a free one. All are held at once, so no two uses get the same port."""

@@ -10,8 +10,9 @@ it used. Without cgroups (not root, no controller) the components are only pinne
 cores with ``sched_setaffinity``, and the notes say so.
 
 Cores: the job (the load) gets cores of its own from the last one down; the brokers and the
-neighbours get the rest, apart where there are enough, else sharing them (their quotas then
-keep each to its share of those cores). LocalStack, the KRaft controller and, with ``lay_out()``,
+neighbours get the rest, apart where there are enough; where there are not, the neighbours run on
+the job's cores, where they come first on wake-up, and the brokers keep theirs (with the user's
+brokers, no cores of ours, the neighbours share the cores the job leaves). LocalStack, the KRaft controller and, with ``lay_out()``,
 every other process of the machine run on the job's cores, and the neighbours' threads come first
 on wake-up (``simulator.live.layout``): no broker or neighbour thread waits behind them.
 """
@@ -89,6 +90,8 @@ def plan_budgets(scenario: Scenario, cores: Iterable[int], brokers: int | None) 
     neighbour_count = min(len(rest), math.ceil(neighbours))
     if broker_count + neighbour_count <= len(rest):     # apart
         broker_cores, neighbour_cores = tuple(rest[:broker_count]), tuple(rest[broker_count:broker_count + neighbour_count])
+    elif brokers and len(rest) < n:     # on the job's cores, first on wake-up there (lay_out): the brokers' stay theirs
+        broker_cores, neighbour_cores = tuple(rest[:broker_count]), job_cores[:neighbour_count] or job_cores
     else:                                               # sharing the cores the job leaves
         broker_cores, neighbour_cores = tuple(rest[:broker_count]), tuple(rest[len(rest) - neighbour_count:])
     plan = [Budget(f"broker-{i}", broker_vcpus, broker_cores) for i in range(brokers or 0)]
@@ -218,6 +221,15 @@ class CpuBudgets:
     def rest_moved(self) -> int:
         """Processes ``lay_out()`` held to the job's cores (0 if it did not)."""
         return self._rest.moved if self._rest else 0
+
+    def used_by_core(self, components: list[str]) -> dict[int, float]:
+        """CPU seconds ``components``' groups have used so far on each core (cpuacct.usage_percpu; empty without cgroups)."""
+        per_group = self._per_group("cpuacct", lambda group: [int(v) / 1e9 for v in (group / "cpuacct.usage_percpu").read_text().split()])
+        used: dict[int, float] = {}
+        for component in components:
+            for core, seconds in enumerate(per_group.get(component, [])):
+                used[core] = used.get(core, 0.0) + seconds
+        return used
 
     def used(self) -> dict[str, float]:
         """CPU seconds each component's group has used so far (empty without cgroups)."""

@@ -27,7 +27,7 @@ from simulator.live import clients, integrity, logdump, s3, spark_job
 from simulator.live.background import BackgroundSampler
 from simulator.live.budget import CpuBudgets, job_vcpus, placement_of, plan_budgets
 from simulator.live.threads import process_tree
-from simulator.live.waits import CoreWaits, Group, driver_thread, executor_thread
+from simulator.live.waits import BROKER_CORES, CoreWaits, ForeignTime, Group, driver_thread, executor_thread
 from simulator.live.dataset import write_dataset_csv
 from simulator.live.clients import QUIET_LOG
 from simulator.live.kafka import KafkaCluster, answers_kafka
@@ -245,6 +245,9 @@ class LiveEvaluator:
                 if budgets:
                     budgets.first_on_wake_up("neighbours", neighbours.pid)
             waits = CoreWaits(thread_groups(cluster, neighbours, streaming, job_pids, storage_pid), process_tree)
+            brokers_named = [name for name in budget if name.startswith("broker-")]
+            foreign = ForeignTime(tuple(sorted({c for name in brokers_named for c in budget[name].cores})),
+                                  lambda: budgets.used_by_core(brokers_named)) if budgets and budgets.applied and brokers_named else None
             opened: list[float] = []
             cgroups: list[dict] = []
 
@@ -258,6 +261,8 @@ class LiveEvaluator:
                     fault.start()
                 cgroups.append(budgets.cpu_stat() if budgets else {})
                 waits.start()
+                if foreign:
+                    foreign.start()
 
             def run_one(view: Scenario, before: Callable[[], None] | None, job_uris: list[str]) -> Any:
                 return spark_job.run_glue_job(view, bootstrap, job_uris, storage.endpoint_url, cores=job_vcpus(view),
@@ -265,7 +270,8 @@ class LiveEvaluator:
                                               warm_up_topic=WARM_UP_TOPIC if cluster else None,
                                               on_started=lambda pid: (place("job", pid), components.append(pid), job_pids.append(pid)),
                                               before_load=before,
-                                              after_load=lambda: (cgroups.append(budgets.cpu_stat() if budgets else {}), waits.mark()),
+                                              after_load=lambda: (cgroups.append(budgets.cpu_stat() if budgets else {}), waits.mark(),
+                                                                  foreign.mark() if foreign else None),
                                               trace_dir=Path(work) / "trace" if self.trace and len(views) == 1 else None)
             if len(views) == 1:
                 job = run_one(scenario, before_load, uris)
@@ -296,6 +302,8 @@ class LiveEvaluator:
                 notes.append(f"The rest of the machine ({budgets.rest_moved} processes) ran on the job's cores; "
                               "the neighbours' threads came first on wake-up (SCHED_RR under a bounded real-time budget).")
             core_waits = waits.figures({"neighbours": {t.name: set(t.tids) for t in traces if t.tids}})
+            if foreign and (shares := foreign.figures()):
+                core_waits[BROKER_CORES] = shares
             self.say("reading every row back ...")
             checked = [integrity.verify(job_expected, integrity.read_back(bootstrap, view.batch.topic, timeout_s=120.0,
                                                                           security=self.security))
@@ -346,17 +354,19 @@ def throttling(stats: list[dict]) -> dict[str, dict[str, float]]:
 
 def thread_groups(cluster: KafkaCluster | None, neighbours: Neighbours, streaming: StreamingNeighbours,
                   job: list[int], storage: list[int]) -> list[Group]:
-    """The thread groups whose wait for a core a run records: each broker and each neighbour
-    (judged: a cluster gives them hosts of their own), the job's executor and driver, LocalStack,
-    the controller, each streaming pipeline."""
+    """The thread groups whose wait for a core a run records: each broker, each neighbour (judged:
+    a cluster gives it a host of its own), the job's executor and driver, LocalStack, the
+    controller, each streaming pipeline (judged, a neighbour too)."""
     nodes = cluster.nodes() if cluster else []
-    groups = [Group(f"broker-{n.node_id}", lambda n=n: [n.pid], judged=True) for n in nodes if n.role == "broker"]
+    # a broker's own threads wait behind each other as on a host of its own (the model's CPU holds
+    # that): its placement is judged by what else ran on its cores (ForeignTime)
+    groups = [Group(f"broker-{n.node_id}", lambda n=n: [n.pid]) for n in nodes if n.role == "broker"]
     groups += [Group("controller", lambda: [n.pid for n in nodes if n.role == "controller"])] if any(
         n.role == "controller" for n in nodes) else []
     groups += [Group("neighbours", lambda: [neighbours.pid] if neighbours.pid else [], judged=True),
                Group("executor", lambda: list(job), executor_thread), Group("driver", lambda: list(job), driver_thread),
                Group("localstack", lambda: list(storage))]
-    groups += [Group(f"pipeline {p.tenant.name}", lambda p=p: [p.process.pid]) for p in streaming.pipelines]
+    groups += [Group(f"pipeline {p.tenant.name}", lambda p=p: [p.process.pid], judged=True) for p in streaming.pipelines]
     return groups
 
 

@@ -21,11 +21,12 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
-from simulator.live._process import StackError, die_with_parent
+from simulator.live._process import StackError, die_with_parent, pin_self
 from workloads import Tenant
 
 STATISTICS_INTERVAL_MS = 1000
 _FLUSH_S = 30.0
+POLL_RESOLUTION_S = 0.001   # librdkafka's poll timeout is in whole milliseconds
 
 
 @dataclass(frozen=True)
@@ -129,11 +130,13 @@ def _run_tenant(tenant: Tenant, config: dict, stop: threading.Event, out: "queue
     while not stop.is_set():
         due = started_mono + index * interval
         wait = due - time.monotonic()
-        if wait > 0:
+        if wait >= POLL_RESOLUTION_S:
             producer.poll(min(wait, 0.05))   # serve delivery reports while waiting for the due time
             continue
+        if wait > 0:    # poll's timeout is whole milliseconds: under one, poll(wait) returns at once and spins
+            time.sleep(wait)
         key = str(rng.randrange(tenant.keys)).encode() if tenant.keys else None
-        lag.append(-wait)
+        lag.append(max(0.0, time.monotonic() - due))
         intended.append(started_wall + index * interval)
         latency.append(-1.0)
         while True:
@@ -162,8 +165,7 @@ def _serve(tenants: list[Tenant], configs: list[dict], seed: int, cpus: list[int
     die_with_parent()
     for stopping in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):   # a signal to the group: the parent stops them
         signal.signal(stopping, signal.SIG_IGN)
-    if cpus:
-        os.sched_setaffinity(0, cpus)
+    pin_self(cpus)
     done: "queue.Queue[TenantTrace]" = queue.Queue()
     halt, creating = threading.Event(), threading.Lock()
     threads = [threading.Thread(target=_run_tenant, args=(t, c, halt, done, seed + i, creating), daemon=True)

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from simulator.live.jars import INTERCEPTOR_CLASS, LOCALSTACK, ROOT, interceptor_jar
 from simulator.live.threads import by_kind, read_threads
-from simulator.live._process import StackError, die_with_parent
+from simulator.live._process import StackError, die_with_parent, pin_self
 from simulator.live.clients import QUIET_LOG, java_security, property_text
 from simulator.live.s3 import check_inputs
 from workloads import Scenario, ScenarioError
@@ -357,7 +357,7 @@ def _root_cause(error: BaseException) -> str:
 
 def main(report_file: str) -> int:
     request = json.load(sys.stdin)
-    os.sched_setaffinity(0, request["cpus"])   # the JVM that pyspark starts inherits it
+    pin_self(request["cpus"])   # the JVM that pyspark starts inherits it
     try:
         outcome = _drive(request)
     except Exception as error:   # noqa: BLE001 - reported to the caller as one line

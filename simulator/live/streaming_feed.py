@@ -24,7 +24,7 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
-from simulator.live._process import StackError, die_with_parent
+from simulator.live._process import StackError, die_with_parent, pin_self
 from simulator.live.neighbours import STATISTICS_INTERVAL_MS, TenantTrace, client_figures, librdkafka_config
 
 @dataclass(frozen=True)
@@ -128,8 +128,7 @@ def _serve(tenants: list, producers: list[dict], consumers: list[dict], seed: in
     die_with_parent()
     for stopping in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):   # a signal to the group: the parent stops them
         signal.signal(stopping, signal.SIG_IGN)
-    if cpus:
-        os.sched_setaffinity(0, cpus)
+    pin_self(cpus)
     halt_feed, halt_measure = threading.Event(), threading.Event()
     sent: list[Any] = [array("q") for _ in tenants]         # intended send times, ns
     acked: list[Any] = [array("q") for _ in tenants]        # the upstream producer's latency, ns (-1: none)

@@ -22,6 +22,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
+from simulator.live._process import pin_self
 from simulator.live.clients import property_text
 from simulator.live.spark_job import JMX_ACCESS
 
@@ -114,7 +115,7 @@ def main() -> int:
     from pyspark.sql import SparkSession     # optional extra (live)
 
     request = json.loads(sys.stdin.readline())
-    os.sched_setaffinity(0, request["cpus"])   # the JVM that pyspark starts inherits it
+    pin_self(request["cpus"])   # the JVM that pyspark starts inherits it
     builder = SparkSession.builder.appName("quietload-streaming-pipeline")
     for key, value in request["settings"].items():
         builder = builder.config(key, value)

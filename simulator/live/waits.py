@@ -15,13 +15,16 @@ machine's sharing of cores, not the cluster, and is marked as placed badly and n
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Mapping
 
 from simulator.live.threads import kind_of, read_threads
 
 WAIT_PCT_MAX = 2.0    # % of the window a broker's or a neighbour's threads may wait for a core together
+BROKER_CORES = "brokers' cores"     # the entry of ForeignTime's figures among the waits
 EXECUTOR_KINDS = ("task", "sender")   # the job's threads that are its executor's; the rest is its driver's
 
 Threads = dict[int, tuple[str, int, int, int]]     # tid -> (comm, ns on a core, ns waiting, timeslices)
@@ -107,9 +110,59 @@ def figures(before: Threads, after: Threads, window_s: float) -> dict[str, float
             "wait_pct": round(100.0 * wait / 1e9 / window_s, 3) if window_s > 0 else 0.0}
 
 
+def busy_by_core(stat: Path = Path("/proc/stat")) -> dict[int, float]:
+    """Seconds each core has been busy (user, nice, system, irq, softirq, steal) since boot."""
+    tick = os.sysconf("SC_CLK_TCK")
+    busy = {}
+    for line in stat.read_text().splitlines():
+        name, *values = line.split()
+        if name.startswith("cpu") and name != "cpu":
+            user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in values[:8])
+            busy[int(name[3:])] = (user + nice + system + irq + softirq + steal) / tick
+    return busy
+
+
+class ForeignTime:
+    """How long the brokers' cores ran anything but the brokers over the load: each core's busy
+    time less the brokers' groups' time there (cpuacct's per-core usage), from ``start()`` to
+    ``mark()``, as seconds and as a % of the window. Whatever ran there the brokers' threads may
+    have waited behind; a broker on a host of its own waits only behind its own threads."""
+
+    def __init__(self, cores: tuple[int, ...], ours: Callable[[], dict[int, float]],
+                 busy: Callable[[], dict[int, float]] = busy_by_core, clock: Callable[[], float] = time.monotonic) -> None:
+        self.cores, self.ours, self.busy, self.clock = cores, ours, busy, clock
+        self._reads: list[tuple[float, dict[int, float], dict[int, float]]] = []
+
+    def _read(self) -> tuple[float, dict[int, float], dict[int, float]]:
+        return self.clock(), self.busy(), self.ours()
+
+    def start(self) -> None:
+        self._reads = [self._read()]
+
+    def mark(self) -> None:
+        if self._reads:
+            self._reads[1:] = [self._read()]
+
+    def figures(self) -> dict[str, float]:
+        """{"cores", "foreign_s", "foreign_pct"} (empty before a start and a mark, or without cores)."""
+        if len(self._reads) < 2 or not self.cores:
+            return {}
+        (began, busy0, ours0), (ended, busy1, ours1) = self._reads
+        foreign = sum(max(0.0, (busy1.get(c, 0.0) - busy0.get(c, 0.0)) - (ours1.get(c, 0.0) - ours0.get(c, 0.0)))
+                      for c in self.cores)
+        window = (ended - began) * len(self.cores)
+        return {"cores": len(self.cores), "foreign_s": round(foreign, 3),
+                "foreign_pct": round(100.0 * foreign / window, 3) if window > 0 else 0.0}
+
+
 def placed_badly(waits: Mapping[str, Mapping[str, float]], limit_pct: float = WAIT_PCT_MAX) -> list[str]:
     """Why the run is placed badly: each judged group (a broker, a neighbour) that waited for a
     core more than ``limit_pct`` of the load's window (empty: placed as a cluster would be)."""
-    return [f"placed badly: {name}'s threads waited for a core {w['wait_pct']:.1f} % of the load's window "
-            f"({w['wait_s']:.2f} s; at most {limit_pct:g} % is a host of its own)"
-            for name, w in waits.items() if w.get("judged") and w["wait_pct"] > limit_pct]
+    reasons = [f"placed badly: {name}'s threads waited for a core {w['wait_pct']:.1f} % of the load's window "
+               f"({w['wait_s']:.2f} s; at most {limit_pct:g} % is a host of its own)"
+               for name, w in waits.items() if w.get("judged") and w.get("wait_pct", 0.0) > limit_pct]
+    foreign = waits.get(BROKER_CORES, {})
+    if foreign.get("foreign_pct", 0.0) > limit_pct:
+        reasons.append(f"placed badly: the brokers' cores ran other work {foreign['foreign_pct']:.1f} % of the load's window "
+                       f"({foreign['foreign_s']:.2f} s; at most {limit_pct:g} % leaves them a host of their own)")
+    return reasons

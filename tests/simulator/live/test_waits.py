@@ -2,7 +2,10 @@
 (given here, no /proc needed), and the run marked placed badly when a broker or a neighbour waited."""
 from __future__ import annotations
 
-from simulator.live.waits import WAIT_PCT_MAX, CoreWaits, Group, driver_thread, executor_thread, placed_badly
+import os
+
+from simulator.live.waits import (BROKER_CORES, WAIT_PCT_MAX, CoreWaits, ForeignTime, Group, busy_by_core, driver_thread,
+                                  executor_thread, placed_badly)
 
 MS = 1_000_000   # ns
 
@@ -58,3 +61,28 @@ def test_no_figures_before_the_load_ended() -> None:
     assert meter.figures() == {}
     meter.start()
     assert meter.figures() == {}
+
+
+def test_what_else_the_brokers_cores_ran_is_their_busy_time_less_the_brokers_own() -> None:
+    clock = iter([0.0, 10.0])
+    reads = iter([({0: 100.0, 1: 50.0}, {0: 30.0}), ({0: 106.3, 1: 60.0}, {0: 36.0})])
+    state: dict = {}
+
+    def busy() -> dict:
+        state["now"] = next(reads)
+        return state["now"][0]
+
+    foreign = ForeignTime((0,), ours=lambda: state["now"][1], busy=busy, clock=lambda: next(clock))
+    foreign.start()
+    foreign.mark()
+    assert foreign.figures() == {"cores": 1, "foreign_s": 0.3, "foreign_pct": 3.0}   # core 1's 10 s are the job's, not counted
+    assert placed_badly({BROKER_CORES: foreign.figures()}) == [
+        "placed badly: the brokers' cores ran other work 3.0 % of the load's window (0.30 s; at most 2 % leaves them "
+        "a host of their own)"]
+
+
+def test_the_busy_time_of_each_core_from_proc_stat(tmp_path) -> None:
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  9 9 9 9 9 9 9 9 0 0\ncpu0 100 1 20 500 3 4 5 6 0 0\ncpu1 0 0 0 700 0 0 0 0 0 0\nintr 1 2\n")
+    tick = os.sysconf("SC_CLK_TCK")
+    assert busy_by_core(stat) == {0: 136 / tick, 1: 0.0}    # idle and iowait left out
