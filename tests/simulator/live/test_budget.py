@@ -30,21 +30,25 @@ def test_a_fraction_of_a_cpu_is_a_quota_of_a_short_period():
     assert Budget("controller", None, (0,)).quota_us == -1
 
 
-def test_on_two_cores_the_job_gets_one_and_the_brokers_share_the_other_with_the_neighbours():
+def test_on_two_cores_the_broker_keeps_one_and_everything_else_runs_on_the_jobs():
     plan = {b.component: b for b in plan_budgets(scenario("cluster.broker.vcpus=0.5", "tenant_host.vcpus=0.5"), [0, 1], 1)}
     assert plan["job"] == Budget("job", 1, (1,))
     assert plan["broker-0"] == Budget("broker-0", 0.5, (0,))
-    assert plan["neighbours"] == Budget("neighbours", 0.5, (0,))
+    assert plan["neighbours"] == Budget("neighbours", 0.5, (1,))      # first on wake-up there (lay_out)
     assert plan["controller"].cores == (1,) and plan["storage"].cores == (1,)   # off the brokers' core
+    # the user's brokers: no core of the run's is theirs, the neighbours keep the one the job leaves
+    plan = {b.component: b for b in plan_budgets(scenario("tenant_host.vcpus=0.5"), [0, 1], None)}
+    assert plan["neighbours"].cores == (0,) and plan["job"].cores == (1,)
 
 
 def test_a_run_writes_its_budgets_as_the_scenarios_hosts_and_placement():
-    # two cores: the broker (0.5) and the neighbours (0.5) share core 0, one host with their quotas' sum
+    # two cores: the broker (0.5) on core 0; the job (1) and the neighbours (0.5) share core 1, one host
+    # of their quotas' sum, at most its one core
     plan = plan_budgets(scenario("cluster.broker.vcpus=0.5", "tenant_host.vcpus=0.5"), [0, 1], 1)
     hosts, placement = placement_of(plan, 1)
     assert [(h.name, h.cpuset, h.quota_us, h.period_us, h.vcpus) for h in hosts] == [
-        ("cores-0", (0,), 5000, 5000, 1.0), ("cores-1", (1,), 5000, 5000, 1.0)]
-    assert (placement.broker(0), placement.executor(0), placement.neighbour("payment-api")) == ("cores-0", "cores-1", "cores-0")
+        ("cores-0", (0,), 2500, 5000, 0.5), ("cores-1", (1,), 5000, 5000, 1.0)]
+    assert (placement.broker(0), placement.executor(0), placement.neighbour("payment-api")) == ("cores-0", "cores-1", "cores-1")
     # the user's brokers are no host of the run's
     hosts, placement = placement_of(plan_budgets(scenario(), [0, 1], None), 0)
     assert placement.brokers is None and [h.name for h in hosts] == ["cores-1", "cores-0"]
