@@ -117,3 +117,19 @@ def test_a_pipeline_reads_end_to_end_as_the_models_does():
     assert "Neighbour payment-api: p99 5.0 ms alone, 50.0 ms during the load (10.0x; SLA 10 ms)." in result.mechanism
     assert ("Pipeline fraud-detection: end to end p99 5.0 ms alone, 50.0 ms during the load (10.0x; SLA 1000 ms)."
             in result.mechanism)
+
+
+def test_the_waits_for_a_core_are_in_the_summary_and_the_mechanism_and_a_neighbour_over_its_share_marks_the_run():
+    waits = {"broker-0": {"threads": 90, "run_s": 2.4, "wait_s": 1.93, "wait_pct": 11.79, "judged": False},
+             "payment-api": {"threads": 4, "run_s": 0.9, "wait_s": 0.1, "wait_pct": 5.0, "judged": True},
+             "brokers' cores": {"cores": 1, "foreign_s": 0.0, "foreign_pct": 0.0}}
+    busy = {"load_avg_1m_max": 9.0, "cores": 2, "iowait_pct": 0.0}     # the job's core busy: no mark where waits were read
+    result = build(dataclasses.replace(_run(), waits=waits, machine=busy))
+    assert result.summary.core_waits == waits
+    assert result.summary.noise == ("placed badly: payment-api's threads waited for a core 5.0 % of the load's window "
+                                    "(0.10 s; at most 2 % is a host of its own)",)
+    assert any(line.startswith("Waits for a core during the load: broker-0 11.79 % (1.93 s over 90 threads, ran 2.4 s); "
+                               "payment-api 5.00 %") and line.endswith("the brokers' cores ran other work 0.00 % (0.00 s).")
+               for line in result.mechanism)
+    unmeasured = build(dataclasses.replace(_run(), machine=busy)).summary     # no waits: the machine's load judges
+    assert unmeasured.core_waits is None and unmeasured.noise[0].startswith("the machine was saturated")
