@@ -28,6 +28,7 @@ from quietload.extras import missing_extra
 from quietload.paths import check_default_outputs, check_output_dir, check_output_file, is_stdout
 from quietload.progress import simulation_progress
 from quietload.terminal import echo, printable
+from workloads.text import capped
 from quietload.options import Overrides, PastLimits
 from reports import DEFAULT_OUT_DIR
 from reports.spread import render_spread
@@ -75,7 +76,7 @@ class _OneLineErrors(TyperGroup):
             message = "the input is nested too deeply to read"
         except MemoryError:
             message = "the input needs more memory than this machine has; see docs/scenarios.md: Limits"
-        echo(f"error: {printable(message, lines=False)}", err=True)      # one line, whatever the input held
+        echo(f"error: {capped(printable(message, lines=False))}", err=True)      # one line, whatever the input held
         raise typer.Exit(2)
 
 

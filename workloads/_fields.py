@@ -12,6 +12,7 @@ import re
 from typing import Any, Callable, Sequence
 
 from workloads.errors import ScenarioError
+from workloads.text import has_control
 
 Parser = Callable[[Any, str], Any]
 
@@ -151,6 +152,20 @@ def text(value: Any, path: str) -> str:
     if _lone_surrogate(value):     # half of a character (a bad escape, or bytes that were no UTF-8): no text
         raise ScenarioError(path, f"{_short(value)} holds a lone surrogate, half of a character")
     return value
+
+
+def one_line(limit: int) -> Parser:
+    """A name shown on a terminal and in the comments of generated files: one line of text (no line
+    break, no control or invisible character that could forge a line or a command), at most ``limit``
+    characters."""
+    def parse(value: Any, path: str) -> str:
+        name = text(value, path)
+        if has_control(name):
+            raise ScenarioError(path, f"{_short(name)} holds a line break or a control character; a name is one line of text")
+        if len(name) > limit:
+            raise ScenarioError(path, f"{_short(name)} is {len(name):,} characters long; at most {limit}")
+        return name
+    return parse
 
 
 def _lone_surrogate(value: str) -> bool:

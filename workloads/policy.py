@@ -116,7 +116,7 @@ def _classes(value: Any, path: str) -> tuple[JobClass, ...]:
 
 @dataclass(frozen=True)
 class Policy:
-    name: str = f.prop(parse=f.text)
+    name: str = f.prop(parse=f.one_line(249))   # a scenario's name and -policy
     classes: tuple[JobClass, ...] = f.prop(parse=_classes)
     description: str = f.prop(parse=f.sentence, default="")
 

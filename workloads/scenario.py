@@ -210,9 +210,12 @@ class Plan:
     window: float | None = f.prop(parse=f.positive(_seconds), default=None, unset_unsaid=True)
 
 
+NAME_MAX = 100   # a scenario's name names its files: with the overrides' 120 characters, within a file name's 255
+
+
 @dataclass(frozen=True)
 class Scenario:
-    name: str = f.prop(parse=f.text)
+    name: str = f.prop(parse=f.one_line(NAME_MAX))
     cluster: Cluster = f.prop(parse=lambda v, p: f.build(Cluster, v, p))
     dataset: Dataset = f.prop(parse=lambda v, p: f.build(Dataset, v, p))
     # the batch jobs in file order (``batch:`` a mapping gives one; a list, a night's several)
