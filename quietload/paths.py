@@ -90,8 +90,9 @@ def check_output_file(path: Path | None, option: str, stdout: bool = False, inpu
 
 
 def check_output_dir(path: Path | None, option: str, inputs: Inputs = (), names: Iterable[str] = ()) -> None:
-    """``path`` (a directory the command will create or write into) can be written, and none of the
-    files ``names`` it will write there is one of the command's ``inputs``."""
+    """``path`` (a directory the command will create or write into) can be written, and each of the
+    files ``names`` it will write there can be (none a pipe, a device or a directory, none one of the
+    command's ``inputs``)."""
     if path is None:
         return
     if path.exists() and not path.is_dir():
@@ -99,7 +100,7 @@ def check_output_dir(path: Path | None, option: str, inputs: Inputs = (), names:
     _probe(path if path.is_dir() else _existing_ancestor(path), option, path)
     inputs = list(inputs)
     for name in names:
-        refuse_same(path / name, option, inputs)
+        check_output_file(path / name, option, inputs=inputs)
 
 
 def check_default_outputs(paths: Iterable[Path], option: str, inputs: Inputs = ()) -> None:
