@@ -36,9 +36,9 @@ from reports.summary import render_summary
 from simulator.evaluator import model_evaluator
 from simulator.contract import ResultError, RunResult, result_path
 from workloads import Gate, Scenario, ScenarioError
+from workloads._fields import keys_of
 from workloads.limits import check_run_size, estimate
 from workloads.tuning import parse_levers
-from workloads.units import parse_seconds
 
 # What check, report and the live stack need loads when one of them runs, not with every command.
 _GATE = Gate()   # the check: section's defaults, as the gate applies them
@@ -234,7 +234,7 @@ def check(
     started = datetime.now(timezone.utc)   # the JUnit suite's timestamp and time
     given = {"handler_idle_min": handler_idle_min, "cpu_max": cpu_max,
              "requests_per_broker_max": requests_per_broker_max,
-             "deadline": parse_seconds(deadline, "--deadline") if deadline is not None else None}
+             "deadline": keys_of(Gate)["deadline"].metadata["parse"](deadline, "--deadline") if deadline is not None else None}
     if scenario_file is not None and not result_files:
         first = seed or 1
         results = _run_model(scenario_file, overrides, range(first, first + (repeat or 1)), force)

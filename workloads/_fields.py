@@ -70,9 +70,17 @@ def build(cls: type, raw: Any, path: str, **given: Any) -> Any:
         if key in raw:
             parse = field.metadata.get("parse")
             values[field.name] = parse(raw[key], join(path, key)) if parse else raw[key]
+            _refuse_parsed_non_finite(values[field.name], raw[key], join(path, key))
         elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
             raise ScenarioError(join(path, key), "required but missing")
     return cls(**values, **given)
+
+
+def _refuse_parsed_non_finite(value: Any, raw: Any, path: str) -> None:
+    """A number a parser made of a text (``1e309``, ``inf%``) is finite too: whatever field's parser missed it."""
+    numbers = value if isinstance(value, tuple) else (value,)
+    if any(isinstance(number, float) and not math.isfinite(number) for number in numbers):
+        raise ScenarioError(path, f"expected a finite number, got {_short(raw)}")
 
 
 def said_once(items: Sequence[Any], path: str, twice: str, field: str = "name") -> None:
