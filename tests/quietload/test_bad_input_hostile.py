@@ -62,6 +62,10 @@ OPTIONS = {
                                                    "classes[0].quota.request_percentage: expected a finite number"),
     "check --policy with request_percentage 1e309": (["check", "{s}", "--policy", "{dir}/big.yaml"],
                                                      "classes[0].quota.request_percentage: 1e309"),
+    "simulate --json with a line break": (["simulate", "{s}", "--json", "{dir}/a\nFAKE LINE: PASS.json"],
+                                          "--json: {dir}/a\\nFAKE LINE: PASS.json holds a line break or a control character"),
+    "policy --out with an escape": (["policy", "{s}", "--out", "{dir}/out\x1b[2J"],
+                                    "--out: {dir}/out\\x1b[2J holds a line break or a control character"),
     "import --prometheus not a URL": (["import", "--prometheus", "not a url", "--out", "{dir}/o.yaml"],
                                       "--prometheus: 'not a url' is no http:// or https:// URL with a host"),
     "import --prometheus with a port no number": (["import", "--prometheus", "http://h:port/m", "--out", "{dir}/o.yaml"],
@@ -77,5 +81,5 @@ def test_an_option_past_its_range_is_refused_naming_it(case, tmp_path, monkeypat
     (tmp_path / "big.yaml").write_text(HAND_WRITTEN_POLICY % '"1e309"')
     before = sorted(p.name for p in tmp_path.iterdir())
     args, expected = OPTIONS[case]
-    assert_refused([a.format(s=tmp_path / "s.yaml", dir=tmp_path) for a in args], expected)
+    assert_refused([a.format(s=tmp_path / "s.yaml", dir=tmp_path) for a in args], expected.format(dir=tmp_path))
     assert sorted(p.name for p in tmp_path.iterdir()) == before
