@@ -18,7 +18,7 @@ from workloads.quota import QUOTA_CLIENT_ID, Quota
 from workloads.tenant import Tenant
 from workloads.tuning import Tuning
 from workloads.versions import kafka_version, parse_version
-from workloads.units import (LONG_MAX, parse_byte_rate, parse_bytes, parse_milliseconds, parse_record_rate,
+from workloads.units import (LONG_MAX, parse_byte_rate, parse_bytes, parse_int_milliseconds, parse_record_rate,
                              parse_seconds)
 
 _seconds = parse_seconds
@@ -43,7 +43,7 @@ class Broker:
     num_io_threads: int = f.prop("num.io.threads", f.positive_int, default=8)
     num_replica_fetchers: int = f.prop("num.replica.fetchers", f.positive_int, default=1)
     queued_max_requests: int = f.prop("queued.max.requests", f.positive_int, default=500)
-    replica_fetch_wait_max_ms: float = f.prop("replica.fetch.wait.max.ms", parse_milliseconds, default=500.0)
+    replica_fetch_wait_max_ms: float = f.prop("replica.fetch.wait.max.ms", parse_int_milliseconds, default=500.0)
     replica_fetch_max_bytes: int = f.prop("replica.fetch.max.bytes", _positive_bytes, default=1_048_576)
     dirty_cache: int = f.prop(parse=_positive_bytes, default=1024**3)
     # an MSK broker type (kafka.m5.xlarge, express.m7g.large): its vcpus, nic_bandwidth and

@@ -92,6 +92,15 @@ def parse_milliseconds(value: object, field: str) -> float:
     return milliseconds
 
 
+def parse_int_milliseconds(value: object, field: str) -> float:
+    """Kafka's ``*.ms`` settings of Java type int (``replica.fetch.wait.max.ms``, ``fetch.max.wait.ms``)."""
+    milliseconds = parse_milliseconds(value, field)
+    if milliseconds > 2**31 - 1:
+        raise ScenarioError(field, f"{str(value)[:20]}{'...' if len(str(value)) > 20 else ''} is more milliseconds than "
+                                   "Kafka takes (2^31-1, a Java int)")
+    return milliseconds
+
+
 def parse_byte_rate(value: object, field: str) -> float:
     """``40MB/s`` -> bytes per second."""
     match = _RATE_RE.match(str(value).strip())

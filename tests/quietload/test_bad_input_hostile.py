@@ -23,8 +23,11 @@ SCENARIOS = {
                                 "batch.quota.request_percentage: expected a finite number, got 'inf%'"),
     "linger.ms past a Java long": (changed("batch|producer|linger.ms", 1e308),
                                    "batch.producer.linger.ms: 1e+308 is more milliseconds than Kafka takes (2^63-1, a Java long)"),
-    "linger.ms past a Java long, in days": (changed("batch|producer|linger.ms", "1e15d"),
-                                            "batch.producer.linger.ms: expected a duration"),
+    "linger.ms past a Java long, in seconds": (changed("batch|producer|linger.ms", "99999999999999999s"),
+                                               "batch.producer.linger.ms: 99999999999999999s is more milliseconds than Kafka takes"),
+    "replica.fetch.wait.max.ms past a Java int": (changed("cluster|broker", {"replica.fetch.wait.max.ms": 3_000_000_000}),
+                                                  "cluster.broker.replica.fetch.wait.max.ms: 3000000000 is more milliseconds than "
+                                                  "Kafka takes (2^31-1, a Java int)"),
     "batch.key a list": (changed("batch|key", ["a", "b"]), "batch.key: expected a non-empty text, got ['a', 'b']"),
     "batch.key a mapping": (changed("batch|key", {"a": 1}), "batch.key: expected a non-empty text, got {'a': 1}"),
     "plan.load_gb past any size": (changed("plan", {"load_gb": [1e300]}),
@@ -66,6 +69,9 @@ OPTIONS = {
                                           "--json: {dir}/a\\nFAKE LINE: PASS.json holds a line break or a control character"),
     "policy --out with an escape": (["policy", "{s}", "--out", "{dir}/out\x1b[2J"],
                                     "--out: {dir}/out\\x1b[2J holds a line break or a control character"),
+    "check --policy proven on a billion seeds": (["check", "{s}", "--policy", "{dir}/seeds.yaml"],
+                                                 "classes[0].proven.seeds: '1-999999999' is 999,999,999 seeds, more than a proof "
+                                                 "runs (at most 100,000)"),
     "import --prometheus not a URL": (["import", "--prometheus", "not a url", "--out", "{dir}/o.yaml"],
                                       "--prometheus: 'not a url' is no http:// or https:// URL with a host"),
     "import --prometheus with a port no number": (["import", "--prometheus", "http://h:port/m", "--out", "{dir}/o.yaml"],
@@ -79,6 +85,7 @@ def test_an_option_past_its_range_is_refused_naming_it(case, tmp_path, monkeypat
     write_yaml(tmp_path, "s.yaml", BASE)
     (tmp_path / "inf.yaml").write_text(HAND_WRITTEN_POLICY % ".inf")
     (tmp_path / "big.yaml").write_text(HAND_WRITTEN_POLICY % '"1e309"')
+    (tmp_path / "seeds.yaml").write_text(HAND_WRITTEN_POLICY % "50" + "    proven: {jobs_at_once: 1, seeds: 1-999999999}\n")
     before = sorted(p.name for p in tmp_path.iterdir())
     args, expected = OPTIONS[case]
     assert_refused([a.format(s=tmp_path / "s.yaml", dir=tmp_path) for a in args], expected.format(dir=tmp_path))
