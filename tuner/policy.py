@@ -129,7 +129,7 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
     held_out = tuple(range(objective.seeds[-1] + 1, objective.seeds[-1] + 1 + count))
     with Runner(functools.partial(tuning_work, objective.on(None)), objective.evaluator, Execution(workers=1)) as runner:
         seed_runs = SeedRuns(objective, runner)
-        seed_runs.result({}, request.seed)   # the night as it is runs, or is refused in one line before any trial
+        seed_runs.outcome_on({}, (request.seed,))   # the night as it is runs and is judged, or is refused in one line before any trial
         request.out_dir.mkdir(parents=True, exist_ok=True)
         summary = run_study(objective, settings, progress, line, runner)
         validation = validate_front(objective, summary.front, PREFER, held_out, line, runs, seed_runs)
