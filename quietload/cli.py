@@ -28,6 +28,7 @@ from quietload.extras import missing_extra
 from quietload.paths import check_default_outputs, check_output_dir, check_output_file, is_stdout
 from quietload.progress import simulation_progress
 from quietload.terminal import echo, printable
+from workloads.text import capped
 from quietload.options import Overrides, PastLimits
 from reports import DEFAULT_OUT_DIR
 from reports.spread import render_spread
@@ -35,9 +36,9 @@ from reports.summary import render_summary
 from simulator.evaluator import model_evaluator
 from simulator.contract import ResultError, RunResult, result_path
 from workloads import Gate, Scenario, ScenarioError
+from workloads._fields import keys_of
 from workloads.limits import check_run_size, estimate
 from workloads.tuning import parse_levers
-from workloads.units import parse_seconds
 
 # What check, report and the live stack need loads when one of them runs, not with every command.
 _GATE = Gate()   # the check: section's defaults, as the gate applies them
@@ -75,7 +76,7 @@ class _OneLineErrors(TyperGroup):
             message = "the input is nested too deeply to read"
         except MemoryError:
             message = "the input needs more memory than this machine has; see docs/scenarios.md: Limits"
-        echo(f"error: {printable(message, lines=False)}", err=True)      # one line, whatever the input held
+        echo(f"error: {capped(printable(message, lines=False))}", err=True)      # one line, whatever the input held
         raise typer.Exit(2)
 
 
@@ -233,7 +234,7 @@ def check(
     started = datetime.now(timezone.utc)   # the JUnit suite's timestamp and time
     given = {"handler_idle_min": handler_idle_min, "cpu_max": cpu_max,
              "requests_per_broker_max": requests_per_broker_max,
-             "deadline": parse_seconds(deadline, "--deadline") if deadline is not None else None}
+             "deadline": keys_of(Gate)["deadline"].metadata["parse"](deadline, "--deadline") if deadline is not None else None}
     if scenario_file is not None and not result_files:
         first = seed or 1
         results = _run_model(scenario_file, overrides, range(first, first + (repeat or 1)), force)

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from quietload.paths import check_default_outputs, check_output_dir, check_output_file
+from quietload.judging import exit_without_neighbours
 from quietload.options import Overrides, PastLimits
 from workloads import Scenario, ScenarioError
 from quietload.terminal import echo
@@ -44,6 +45,7 @@ def plan(
 ) -> None:
     """Capacity planning: how many concurrent loads, at what ingest rate (GB/hour), each cluster option
     absorbs with every neighbour within its SLA, the headroom of the job's current load, and what to try next.
+    Exit 0, 2 for unusable input, 3 if there is nothing to judge (no neighbours in the scenario).
 
     Example: quietload plan workloads/catalog/paypay-glue-2gb-fixed.yaml --loads 1,2 --brokers 4,6 --broker-down --quota 20MB/s
 
@@ -67,12 +69,15 @@ def plan(
         if loads is not None:
             raise ScenarioError("--jobs-at-once", "counts jobs of their own where --loads counts one job's loads: give one of them")
         given["jobs_at_once"] = jobs_at_once
-    check_output_file(json_file, "--json", inputs=[("SCENARIO", scenario_file)])
-    check_output_file(json_file.with_suffix(".csv") if json_file else None, "--json", inputs=[("SCENARIO", scenario_file)])
+    csv_file = json_file.with_suffix(".csv") if json_file else None
+    check_output_file(json_file, "--json", inputs=[("SCENARIO", scenario_file)], outputs=[("--json's CSV", csv_file)])
+    check_output_file(csv_file, "--json", inputs=[("SCENARIO", scenario_file)])
+    scenario = Scenario.from_yaml(scenario_file, overrides)
     if json_file is None:    # results/<scenario>-plan.json and its CSV, as if --json had named them
-        default = plan_path(Scenario.from_yaml(scenario_file, overrides).name)
+        default = plan_path(scenario.name)
         check_default_outputs([default, default.with_suffix(".csv")], "--json", [("SCENARIO", scenario_file)])
     check_output_dir(keep_results, "--keep-results")
+    exit_without_neighbours(scenario, "a capacity plan")
     with plan_progress(scenario_file.stem) as progress:
         result = run_plan(scenario_file, overrides, given, seed, engine, workers, master, keep_results, progress.update,
                           repeat or 1, force, refine, extend_steps=extend, job=job, as_jobs=jobs_at_once is not None)

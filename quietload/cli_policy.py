@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from quietload.judging import exit_without_neighbours
 from quietload.options import Overrides, PastLimits
 from quietload.paths import check_output_dir
 from quietload.progress import with_study_progress
@@ -29,7 +30,8 @@ def policy(
     night (--jobs-at-once copies of every job at once) on the model, over held-out seeds. Writes the
     policy YAML (check --policy reads it), the kafka-configs.sh commands that set the quotas and the
     proof (quietload report renders it). Exit 0 if the policy held on every held-out seed, 1 if not
-    (the closest is written, marked), 2 for unusable input.
+    (the closest is written, marked), 2 for unusable input, 3 if there is nothing to judge (no
+    neighbours in the scenario: nothing is written).
 
     Example: quietload policy workloads/catalog/night-three-jobs.yaml --out policy/
     """
@@ -39,6 +41,7 @@ def policy(
     scenario = Scenario.from_yaml(scenario_file, overrides)
     check_output_dir(out_dir, "--out", [("SCENARIO", scenario_file)], written_files(scenario.name))
     check_run_size(scenario, runs=validate or scenario.tune.validate, runs_field="--validate", force=force)
+    exit_without_neighbours(scenario, "a policy")
     request = PolicyRequest(scenario_file, tuple(overrides or ()), jobs_at_once, trials, repeat, validate, seed, out_dir)
     label = f"policy for {scenario_file.stem}"
     outcome = with_study_progress(label, lambda *progress: derive(request, *progress))

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from quietload.judging import exit_without_neighbours
 from quietload.paths import check_output_file
 from quietload.terminal import echo
-from workloads import ScenarioError
+from workloads import Scenario, ScenarioError
 from workloads.units import parse_seconds
 
 DEFAULT_REPEAT = 3      # a schedule must not pass on a lucky seed
@@ -24,13 +25,17 @@ def plan_schedule(scenario_file: Path, overrides: list[str] | None, given: dict,
                                           f"--{grid[0].replace('_', '-').replace('broker-types', 'broker-type')} is the capacity plan's")
     length = parse_seconds(window, "--window") if window is not None else None
     inputs = [("SCENARIO", scenario_file)]
-    check_output_file(json_file, "--json", inputs=inputs)
-    check_output_file(out, "--out", inputs=inputs)
+    scenario = Scenario.from_yaml(scenario_file, overrides)
+    json_path = json_file or schedule_path(scenario.name)     # as if --json and --out had named their defaults
+    out_path = out or json_path.with_suffix(".yaml")
+    check_output_file(json_path, "--json", inputs=inputs, outputs=[("--out", out_path)])
+    check_output_file(out_path, "--out", inputs=inputs, outputs=[("--json", json_path)])
+    exit_without_neighbours(scenario, "a schedule")
     with schedule_progress(scenario_file.stem) as progress:
         document, mapping = schedule_night(scenario_file, overrides, length, seed, repeat or DEFAULT_REPEAT, trials, changes,
                                            workers, lambda done, total, what: progress.update(done, total, what),
                                            lambda label: progress.update(progress.done, None, f"trying {label}"))
         progress.finish()
-    path = write_schedule(document, json_file or schedule_path(document["scenario"]))
-    scenario = write_scenario(mapping, out or path.with_suffix(".yaml"))
-    echo(render_schedule_text(document, scenario) + f"\n\nwrote {path}, {scenario}")
+    path = write_schedule(document, json_path)
+    written = write_scenario(mapping, out_path)
+    echo(render_schedule_text(document, written) + f"\n\nwrote {path}, {written}")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from workloads import ScenarioError
 from workloads.reader import not_a_file
+from workloads.text import has_control, one_line
 
 Inputs = Iterable[tuple[str, "Path | str | None"]]   # (the option that named it, a file the command reads)
 
@@ -57,6 +58,12 @@ def _same(path: Path, other: Path | str) -> bool:
     return first is None and second is None and Path(path).resolve() == Path(other).resolve()
 
 
+def _one_line(path: Path, option: str) -> None:
+    """A path the command will say it wrote: on one line of the terminal, as it is (no line break to forge a line)."""
+    if has_control(str(path)):
+        raise ScenarioError(option, f"{one_line(str(path))} holds a line break or a control character; name another")
+
+
 def refuse_same(path: Path, option: str, others: Inputs, verb: str = "reads") -> None:
     """``path`` is none of ``others`` (the files the command reads, or writes besides)."""
     for named, given in others:
@@ -74,6 +81,7 @@ def check_output_file(path: Path | None, option: str, stdout: bool = False, inpu
         if not stdout:
             raise ScenarioError(option, "cannot write to standard output (-); name a file")
         return
+    _one_line(path, option)
     status = _status(path)
     if status is not None and (kind := not_a_file(status.st_mode)) is not None:   # a named pipe would block the write
         raise ScenarioError(option, f"{path} is {kind}; name a file")
@@ -90,16 +98,18 @@ def check_output_file(path: Path | None, option: str, stdout: bool = False, inpu
 
 
 def check_output_dir(path: Path | None, option: str, inputs: Inputs = (), names: Iterable[str] = ()) -> None:
-    """``path`` (a directory the command will create or write into) can be written, and none of the
-    files ``names`` it will write there is one of the command's ``inputs``."""
+    """``path`` (a directory the command will create or write into) can be written, and each of the
+    files ``names`` it will write there can be (none a pipe, a device or a directory, none one of the
+    command's ``inputs``)."""
     if path is None:
         return
+    _one_line(path, option)
     if path.exists() and not path.is_dir():
         raise ScenarioError(option, f"{path} is not a directory")
     _probe(path if path.is_dir() else _existing_ancestor(path), option, path)
     inputs = list(inputs)
     for name in names:
-        refuse_same(path / name, option, inputs)
+        check_output_file(path / name, option, inputs=inputs)
 
 
 def check_default_outputs(paths: Iterable[Path], option: str, inputs: Inputs = ()) -> None:

@@ -101,9 +101,9 @@ class StepProgress:
         if self.after is not None:
             self.after.finish()
         if self.live and self.entered and not self.closed:
-            self._bar.console.print(printable(line), markup=False, highlight=False)
+            self._bar.console.print(printable(line, lines=False), markup=False, highlight=False)   # one line, whatever a name holds
         else:
-            self.stream.write(printable(line) + "\n")
+            self.stream.write(printable(line, lines=False) + "\n")
             self.stream.flush()
 
     def finish(self, done: float | None = None) -> None:
@@ -115,7 +115,7 @@ class StepProgress:
         self._bar.stop()
         self.closed = True
         self.done = self.done if done is None else done
-        self.stream.write(printable(self.closing(self)) + "\n")
+        self.stream.write(printable(self.closing(self), lines=False) + "\n")
         self.stream.flush()
 
     def __exit__(self, *exc_info: object) -> None:

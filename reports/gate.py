@@ -115,6 +115,12 @@ _NEXT = {NO_NEIGHBOURS: "list the neighbours the load must keep quiet in the sce
          NO_RECORDS: "give the neighbours a rate at which they send during the load, or a longer load"}
 
 
+def without_neighbours(scenario: str, command: str) -> str:
+    """What a command that proves or plans for the neighbours' SLAs says, before any run, of a scenario
+    with none: what the gate says of its run, on one line."""
+    return f"NOTHING TO JUDGE {scenario}: {NO_NEIGHBOURS}, so {command} has no SLA to hold; next: {_NEXT[NO_NEIGHBOURS]}"
+
+
 def neighbour_sla(result: RunResult, thresholds: Gate) -> Verdict:
     """Every neighbour's p99 latency during the load is within its own SLA."""
     tenants = result.summary.tenants

@@ -21,6 +21,7 @@ from simulator.evaluator import Evaluator, model_evaluator
 from tuner.space import SearchSpace
 from workloads import Scenario
 from workloads.scenario import apply_overrides
+from workloads.errors import ScenarioError
 
 OBJECTIVES = ("produce_requests", "load_seconds")
 
@@ -80,6 +81,10 @@ def worst_figures(results: list[RunResult]) -> dict[str, Any]:
 
 
 def constraints_of(result: RunResult, deadline_s: float | None) -> dict[str, float]:
+    for index, tenant in enumerate(result.summary.tenants):    # no p99 during the load: nothing to hold to the SLA
+        if tenant.p99_ms_during is None or tenant.sla_p99_ms is None:
+            raise ScenarioError(f"tenants[{index}].rate", f"{tenant.name} sent no record during the load on seed {result.seed}: "
+                                                          "too few records to judge its SLA; give it a higher rate or a longer load")
     constraints = {f"sla:{t.name}": t.p99_ms_during / t.sla_p99_ms - 1.0 for t in result.summary.tenants}
     if deadline_s is not None:
         constraints["deadline"] = result.summary.load_seconds / deadline_s - 1.0

@@ -37,6 +37,7 @@ from workloads.quota import Quota
 from workloads._fields import build
 from workloads.reader import dump_yaml, safe_yaml
 from workloads.scenario import load_mapping
+from workloads.text import one_line
 from workloads.units import format_seeds
 
 PREFER = "duration"   # among the policies that hold, the one whose night ends soonest
@@ -128,7 +129,7 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
     held_out = tuple(range(objective.seeds[-1] + 1, objective.seeds[-1] + 1 + count))
     with Runner(functools.partial(tuning_work, objective.on(None)), objective.evaluator, Execution(workers=1)) as runner:
         seed_runs = SeedRuns(objective, runner)
-        seed_runs.result({}, request.seed)   # the night as it is runs, or is refused in one line before any trial
+        seed_runs.outcome_on({}, (request.seed,))   # the night as it is runs and is judged, or is refused in one line before any trial
         request.out_dir.mkdir(parents=True, exist_ok=True)
         summary = run_study(objective, settings, progress, line, runner)
         validation = validate_front(objective, summary.front, PREFER, held_out, line, runs, seed_runs)
@@ -164,18 +165,24 @@ def quota_commands(policy: Policy, base: dict) -> list[str]:
     return lines
 
 
+def quota_script(policy: Policy, proof: dict, base: dict) -> str:
+    """The quotas as a script for ``sh``: each line a command, every value it did not write itself
+    quoted (``kafka_configs_lines``), the names a comment tells of on one line."""
+    return ("#!/bin/sh\n# the client quotas of policy " + one_line(policy.name) + ", one line per client.id of "
+            f"{one_line(proof['source'])}'s jobs;\n# BOOTSTRAP_SERVERS holds the brokers' host:port list, client.properties "
+            "your admin client's security settings\nset -e\n" + "\n".join(quota_commands(policy, base)) + "\n")
+
+
 def _write(name: str, policy: Policy, proof: dict, base: dict, out_dir: Path) -> list[Path]:
     policy_file = scenario_path(name, "policy.yaml", out_dir)
-    header = (f"# quietload policy {proof['source']} --jobs-at-once {proof['jobs_at_once']}: "
+    header = (f"# quietload policy {one_line(proof['source'])} --jobs-at-once {proof['jobs_at_once']}: "
               f"{'held' if proof['held'] else 'did NOT hold'} on held-out model {format_seeds(proof['held_out_seeds'])}\n")
     text = header + dump_yaml(policy.as_mapping())
     if build(Policy, safe_yaml(text, "policy", "the policy"), "") != policy:   # it reads back as every job's CI reads it
         raise ValueError(f"policy {policy.name} does not read back as written")
     policy_file.write_text(text)
     quotas = scenario_path(name, "quotas.sh", out_dir)
-    quotas.write_text("#!/bin/sh\n# the client quotas of policy " + policy.name + ", one line per client.id of "
-                      f"{proof['source']}'s jobs;\n# BOOTSTRAP_SERVERS holds the brokers' host:port list, client.properties "
-                      "your admin client's security settings\nset -e\n" + "\n".join(quota_commands(policy, base)) + "\n")
+    quotas.write_text(quota_script(policy, proof, base))
     return [policy_file, quotas, POLICY_PROOF.write(proof, scenario_path(name, "policy.json", out_dir))]
 
 

@@ -18,11 +18,14 @@ the security settings come from the Glue connection.
 """
 from __future__ import annotations
 
+import json
 import math
+import shlex
 from typing import Any
 
 from workloads.quota import QUOTA_CLIENT_ID
 from workloads.loader import safe_yaml
+from workloads.text import one_line
 from workloads.tuning import KNOBS
 
 GLUE_KAFKA_DOC = "https://docs.aws.amazon.com/glue/latest/dg/aws-glue-programming-etl-connect-kafka-home.html"
@@ -84,6 +87,11 @@ def _settings(name: str, value: Any) -> list[tuple[str, str]]:
     return [tuple(override.split("=", 1)) for override in KNOBS[name].overrides(value)]  # type: ignore[misc]
 
 
+def _literal(value: Any) -> str:
+    """A value as a Python string literal in double quotes (JSON's quoting is Python's for a string)."""
+    return json.dumps(str(value))
+
+
 def _producer_options(params: dict[str, Any]) -> list[tuple[str, str]]:
     options = [(f"kafka.{key.rpartition('.producer.')[2]}", value) for name, v in sorted(params.items())
                if KNOBS[name].path[1] == "producer" for key, value in _settings(name, v)]
@@ -96,7 +104,7 @@ def _frame_expression(params: dict[str, Any], key: str | None) -> str:
     """The rows as Spark's Kafka sink wants them: the row as JSON in ``value`` (and the key column in ``key``)."""
     repartition = params.get("repartition")
     frame = f"df.repartition({repartition})" if repartition else "df"
-    columns = (f'col("{key}").cast("string").alias("key"), ' if key else "") + 'to_json(struct("*")).alias("value")'
+    columns = (f'col({_literal(key)}).cast("string").alias("key"), ' if key else "") + 'to_json(struct("*")).alias("value")'
     return f"{frame}.select({columns})"
 
 
@@ -110,7 +118,7 @@ def pyspark_code(params: dict[str, Any], key: str | None = None) -> str:
              '    .write.format("kafka")',
              f'    .option("kafka.bootstrap.servers", "{BOOTSTRAP_PLACEHOLDER}")',
              "    # MSK with IAM, SCRAM or TLS: also the kafka.security.protocol and kafka.sasl.* / kafka.ssl.* options of your clients"]
-    lines += [f'    .option("{name}", "{value}")' for name, value in _producer_options(params)]
+    lines += [f'    .option({_literal(name)}, {_literal(value)})' for name, value in _producer_options(params)]
     lines += [f'    .option("topic", "{TOPIC_PLACEHOLDER}")', '    .mode("append")', "    .save())"]
     return "\n".join(lines) + "\n"
 
@@ -121,7 +129,7 @@ def glue_code(params: dict[str, Any], key: str | None = None) -> str:
     repartition = params.get("repartition")
     frame = f"df.repartition({repartition})" if repartition else "df"
     lines = (["# keyed records: write them with the PySpark form above; Glue's reference does not say",
-              f"# that its \"key\" option can name a column ({key})"] if key else [])
+              f"# that its \"key\" option can name a column ({one_line(key)})"] if key else [])
     lines += ["from awsglue.dynamicframe import DynamicFrame", "",
               "glueContext.write_dynamic_frame.from_options(",
               f'    frame=DynamicFrame.fromDF({frame}, glueContext, "rows"),',
@@ -130,7 +138,7 @@ def glue_code(params: dict[str, Any], key: str | None = None) -> str:
               f'        "connectionName": "{GLUE_CONNECTION_PLACEHOLDER}",  # brokers and security',
               f'        "topic": "{TOPIC_PLACEHOLDER}",',
               '        "classification": "json",']
-    lines += [f'        "{name}": "{value}",' for name, value in _producer_options(params)]
+    lines += [f'        {_literal(name)}: {_literal(value)},' for name, value in _producer_options(params)]
     lines += ["    },", ")"]
     return "\n".join(lines) + "\n"
 
@@ -142,7 +150,7 @@ def kafka_configs_lines(params: dict[str, Any], client_id: str = QUOTA_CLIENT_ID
         return []
     configs = ",".join(f"{name}={property_value(name, value)}" for name, value in sorted(quota.items()))
     return [f'kafka-configs.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --command-config client.properties '
-            f"--alter --entity-type clients --entity-name {client_id} --add-config {configs}"]
+            f"--alter --entity-type clients --entity-name {shlex.quote(client_id)} --add-config {shlex.quote(configs)}"]
 
 
 def _broker_setting(name: str) -> bool:
@@ -191,9 +199,9 @@ def cluster_commands(params: dict[str, Any], scenario: Any = None) -> list[str]:
     knobs MSK changes by a command of its own (UpdateBrokerCount, UpdateBrokerType)."""
     lines = [f'kafka-configs.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --command-config client.properties '
              f"--alter --entity-type brokers --entity-default --add-config "
-             + ",".join(f"{name}={KNOBS[name].property_value(value)}" for name, value in step.items())
+             + shlex.quote(",".join(f"{name}={KNOBS[name].property_value(value)}" for name, value in step.items()))
              for step in _thread_steps(params, scenario)]
-    lines += [knob.command.format(value=knob.property_value(params[name])) for name, knob in KNOBS.items()
+    lines += [knob.command.format(value=shlex.quote(knob.property_value(params[name]))) for name, knob in KNOBS.items()
               if knob.command and params.get(name) is not None]
     return lines
 
@@ -206,7 +214,7 @@ def snippets(params: dict[str, Any], key: str | None = None, scenario: Any = Non
         "cluster_commands": cluster_commands(params, scenario),
         "pyspark": pyspark_code(params, key),
         "glue_dynamic_frame": glue_code(params, key),
-        "spark_writer_options": [f'.option("{name}", "{value}")' for name, value in _producer_options(params)],
+        "spark_writer_options": [f'.option({_literal(name)}, {_literal(value)})' for name, value in _producer_options(params)],
         "spark_submit_conf": [],
         "kafka_configs": kafka_configs_lines(params),
     }
@@ -259,11 +267,11 @@ def paste_lines(overrides: tuple[str, ...], scenario: Any = None) -> tuple[str, 
     lines = []
     if params.get("repartition"):
         lines.append(f"df.repartition({params['repartition']})  # the job's code, before the write")
-    lines += [f'.option("{name}", "{value}")' for name, value in _producer_options(params)]
+    lines += [f'.option({_literal(name)}, {_literal(value)})' for name, value in _producer_options(params)]
     lines += kafka_configs_lines(params)
     lines += [f"{line}  # MSK configuration" for line in broker_config_lines(params)] + cluster_commands(params, scenario)
     known = {KNOBS[name].override_key for name in params} | {o.partition("=")[0] for n, v in params.items()
                                                             for o in KNOBS[n].overrides(v)}
-    lines += [f"--set {override}  # no snippet for this setting" for override in overrides
+    lines += [f"--set {shlex.quote(override)}  # no snippet for this setting" for override in overrides
               if override.partition("=")[0] not in known]
     return tuple(lines)

@@ -12,6 +12,7 @@ import re
 from typing import Any, Callable, Sequence
 
 from workloads.errors import ScenarioError
+from workloads.text import has_control
 
 Parser = Callable[[Any, str], Any]
 
@@ -69,9 +70,17 @@ def build(cls: type, raw: Any, path: str, **given: Any) -> Any:
         if key in raw:
             parse = field.metadata.get("parse")
             values[field.name] = parse(raw[key], join(path, key)) if parse else raw[key]
+            _refuse_parsed_non_finite(values[field.name], raw[key], join(path, key))
         elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
             raise ScenarioError(join(path, key), "required but missing")
     return cls(**values, **given)
+
+
+def _refuse_parsed_non_finite(value: Any, raw: Any, path: str) -> None:
+    """A number a parser made of a text (``1e309``, ``inf%``) is finite too: whatever field's parser missed it."""
+    numbers = value if isinstance(value, tuple) else (value,)
+    if any(isinstance(number, float) and not math.isfinite(number) for number in numbers):
+        raise ScenarioError(path, f"expected a finite number, got {_short(raw)}")
 
 
 def said_once(items: Sequence[Any], path: str, twice: str, field: str = "name") -> None:
@@ -151,6 +160,20 @@ def text(value: Any, path: str) -> str:
     if _lone_surrogate(value):     # half of a character (a bad escape, or bytes that were no UTF-8): no text
         raise ScenarioError(path, f"{_short(value)} holds a lone surrogate, half of a character")
     return value
+
+
+def one_line(limit: int) -> Parser:
+    """A name shown on a terminal and in the comments of generated files: one line of text (no line
+    break, no control or invisible character that could forge a line or a command), at most ``limit``
+    characters."""
+    def parse(value: Any, path: str) -> str:
+        name = text(value, path)
+        if has_control(name):
+            raise ScenarioError(path, f"{_short(name)} holds a line break or a control character; a name is one line of text")
+        if len(name) > limit:
+            raise ScenarioError(path, f"{_short(name)} is {len(name):,} characters long; at most {limit}")
+        return name
+    return parse
 
 
 def _lone_surrogate(value: str) -> bool:

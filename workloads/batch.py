@@ -78,7 +78,7 @@ class BatchJob:
     spark: Spark = f.prop()
     client: Client = f.prop()
     producer: ProducerConfig = f.prop()
-    key: str | None = f.prop(default=None)
+    key: str | None = f.prop(parse=lambda v, p: None if v is None else f.text(v, p), default=None)   # a column of the rows
     start: float | None = f.prop(parse=_seconds, default=None)
     loads: int = f.prop(parse=f.positive_int, default=1)
     spacing: float = f.prop(parse=_seconds, default=0.0)

@@ -158,7 +158,12 @@ def estimate(scenario) -> RunSize:
     seconds = min(scenario.windows.max_duration, load_end + scenario.windows.after)
     replicas = sum(t.partitions * (t.replication_factor or cluster.replication_factor) for t in cluster.topics)
     rf = max(t.replication_factor or cluster.replication_factor for t in cluster.topics)
-    fetch_sessions = cluster.brokers * min(cluster.brokers - 1, rf - 1) * cluster.broker.num_replica_fetchers
+    # a fetcher thread runs a session only for partitions it follows: at most one per follower replica
+    followers = sum(t.partitions * ((t.replication_factor or cluster.replication_factor) - 1) for t in cluster.topics)
+    fetcher_threads = cluster.brokers * min(cluster.brokers - 1, rf - 1) * cluster.broker.num_replica_fetchers
+    fetch_sessions = min(fetcher_threads, followers)
+    fetch_field = ("cluster.topics" if followers < fetcher_threads else "cluster.broker.num.replica.fetchers"
+                   if cluster.broker.num_replica_fetchers > 1 else "cluster.brokers")
     fetch_interval = max(cluster.broker.replica_fetch_wait_max_ms / 1000.0, 0.001)
     threads = cluster.brokers * cluster.broker.num_network_threads
     long = f"{seconds:,.0f} s of run"
@@ -177,7 +182,7 @@ def estimate(scenario) -> RunSize:
         *(Part(by_time or f"tenants[{i}].rate", t.rate * seconds * (STREAMING_RECORD_EVENTS if is_streaming(t) else 1.0),
                f"{t.rate:,.0f} records/s over {long}", None if by_time else t.rate, _per_second)
           for i, t in enumerate(scenario.tenants)),
-        Part(by_time or "cluster.brokers", fetch_sessions * seconds / fetch_interval,
+        Part(by_time or fetch_field, fetch_sessions * seconds / fetch_interval,
              f"{fetch_sessions:,} replica fetcher sessions over {long}"),
         Part(by_time or "cluster.brokers", seconds * (cluster.brokers + len(scenario.tenants)), f"per-second samples of {long}"),
     )
@@ -259,6 +264,7 @@ def check_load_fits(scenario) -> None:
     in "the load did not finish" after handling every event up to the cap. Each job of a night on its own."""
     for job in scenario.jobs:
         _check_job_fits(scenario, job, _where(scenario, job))
+        _check_cluster_carries(scenario, job)
 
 
 def _check_job_fits(scenario, batch, where: str) -> None:
@@ -286,6 +292,36 @@ def _check_job_fits(scenario, batch, where: str) -> None:
                 fits = f"at most {format_bytes(value_bytes * room / least)} of input fits"
             raise ScenarioError(field, f"the load of {format_bytes(value_bytes)} would take at least {_duration(least)} "
                                        f"({why}), past windows.max_duration's {_duration(room)} for it; {fits}")
+
+
+def _check_cluster_carries(scenario, batch) -> None:
+    """Refuse a load the cluster cannot carry within the run whatever the model does: its bytes on the
+    wire (compressed at most COMPRESSION_MAX to 1) through the brokers' NICs and disks, and through
+    their CPUs at the profile's cost per byte and request (its service-time jitter at its fastest);
+    its produce requests each a round trip, max.in.flight at once on each producer's connection."""
+    cluster, broker, costs = scenario.cluster, scenario.cluster.broker, scenario.profile.broker
+    value_bytes = sum(group.size * group.count for group in (batch.dataset or scenario.dataset).files) * batch.loads
+    wire = value_bytes / (1.0 if batch.producer.compression_type == "none" else COMPRESSION_MAX)
+    requests = max(1.0, wire / batch.producer.max_request_size)
+    connections = batch.spark.executors * batch.loads * cluster.brokers
+    cpu_s = (wire * (costs.produce_byte_ns + costs.network_byte_ns) * 1e-9
+             + requests * (costs.produce_request_us + costs.network_request_us) * 1e-6) * (1 - scenario.jitter.service_time)
+    room = scenario.windows.max_duration - scenario.job_start(batch)
+    brokers = f"each of {cluster.brokers:,} brokers"
+    bounds = ((wire / (broker.nic_bandwidth * cluster.brokers), "cluster.broker.nic_bandwidth", f"{_rate(broker.nic_bandwidth)} on {brokers}",
+               lambda share: f"at least {_rate(broker.nic_bandwidth / share)}"),
+              (wire / (broker.disk_bandwidth * cluster.brokers), "cluster.broker.disk_bandwidth", f"{_rate(broker.disk_bandwidth)} on {brokers}",
+               lambda share: f"at least {_rate(broker.disk_bandwidth / share)}"),
+              (cpu_s / (broker.vcpus * cluster.brokers), "cluster.broker.vcpus", f"{cpu_s:,.2g} s of CPU on {broker.vcpus:g} vCPUs of {brokers}",
+               lambda share: f"at least {broker.vcpus / share:.2g}"),
+              (cluster.network_rtt * max(1.0, requests / (connections * batch.producer.max_in_flight)), "cluster.network_rtt",
+               f"{requests:,.0f} produce requests each a round trip of {_duration(cluster.network_rtt)}, "
+               f"{batch.producer.max_in_flight:,} at once on each of {connections:,} connections",
+               lambda share: f"at most {cluster.network_rtt * share:,.4g} s"))
+    for least, field, why, fits in bounds:
+        if room > 0 and least > room:
+            raise ScenarioError(field, f"the load of {format_bytes(value_bytes)} would take at least {_duration(least)} ({why}), "
+                                       f"past windows.max_duration's {_duration(room)} for it; {field} of {fits(room / least)} fits")
 
 
 def check_run_size(scenario, hint: str = "--force runs it anyway", runs: int = 1, runs_field: str = "--repeat",

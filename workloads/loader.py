@@ -36,7 +36,9 @@ def _read(path: Path, seen: list[Path]) -> dict:
     base = raw.pop("extends", None)
     if base is None:
         return raw
-    parent = (path.parent / str(base)).resolve()
+    if not isinstance(base, str) or not base.strip():
+        raise ScenarioError(f"{path}: extends", f"expected the path of one scenario file, got {f._short(base)}")
+    parent = (path.parent / base).resolve()
     if parent in seen or parent == path.resolve():
         raise ScenarioError("extends", f"{path} extends itself through {parent.name}")
     return merge(_read(parent, seen + [path.resolve()]), raw)

@@ -55,12 +55,18 @@ def _codecs(value: Any, path: str) -> tuple[str, ...]:
 _SEEDS = re.compile(r"([0-9]{1,9})(?:-([0-9]{1,9}))?")
 
 
+SEEDS_MAX = 100_000   # held-out seeds a proof runs, each a model run: more is no proof that ran
+
+
 def _seeds(value: Any, path: str) -> tuple[int, ...]:
     """``4-23`` (a range) or ``7`` (one seed)."""
     match = _SEEDS.fullmatch(str(value).strip()) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
     if match is None or int(match.group(2) or match.group(1)) < int(match.group(1)):
         raise ScenarioError(path, f"expected model seeds like 4-23 or 7, got {value!r}")
-    return tuple(range(int(match.group(1)), int(match.group(2) or match.group(1)) + 1))
+    first, last = int(match.group(1)), int(match.group(2) or match.group(1))
+    if last - first + 1 > SEEDS_MAX:
+        raise ScenarioError(path, f"{value!r} is {last - first + 1:,} seeds, more than a proof runs (at most {SEEDS_MAX:,})")
+    return tuple(range(first, last + 1))
 
 
 @dataclass(frozen=True)
@@ -116,7 +122,7 @@ def _classes(value: Any, path: str) -> tuple[JobClass, ...]:
 
 @dataclass(frozen=True)
 class Policy:
-    name: str = f.prop(parse=f.text)
+    name: str = f.prop(parse=f.one_line(249))   # a scenario's name and -policy
     classes: tuple[JobClass, ...] = f.prop(parse=_classes)
     description: str = f.prop(parse=f.sentence, default="")
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from workloads import _fields as f
 from workloads.errors import ScenarioError
-from workloads.units import parse_byte_rate
+from workloads.units import finite, parse_byte_rate
 
 
 def _request_percentage(value: Any, path: str) -> float:
@@ -18,7 +18,7 @@ def _request_percentage(value: Any, path: str) -> float:
         raise ScenarioError(path, f"expected a percentage of one thread's time like 50 or 250%, got {value!r}") from None
     if not number > 0:
         raise ScenarioError(path, f"must be greater than zero, got {value!r}")
-    return number
+    return finite(number, path, value)
 
 
 QUOTA_CLIENT_ID = "batch-load"   # the job's producers share it, so the brokers meter them as one client

@@ -18,7 +18,7 @@ from workloads.quota import QUOTA_CLIENT_ID, Quota
 from workloads.tenant import Tenant
 from workloads.tuning import Tuning
 from workloads.versions import kafka_version, parse_version
-from workloads.units import (parse_byte_rate, parse_bytes, parse_milliseconds, parse_record_rate,
+from workloads.units import (LONG_MAX, parse_byte_rate, parse_bytes, parse_int_milliseconds, parse_record_rate,
                              parse_seconds)
 
 _seconds = parse_seconds
@@ -43,7 +43,7 @@ class Broker:
     num_io_threads: int = f.prop("num.io.threads", f.positive_int, default=8)
     num_replica_fetchers: int = f.prop("num.replica.fetchers", f.positive_int, default=1)
     queued_max_requests: int = f.prop("queued.max.requests", f.positive_int, default=500)
-    replica_fetch_wait_max_ms: float = f.prop("replica.fetch.wait.max.ms", parse_milliseconds, default=500.0)
+    replica_fetch_wait_max_ms: float = f.prop("replica.fetch.wait.max.ms", parse_int_milliseconds, default=500.0)
     replica_fetch_max_bytes: int = f.prop("replica.fetch.max.bytes", _positive_bytes, default=1_048_576)
     dirty_cache: int = f.prop(parse=_positive_bytes, default=1024**3)
     # an MSK broker type (kafka.m5.xlarge, express.m7g.large): its vcpus, nic_bandwidth and
@@ -83,6 +83,13 @@ def _topics(value: Any, path: str) -> tuple[Topic, ...]:
     return topics
 
 
+def insync_within_replicas(min_insync: int, replication_factor: int, field: str, of: str = "") -> None:
+    """Kafka's rule, for a scenario and an import alike: min.insync.replicas at most the replication factor
+    (more, and no acks=all produce is ever acknowledged: NotEnoughReplicas)."""
+    if min_insync > replication_factor:
+        raise ScenarioError(field, f"{min_insync} is more than replication.factor {replication_factor}{of}")
+
+
 @dataclass(frozen=True)
 class Cluster:
     brokers: int = f.prop(parse=f.positive_int)
@@ -116,8 +123,7 @@ class Cluster:
             rf = topic.replication_factor or self.replication_factor
             if rf > self.brokers:
                 raise ScenarioError(f"{where}.replication.factor", f"{rf} is more than the {self.brokers} brokers")
-            if self.min_insync_replicas > rf:
-                raise ScenarioError(f"{path}.min.insync.replicas", f"{self.min_insync_replicas} is more than replication.factor {rf} of topic {topic.name!r}")
+            insync_within_replicas(self.min_insync_replicas, rf, f"{path}.min.insync.replicas", f" of topic {topic.name!r}")
             if topic.leaders is not None:
                 if len(topic.leaders) != topic.partitions:
                     raise ScenarioError(f"{where}.leaders", f"lists {len(topic.leaders)} leaders for {topic.partitions} partitions")
@@ -191,13 +197,21 @@ def _number(value: Any, path: str) -> float:
     return float(value)
 
 
+def _gigabytes(value: Any, path: str) -> float:
+    """GB of input files: a size Kafka and Spark can hold (at most 2^63-1 bytes)."""
+    number = _number(value, path)
+    if number * 1024**3 > LONG_MAX:
+        raise ScenarioError(path, f"{value!r} GB is more bytes than Kafka and Spark take (2^63-1)")
+    return number
+
+
 @dataclass(frozen=True)
 class Plan:
     """What ``quietload plan`` sweeps, kept with the job's scenario: the batch-load grid (empty:
     the job's own load, its concurrent loads and twice them) and the cluster what-ifs, each tried
     alone on the scenario's cluster."""
 
-    load_gb: tuple[float, ...] = f.prop(parse=_values(_number), default=())
+    load_gb: tuple[float, ...] = f.prop(parse=_values(_gigabytes), default=())
     loads: tuple[int, ...] = f.prop(parse=_values(f.positive_int), default=())
     spacing: tuple[float, ...] = f.prop(parse=_values(_seconds), default=())
     brokers: tuple[int, ...] = f.prop(parse=_values(f.positive_int), default=())
@@ -210,9 +224,12 @@ class Plan:
     window: float | None = f.prop(parse=f.positive(_seconds), default=None, unset_unsaid=True)
 
 
+NAME_MAX = 100   # a scenario's name names its files: with the overrides' 120 characters, within a file name's 255
+
+
 @dataclass(frozen=True)
 class Scenario:
-    name: str = f.prop(parse=f.text)
+    name: str = f.prop(parse=f.one_line(NAME_MAX))
     cluster: Cluster = f.prop(parse=lambda v, p: f.build(Cluster, v, p))
     dataset: Dataset = f.prop(parse=lambda v, p: f.build(Dataset, v, p))
     # the batch jobs in file order (``batch:`` a mapping gives one; a list, a night's several)
@@ -278,6 +295,10 @@ class Scenario:
             if tenant.record_size > tenant.producer.max_request_size:
                 raise ScenarioError(f"tenants[{i}].record_size", "is larger than the tenant's max.request.size")
             tenant.validate(self.cluster, f"tenants[{i}]")
+            if tenant.sla.relative and tenant.rate * self.windows.before < 1:   # no p99 alone to be relative to
+                raise ScenarioError(f"tenants[{i}].sla_p99", f"{tenant.sla.describe()} needs a p99 alone, but at {tenant.rate:g}/s "
+                                                             f"{tenant.name} sends no record in windows.before's {self.windows.before:g} s; "
+                                                             "give an absolute SLA like 20ms, or a rate or a windows.before that sends some")
         tenant_names = [t.name for t in self.tenants]
         client_ids = {job.client_id: j for j, job in enumerate(self.jobs)}
         for i, name in enumerate(tenant_names):

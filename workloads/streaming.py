@@ -42,7 +42,7 @@ from workloads import _fields as f
 from workloads.errors import ScenarioError
 from workloads.producer import Client, ProducerConfig
 from workloads.tenant import Tenant
-from workloads.units import parse_bytes, parse_milliseconds, parse_seconds
+from workloads.units import parse_bytes, parse_int_milliseconds, parse_milliseconds, parse_seconds
 
 KINDS = ("spark-microbatch", "spark-continuous", "spark-realtime", "kafka-streams", "flink")
 SINK_CLIENT = Client(kind="java", version=(3, 9, 0))   # the kafka-clients Spark 4.1 ships with
@@ -57,7 +57,7 @@ class ConsumerConfig:
     """The pipeline's consumer fetch settings (KafkaConsumer's names and defaults)."""
 
     fetch_min_bytes: int = f.prop("fetch.min.bytes", f.positive(parse_bytes), default=1)
-    fetch_max_wait_ms: float = f.prop("fetch.max.wait.ms", _non_negative_ms, default=500.0)
+    fetch_max_wait_ms: float = f.prop("fetch.max.wait.ms", parse_int_milliseconds, default=500.0)
     max_poll_records: int = f.prop("max.poll.records", f.positive_int, default=500)
     max_partition_fetch_bytes: int = f.prop("max.partition.fetch.bytes", f.positive(parse_bytes), default=1_048_576)
 

@@ -31,11 +31,12 @@ def whole_number(text: str) -> int | None:
     return int(text) if _WHOLE_RE.fullmatch(text) and int(text) <= LONG_MAX else None
 
 
-def _finite(number: float, field: str, value: object) -> float:
-    """Digits past float's range (a 400-digit size) or YAML's ``.inf``/``.nan`` are no setting."""
+def finite(number: float, field: str, value: object) -> float:
+    """Digits past float's range (a 400-digit size) or YAML's ``.inf``/``.nan`` (or a text ``inf``) are no setting."""
     if not math.isfinite(number):
-        raise ScenarioError(field, f"expected a finite number, got {value!r}" if isinstance(value, float)
-                            else f"{str(value)[:20]}... is too large a number")
+        text = str(value)
+        raise ScenarioError(field, f"expected a finite number, got {value!r}" if isinstance(value, float) or not re.search("[0-9]", text)
+                            else f"{text[:20]}{'...' if len(text) > 20 else ''} is too large a number")
     return number
 
 
@@ -53,7 +54,7 @@ def parse_bytes(value: object, field: str) -> int:
         if unit not in _SIZE_UNITS:
             raise ScenarioError(field, f"unknown size unit {match.group(2)!r} in {value!r} (use B, KB, MB, GB, TB)")
     if isinstance(number, float):
-        number = _finite(number * _SIZE_UNITS[unit], field, value)
+        number = finite(number * _SIZE_UNITS[unit], field, value)
     if number < 0:
         raise ScenarioError(field, f"must not be negative, got {value!r}")
     if number > LONG_MAX:
@@ -71,19 +72,33 @@ def parse_seconds(value: object, field: str) -> float:
     unit = (match.group(2) or "").lower() if match else ""
     if not match or unit not in _TIME_UNITS:
         raise ScenarioError(field, f"expected a duration like 10ms, 2s or 5min, got {value!r}")
-    return _finite(float(match.group(1)) * _TIME_UNITS[unit], field, value)
+    return finite(float(match.group(1)) * _TIME_UNITS[unit], field, value)
 
 
 def parse_milliseconds(value: object, field: str) -> float:
     """Kafka's ``*.ms`` properties: a bare number means milliseconds, as in Kafka."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        _finite(float(value) if isinstance(value, float) or abs(value) < 2**1000 else math.inf, field, value)
+        finite(float(value) if isinstance(value, float) or abs(value) < 2**1000 else math.inf, field, value)
         if value < 0:
             raise ScenarioError(field, f"must not be negative, got {value!r}")
-        return float(value)
-    if not isinstance(value, str):      # true, a list: neither a count of milliseconds nor a duration's text
+        milliseconds = float(value)
+    elif not isinstance(value, str):      # true, a list: neither a count of milliseconds nor a duration's text
         raise ScenarioError(field, f"expected a duration like 10 or 10ms, got {value!r}")
-    return parse_seconds(value, field) * 1000.0
+    else:
+        milliseconds = parse_seconds(value, field) * 1000.0
+    if milliseconds > LONG_MAX:     # Kafka's *.ms settings are Java longs (ConfigDef Type.LONG)
+        raise ScenarioError(field, f"{str(value)[:20]}{'...' if len(str(value)) > 20 else ''} is more milliseconds than "
+                                   "Kafka takes (2^63-1, a Java long)")
+    return milliseconds
+
+
+def parse_int_milliseconds(value: object, field: str) -> float:
+    """Kafka's ``*.ms`` settings of Java type int (``replica.fetch.wait.max.ms``, ``fetch.max.wait.ms``)."""
+    milliseconds = parse_milliseconds(value, field)
+    if milliseconds > 2**31 - 1:
+        raise ScenarioError(field, f"{str(value)[:20]}{'...' if len(str(value)) > 20 else ''} is more milliseconds than "
+                                   "Kafka takes (2^31-1, a Java int)")
+    return milliseconds
 
 
 def parse_byte_rate(value: object, field: str) -> float:
@@ -99,7 +114,7 @@ def parse_record_rate(value: object, field: str) -> float:
     match = re.match(_NUMBER + r"\s*/\s*s$", str(value).strip())
     if not match:
         raise ScenarioError(field, f"expected a record rate like 200/s, got {value!r}")
-    return _finite(float(match.group(1)), field, value)
+    return finite(float(match.group(1)), field, value)
 
 
 def format_bytes(size: float) -> str:

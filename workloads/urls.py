@@ -6,7 +6,9 @@ endpoint, an AWS endpoint.
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote, unquote_plus
+from urllib.parse import unquote, unquote_plus, urlsplit
+
+from workloads.errors import ScenarioError
 
 _SECRET_KEYS = ("pass", "pwd", "secret", "token", "credential", "auth")   # password, sslpassword, passwd, ...
 MASK = "***"
@@ -60,3 +62,16 @@ def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
         return url, None
     user, _, password = userinfo.group(2).partition(":")
     return userinfo.group(1) + url[userinfo.end():], (unquote(user), unquote(password))
+
+
+def http_url(url: str, option: str) -> str:
+    """``url`` when it is an http:// or https:// URL with a host (and a port, if any, a number); else one
+    line naming ``option``, before any call is made."""
+    try:
+        parts = urlsplit(url)
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 0) >= 0
+    except ValueError:      # a port that is no number, an unclosed IPv6 bracket
+        usable = False
+    if not usable:
+        raise ScenarioError(option, f"{mask_url(url)!r} is no http:// or https:// URL with a host")
+    return url

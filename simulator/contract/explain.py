@@ -84,10 +84,16 @@ def sla_verdict(p99: float, sla_ms: float) -> str:
     return within_sla(not over(p99, sla_ms))
 
 
+TOO_FEW_RECORDS = "too few records to judge"
+
+
 def sla_verdict_by_window(p99_by_window: Mapping[str, float | None], sla_ms: float) -> str:
-    """``OVER SLA (during, after)``: the windows whose p99 was over the SLA; else ``within SLA``."""
+    """``OVER SLA (during, after)``: the windows whose p99 was over the SLA; else ``within SLA``, or, when
+    the neighbour sent no record during the load (no p99 to hold to the SLA), ``too few records to judge``."""
     windows = [window for window, p99 in p99_by_window.items() if p99 is not None and over(p99, sla_ms)]
-    return f"{within_sla(False)} ({', '.join(windows)})" if windows else within_sla(True)
+    if windows:
+        return f"{within_sla(False)} ({', '.join(windows)})"
+    return TOO_FEW_RECORDS if p99_by_window.get("during") is None else within_sla(True)
 
 
 def sla_reason(measured: list[tuple[str, float, float]], unmeasured: list[str]) -> str:

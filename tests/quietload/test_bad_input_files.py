@@ -165,6 +165,15 @@ def _kept_at(name: str, *args: str):
     return arguments
 
 
+def _made(name: str, make, *args: str):
+    """A command run on the small scenario with ``name`` (a file it writes by default) made by ``make`` first."""
+    def arguments(t: Path) -> list[str]:
+        Path(name).parent.mkdir(parents=True, exist_ok=True)
+        make(name)
+        return [args[0], str(t / "s.yaml"), *args[1:]]
+    return arguments
+
+
 INPUTS = {
     "import --out the Glue job": (lambda t: ["import", "--glue-job", str(t / "job.json"), "--out", str(t / "job.json")],
                                   "--out: {t}/job.json is the file --glue-job reads; name another"),
@@ -198,6 +207,22 @@ INPUTS = {
                                              "--json: results/small-plan.csv is the file SCENARIO reads"),
     "tune's default tuned scenario over its scenario": (_kept_at("results/small-tuned.yaml", "tune", "--trials", "1"),
                                                         "--out: results/small-tuned.yaml is the file SCENARIO reads"),
+    "plan --schedule's default schedule over its scenario": (_kept_at("results/small-schedule.json", "plan", "--schedule"),
+                                                             "--json: results/small-schedule.json is the file SCENARIO reads"),
+    "plan --schedule's default scenario over its scenario": (_kept_at("results/small-schedule.yaml", "plan", "--schedule"),
+                                                             "--out: results/small-schedule.yaml is the file SCENARIO reads"),
+    "plan --schedule's default scenario a named pipe": (_made("results/small-schedule.yaml", os.mkfifo, "plan", "--schedule"),
+                                                        "--out: results/small-schedule.yaml is a named pipe (FIFO); name a file"),
+    "plan --schedule --json X --out X": (lambda t: ["plan", "--schedule", str(t / "s.yaml"), "--json", str(t / "x.json"),
+                                                    "--out", str(t / "x.json")], "--json: {t}/x.json is the file --out writes"),
+    "plan --schedule --json X.yaml, its scenario's name": (lambda t: ["plan", "--schedule", str(t / "s.yaml"), "--json", str(t / "x.yaml")],
+                                                           "--json: {t}/x.yaml is the file --out writes"),
+    "plan --json X.csv, its CSV's name": (lambda t: ["plan", str(t / "s.yaml"), "--json", str(t / "p.csv")],
+                                          "--json: {t}/p.csv is the file --json's CSV writes"),
+    "policy --out with its quota script a directory": (_made("out/small-quotas.sh", os.makedirs, "policy", "--out", "out"),
+                                                       "--out: out/small-quotas.sh is a directory; name a file"),
+    "policy --out with its proof a named pipe": (_made("out/small-policy.json", os.mkfifo, "policy", "--out", "out"),
+                                                 "--out: out/small-policy.json is a named pipe (FIFO); name a file"),
     "import --profile over the Glue job": (lambda t: ["import", "--glue-job", str(t / "job.json"), "--cloudwatch", "c", "--profile",
                                                       str(t / "job.json"), "--force", "--out", str(t / "o.yaml")],
                                            "--profile: {t}/job.json is the file --glue-job reads"),

@@ -5,7 +5,9 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 import xmlschema
+from _bad_input import changed, write_yaml
 from typer.testing import CliRunner
 
 from quietload.cli import app
@@ -45,3 +47,25 @@ def test_a_scenario_imported_without_metrics_has_nothing_to_judge(tmp_path):
 
     gate = json.loads((tmp_path / "check.json").read_text())
     assert (gate["outcome"], gate["passed"]) == ("nothing to judge", False)
+
+
+NO_NEIGHBOURS = {
+    "policy": (["policy", "s.yaml", "--out", "out"], "a policy"),
+    "plan": (["plan", "s.yaml"], "a capacity plan"),
+    "plan --schedule": (["plan", "--schedule", "s.yaml"], "a schedule"),
+}
+
+
+@pytest.mark.parametrize("case", NO_NEIGHBOURS)
+def test_a_command_that_proves_or_plans_for_no_neighbour_has_nothing_to_judge(case, tmp_path, monkeypatch):
+    """As check says of such a scenario, before any run: exit 3, one line, nothing written, never proven."""
+    monkeypatch.chdir(tmp_path)
+    write_yaml(tmp_path, "s.yaml", changed("tenants", []))
+    args, what = NO_NEIGHBOURS[case]
+    outcome = _invoke(*args)
+    assert (outcome.exit_code, outcome.stderr) == (3, ""), outcome.output
+    assert outcome.stdout.splitlines() == [
+        f"NOTHING TO JUDGE small: no neighbours in this scenario, so {what} has no SLA to hold; next: list the neighbours "
+        "the load must keep quiet in the scenario's tenants: (quietload import finds them in the cluster's metrics with "
+        "--cloudwatch or --prometheus)"]
+    assert [p.name for p in tmp_path.iterdir()] == ["s.yaml"]

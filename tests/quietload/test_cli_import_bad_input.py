@@ -83,7 +83,7 @@ WRITTEN = {
     "min.insync.replicas above the replication factor": (
         lambda t: ["--msk-cluster", str(DATA / "describe-cluster-v2.json"), "--configuration",
                    _write(t, "s.properties", "default.replication.factor=2\nmin.insync.replicas=3\n")],
-        "cluster.min.insync.replicas: 3 is more than replication.factor 2"),
+        "--configuration: min.insync.replicas: 3 is more than replication.factor 2 (default.replication.factor on 3 brokers)"),
     "an SLA of 0": (lambda t: ["--script", _script(t, ""), "--sla", "0"], "--sla: expected a p99 like 10ms"),
     "an SLA of 0 ms": (lambda t: ["--script", _script(t, ""), "--sla", "0ms"], "--sla: must be greater than zero, got '0ms'"),
     "a negative SLA": (lambda t: ["--script", _script(t, ""), "--sla", "-5ms"], "--sla: expected a p99 like 10ms"),

@@ -2,6 +2,7 @@
 jobs to one in the gate's own forms, and a bad policy file is one line, exit 2, nothing written."""
 import json
 import shlex
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -178,3 +179,40 @@ def test_the_published_baseline_breaks_the_derived_policy_naming_linger_ms_and_t
     assert broken["policy.linger.ms"] == f"batch: linger.ms=0 ms; class batch allows at least {policy.classes[0].producer.linger_ms:g} ms"
     assert broken["policy.producer_byte_rate"].startswith("batch: producer_byte_rate=none; class batch allows at most ")
     assert broken["policy.request_percentage"].startswith("batch: request_percentage=none; class batch allows at most ")
+
+
+_SMALL_SCENARIO = """\
+name: small
+cluster: {brokers: 1, topics: [{name: bulk, partitions: 4}, {name: api, partitions: 2}]}
+dataset: {files: [{size: 8MB}]}
+batch: {topic: bulk, client: {kind: java, version: 3.9.0}, spark: {spark.executor.instances: 1, spark.executor.cores: 2},
+        producer: {batch.size: 64KB, linger.ms: 5}}
+tenants: [{name: api, topic: api, rate: 100/s, record_size: 1KB, sla_p99: 20ms}]
+windows: {before: 1s, after: 1s}
+"""
+
+HOSTILE = "x\ntouch PWNED-newline\n$(touch PWNED-subst)`touch PWNED-tick`; touch PWNED-semicolon #"
+
+
+def test_the_quota_script_of_a_scenario_at_a_hostile_path_runs_its_command_and_nothing_else(tmp_path, monkeypatch):
+    """The scenario file's name holds a line break and shell; policy's lines and its script keep it inert."""
+    monkeypatch.chdir(tmp_path)
+    scenario = tmp_path / (HOSTILE + ".yaml")
+    scenario.write_text(_SMALL_SCENARIO)
+    result = CliRunner().invoke(app, ["policy", str(scenario), "--out", "out", "--trials", "2", "--validate", "1"])
+    assert result.exit_code == 0, result.output
+    assert not any(line.startswith("touch PWNED") for line in (result.stdout + result.stderr).splitlines())
+    bin_dir, work = tmp_path / "bin", tmp_path / "work"
+    bin_dir.mkdir()
+    work.mkdir()
+    (bin_dir / "kafka-configs.sh").write_text("#!/bin/sh\nprintf '%s\\n' \"$*\" >> \"$LOG\"\n")
+    (bin_dir / "kafka-configs.sh").chmod(0o755)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "LOG": str(tmp_path / "calls.log"), "BOOTSTRAP_SERVERS": "b1:9092"}
+    done = subprocess.run(["sh", str(tmp_path / "out" / "small-quotas.sh")], cwd=work, env=env, capture_output=True, text=True,
+                          timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert list(work.iterdir()) == [] and not list(tmp_path.glob("PWNED*"))
+    calls = (tmp_path / "calls.log").read_text().splitlines()
+    assert len(calls) == 1 and calls[0].startswith("--bootstrap-server b1:9092 --command-config client.properties --alter "
+                                                    "--entity-type clients --entity-name batch-load --add-config producer_byte_rate=")
+

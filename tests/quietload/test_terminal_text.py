@@ -1,7 +1,7 @@
 """What a user wrote is shown on the terminal, never obeyed: control characters, invisible format
-characters and lone surrogates escaped as Python writes them; names Kafka takes as identifiers
-(topics, a neighbour's client.id) refused unless Kafka would take them; two loads an hour apart
-in a run of an hour refused."""
+characters and lone surrogates escaped as Python writes them; a scenario's name one line of text;
+names Kafka takes as identifiers (topics, a neighbour's client.id) refused unless Kafka would take
+them; two loads an hour apart in a run of an hour refused."""
 import pytest
 from _bad_input import BASE, assert_refused, changed, write_yaml
 from typer.testing import CliRunner
@@ -26,23 +26,22 @@ def test_an_error_is_one_line_whatever_it_quotes():
     assert printable("a\nb\tc", lines=False) == "a\\nb\\tc"
 
 
-@pytest.mark.parametrize("name", ["x\x1b]0;pwned\x07y", "pay\u200bments\u202e", "\x1b[2J\x1b[H"])
-def test_a_scenario_name_is_printed_escaped(name, tmp_path):
-    path = write_yaml(tmp_path, "s.yaml", changed("name", name))
-    outcome = CliRunner().invoke(app, ["simulate", path, "--json", str(tmp_path / "r.json")], prog_name="quietload")
-    assert outcome.exit_code == 0, outcome.output
-    printed = outcome.stdout + outcome.stderr
-    assert printable(name) in printed
-    assert not any(ch in printed for ch in "\x1b\x07\u200b\u202e")
-
-
 def test_a_file_name_in_an_error_is_escaped(tmp_path):
     line = assert_refused(["simulate", str(tmp_path / "a\x1b[2Jb.yaml")], "a\\x1b[2Jb.yaml")
     assert "\x1b" not in line
 
 
+def test_an_error_line_names_a_long_path_by_its_start_and_its_end(tmp_path):
+    line = assert_refused(["simulate", str(tmp_path / ("p" * 3_000_000 + ".yaml"))], "p.yaml")
+    assert len(line) < 700 and "characters ...] " in line
+
+
 CASES = {
     "a lone surrogate in a name": ('name: "x\\ud800y"\n', "name: 'x\\ud800y' holds a lone surrogate, half of a character"),
+    "a name with an escape": (changed("name", "x\x1b]0;pwned\x07y"), "name: 'x\\x1b]0;pwned\\x07y' holds a line break or a control character"),
+    "a name with invisible characters": (changed("name", "pay\u200bments\u202e"), "name: 'pay\\u200bments\\u202e' holds a line break"),
+    "a name with a line of its own": (changed("name", "x\nFAKE LINE: PASS"), "name: 'x\\nFAKE LINE: PASS' holds a line break"),
+    "a name of 3 MB": (changed("name", "n" * 3_000_000), "... is 3,000,000 characters long; at most 100"),
     "a topic named ..": (changed("cluster|topics|1|name", ".."), "cluster.topics[1].name: '..' is no Kafka topic name"),
     "a topic named .": (changed("cluster|topics|1|name", "."), "cluster.topics[1].name: '.' is no Kafka topic name"),
     "a topic with a space": (changed("cluster|topics|1|name", "my topic"), "cluster.topics[1].name: 'my topic' is no Kafka topic name"),

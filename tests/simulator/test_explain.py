@@ -42,6 +42,12 @@ def test_one_verdict_of_a_p99_against_its_sla_at_the_sla_is_within():
     assert words.sla_verdict_by_window({"before": 4.0, "during": 9.5, "after": None}, 10.0) == "within SLA"
 
 
+def test_a_neighbour_without_a_record_during_the_load_is_too_few_to_judge_not_within_its_sla():
+    assert words.sla_verdict_by_window({"before": None, "during": None, "after": None}, 20.0) == "too few records to judge"
+    assert words.sla_verdict_by_window({"before": 4.0, "during": None, "after": 3.0}, 20.0) == "too few records to judge"
+    assert words.sla_verdict_by_window({"before": 40.0, "during": None, "after": None}, 20.0) == "OVER SLA (before)"
+
+
 def test_a_p99_against_its_sla_shows_the_decimal_that_tells_them_apart():
     assert words.missed_sla("api", 10.04, 10.0) == "api p99 10.04 ms > SLA 10.00 ms"
     assert words.missed_sla("api", 4256.2, 10.0) == "api p99 4,256.2 ms > SLA 10.0 ms"

@@ -103,3 +103,17 @@ def test_force_runs_past_the_limits_but_not_past_the_machine_or_the_runs_cap(ove
     with pytest.raises(ScenarioError, match=words):
         check_run_size(scenario, force=True)
     check_run_size(Scenario.from_yaml(CATALOG / "paypay-glue-2gb.yaml", ["dataset.files.0.size=200GB"]), force=True)
+
+
+@pytest.mark.parametrize("fetchers, field, sessions", [
+    (1, "cluster.brokers", 3 * 2 * 1),                               # a fetcher thread per source broker
+    (2, "cluster.broker.num.replica.fetchers", 3 * 2 * 2),           # as many threads as follower replicas
+    (1_000_000, "cluster.topics", (30 + 6 + 6) * 2),                 # a thread without a partition fetches nothing
+])
+def test_replica_fetch_sessions_are_at_most_one_per_follower_replica_and_owed_to_what_makes_them(fetchers, field, sessions):
+    # three brokers, replication factor 3, topics of 30, 6 and 6 partitions
+    scenario = Scenario.from_yaml(CATALOG / "paypay-glue-2gb.yaml", [f"cluster.broker.num.replica.fetchers={fetchers}"])
+    size = estimate(scenario)
+    fetches = next(part for part in size.events if "replica fetcher sessions" in part.why)
+    interval = max(scenario.cluster.broker.replica_fetch_wait_max_ms / 1000.0, 0.001)
+    assert (fetches.field, fetches.amount) == (field, pytest.approx(sessions * size.seconds / interval))

@@ -15,6 +15,7 @@ from typing import Any
 
 from workloads.broker_types import BrokerType, broker_settings, broker_type
 from workloads.errors import ScenarioError
+from workloads.scenario import insync_within_replicas
 from workloads.units import whole_number
 
 MIB = 1024**2
@@ -95,10 +96,13 @@ def read_msk_cluster(document: Any, properties: dict[str, str] | None = None, wh
     assumed = [key for key in MSK_DEFAULTS if key not in properties]
     for key in assumed:
         broker[key] = MSK_DEFAULTS[key]
-    for key, field in CLUSTER_PROPERTIES.items():
-        if key in properties:
-            cluster[field] = min(_whole(properties, key, "--configuration"), brokers)
+    if "default.replication.factor" in properties:
+        cluster["replication.factor"] = min(_whole(properties, "default.replication.factor", "--configuration"), brokers)
     cluster.setdefault("replication.factor", min(3, brokers))
+    if "min.insync.replicas" in properties:
+        cluster["min.insync.replicas"] = _whole(properties, "min.insync.replicas", "--configuration")
+        insync_within_replicas(cluster["min.insync.replicas"], cluster["replication.factor"], "--configuration: min.insync.replicas",
+                               f" (default.replication.factor on {brokers} brokers)")
     cluster.setdefault("min.insync.replicas", min(2, cluster["replication.factor"]) if brokers >= 3 else 1)
     if given:
         notes.append("From the cluster's configuration: " + ", ".join(f"{k} {properties[k]}" for k in given) + ".")

@@ -25,6 +25,7 @@ from workloads.imports.night import check_predicates
 from workloads.imports.triggers import Trigger, fetch_triggers, read_triggers
 from workloads.reader import read_json, read_text
 from workloads.units import parse_seconds
+from workloads.urls import http_url
 
 @dataclass(frozen=True)
 class Request:
@@ -89,6 +90,8 @@ def gather(request: Request, clients: Clients | None = None) -> Imported:
         raise ScenarioError("import", "nothing to import: give a job (--glue-job, --glue-job-name, --script), a cluster "
                                       "(--msk-cluster, --msk-cluster-arn), its metrics (--cloudwatch, --prometheus) "
                                       "or a job's append trace (--trace)")
+    for url in request.prometheus:
+        http_url(url, "--prometheus")
     traced = appendtrace.appends(appendtrace.read_trace(request.trace), None) if request.trace else None
     if traced is not None and traced.records == 0:
         raise ScenarioError("--trace", f"{request.trace}: no send() recorded: the interceptor saw no record")
