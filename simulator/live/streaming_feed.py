@@ -24,7 +24,8 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
-from simulator.live._process import StackError, die_with_parent
+from simulator.live._process import StackError
+from simulator.processes import die_with_parent
 from simulator.live.neighbours import STATISTICS_INTERVAL_MS, TenantTrace, client_figures, librdkafka_config
 
 @dataclass(frozen=True)
