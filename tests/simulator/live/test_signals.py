@@ -87,8 +87,20 @@ def still_listening(sockets: dict[str, int]) -> dict[str, int]:
 
 
 def holding_secret(*roots: Path) -> list[Path]:
-    files = [path for root in roots for path in ([root] if root.is_file() else root.rglob("*"))]
-    return [path for path in files if path.is_file() and not path.is_symlink() and PASSWORD.encode() in path.read_bytes()]
+    """The files under ``roots`` holding the password; what another process on the machine (a
+    second test suite) removes or keeps unreadable meanwhile is not this run's."""
+    def holds(path: Path) -> bool:
+        try:
+            return path.is_file() and not path.is_symlink() and PASSWORD.encode() in path.read_bytes()
+        except OSError:
+            return False
+
+    def files(root: Path) -> list[Path]:
+        try:
+            return [root] if root.is_file() else list(root.rglob("*"))
+        except OSError:
+            return []
+    return [path for root in roots for path in files(root) if holds(path)]
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP])
