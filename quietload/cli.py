@@ -27,7 +27,7 @@ from quietload.cli_import import import_
 from quietload.extras import missing_extra
 from quietload.paths import check_default_outputs, check_output_dir, check_output_file, is_stdout
 from quietload.progress import simulation_progress
-from quietload.stopping import received, stop_exit_code, stop_line, stop_signals_interrupt
+from quietload.stopping import exit_stopped, received, stop_exit_code, stop_line, stop_signals_interrupt
 from quietload.terminal import echo, printable
 from quietload.options import Overrides, PastLimits
 from reports import DEFAULT_OUT_DIR
@@ -314,4 +314,9 @@ app.add_typer(stack_app, name="stack")
 
 def main() -> None:
     with stop_signals_interrupt():
-        app()
+        try:
+            app()
+        except SystemExit:
+            if received() is not None:
+                exit_stopped()
+            raise

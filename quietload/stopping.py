@@ -10,7 +10,10 @@ The exit code is the shell's for the signal (128 + its number: 130 for Ctrl-C, 1
 """
 from __future__ import annotations
 
+import atexit
+import os
 import signal
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -53,3 +56,16 @@ def stop_line(stop: BaseException) -> str:
 def stop_exit_code() -> int:
     """The shell's exit code for a command a signal ended: 128 + the signal's number."""
     return 128 + int(received() or signal.SIGINT)
+
+
+def exit_stopped() -> None:
+    """Ends a stopped command once it has unwound: its exit handlers run and its output is
+    flushed, but the interpreter's teardown, which frees the command's heap object by object
+    (a second, and several on a busy machine), is left to the kernel, which frees it at once."""
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):   # a closed pipe, a closed stream: nothing more to say
+            pass
+    os._exit(stop_exit_code())
