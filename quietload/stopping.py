@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+from simulator.processes import STOPPING_SIGNALS
 
 _received: list[signal.Signals] = []   # the signal that stopped this command, once one has
 

@@ -1,4 +1,5 @@
-"""What every child process quietload starts shares: it dies with its parent.
+"""What every child process quietload starts shares: it dies with its parent, and the signals
+that stop a command are the same for all of them.
 
 Live services and producers (``simulator.live``) and the model's worker processes
 (``tuner.runner``) alike, so that no process outlives the command that started it, even when that
@@ -8,6 +9,9 @@ from __future__ import annotations
 
 import ctypes
 import signal
+
+# Ctrl-C, SIGTERM (``timeout``, CI, orchestrators, ``kill``) and SIGHUP (a closed terminal)
+STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 _PR_SET_PDEATHSIG = 1   # linux/prctl.h
 # resolved here, not in the forked child, where loading a library could wait on a lock forever

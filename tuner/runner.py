@@ -21,9 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from simulator.processes import die_with_parent
-
 from simulator.evaluator import Evaluator
+from simulator.processes import STOPPING_SIGNALS, die_with_parent
 from workloads import ScenarioError
 
 ENGINES = ("local", "spark")
@@ -60,9 +59,6 @@ class Execution:
 
 
 _WORKER: tuple[Work, Evaluator] | None = None   # a pool process's work and evaluator
-# Ctrl-C, SIGTERM (``timeout``, which signals the whole process group) and SIGHUP: a worker dies of
-# them, as any process that has nothing to clean up; its parent stops on them and ends the pool.
-STOPPING_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 END_GRACE_S = 2.0   # how long a worker is given to die of SIGTERM before SIGKILL
 
 
@@ -70,7 +66,8 @@ def _start_worker(work: Work, evaluator: Evaluator) -> None:
     """A pool process's first step. Forked, it inherited its parent's Python handlers (which turn a
     signal into a KeyboardInterrupt that the pool hands back as a task's error, then ignore the
     next one): it gets the default action back, and is killed with its parent (the thread that
-    started it) however that ends. The signals were held while it was forked; they land now."""
+    started it) however that ends: a worker has nothing to clean up. The signals were held while
+    it was forked (``timeout`` and Ctrl-C signal the whole process group); they land now."""
     global _WORKER
     for stopping in STOPPING_SIGNALS:
         signal.signal(stopping, signal.SIG_DFL)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simulator.live._process import StackError
-from simulator.processes import die_with_parent
+from simulator.processes import STOPPING_SIGNALS, die_with_parent
 from workloads import Tenant
 
 STATISTICS_INTERVAL_MS = 1000
@@ -149,7 +149,7 @@ def _run_tenant(tenant: Tenant, config: dict, stop: threading.Event, out: "queue
 def _serve(tenants: list[Tenant], configs: list[dict], seed: int, cpus: list[int] | None,
            stop: Any, ready: Any, results: Any) -> None:
     die_with_parent()
-    for stopping in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):   # a signal to the group: the parent stops them
+    for stopping in STOPPING_SIGNALS:   # a signal to the group: the parent stops them
         signal.signal(stopping, signal.SIG_IGN)
     if cpus:
         os.sched_setaffinity(0, cpus)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simulator.live._process import StackError
-from simulator.processes import die_with_parent
+from simulator.processes import STOPPING_SIGNALS, die_with_parent
 from simulator.live.neighbours import STATISTICS_INTERVAL_MS, TenantTrace, client_figures, librdkafka_config
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ def _lost(sent: Any, seen: dict, warm_ns: int) -> int:
 def _serve(tenants: list, producers: list[dict], consumers: list[dict], seed: int, cpus: list[int] | None,
            stop: Any, warm: Any, counts: list, results: Any) -> None:
     die_with_parent()
-    for stopping in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):   # a signal to the group: the parent stops them
+    for stopping in STOPPING_SIGNALS:   # a signal to the group: the parent stops them
         signal.signal(stopping, signal.SIG_IGN)
     if cpus:
         os.sched_setaffinity(0, cpus)

@@ -62,6 +62,14 @@ def workers(run: subprocess.Popen) -> list[psutil.Process]:
         return []
 
 
+def running(process: psutil.Process) -> bool:
+    """Whether ``process`` still runs (not exited, not a zombie waiting to be reaped)."""
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:   # reaped meanwhile
+        return False
+
+
 def wait_until(run: subprocess.Popen, ready, what: str) -> None:
     deadline = time.monotonic() + STARTING_S
     while not ready():
@@ -90,7 +98,7 @@ def stopped(run: subprocess.Popen, stop: signal.Signals, group: bool) -> None:
     (os.killpg if group else os.kill)(run.pid, stop)
     run.wait(timeout=BOUND_S)
     deadline = time.monotonic() + BOUND_S
-    while left := [p for p in started_workers if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]:
+    while left := [p for p in started_workers if running(p)]:
         assert time.monotonic() < deadline, f"left behind: {[p.pid for p in left]}"
         time.sleep(0.05)
     assert run.returncode == 128 + stop

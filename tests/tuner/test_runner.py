@@ -79,9 +79,17 @@ def test_bad_executions_are_one_line_errors():
         Runner(requests_on_seed, model_evaluator(), Execution("spark")).submit(({}, 1))
 
 
+def running(process: psutil.Process) -> bool:
+    """Whether ``process`` still runs (not exited, not a zombie waiting to be reaped)."""
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:   # reaped meanwhile
+        return False
+
+
 def gone_within(process: psutil.Process, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
-    while process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
+    while running(process):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)
