@@ -17,7 +17,7 @@ from typer.main import get_command_name
 
 import quietload
 from quietload import coercion
-from quietload.cli_live import live, stop_signals_interrupt
+from quietload.cli_live import live
 from quietload.cli_calibrate import calibrate, validate
 from quietload.cli_plan import plan
 from quietload.cli_policy import policy
@@ -27,6 +27,7 @@ from quietload.cli_import import import_
 from quietload.extras import missing_extra
 from quietload.paths import check_default_outputs, check_output_dir, check_output_file, is_stdout
 from quietload.progress import simulation_progress
+from quietload.stopping import exit_stopped, received, stop_exit_code, stop_line, stop_signals_interrupt
 from quietload.terminal import echo, printable
 from workloads.text import capped
 from quietload.options import Overrides, PastLimits
@@ -57,6 +58,18 @@ class _OneLineErrors(TyperGroup):
     ``error: ...`` on stderr and exit code 2, like a usage error, never a traceback."""
 
     def invoke(self, ctx: Any) -> Any:
+        try:
+            return self._one_line_errors(ctx)
+        except KeyboardInterrupt as stop:   # Ctrl-C, SIGTERM, SIGHUP: what ran below has ended or kept its work
+            echo(stop_line(stop), err=True)
+            raise typer.Exit(stop_exit_code()) from None
+        except Exception as error:
+            if received() is None or isinstance(error, typer.Exit):
+                raise
+            echo(stop_line(error), err=True)   # e.g. the pool a worker left, killed by the same signal first
+            raise typer.Exit(stop_exit_code()) from None
+
+    def _one_line_errors(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except (ScenarioError, ResultError) as error:
@@ -302,4 +315,9 @@ app.add_typer(stack_app, name="stack")
 
 def main() -> None:
     with stop_signals_interrupt():
-        app()
+        try:
+            app()
+        except SystemExit:
+            if received() is not None:
+                exit_stopped()
+            raise

@@ -47,7 +47,7 @@ def import_(
     sla: Annotated[str | None, typer.Option("--sla", metavar="DURATION", help="The neighbours' p99 SLA (default 10ms, assumed).")] = None,
     profile: Annotated[str | None, typer.Option("--profile", metavar="NAME|PATH", help="Fit a cost profile to the metrics' past loads and write it here.")] = None,
     history: Annotated[Path | None, typer.Option("--history", metavar="FILE", help="Where the metrics go, for validate --history (default: beside --out).")] = None,
-    timeout: Annotated[str, typer.Option("--timeout", metavar="DURATION", help="How long a network call may wait to connect, and for each part of its answer.")] = "60s",
+    timeout: Annotated[str, typer.Option("--timeout", metavar="DURATION", help="How long one network call may wait in all: its connection, its answer and its retries (a slow one is said on stderr after 5 s).")] = "20s",
     deadline: Annotated[str, typer.Option("--deadline", metavar="DURATION", help="How long the import may wait on the network in all (beyond --for's sampling).")] = "10min",
     trace: Annotated[Path | None, typer.Option("--trace", metavar="FILE.qltrace", help="The job's append trace (the interceptor's quietload-trace-PID.qltrace): its append rate per thread.")] = None,
     force: ReplaceProfile = False,
@@ -78,7 +78,8 @@ def import_(
     request = Request(tuple(glue_job or ()), tuple(glue_job_name or ()), script, msk_cluster, msk_cluster_arn, configuration,
                       cloudwatch, parse_since(since, "--since"), parse_until(until), period, tuple(prometheus or ()),
                       parse_since(prometheus_for, "--for", FOR_MAX_S), load_topic, _partitions(partitions), sla,
-                      Waits(parse_since(timeout, "--timeout", 3600.0), parse_since(deadline, "--deadline", 86400.0)),
+                      Waits(parse_since(timeout, "--timeout", 3600.0), parse_since(deadline, "--deadline", 86400.0),
+                            tell=lambda line: echo(line, err=True)),
                       glue_job_pattern, tuple(glue_triggers or ()), bootstrap_servers, trace)
     outcome = import_and_write(gather(request), out, history, profile, force)
     echo(render_import(outcome))

@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -19,27 +16,6 @@ from reports.summary import render_summary
 from simulator.contract import RunResult, result_path, spread_path
 from workloads import Scenario, ScenarioError
 from quietload.terminal import echo
-
-
-STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
-@contextmanager
-def stop_signals_interrupt() -> Iterator[None]:
-    """SIGTERM (``timeout``, CI, orchestrators) and SIGHUP (a closed terminal) stop a command as
-    Ctrl-C does, with KeyboardInterrupt, so every service, file and child of a run is cleaned up
-    on the way out. A second signal during that clean-up is ignored so that it can finish."""
-    def interrupt(signum: int, frame: object) -> None:
-        for stopping in STOPPING_SIGNALS:
-            signal.signal(stopping, lambda *_: None)   # not SIG_IGN: children started meanwhile keep the default
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-
-    previous = {stopping: signal.signal(stopping, interrupt) for stopping in STOPPING_SIGNALS}
-    try:
-        yield
-    finally:
-        for stopping, handler in previous.items():
-            signal.signal(stopping, handler)
 
 
 def live(

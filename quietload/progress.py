@@ -118,7 +118,17 @@ class StepProgress:
         self.stream.write(printable(self.closing(self), lines=False) + "\n")
         self.stream.flush()
 
-    def __exit__(self, *exc_info: object) -> None:
+    def stopped(self, stop: BaseException) -> None:
+        """A signal stopped the step: no closing line (it did not finish); where it was rides on
+        ``stop`` for the command's one stopping line."""
+        self._bar.stop()
+        if self.entered and not self.closed:
+            self.closed = True
+            stop.add_note(f"{self.label} at {self.done:,.0f}/{self.total:,.0f} {self.unit}")
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: object) -> None:
+        if isinstance(error, KeyboardInterrupt):
+            self.stopped(error)
         self._bar.stop()
 
 
@@ -161,6 +171,10 @@ def with_study_progress(label: str, run: Callable[..., T]) -> T:
     try:
         return run(lambda done, total, best: study.update(done, total, best_feasible(best)),
                    lambda line: held_out.note(f"{label}: {line}"), held_out.update)
+    except KeyboardInterrupt as stop:
+        held_out.stopped(stop)
+        study.stopped(stop)
+        raise
     finally:
         study.finish()
         held_out.finish()

@@ -13,11 +13,16 @@ plan runs whole batches of points (``run``), on any engine.
 from __future__ import annotations
 
 import os
+import signal
+import time
+from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from simulator.evaluator import Evaluator
+from simulator.processes import STOPPING_SIGNALS, die_with_parent
 from workloads import ScenarioError
 
 ENGINES = ("local", "spark")
@@ -54,11 +59,31 @@ class Execution:
 
 
 _WORKER: tuple[Work, Evaluator] | None = None   # a pool process's work and evaluator
+END_GRACE_S = 2.0   # how long a worker is given to die of SIGTERM before SIGKILL
 
 
 def _start_worker(work: Work, evaluator: Evaluator) -> None:
+    """A pool process's first step. Forked, it inherited its parent's Python handlers (which turn a
+    signal into a KeyboardInterrupt that the pool hands back as a task's error, then ignore the
+    next one): it gets the default action back, and is killed with its parent (the thread that
+    started it) however that ends: a worker has nothing to clean up. The signals were held while
+    it was forked (``timeout`` and Ctrl-C signal the whole process group); they land now."""
     global _WORKER
+    for stopping in STOPPING_SIGNALS:
+        signal.signal(stopping, signal.SIG_DFL)
+    die_with_parent()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING_SIGNALS)
     _WORKER = (work, evaluator)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Stopping signals wait while a pool may fork: no worker runs its parent's handlers before its own."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _run_in_worker(task: Any) -> Any:
@@ -79,8 +104,12 @@ class Runner:
     def __enter__(self) -> "Runner":
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: object) -> None:
         if self._pool is not None:
+            if error is not None:   # a stop signal, a task's error: what the other workers run is not waited for
+                ended = _end_processes(self._pool)
+                if isinstance(error, KeyboardInterrupt) and ended:
+                    error.add_note(f"{ended} worker process{'es' if ended > 1 else ''} ended")
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
         if self._spark is not None:
@@ -95,10 +124,11 @@ class Runner:
             future: Future = Future()
             try:
                 future.set_result(self.work(self.evaluator, task))
-            except BaseException as error:   # handed to the caller through the future, as a pool would
+            except Exception as error:   # handed to the caller through the future, as a pool would; a stop signal goes on at once
                 future.set_exception(error)
             return future
-        return self._processes(self.execution.workers or 1).submit(_run_in_worker, task)
+        with _signals_held():
+            return self._processes(self.execution.workers or 1).submit(_run_in_worker, task)
 
     def run(self, tasks: Sequence[Any], progress: Progress | None = None) -> list[Any]:
         """Every task's result, in task order; ``progress`` hears (done, len(tasks)) as tasks finish."""
@@ -115,7 +145,8 @@ class Runner:
             return results
         pool = self._processes(min(self.execution.workers or 1, len(tasks)))
         found: list[Any] = [None] * len(tasks)
-        index = {pool.submit(_run_in_worker, task): i for i, task in enumerate(tasks)}
+        with _signals_held():
+            index = {pool.submit(_run_in_worker, task): i for i, task in enumerate(tasks)}
         for done, future in enumerate(as_completed(index), 1):
             found[index[future]] = future.result()
             report(done, len(tasks))
@@ -132,3 +163,18 @@ class Runner:
             from tuner.spark_engine import SparkEngine   # pyspark loads only for the spark engine
             self._spark = SparkEngine(self.execution.master, self.work, self.evaluator)
         return self._spark
+
+
+def _end_processes(pool: ProcessPoolExecutor) -> int:
+    """Ends every process of ``pool`` now: SIGTERM, then SIGKILL for any still there after
+    ``END_GRACE_S``; how many were alive."""
+    processes = [p for p in dict(pool._processes or {}).values() if p.is_alive()]   # the pool names no public way
+    for process in processes:
+        process.terminate()
+    deadline = time.monotonic() + END_GRACE_S
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.kill()
+            process.join()
+    return len(processes)

@@ -386,10 +386,35 @@ def run_study(objective: Objective, settings: StudySettings, progress: Progress 
     storage = open_storage(settings.storage)
     try:
         study = _load_study(objective, settings, storage, note)
-        return _run_trials(study, objective, settings, progress, runner)
+        asked: list[Any] = []   # the trials this run asks for, whatever else shares the storage
+        asking = study.ask
+
+        def ask(*args: Any, **kwargs: Any) -> Any:
+            asked.append(trial := asking(*args, **kwargs))
+            return trial
+        study.ask = ask
+        try:
+            return _run_trials(study, objective, settings, progress, runner)
+        except KeyboardInterrupt as stop:
+            _stopped(study, settings, asked, stop)
+            raise
     finally:
         storage.remove_session()
         storage.engine.dispose()   # closed, a SQLite file's write-ahead log is folded back into it
+
+
+def _stopped(study: Any, settings: StudySettings, asked: list[Any], stop: KeyboardInterrupt) -> None:
+    """A stop signal came: each trial this run asked for and left running (the signal came between
+    asking for it and handing it to a worker, or while its outcome was told) is failed, as the ones
+    the workers were running are; the completed ones stay, and ``stop`` says so."""
+    from optuna.trial import TrialState
+    running = {t.number for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))}
+    for trial in asked:
+        if trial.number in running:
+            study.tell(trial, state=TrialState.FAIL)
+    done = len(_records(study))
+    stop.add_note(f"study {settings.study_name!r} keeps its {done} completed trial{'s' if done != 1 else ''} in "
+                  f"{display_url(settings.storage)}: the same command resumes it")
 
 
 def _run_trials(study: Any, objective: Objective, settings: StudySettings, progress: Progress | None,

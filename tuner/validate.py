@@ -102,7 +102,7 @@ class SeedRuns:
                 self._runs[key] = Future()
                 try:
                     self._runs[key].set_result(self.objective.run_on(params, seed))
-                except BaseException as error:   # raised where the result is read, as from a worker
+                except Exception as error:   # raised where the result is read, as from a worker (a stop signal: at once)
                     self._runs[key].set_exception(error)
         return self._runs[key]
 

@@ -1,9 +1,7 @@
 """Plumbing every service of the live stack needs: loopback ports, its own processes, their logs."""
 from __future__ import annotations
 
-import ctypes
 import os
-import signal
 import socket
 import urllib.request
 from pathlib import Path
@@ -13,19 +11,6 @@ _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loop
 
 class StackError(OSError):
     """The live stack could not be resolved, started, reached or stopped; ``str()`` is the one line shown."""
-
-
-_PR_SET_PDEATHSIG = 1   # linux/prctl.h
-# resolved here, not in the forked child, where loading a library could wait on a lock forever
-_prctl = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)
-
-
-def die_with_parent() -> None:
-    """In a child (``preexec_fn`` or its first line): SIGKILL it when the process (precisely: the
-    thread) that started it dies, even by SIGKILL, so no service or producer outlives its run.
-    A no-op where prctl is missing (not Linux)."""
-    if _prctl is not None:
-        _prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
 
 
 def pin_self(cpus: list[int] | None) -> None:

@@ -21,7 +21,8 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
-from simulator.live._process import StackError, die_with_parent, pin_self
+from simulator.live._process import StackError, pin_self
+from simulator.processes import STOPPING_SIGNALS, die_with_parent
 from workloads import Tenant
 
 STATISTICS_INTERVAL_MS = 1000
@@ -163,7 +164,7 @@ def _run_tenant(tenant: Tenant, config: dict, stop: threading.Event, out: "queue
 def _serve(tenants: list[Tenant], configs: list[dict], seed: int, cpus: list[int] | None,
            stop: Any, ready: Any, results: Any) -> None:
     die_with_parent()
-    for stopping in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):   # a signal to the group: the parent stops them
+    for stopping in STOPPING_SIGNALS:   # a signal to the group: the parent stops them
         signal.signal(stopping, signal.SIG_IGN)
     pin_self(cpus)
     done: "queue.Queue[TenantTrace]" = queue.Queue()

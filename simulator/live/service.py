@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Generic, Self, TypeVar
 
-from simulator.live._process import StackError, die_with_parent, process_runs
+from simulator.live._process import StackError, process_runs
+from simulator.processes import die_with_parent
 
 KILL_WAIT_S = 10.0     # after SIGKILL, for the kernel to take the process group down
 Status = TypeVar("Status")

@@ -25,7 +25,8 @@ from typing import Any, Callable
 
 from simulator.live.jars import INTERCEPTOR_CLASS, LOCALSTACK, ROOT, interceptor_jar
 from simulator.live.threads import by_kind, read_threads
-from simulator.live._process import StackError, die_with_parent, pin_self
+from simulator.live._process import StackError, pin_self
+from simulator.processes import die_with_parent
 from simulator.live.clients import QUIET_LOG, java_security, property_text
 from simulator.live.s3 import check_inputs
 from workloads import Scenario, ScenarioError

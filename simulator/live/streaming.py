@@ -29,7 +29,8 @@ from typing import Any, Callable
 
 from simulator.contract.histograms import LatencyHistogram
 from simulator.live.jars import ROOT
-from simulator.live._process import StackError, die_with_parent, last_error
+from simulator.live._process import StackError, last_error
+from simulator.processes import die_with_parent
 from simulator.live.clients import java_security, property_text
 from simulator.live.neighbours import TenantTrace
 from simulator.live.spark_job import resolve_spark_jars

@@ -24,7 +24,8 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
-from simulator.live._process import StackError, die_with_parent, pin_self
+from simulator.live._process import StackError, pin_self
+from simulator.processes import STOPPING_SIGNALS, die_with_parent
 from simulator.live.neighbours import STATISTICS_INTERVAL_MS, TenantTrace, client_figures, librdkafka_config
 
 @dataclass(frozen=True)
@@ -126,7 +127,7 @@ def _lost(sent: Any, seen: dict, warm_ns: int) -> int:
 def _serve(tenants: list, producers: list[dict], consumers: list[dict], seed: int, cpus: list[int] | None,
            stop: Any, warm: Any, counts: list, results: Any) -> None:
     die_with_parent()
-    for stopping in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):   # a signal to the group: the parent stops them
+    for stopping in STOPPING_SIGNALS:   # a signal to the group: the parent stops them
         signal.signal(stopping, signal.SIG_IGN)
     pin_self(cpus)
     halt_feed, halt_measure = threading.Event(), threading.Event()

@@ -1,11 +1,18 @@
 """Every network call of `quietload import` is bounded: an endpoint that takes the connection and
 never answers, or never takes it, is one line naming the endpoint and the time waited, exit 2,
-once the import's --timeout (here a fraction of a second) has passed on each attempt."""
+once the import's --timeout (here a fraction of a second) has passed, its attempts together; a
+call still silent after a few seconds says on stderr what it waits for."""
 import socket
 from contextlib import ExitStack
 
 import pytest
 from _bad_input import assert_refused
+from typer.testing import CliRunner
+
+from quietload.cli import app
+from workloads import ScenarioError
+from workloads.imports import network
+from workloads.imports.network import AWS_ATTEMPTS, Waits, aws_clients
 
 TIMEOUT = "0.3s"
 
@@ -56,7 +63,7 @@ CALLS = {     # the option whose call waits, and its arguments
 def test_an_aws_endpoint_that_never_answers_is_one_line(call, silent, aws, tmp_path):
     aws(silent)
     line = assert_refused(["import", *CALLS[call], "--timeout", TIMEOUT, "--out", str(tmp_path / "o.yaml")],
-                          f"{CALLS[call][0]}: http://127.0.0.1:{silent} did not answer within --timeout 0.3 s (3 attempts, ")
+                          f"{CALLS[call][0]}: http://127.0.0.1:{silent} did not answer within --timeout 0.3 s (3 attempts of 0.1 s, ")
     assert line.endswith(" s waited)") and not (tmp_path / "o.yaml").exists()
 
 
@@ -67,8 +74,8 @@ def test_an_aws_endpoint_that_takes_no_connection_is_one_line(full, aws, tmp_pat
 
 
 def test_the_deadline_ends_the_retries(silent, aws, tmp_path):
-    aws(silent)
-    assert_refused(["import", *CALLS["cloudwatch"], "--timeout", TIMEOUT, "--deadline", "0.5s", "--out", str(tmp_path / "o.yaml")],
+    aws(silent)   # the third attempt comes after two of 0.3 s each, past the deadline
+    assert_refused(["import", *CALLS["cloudwatch"], "--timeout", "0.9s", "--deadline", "0.5s", "--out", str(tmp_path / "o.yaml")],
                    f"--cloudwatch: http://127.0.0.1:{silent}: gave up after ")
 
 
@@ -108,3 +115,48 @@ def test_an_exporter_gets_the_urls_credentials_as_basic_authentication(tmp_path)
             thread.join()
     assert body == b"kafka_server_BytesInPerSec_total 1.0\n"
     assert heard == [(f"127.0.0.1:{server.server_port}", "Basic " + base64.b64encode(b"scraper:s@cret").decode())]
+
+
+def test_a_call_waits_half_a_minute_at_most_by_default_its_attempts_together(aws, silent):
+    aws(silent)
+    assert Waits().timeout == 20.0 and AWS_ATTEMPTS == 3
+    config = aws_clients(Waits())("glue").meta.config
+    assert (config.connect_timeout, config.read_timeout) == (20.0 / 3, 20.0 / 3)   # each attempt's share
+    assert config.retries == {"mode": "standard", "total_max_attempts": 3}
+
+
+@pytest.mark.parametrize("given, each", [("1.5s", "0.5 s"), ("3min", "60 s")])
+def test_the_timeout_given_is_shared_by_the_attempts(given, each, aws, silent, monkeypatch, tmp_path):
+    aws(silent)
+    told = []
+
+    def gather(request):   # the import's bounds, as the command made them; no call is made
+        told.append(request.waits)
+        raise ScenarioError("--glue-job-name", "not asked")
+    monkeypatch.setattr("workloads.imports.gather", gather)
+    assert CliRunner().invoke(app, ["import", *CALLS["glue"], "--timeout", given, "--out", str(tmp_path / "o.yaml")]).exit_code == 2
+    [waits] = told
+    config = aws_clients(waits)("glue").meta.config
+    assert f"{config.connect_timeout:.3g} s" == f"{config.read_timeout:.3g} s" == each
+    assert config.connect_timeout * AWS_ATTEMPTS == pytest.approx(waits.timeout)
+
+
+@pytest.mark.parametrize("call, waiting_for", [("glue", "http://127.0.0.1:{port} (Glue GetJob)"),
+                                               ("prometheus", "http://scraper:***@127.0.0.1:{port}/metrics (--prometheus)")])
+def test_a_slow_call_says_once_what_it_waits_for(call, waiting_for, aws, silent, monkeypatch, tmp_path):
+    aws(silent)
+    monkeypatch.setattr(network, "SLOW_S", 0.05)
+    arguments = CALLS["glue"] if call == "glue" else ["--prometheus", f"http://scraper:s3cr3t@127.0.0.1:{silent}/metrics",
+                                                      "--for", "1s", "--period", "1"]
+    result = CliRunner().invoke(app, ["import", *arguments, "--timeout", "0.6s", "--out", str(tmp_path / "o.yaml")])
+    assert result.exit_code == 2
+    waiting, error = result.stderr.splitlines()   # once, however many attempts
+    assert waiting == (f"waiting for {waiting_for.format(port=silent)}: no answer after 0.05 s; "
+                       "giving up after 0.6 s in all (--timeout)")
+    assert error.startswith("error: ")
+
+
+@pytest.mark.parametrize("url", ["not a url", "ftp://127.0.0.1/metrics", "http:///metrics"])
+def test_an_exporter_url_that_is_no_http_url_is_one_line(url, tmp_path):
+    assert_refused(["import", "--prometheus", url, "--for", "1s", "--period", "1", "--out", str(tmp_path / "o.yaml")],
+                   f"--prometheus: {url}: expected an http:// or https:// URL with a host")

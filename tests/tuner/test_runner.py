@@ -1,3 +1,9 @@
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
 import pytest
 
 from simulator.evaluator import model_evaluator
@@ -71,3 +77,45 @@ def test_bad_executions_are_one_line_errors():
     assert Execution().checked().workers >= 1          # unset: the CPU count
     with pytest.raises(ScenarioError, match=r"^--engine: spark runs whole batches of tasks, not one task at a time$"):
         Runner(requests_on_seed, model_evaluator(), Execution("spark")).submit(({}, 1))
+
+
+def running(process: psutil.Process) -> bool:
+    """Whether ``process`` still runs (not exited, not a zombie waiting to be reaped)."""
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:   # reaped meanwhile
+        return False
+
+
+def gone_within(process: psutil.Process, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while running(process):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_worker_processes_die_of_a_stop_signal_and_with_their_parent(tmp_path):
+    """A worker takes the default action of SIGTERM (its parent's handlers would hand the signal
+    back as a task's error and keep it running), and dies when its parent is killed with SIGKILL,
+    which no clean-up sees."""
+    script = ("import os, time\nimport tuner.runner\nfrom quietload.stopping import stop_signals_interrupt\n"
+              "from simulator.evaluator import model_evaluator\nfrom tuner.runner import Execution, Runner\n"
+              "tuner.runner.usable_cores = lambda: 2   # two workers on any machine\n"
+              "def nap(evaluator, seconds):\n    time.sleep(seconds)\n"
+              "with stop_signals_interrupt(), Runner(nap, model_evaluator(), Execution(workers=2)) as runner:\n"
+              "    naps = [runner.submit(600) for _ in range(2)]\n"
+              "    print(*runner._pool._processes, flush=True)\n"
+              "    time.sleep(600)\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        first, second = (psutil.Process(int(pid)) for pid in parent.stdout.readline().split())
+        first.send_signal(signal.SIGTERM)
+        assert gone_within(first, 5)
+        parent.kill()
+        assert parent.wait(timeout=5) == -signal.SIGKILL
+        assert gone_within(second, 5)
+    finally:
+        parent.kill()
+        parent.wait()

@@ -31,7 +31,8 @@ def read_partitions(bootstrap: str, topics: list[str], waits: Waits, what: str =
                                 "socket.connection.setup.timeout.ms": max(1000, int(limit * 1000))}
     admin = AdminClient(settings)
     try:
-        metadata = admin.list_topics(timeout=limit)     # every topic's: naming one would create it where auto-create is on
+        with waits.slow(f"{bootstrap} ({what}: the topics' partition counts)"):
+            metadata = admin.list_topics(timeout=limit)     # every topic's: naming one would create it where auto-create is on
     except KafkaException as error:
         reason = error.args[0].str() if error.args and hasattr(error.args[0], "str") else str(error)
         raise ScenarioError(what, f"{bootstrap}: no broker answered within --timeout {waits.timeout:g} s "

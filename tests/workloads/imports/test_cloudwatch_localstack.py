@@ -73,9 +73,14 @@ def environment(aws, monkeypatch, tmp_path):
     return aws
 
 
+# LocalStack's CloudWatch took over 20 s to answer a week of a cluster's metrics on a busy machine:
+# each of a call's three attempts gets a minute, where a person's default gives it 20 s in all
+PATIENT = ["--timeout", "3min"]
+
+
 def _import(*arguments: str):
     return CliRunner().invoke(app, ["import", *arguments, "--until", END.isoformat(), "--since", f"{DAYS}d",
-                                    "--period", str(PERIOD)], prog_name="quietload")
+                                    "--period", str(PERIOD), *PATIENT], prog_name="quietload")
 
 
 @pytest.mark.live
@@ -108,7 +113,7 @@ def test_a_cluster_at_the_default_level_names_the_metric_and_its_level(environme
                     {k: v[:12] for k, v in week("small", default_only).items()})
     (tmp_path / "c.json").write_text((DATA / "describe-cluster-v2.json").read_text().replace("PER_TOPIC_PER_BROKER", "DEFAULT"))
     assert_refused(["import", "--msk-cluster", str(tmp_path / "c.json"), "--cloudwatch", "small", "--until", END.isoformat(),
-                    "--out", str(tmp_path / "o.yaml")],
+                    *PATIENT, "--out", str(tmp_path / "o.yaml")],
                    "--cloudwatch: no RequestHandlerAvgIdlePercent per broker: MSK publishes RequestHandlerAvgIdlePercent "
                    "from monitoring level PER_BROKER; the cluster's level is DEFAULT")
 
@@ -121,7 +126,7 @@ def test_a_metric_without_points_in_the_window_is_one_line(environment, tmp_path
     # read at the period it was written at: LocalStack answers ~1 ms per series and point, so a day at 60 s
     # points would ask it for minutes per call on a busy machine
     line = assert_refused(["import", "--cloudwatch", "old", "--until", END.isoformat(), "--since", "1d",
-                           "--period", str(PERIOD), "--out", str(tmp_path / "o.yaml")], "has no data points from")
+                           "--period", str(PERIOD), *PATIENT, "--out", str(tmp_path / "o.yaml")], "has no data points from")
     assert line.startswith("error: --cloudwatch: metric ")
 
 
@@ -132,5 +137,5 @@ def test_an_unknown_dimension_is_one_line(environment, tmp_path):
         "MetricName": "CpuUser", "Value": 10.0, "Timestamp": END - timedelta(hours=1),
         "Dimensions": [{"Name": "Cluster Name", "Value": "odd"}, {"Name": "Broker ID", "Value": "1"},
                        {"Name": "Instance", "Value": "i-0abc"}]}])
-    assert_refused(["import", "--cloudwatch", "odd", "--until", END.isoformat(), "--out", str(tmp_path / "o.yaml")],
+    assert_refused(["import", "--cloudwatch", "odd", "--until", END.isoformat(), *PATIENT, "--out", str(tmp_path / "o.yaml")],
                    "--cloudwatch: metric CpuUser has an unknown dimension 'Instance' (MSK's are Cluster Name, Broker ID, Topic)")
