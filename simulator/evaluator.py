@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Callable, Protocol
 
 from simulator.contract import RunResult
+from simulator.stopping import RunStopped, StopWhen
 from workloads import Scenario
 
 Progress = Callable[[float], None]
@@ -17,8 +18,16 @@ class Evaluator(Protocol):
         ...
 
 
+__all__ = ["Evaluator", "Progress", "RunStopped", "StopWhen", "model_evaluator", "stops_early"]
+
+
 def model_evaluator() -> Evaluator:
     """The model's evaluator, the default wherever a scenario runs. Its module (and the codecs it
     measures rows with) loads here, on the first run, not when a command starts."""
     from simulator.model.model import ModelEvaluator
     return ModelEvaluator()
+
+
+def stops_early(evaluator: object) -> bool:
+    """Whether ``evaluator`` can stop a run at its verdict (``evaluate(..., stop=StopWhen(...))``)."""
+    return bool(getattr(evaluator, "stops_early", False))
