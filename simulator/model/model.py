@@ -59,6 +59,7 @@ class TenantRun:
     spec: Tenant
     producer: Producer
     latencies: Latencies
+    first_send: float = 0.0    # when its first record is meant to be sent; one every 1 / rate after it
 
 
 def murmur2(data: bytes) -> int:
@@ -306,7 +307,8 @@ class ModelRun:
         run = TenantRun(tenant, producer, latencies)
         interval = 1.0 / tenant.rate
         keys, pick = key_partitions, producer.rng.randrange
-        producer.send_at_rate(self.rng.random() * interval, interval, record,
+        run.first_send = self.rng.random() * interval
+        producer.send_at_rate(run.first_send, interval, record,
                               (lambda: keys[pick(len(keys))]) if keys else (lambda: None))
         return run
 

@@ -8,7 +8,8 @@ import pytest
 
 from simulator.contract.histograms import LatencyHistogram
 from simulator.evaluator import RunStopped, StopWhen
-from simulator.model.verdict import first_bucket_over, most_records, over_beyond_doubt
+from simulator.model.model import ModelRun
+from simulator.model.verdict import first_bucket_over, most_records, over_beyond_doubt, sends_before
 
 SLA_MS = 10.0
 
@@ -86,3 +87,23 @@ def test_a_load_past_its_deadline_stops_the_run(make_scenario, evaluator):
     assert evaluator.evaluate(scenario, 1).summary.load_seconds > 2.0
     with pytest.raises(RunStopped, match="past check.deadline 1 s"):
         evaluator.evaluate(scenario, 1, stop=StopWhen())
+
+
+def test_a_relative_sla_is_judged_once_the_window_alone_is_complete(make_scenario, evaluator):
+    scenario = make_scenario(NEIGHBOUR, {"tenants": [{**NEIGHBOUR["tenants"][0], "sla_p99": "1x"}]},
+                             {"cluster": {"broker": {"vcpus": 1, "num.io.threads": 1, "num.network.threads": 1}},
+                              "batch": {"spark": {"spark.executor.cores": 4}}})   # a small broker the load keeps busy
+    full = evaluator.evaluate(scenario, 1)
+    tenant = full.summary.tenants[0]
+    assert tenant.p99_ms_during > tenant.sla_p99_ms
+    with pytest.raises(RunStopped) as stopped:
+        evaluator.evaluate(scenario, 1, stop=StopWhen())
+    assert stopped.value.figures["tenants"]["api"]["sla_p99_ms"] == tenant.sla_p99_ms   # the very limit the run's end gives
+    assert stopped.value.figures["simulated_s"] < full.windows["during"][1]
+
+
+def test_the_records_meant_before_the_load_are_those_the_window_alone_counts(make_scenario, evaluator):
+    run = ModelRun(make_scenario(NEIGHBOUR), 1, evaluator)
+    run.execute()
+    [tenant] = run.tenants
+    assert tenant.latencies.before.count == sends_before(tenant.first_send, tenant.spec.rate, run.night_start) > 0
