@@ -31,6 +31,8 @@ OPTIONS = {
     "tune --trials 1e9": (["tune", S, "--trials", "1000000000"], "--trials: 1,000,000,000 trials of 1 model run each and 20 held-out runs"),
     "tune --trials 2**63": (["tune", S, "--trials", "9223372036854775808"], "--max-minutes 60; --trials of at most "),
     "tune --max-minutes 1": (["tune", S, "--trials", "100", "--repeat", "3", "--max-minutes", "1"], "--trials of at most 28 fits"),
+    "tune --prune-factor -1": (["tune", S, "--prune-factor", "-1"], "'--prune-factor'"),
+    "policy --max-minutes -5": (["policy", NIGHT, "--max-minutes", "-5"], "'--max-minutes'"),
     "policy --trials 1e6": (["policy", NIGHT, "--trials", "1000000"], "--trials: 1,000,000 trials"),
     "policy --jobs-at-once 1e6": (["policy", NIGHT, "--jobs-at-once", "1000000"], "--jobs-at-once: 1,000,000 copies of every job at once would need"),
     "policy --jobs-at-once 1e3": (["policy", NIGHT, "--jobs-at-once", "1000"], "more than --max-minutes 60; --jobs-at-once of at most 33 fits"),
