@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from quietload.judging import exit_without_neighbours
-from quietload.options import Overrides, PastLimits
+from quietload.options import MaxMinutes, Overrides, PastLimits, Prune, PruneFactor
 from quietload.paths import check_output_dir
 from quietload.progress import with_study_progress
 from quietload.terminal import echo
@@ -23,6 +23,9 @@ def policy(
     validate: Annotated[int | None, typer.Option(min=1, help="Held-out seeds the policy must hold on, after the trials' [default: tune.validate, else 20].")] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the sampler and of every trial's first model run.")] = 1,
     force: PastLimits = False,
+    prune: Prune = True,
+    prune_factor: PruneFactor = 3.0,
+    max_minutes: MaxMinutes = 60.0,
 ) -> None:
     """Derive a policy for the scenario's batch jobs: per class of job (one per job of the scenario) the
     producer template (the least linger.ms and batch.size, the codec, acks) and the quota per client.id
@@ -37,12 +40,16 @@ def policy(
     """
     from tuner.policy import PolicyRequest, derive, written_files
     from workloads import Scenario
-    from workloads.limits import check_run_size
+    from tuner.runner import usable_cores
+    from workloads.limits import check_run_size, check_study_size
     scenario = Scenario.from_yaml(scenario_file, overrides)
     check_output_dir(out_dir, "--out", [("SCENARIO", scenario_file)], written_files(scenario.name))
     check_run_size(scenario, runs=validate or scenario.tune.validate, runs_field="--validate", force=force)
     exit_without_neighbours(scenario, "a policy")
-    request = PolicyRequest(scenario_file, tuple(overrides or ()), jobs_at_once, trials, repeat, validate, seed, out_dir)
+    check_study_size(scenario, trials or scenario.tune.trials, repeat or scenario.tune.repeat,
+                     validate or scenario.tune.validate, 1, max_minutes, copies=jobs_at_once)
+    request = PolicyRequest(scenario_file, tuple(overrides or ()), jobs_at_once, trials, repeat, validate, seed, out_dir,
+                            prune, prune_factor)
     label = f"policy for {scenario_file.stem}"
     outcome = with_study_progress(label, lambda *progress: derive(request, *progress))
     echo(outcome.render())

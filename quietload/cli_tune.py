@@ -8,7 +8,7 @@ import typer
 
 from quietload.paths import check_output_dir
 from quietload.progress import with_study_progress
-from quietload.options import Overrides, PastLimits
+from quietload.options import MaxMinutes, Overrides, PastLimits, Prune, PruneFactor
 from quietload.terminal import echo
 
 
@@ -26,6 +26,9 @@ def tune(
     sampler: Annotated[str, typer.Option(help="tpe (Optuna's TPE) or random (random search, for comparison).")] = "tpe",
     out_dir: Annotated[Path, typer.Option("--out", metavar="DIR", help="Where the study, recommendation and snippets go.")] = Path("results"),
     force: PastLimits = False,
+    prune: Prune = True,
+    prune_factor: PruneFactor = 3.0,
+    max_minutes: MaxMinutes = 60.0,
 ) -> None:
     """Search the levers allowed (the job's repartition, compression.type, acks with enable.idempotence,
     linger.ms, batch.size, buffer.memory, max.in.flight.requests.per.connection; its client quota;
@@ -40,7 +43,8 @@ def tune(
     from tuner import TuneRequest, run_tune
     from tuner.tune import written_files
     from workloads import Scenario, ScenarioError
-    from workloads.limits import check_run_size
+    from workloads.limits import check_run_size, check_study_size
+    from tuner.runner import usable_cores
     from workloads.tuning import parse_levers
     if sampler not in ("tpe", "random"):
         raise ScenarioError("--sampler", f"expected tpe or random, got {sampler!r}")
@@ -50,8 +54,12 @@ def tune(
     check_run_size(scenario, runs=repeat or scenario.tune.repeat, runs_field="--repeat" if repeat else "tune.repeat", force=force)
     check_run_size(scenario, runs=scenario.tune.validate if validate is None else validate,
                    runs_field="--validate" if validate is not None else "tune.validate", force=force)
+    runs = repeat or scenario.tune.repeat
+    check_study_size(scenario, trials or scenario.tune.trials, runs, scenario.tune.validate if validate is None else validate,
+                     min(workers, trials or scenario.tune.trials, usable_cores()), max_minutes)
     request = TuneRequest(scenario_file, tuple(overrides or ()), trials, workers, seed, storage, study_name,
-                          parse_levers(levers, "--levers"), sampler, out_dir, repeat, validate)
+                          parse_levers(levers, "--levers"), sampler, out_dir, repeat, validate,
+                          prune, prune_factor)
     label = f"tuning {scenario_file.stem}"
     outcome = with_study_progress(label, lambda *progress: run_tune(request, *progress))
     echo(outcome.recommendation.render())

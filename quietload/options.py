@@ -26,3 +26,15 @@ Metrics = Annotated[list[str] | None, typer.Option(
 RunDir = Annotated[Path, typer.Option("--run-dir", metavar="DIR", help="The local stack's run directory (state, data, logs).")]
 
 ReplaceProfile = Annotated[bool, typer.Option("--force", help="Replace a profile of that name.")]
+
+Prune = Annotated[bool, typer.Option(
+    "--prune/--no-prune", help="Stop each trial at its verdict: a neighbour's p99 over its SLA beyond doubt, "
+                               "the load past check.deadline, a seed that missed (the seeds after it not run), "
+                               "or the requests of --prune-factor (see docs/tuning.md: Pruning).")]
+
+PruneFactor = Annotated[float, typer.Option(
+    min=0.0, help="Prune a trial once its produce requests exceed this many times the best trial that held's; 0: never.")]
+
+MaxMinutes = Annotated[float, typer.Option(
+    min=0.0, help="Refuse, before it starts, a study this machine cannot end within this many minutes "
+                  "(trials x seeds x the least a run takes, over the workers); 0: no limit.")]

@@ -88,7 +88,8 @@ class StepProgress:
         now = self.clock()
         if not self.live and now - self.last_line >= self.every_s:
             self.last_line = now
-            self.stream.write(f"{self.label}: {done:,.0f}/{self.total:,.0f} {self.unit}, "
+            shown = f" ({self.detail})" if self.detail else ""
+            self.stream.write(f"{self.label}: {done:,.0f}/{self.total:,.0f} {self.unit}{shown}, "
                               f"{_duration(now - self.started)} elapsed, ETA {_duration(self.remaining_s)}\n")
             self.stream.flush()
 
@@ -154,7 +155,7 @@ def schedule_progress(name: str, **options: Any) -> StepProgress:
 
 
 def study_progress(label: str, **options: Any) -> tuple[StepProgress, StepProgress]:
-    """A study's trials (``update(done, total, best_feasible(requests))``, started by its first
+    """A study's trials (``update(done, total, best_feasible(requests, pruned))``, started by its first
     trial), then its held-out validation's model runs: done, and the most there can be (it stops
     at the first front point that holds, so its ETA is the longest it can take); the lines of
     what follows the study (``note``) come after the study's closing line."""
@@ -169,7 +170,7 @@ def with_study_progress(label: str, run: Callable[..., T]) -> T:
     seeds) with the study's progress lines, closed however it ends."""
     study, held_out = study_progress(label)
     try:
-        return run(lambda done, total, best: study.update(done, total, best_feasible(best)),
+        return run(lambda done, total, best, pruned=0, running=None: study.update(done, total, best_feasible(best, pruned, running)),
                    lambda line: held_out.note(f"{label}: {line}"), held_out.update)
     except KeyboardInterrupt as stop:
         held_out.stopped(stop)
@@ -180,8 +181,11 @@ def with_study_progress(label: str, run: Callable[..., T]) -> T:
         held_out.finish()
 
 
-def best_feasible(requests: int | None) -> str:
-    return f"best feasible {requests:,} requests" if requests is not None else "none feasible"
+def best_feasible(requests: int | None, pruned: int = 0, running: str | None = None) -> str:
+    """The study's detail: its best feasible trial, the trials pruned, and the running trial's
+    simulated time (``trial 12, seed 2: 41 s simulated``), so that a slow trial shows."""
+    best = f"best feasible {requests:,} requests" if requests is not None else "none feasible"
+    return ", ".join([best] + ([f"{pruned:,} pruned"] if pruned else []) + ([running] if running else []))
 
 
 def say(line: str) -> None:

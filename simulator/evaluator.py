@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Callable, Protocol
 
 from simulator.contract import RunResult
+from simulator.stopping import RunStopped, StopWhen
 from workloads import Scenario
 
 Progress = Callable[[float], None]
@@ -15,6 +16,9 @@ class Evaluator(Protocol):
     def evaluate(self, scenario: Scenario, seed: int, progress: Progress | None = None) -> RunResult:
         """Run ``scenario``; ``progress`` receives the simulated seconds reached, now and then."""
         ...
+
+
+__all__ = ["Evaluator", "Progress", "RunStopped", "StopWhen", "model_evaluator", "stops_early"]
 
 
 def model_evaluator() -> Evaluator:
@@ -37,10 +41,15 @@ class _HeedingSignals:
     def __init__(self, model: Evaluator) -> None:
         self.model, self.name = model, model.name
 
-    def evaluate(self, scenario: Scenario, seed: int, progress: Progress | None = None) -> RunResult:
-        return self.model.evaluate(scenario, seed, progress or _between_seconds)
+    def evaluate(self, scenario: Scenario, seed: int, progress: Progress | None = None, **options: Any) -> RunResult:
+        return self.model.evaluate(scenario, seed, progress or _between_seconds, **options)
 
     def __getattr__(self, name: str) -> Any:   # the model's other parts (its rows, its row cache) as they are
         if name == "model":   # not set yet: an unpickled copy looking for its state
             raise AttributeError(name)
         return getattr(self.model, name)
+
+
+def stops_early(evaluator: object) -> bool:
+    """Whether ``evaluator`` can stop a run at its verdict (``evaluate(..., stop=StopWhen(...))``)."""
+    return bool(getattr(evaluator, "stops_early", False))

@@ -9,15 +9,22 @@ A trial runs the model on one seed, or on ``repeat`` consecutive seeds (each its
 append rates and service times) and counts the worst of them: the most requests, the longest
 load, each constraint's highest value. A setting whose outcome hinges on timing then loses to
 one that holds on every seed.
+
+A study's trial stops at its verdict (``trial_outcome``): a run stopped by the model
+(``simulator.model.verdict``: a constraint missed beyond doubt, or more requests than a trial that
+held, by the study's factor) or a seed that missed a constraint leaves the seeds after it unrun, and
+the trial is pruned with its reason and its figures so far.
 """
 from __future__ import annotations
 
 import copy
+import dataclasses
+import functools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from simulator.contract import RunResult
-from simulator.evaluator import Evaluator, model_evaluator
+from simulator.evaluator import Evaluator, RunStopped, StopWhen, model_evaluator, stops_early
 from tuner.space import SearchSpace
 from workloads import Scenario
 from workloads.scenario import apply_overrides
@@ -36,6 +43,7 @@ class Outcome:
     load_seconds: float
     constraints: dict[str, float]
     figures: dict[str, Any] = field(default_factory=dict)
+    pruned: str | None = None      # why the trial stopped at its verdict, its figures those so far
 
     @property
     def values(self) -> tuple[float, float]:
@@ -158,6 +166,44 @@ class Objective:
                        produce_requests=max(int(r.summary.produce_requests) for r in results),
                        load_seconds=max(float(r.summary.load_seconds) for r in results),
                        constraints={key: max(c[key] for c in each) for key in each[0]}, figures=worst_figures(results))
+
+    def trial_outcome(self, params: dict[str, Any], stop: StopWhen | None = None,
+                      progress: Callable[[int, float], None] | None = None) -> Outcome:
+        """The outcome on the objective's seeds, stopped at its verdict: a run the model stops
+        (``stop``), or a seed that misses a constraint, leaves the seeds after it unrun (pruned).
+        ``progress`` hears (seed, simulated seconds) as each run goes."""
+        if stop is None or not stops_early(self.evaluator):
+            return self.evaluate(params)
+        scenario, results = self.scenario(params), []
+        for seed in self.seeds:
+            told = None if progress is None else functools.partial(progress, seed)
+            try:
+                results.append(self.evaluator.evaluate(scenario, seed, told, stop=stop))   # type: ignore[call-arg]
+            except RunStopped as stopped:
+                return self._stopped(params, results, f"seed {seed}: {stopped.reason}", stopped.figures)
+            outcome = self.evaluate_on(params, self.seeds[:len(results)], results)
+            if not outcome.feasible and len(results) < len(self.seeds):
+                missed = ", ".join(key for key, value in outcome.constraints.items() if value > 0)
+                return dataclasses.replace(outcome, pruned=f"seed {seed}: over {missed}; seeds after it not run")
+        return self.evaluate_on(params, self.seeds, results)
+
+    def _stopped(self, params: dict[str, Any], results: list[RunResult], reason: str, figures: dict[str, Any]) -> Outcome:
+        """A trial whose run stopped: its figures so far, with the constraints already missed (on
+        the stopped run as it stood, and on the seeds before it) as the sampler's measure of how far."""
+        missed = {f"sla:{name}": tenant["p99_ms_during"] / tenant["sla_p99_ms"] - 1.0
+                  for name, tenant in figures["tenants"].items()
+                  if tenant.get("sla_p99_ms") is not None and tenant["p99_ms_during"] > tenant["sla_p99_ms"]}
+        if self.deadline_s is not None and figures["load_s"] > self.deadline_s:
+            missed["deadline"] = figures["load_s"] / self.deadline_s - 1.0
+        requests, load_s = figures["produce_requests"], figures["load_s"]
+        if results:
+            earlier = self.evaluate_on(params, self.seeds[:len(results)], results)
+            for key, value in earlier.constraints.items():
+                if value > 0:
+                    missed[key] = max(value, missed.get(key, value))
+            requests, load_s = max(requests, earlier.produce_requests), max(load_s, earlier.load_seconds)
+        return Outcome(params=dict(params), overrides=self.space.overrides(params), produce_requests=requests,
+                       load_seconds=load_s, constraints=missed, figures=figures, pruned=reason)
 
     def __call__(self, trial: Any) -> tuple[float, float]:
         outcome = self.evaluate(self.space.suggest(trial))

@@ -54,6 +54,8 @@ class PolicyRequest:
     validate: int | None = None    # held-out seeds [default: tune.validate, 20]
     seed: int = 1
     out_dir: Path = Path("results")
+    prune: bool = True             # stop each trial at its verdict (tuner.study.StudySettings)
+    prune_factor: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,8 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
     digest = scenario_digest(scenario_fields(night))[:8]
     settings = StudySettings(trials=request.trials or scenario.tune.trials, seed=request.seed, prefer=PREFER,
                              storage=f"sqlite:///{scenario_path(name, 'policy-study.db', request.out_dir)}",
-                             study_name=f"{name}-policy-{request.jobs_at_once}-{digest}")
+                             study_name=f"{name}-policy-{request.jobs_at_once}-{digest}",
+                             prune=request.prune, prune_factor=request.prune_factor)
     count = scenario.tune.validate if request.validate is None else request.validate
     if count < 1:
         raise ScenarioError("--validate", "a policy is proven on held-out seeds: give at least 1")
@@ -133,7 +136,7 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
         request.out_dir.mkdir(parents=True, exist_ok=True)
         summary = run_study(objective, settings, progress, line, runner)
         validation = validate_front(objective, summary.front, PREFER, held_out, line, runs, seed_runs)
-        chosen = validation.pick or validation.closest or closest_miss(summary.trials)
+        chosen = validation.pick or validation.closest or closest_miss(summary.trials) or closest_miss(summary.pruned)
         if chosen is None:
             raise ScenarioError("policy", f"no trial of study {summary.name!r} completed ({summary.failed} failed)")
         held = validation.pick is not None
@@ -145,7 +148,7 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
     proof = POLICY_PROOF.document(
         scenario=scenario.name, source=str(request.scenario_file), overrides=list(request.overrides),
         jobs_at_once=request.jobs_at_once, jobs=[job.name for job in night.jobs],
-        model_seeds=list(objective.seeds), held_out_seeds=list(held_out), held=held, trials=len(summary.trials),
+        model_seeds=list(objective.seeds), held_out_seeds=list(held_out), held=held, trials=len(summary.trials), pruned=len(summary.pruned),
         trial=chosen.number, params=params, policy=policy.as_mapping(),
         notes=rounding + (validation.lines() if summary.front else
                           [f"no trial of {len(summary.trials)} met every SLA on model {format_seeds(objective.seeds)}: "

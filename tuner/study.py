@@ -4,7 +4,8 @@ The parent process asks the sampler for each trial and tells it the outcome; the
 ``tuner.runner``, inline or in worker processes that only run the model (CPU-bound Python:
 threads would not help). Only the parent touches the storage, so a SQLite file serves any
 number of local workers; an RDB URL shared by several machines lets each add its trials to the
-same study. Re-running a study resumes it: trials are added until ``trials`` have completed.
+same study. Re-running a study resumes it: trials are added until ``trials`` have finished
+(completed, or pruned: stopped at their verdict, ``tuner.objective.Objective.trial_outcome``).
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from simulator.contract import explain as words
 from simulator.contract.files import STUDY
 from simulator.evaluator import Evaluator
 from tuner.objective import OBJECTIVES, Objective, Outcome, record
+from tuner.pruning import TrialTask, running_progress, stop_when
 from tuner.runner import Execution, Runner
 from workloads import Scenario, ScenarioError
 from workloads._fields import file_key, unsaid
@@ -39,7 +41,8 @@ CONNECT_TIMEOUT_S = 10   # a PostgreSQL host that drops packets fails in seconds
 TABLE_CREATION_ATTEMPTS = 3   # tuners starting at once on a new database race to create its tables: the losers retry
 REFUSED_IN_A_ROW = 20   # trials in a row the scenario refuses before a search that draws nothing runnable stops
 
-Progress = Callable[[int, int, "int | None"], None]   # trials done, trials wanted, best feasible requests
+# trials done, trials wanted, best feasible requests, trials pruned[, the running trial's simulated time]
+Progress = Callable[..., None]
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,8 @@ class StudySettings:
     study_name: str = "quietload"
     sampler: str = "tpe"
     prefer: str = "requests"
+    prune: bool = True             # stop each trial at its verdict (tuner.objective.Objective.trial_outcome)
+    prune_factor: float = 3.0      # and one past this many times the requests of the best trial that held (0: never)
 
 
 @dataclass(frozen=True)
@@ -64,10 +69,11 @@ class TrialRecord:
     constraints: dict[str, float]
     figures: dict[str, Any] = field(default_factory=dict)
     overrides: list[str] = field(default_factory=list)
+    pruned: str | None = None      # why it stopped at its verdict: its values and figures those so far
 
     @property
     def feasible(self) -> bool:
-        return all(value <= 0 for value in self.constraints.values())
+        return self.pruned is None and all(value <= 0 for value in self.constraints.values())
 
     @property
     def violation(self) -> float:
@@ -77,7 +83,7 @@ class TrialRecord:
         return {"number": self.number, "params": self.params,
                 "values": {"produce_requests": self.produce_requests, "load_seconds": self.load_seconds},
                 "constraints": self.constraints, "feasible": self.feasible, "figures": self.figures,
-                "overrides": self.overrides}
+                "overrides": self.overrides, **({"pruned": self.pruned} if self.pruned else {})}
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,7 @@ class StudySummary:
     failed: int = 0
     model_seeds: tuple[int, ...] = (1,)   # each trial's model runs; the worst counts
     validation: dict[str, Any] | None = None   # the front on held-out seeds (tuner.validate), when run
+    pruned: list[TrialRecord] = field(default_factory=list)   # trials stopped at their verdict: never a pick
 
     def to_dict(self, scenario: dict[str, Any], baseline: dict[str, Any] | None = None,
                 recommended: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -103,7 +110,8 @@ class StudySummary:
                 "objectives": {name: "minimize" for name in OBJECTIVES},
                 "constraints": "sla:<tenant> = p99 during / SLA - 1; deadline = load / check.deadline - 1; feasible <= 0",
                 "space": self.space, "baseline": baseline, "trials": [t.to_dict() for t in self.trials],
-                "failed_trials": self.failed, "pareto_front": [t.number for t in self.front],
+                "failed_trials": self.failed, "pruned_trials": [t.to_dict() for t in self.pruned],
+                "pareto_front": [t.number for t in self.front],
                 "pick": self.pick.number if self.pick else None, "validation": self.validation,
                 "importances_target": "produce_requests", "importances": self.importances}
 
@@ -352,9 +360,11 @@ def _load_study(objective: Objective, settings: StudySettings, storage: Any,
     return study
 
 
-def _trial_outcome(objective: Objective, evaluator: Evaluator, params: dict[str, Any]) -> Outcome:
+def _trial_outcome(objective: Objective, evaluator: Evaluator, task: "TrialTask | dict[str, Any]") -> Outcome:
     """The runner's work for a study: one trial's knob values on this process's evaluator."""
-    return objective.on(evaluator).evaluate(params)
+    if isinstance(task, TrialTask):
+        return objective.on(evaluator).trial_outcome(task.params, task.stop, task.progress)
+    return objective.on(evaluator).evaluate(task)
 
 
 def tuning_work(objective: Objective, evaluator: Evaluator, task: Any) -> Any:
@@ -366,12 +376,15 @@ def tuning_work(objective: Objective, evaluator: Evaluator, task: Any) -> Any:
     return _trial_outcome(objective, evaluator, task)
 
 
-def _records(study: Any) -> list[TrialRecord]:
+def _records(study: Any, pruned: bool = False) -> list[TrialRecord]:
+    """The completed trials (``pruned``: the pruned ones, with their values so far)."""
     from optuna.trial import TrialState
-    return [TrialRecord(number=t.number, params=dict(t.params), produce_requests=int(t.values[0]),
-                        load_seconds=float(t.values[1]), constraints=dict(t.constraints),
-                        figures=t.user_attrs.get("figures", {}), overrides=t.user_attrs.get("overrides", []))
-            for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
+    return [TrialRecord(number=t.number, params=dict(t.params), produce_requests=int(values[0]),
+                        load_seconds=float(values[1]), constraints=dict(t.constraints),
+                        figures=t.user_attrs.get("figures", {}), overrides=t.user_attrs.get("overrides", []),
+                        pruned=t.user_attrs.get("pruned"))
+            for t in study.get_trials(deepcopy=False, states=(TrialState.PRUNED if pruned else TrialState.COMPLETE,))
+            for values in [t.user_attrs.get("values_so_far", [0, 0.0]) if pruned else t.values]]
 
 
 def _best_requests(records: list[TrialRecord]) -> int | None:
@@ -380,7 +393,7 @@ def _best_requests(records: list[TrialRecord]) -> int | None:
 
 def run_study(objective: Objective, settings: StudySettings, progress: Progress | None = None,
               note: Callable[[str], None] | None = None, runner: Runner | None = None) -> StudySummary:
-    """Run (or resume) the study until ``settings.trials`` trials have completed; return its summary.
+    """Run (or resume) the study until ``settings.trials`` trials have completed or been pruned; return its summary.
     ``note`` hears of a new study beside an earlier one of the same scenario name, and what differs.
     ``runner`` (its work ``tuning_work``) runs the trials; by default one is started and stopped here."""
     storage = open_storage(settings.storage)
@@ -421,12 +434,13 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, progr
                 runner: Runner | None) -> StudySummary:
     from optuna.trial import TrialState
     done = _records(study)
-    completed, best, refused = len(done), _best_requests(done), 0
+    completed, best, refused = len(done) + len(_records(study, pruned=True)), _best_requests(done), 0
 
     def completed_trials() -> int:
-        """The study's completed trials as the storage holds them, another machine's too (Optuna's
-        cached storage reads only the trials that are new or were unfinished)."""
-        return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+        """The study's completed and pruned trials as the storage holds them, another machine's too
+        (Optuna's cached storage reads only the trials that are new or were unfinished)."""
+        return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED)))
+
     pending: dict[Future, Any] = {}
     work = functools.partial(_trial_outcome, objective.on(None))   # each process runs it on its own evaluator
     started = runner is None
@@ -436,7 +450,10 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, progr
             while True:
                 while len(pending) < settings.workers and completed + len(pending) < settings.trials:
                     trial = study.ask()
-                    pending[runner.submit(objective.space.suggest(trial))] = trial
+                    params = objective.space.suggest(trial)
+                    running = running_progress(progress, trial.number, completed, settings.trials, best, study) \
+                        if runner.execution.inline else None   # a worker process's runs are not heard
+                    pending[runner.submit(TrialTask(params, stop_when(settings, best), running))] = trial
                 if not pending:
                     break
                 finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
@@ -455,12 +472,17 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, progr
                         raise error
                     outcome = future.result()
                     record(trial, outcome)
-                    study.tell(trial, list(outcome.values))
+                    if outcome.pruned:   # its constraints, where known, tell the sampler how far it missed
+                        trial.set_user_attr("pruned", outcome.pruned)
+                        trial.set_user_attr("values_so_far", list(outcome.values))
+                        study.tell(trial, state=TrialState.PRUNED)
+                    else:
+                        study.tell(trial, list(outcome.values))
                     completed = completed_trials()
-                    if outcome.feasible and (best is None or outcome.produce_requests < best):
+                    if outcome.feasible and not outcome.pruned and (best is None or outcome.produce_requests < best):
                         best = outcome.produce_requests
                     if progress:
-                        progress(completed, settings.trials, best)
+                        progress(completed, settings.trials, best, len(study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))))
         finally:
             for trial in pending.values():
                 study.tell(trial, state=TrialState.FAIL)
@@ -486,4 +508,5 @@ def _summary(study: Any, objective: Objective, settings: StudySettings, records:
     return StudySummary(name=settings.study_name, storage=display_url(settings.storage), settings=settings,
                         space={r.name: r.describe() for r in objective.space.ranges}, trials=records,
                         front=pareto_front(records), pick=pick(records, settings.prefer),
-                        importances=_importances(study, records), failed=failed, model_seeds=objective.seeds)
+                        importances=_importances(study, records), failed=failed, model_seeds=objective.seeds,
+                        pruned=_records(study, pruned=True))

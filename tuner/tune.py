@@ -38,6 +38,8 @@ class TuneRequest:
     out_dir: Path = Path("results")
     repeat: int | None = None      # model seeds per trial [default: the scenario's tune.repeat]
     validate: int | None = None    # held-out seeds the pick must hold on [default: tune.validate]
+    prune: bool = True             # stop each trial at its verdict (tuner.study.StudySettings)
+    prune_factor: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,8 @@ def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
     # a worker past the trials would run none, one past the cores only waits: each is a process with a model's memory
     return StudySettings(trials=trials, workers=min(request.workers, trials, usable_cores()), seed=request.seed,
                          storage=request.storage or f"sqlite:///{scenario_path(scenario.name, 'study.db', request.out_dir)}",
-                         study_name=study, sampler=request.sampler, prefer=scenario.tune.prefer)
+                         study_name=study, sampler=request.sampler, prefer=scenario.tune.prefer,
+                         prune=request.prune, prune_factor=request.prune_factor)
 
 
 def _validated(objective: Objective, judge: Objective, summary: StudySummary, count: int,
@@ -111,7 +114,8 @@ def tune(request: TuneRequest, progress: Progress | None = None,
         judge = objective.judged(SCREEN_SEEDS)
         summary, validation = _validated(objective, judge, summary, count, progress_line, validation_runs, seed_runs)
         judge = judge if validation is not None else objective    # the seeds the pick was judged on
-        chosen = summary.pick or (validation.closest if validation else None) or closest_miss(summary.trials)
+        chosen = summary.pick or (validation.closest if validation else None) or closest_miss(summary.trials) \
+            or closest_miss(summary.pruned)   # all pruned: the one that missed by the least so far, marked
         if chosen is None:
             raise ScenarioError("tune", f"no trial of study {summary.name!r} completed ({summary.failed} failed)")
         held = validation is None or validation.pick is not None

@@ -353,3 +353,63 @@ def check_run_size(scenario, hint: str = "--force runs it anyway", runs: int = 1
         raise ScenarioError(runs_field, f"{runs:,} runs of at least {_duration(seconds)} each would take at least "
                                         f"{_duration(seconds * runs)}, more than the limit of {_duration(REPEAT_TIME_MAX_S)}; "
                                         f"{runs_field} of at most {max(1, int(REPEAT_TIME_MAX_S // seconds)):,} fits; {hint}")
+
+
+STUDY_MINUTES = 60.0   # --max-minutes' default: a study's budget of wall time
+
+
+def _least_run_s(size: RunSize) -> float:
+    return RunSize.total(size.events) / EVENTS_PER_S + RunSize.total(size.partition_visits) / VISITS_PER_S
+
+
+def _job_copy(scenario) -> tuple[float, float]:
+    """What one more copy of every job of the night adds to a run at the least: seconds, bytes."""
+    seconds = memory = 0.0
+    for j in (_JobSize.of(scenario, job) for job in scenario.jobs):
+        partitions = scenario.cluster.topic(j.job.topic).partitions
+        events = j.value_bytes / j.job.producer.batch_size + j.tasks * _TASK_EVENTS
+        seconds += events / EVENTS_PER_S + events * partitions / VISITS_PER_S
+        memory += sum(part.amount for part in (*_job_memory(scenario, j), *_job_requests(j)))
+    return seconds, memory
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def check_study_size(scenario, trials: int, seeds: int, validate: int, workers: int, max_minutes: float,
+                     copies: int = 1, fields: tuple[str, str] = ("--trials", "--jobs-at-once")) -> None:
+    """Refuse, before it starts, a study this machine cannot end within ``max_minutes`` (0: no
+    limit) or hold in its memory: ``trials`` trials of ``seeds`` model runs each and ``validate``
+    held-out runs, ``workers`` at once, of the scenario with ``copies`` of every job at once (a
+    policy's worst night), each run at the least ``estimate`` says. One line names the option and
+    the value that would fit. Runs a trial stops at its verdict may end sooner: the estimate
+    counts whole runs."""
+    trials_field, copies_field = fields
+    size = estimate(scenario)
+    copy_s, copy_bytes = _job_copy(scenario)
+    run_s = _least_run_s(size) + (copies - 1) * copy_s
+    run_bytes = RunSize.total(size.memory) + (copies - 1) * copy_bytes
+    memory_max = _machine_memory()
+    if copies > 1 and run_bytes > memory_max:
+        fits = max(1, int((memory_max - RunSize.total(size.memory)) // copy_bytes) + 1) if copy_bytes else copies
+        raise ScenarioError(copies_field, f"{copies:,} copies of every job at once would need at least {format_bytes(run_bytes)} "
+                                          f"of memory in one run, more than this machine's {format_bytes(memory_max)}; "
+                                          f"{copies_field} of at most {fits:,} fits")
+    if not max_minutes:
+        return
+    budget, runs = max_minutes * 60.0, trials * seeds + validate
+    least = runs * run_s / max(1, workers)
+    if least <= budget:
+        return
+    what = (f"{trials:,} trials of {_plural(seeds, 'model run')} each and {_plural(validate, 'held-out run')}, at least "
+            f"{_duration(run_s)} each on {_plural(workers, 'worker')}, would take at least {_duration(least)}, more than "
+            f"--max-minutes {max_minutes:g}")
+    trials_fit = int((budget * workers / run_s - validate) // seeds)
+    if trials_fit >= 1:
+        raise ScenarioError(trials_field, f"{what}; {trials_field} of at most {trials_fit:,} fits")
+    if copies > 1 and copy_s:
+        room = budget * workers / runs - (run_s - (copies - 1) * copy_s)
+        if room >= 0:
+            raise ScenarioError(copies_field, f"{what}; {copies_field} of at most {max(1, int(room // copy_s) + 1):,} fits")
+    raise ScenarioError("--max-minutes", f"{what}; --max-minutes of at least {math.ceil(least / 60):,} fits")

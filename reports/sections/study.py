@@ -38,9 +38,11 @@ def headline(study: dict) -> list[str]:
     overrides = scenario.get("overrides") or []
     seeds = study.get("model_seeds") or []
     repeat = f", each trial the worst of model {format_seeds(seeds)}" if len(seeds) > 1 else ""
+    stopped = len(study.get("pruned_trials") or [])
+    pruned = f", {stopped} more pruned (stopped at their verdict)" if stopped else ""
     lines = [f"Study {study.get('study_name', scenario['name'])} ({study.get('sampler', '?')} sampler, seed {study.get('seed', '?')}{repeat}, "
              f"prefer {study.get('prefer', 'requests')}): {len(trials)} trials, {feasible} feasible, "
-             f"{study.get('failed_trials', 0)} failed; Pareto front of {len(study['pareto_front'])} trial(s)",
+             f"{study.get('failed_trials', 0)} failed{pruned}; Pareto front of {len(study['pareto_front'])} trial(s)",
              f"Scenario {scenario['name']} from {scenario.get('source') or '-'}"
              + (f" with --set {' '.join(overrides)}" if overrides else ""),
              "Objectives: produce requests and load seconds, both minimized; constraints: "
@@ -137,7 +139,18 @@ def render_study_markdown(study: dict) -> str:
     lines += ["### Parameter importance", "", _importance_line(study), ""]
     if study["importances"]:
         lines += [*markdown_table(IMPORTANCE_HEADER, importance_rows(study)), ""]
+    if pruned := pruned_rows(study):
+        lines += ["### Pruned trials", "", *markdown_table(PRUNED_HEADER, pruned), ""]
     return "\n".join(lines)
+
+
+PRUNED_HEADER = ["trial", "stopped at its verdict", "produce requests so far", "load so far (s)"]
+
+
+def pruned_rows(study: dict) -> list[list[str]]:
+    """The trials stopped at their verdict (never a pick): why, and their figures so far."""
+    return [[str(t["number"]), t["pruned"], _requests(t["values"]["produce_requests"]), _seconds(t["values"]["load_seconds"])]
+            for t in study.get("pruned_trials") or []]
 
 
 def render_study_csv(studies: list[dict]) -> str:
@@ -222,4 +235,6 @@ def render_study_html(study: dict) -> str:
     drawn = importance_plot(study)
     if drawn is not None:
         parts += [html_table(IMPORTANCE_HEADER, importance_rows(study)), drawn.html()]
+    if pruned := pruned_rows(study):
+        parts += ["<h3>Pruned trials</h3>", html_table(PRUNED_HEADER, pruned)]
     return "\n".join(parts)

@@ -134,7 +134,13 @@ _STUDY = {
                 "constraints!": {"*": "N"}, "feasible!": "B", "overrides": ["S"],
                 "figures": {**dict.fromkeys(("produce_requests", "batches", "mean_batch_bytes", "compression_ratio",
                                              "load_seconds", "wire_bytes"), "C"), "tenants": {"*": {"*": "L"}}}}],
-    "failed_trials": "C", "pareto_front": ["I"], "pick": ("?", "I"), "validation": _VALIDATION,
+    "failed_trials": "C",
+    # trials stopped at their verdict: values and figures so far, never a pick
+    "pruned_trials": [{"number!": "I", "params!": _knob_values, "pruned!": "S", "constraints!": {"*": "N"},
+                       "values!": {"produce_requests!": "C", "load_seconds!": "C"}, "overrides": ["S"],
+                       "figures": {**dict.fromkeys(("simulated_s", "load_s", "produce_requests", "load_seconds"), "C"),
+                                   "tenants": {"*": {"*": "L"}}}}],
+    "pareto_front": ["I"], "pick": ("?", "I"), "validation": _VALIDATION,
     # what tune recommends from the study, as the report's first screen shows it
     "recommended": ("?", {"trial!": "K", "meets_constraints!": "B", "params!": _knob_values, "missed!": ["S"],
                           "wider_lever": ("?", "S")}),
@@ -150,7 +156,7 @@ _PLAN = {
                                          **_POINT}),
                  "headroom!": "C", "headroom_at_least": "B", "ingest_tried_gb_per_hour": ["C"], "current_plan_feasible!": "B"}],
     "points": [{"option!": "S", **_POINT, "current_plan!": "B", "ingest_gb_per_hour!": "C", "produce_requests!": "C",
-                "load_seconds!": "C", "feasible!": "B",
+                "load_seconds!": "C", "feasible!": "B", "seeds_run": "I",
                 "tenants!": [_TENANT_P99]}]}
 _SCHEDULE = {
     "scenario": "S", "source": "S", "evaluator": "S", "seed": "I", "seeds": ["I"], "runs": "C", "holds": "B",
@@ -202,7 +208,7 @@ def _gate_figures(gate: dict[str, Any], source: str) -> None:
 _NIGHT = {"produce_requests": "C", "load_seconds": "C", "within_sla": "B",
           "tenants!": [{"name!": "S", "sla_p99_ms!": "L", "p99_ms_before": "L", "p99_ms_during!": "L", "within_sla": "B"}]}
 _POLICY_PROOF = {"scenario": "S", "source": "S", "overrides": ["S"], "jobs_at_once": "I", "jobs": ["S"],
-                 "model_seeds": ["I"], "held_out_seeds": ["I"], "held": "B", "trials": "C", "trial": "I", "params": {},
+                 "model_seeds": ["I"], "held_out_seeds": ["I"], "held": "B", "trials": "C", "pruned": "C", "trial": "I", "params": {},
                  "notes": ["S"], "policy": {"name": "S", "classes": [{"name!": "S"}]},
                  "with_policy": _NIGHT, "without_policy": _NIGHT}
 # quietload policy's proof: the worst night with the policy and without it (the policy itself is its YAML)

@@ -9,7 +9,8 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simulator.model import outcome
+from simulator.stopping import StopWhen
+from simulator.model import outcome, verdict
 from simulator.model.append import AppendProcess, BurstLoad
 from simulator.model.broker import Broker, Fetcher, Partition, fetcher_id
 from simulator.model.client import ClientSpec
@@ -58,6 +59,7 @@ class TenantRun:
     spec: Tenant
     producer: Producer
     latencies: Latencies
+    first_send: float = 0.0    # when its first record is meant to be sent; one every 1 / rate after it
 
 
 def murmur2(data: bytes) -> int:
@@ -89,6 +91,7 @@ class ModelEvaluator:
     """Evaluator on the request-level discrete-event model."""
 
     name = "model"
+    stops_early = True   # evaluate(..., stop=StopWhen(...)) ends a run at its verdict (simulator.model.verdict)
 
     def __init__(self, row_cache: Path | None = ROW_CACHE) -> None:
         self.row_cache = row_cache   # where measured row figures are kept between processes; None: nowhere
@@ -103,9 +106,10 @@ class ModelEvaluator:
             self._rows[key] = row_figures(scenario, self.row_cache, job)
         return self._rows[key]
 
-    def evaluate(self, scenario: Scenario, seed: int, progress=None) -> RunResult:
+    def evaluate(self, scenario: Scenario, seed: int, progress=None, stop: StopWhen | None = None) -> RunResult:
+        """The run's result; with ``stop``, ``RunStopped`` once its verdict is known (checked each simulated second)."""
         run = ModelRun(scenario, seed, self)
-        run.execute(progress)
+        run.execute(progress, stop)
         return outcome.build(run)
 
     def evaluate_appends(self, scenario: Scenario, appends: AppendProcess, seed: int) -> RunResult:
@@ -303,7 +307,8 @@ class ModelRun:
         run = TenantRun(tenant, producer, latencies)
         interval = 1.0 / tenant.rate
         keys, pick = key_partitions, producer.rng.randrange
-        producer.send_at_rate(self.rng.random() * interval, interval, record,
+        run.first_send = self.rng.random() * interval
+        producer.send_at_rate(run.first_send, interval, record,
                               (lambda: keys[pick(len(keys))]) if keys else (lambda: None))
         return run
 
@@ -338,7 +343,14 @@ class ModelRun:
         self.replica_lag.append(lag)
         self.engine.at(self.engine.now + 1.0, self._sample)
 
-    def execute(self, progress=None) -> None:
+    def execute(self, progress=None, stop: StopWhen | None = None) -> None:
+        if stop is not None:
+            told = progress
+
+            def progress(time: float) -> None:
+                if told is not None:
+                    told(time)
+                verdict.check(self, stop)
         self.engine.at(1.0, self._sample)
         for fetcher in self.fetchers:
             self.engine.at(0.0, fetcher.start)

@@ -11,6 +11,7 @@ from _bad_input import HANG_BOUND_S, assert_refused, changed, write_yaml
 from workloads import CATALOG
 
 S = str(CATALOG / "paypay-glue-2gb.yaml")
+NIGHT = str(CATALOG / "night-three-jobs.yaml")
 
 # (arguments, a text the error line contains)
 OPTIONS = {
@@ -27,6 +28,14 @@ OPTIONS = {
     "tune --validate 1e9": (["tune", S, "--validate", "1000000000"], "--validate: 1,000,000,000 runs"),
     "tune.repeat 2e9": (["tune", S, "--set", "tune.repeat=2000000000"], "tune.repeat: 2,000,000,000 runs"),
     "plan --repeat 1e9": (["plan", S, "--repeat", "1000000000"], "--repeat: 1,000,000,000 runs"),
+    "tune --trials 1e9": (["tune", S, "--trials", "1000000000"], "--trials: 1,000,000,000 trials of 1 model run each and 20 held-out runs"),
+    "tune --trials 2**63": (["tune", S, "--trials", "9223372036854775808"], "--max-minutes 60; --trials of at most "),
+    "tune --max-minutes 1": (["tune", S, "--trials", "100", "--repeat", "3", "--max-minutes", "1"], "--trials of at most 28 fits"),
+    "tune --prune-factor -1": (["tune", S, "--prune-factor", "-1"], "'--prune-factor'"),
+    "policy --max-minutes -5": (["policy", NIGHT, "--max-minutes", "-5"], "'--max-minutes'"),
+    "policy --trials 1e6": (["policy", NIGHT, "--trials", "1000000"], "--trials: 1,000,000 trials"),
+    "policy --jobs-at-once 1e6": (["policy", NIGHT, "--jobs-at-once", "1000000"], "--jobs-at-once: 1,000,000 copies of every job at once would need"),
+    "policy --jobs-at-once 1e3": (["policy", NIGHT, "--jobs-at-once", "1000"], "more than --max-minutes 60; --jobs-at-once of at most 33 fits"),
     "check without scenario or result": (["check"], "SCENARIO: give either a scenario file or --result"),
     "check --cpu-max 101": (["check", S, "--cpu-max", "101"], "'--cpu-max'"),
     "check --cpu-max nan": (["check", S, "--cpu-max", "nan"], "'--cpu-max'"),

@@ -27,7 +27,7 @@ def test_tune_writes_the_study_the_recommendation_and_the_snippets(tmp_path, mon
     assert (tmp_path / "results" / "paypay-glue-2gb-study.db").is_file()     # the default storage
     study = json.loads((tmp_path / written[0]).read_text())
     assert (study["kind"], study["schema_version"], study["sampler"], study["seed"]) == ("quietload-study", 1, "tpe", 1)
-    assert [t["number"] for t in study["trials"]] == [0, 1, 2, 3]
+    assert sorted(t["number"] for t in study["trials"] + study["pruned_trials"]) == [0, 1, 2, 3]   # pruned: stopped at their verdict
     assert study["pick"] in study["pareto_front"]
     assert study["importances"] is None                          # too few trials to say
     recommendation = yaml.safe_load((tmp_path / written[1]).read_text())
@@ -51,7 +51,8 @@ def test_tune_writes_the_study_the_recommendation_and_the_snippets(tmp_path, mon
     # run again with more trials: the study resumes
     again = _tune(BASE, *SMALL, *RELAXED_SLA, "--trials", "5")
     assert again.exit_code == 0, again.output
-    assert len(json.loads((tmp_path / written[0]).read_text())["trials"]) == 5
+    resumed = json.loads((tmp_path / written[0]).read_text())
+    assert len(resumed["trials"]) + len(resumed["pruned_trials"]) == 5
 
 
 def test_without_a_feasible_trial_the_closest_is_written_and_the_exit_is_1(tmp_path, monkeypatch):
@@ -108,7 +109,7 @@ def test_a_changed_scenario_never_resumes_a_study_judged_on_the_old_one(tmp_path
     # and says so, naming what changed
     assert (f"tuning copy: new study '{after['study_name']}': the scenario differs from study '{before['study_name']}''s "
             "(tenants[0].sla_p99 10ms -> 20ms, tenants[1].sla_p99 10ms -> 20ms)") in second.stderr.splitlines()
-    assert [t["number"] for t in after["trials"]] == [0, 1, 2]          # run afresh, not the old study's trials
+    assert sorted(t["number"] for t in after["trials"] + after["pruned_trials"]) == [0, 1, 2]   # run afresh, not the old study's
     for trial in after["trials"]:
         for name, tenant in trial["figures"]["tenants"].items():
             assert tenant["sla_p99_ms"] == 20.0
@@ -116,7 +117,8 @@ def test_a_changed_scenario_never_resumes_a_study_judged_on_the_old_one(tmp_path
     # the same copy again resumes its own study
     again = _tune(str(copy), *SMALL, "--trials", "4", "--validate", "0")
     assert again.exit_code in (0, 1), again.output
-    assert (_study(tmp_path)["study_name"], len(_study(tmp_path)["trials"])) == (after["study_name"], 4)
+    resumed = _study(tmp_path)
+    assert (resumed["study_name"], len(resumed["trials"]) + len(resumed["pruned_trials"])) == (after["study_name"], 4)
     # a study named by the user refuses the changed scenario in one line naming what changed
     named = before["study_name"]
     _assert_one_line_error(_tune(str(copy), *SMALL, "--trials", "3", "--validate", "0", "--study-name", named),

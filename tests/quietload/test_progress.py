@@ -58,7 +58,7 @@ def test_a_study_closes_once_and_its_validation_lines_follow():
     study.finish()
     held_out.finish()
     assert stream.getvalue().splitlines() == [
-        "tuning tiny: 4/4 trials, 0:00:06 elapsed, ETA 0:00:00",
+        "tuning tiny: 4/4 trials (best feasible 120 requests), 0:00:06 elapsed, ETA 0:00:00",
         "tuning tiny: trial 4/4, best feasible 120 requests, 6.0 s",
         "tuning tiny: trial 3 on 20 held-out seeds: held",
     ]

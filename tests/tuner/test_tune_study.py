@@ -4,6 +4,8 @@ import pytest
 
 from tuner import Objective, StudySettings, TrialRecord, closest_miss, open_storage, pareto_front, pick, run_study
 from tuner import search_space
+from simulator.evaluator import StopWhen
+from tuner.pruning import stop_when as _stop_when
 from workloads import Scenario, ScenarioError
 
 
@@ -44,7 +46,7 @@ def _objective(raw):
 
 
 def _settings(tmp_path, **given):
-    return StudySettings(**{"trials": 5, "storage": f"sqlite:///{tmp_path}/study.db", "study_name": "tiny", **given})
+    return StudySettings(**{"trials": 5, "storage": f"sqlite:///{tmp_path}/study.db", "study_name": "tiny", "prune": False, **given})
 
 
 def test_a_study_is_seeded_and_reproducible(tiny, tmp_path):
@@ -63,7 +65,7 @@ def test_rerunning_a_study_resumes_it_up_to_the_trials_asked(tiny, tmp_path):
     run_study(_objective(tiny), _settings(tmp_path, trials=3))
     resumed = run_study(_objective(tiny), _settings(tmp_path, trials=6), progress=lambda *p: seen.append(p))
     assert [t.number for t in resumed.trials] == [0, 1, 2, 3, 4, 5]
-    assert [(done, total) for done, total, _ in seen] == [(4, 6), (5, 6), (6, 6)]
+    assert [(done, total) for done, total, _, _ in seen] == [(4, 6), (5, 6), (6, 6)]
     assert seen[-1][2] == min(t.produce_requests for t in resumed.trials if t.feasible)
     again = run_study(_objective(tiny), _settings(tmp_path, trials=6))
     assert len(again.trials) == 6
@@ -212,3 +214,54 @@ def test_a_search_whose_every_trial_is_refused_stops_in_one_line(tiny, tmp_path)
     with pytest.raises(ScenarioError) as refused:
         run_study(objective, _settings(tmp_path, trials=3))
     assert str(refused.value) == "batch.producer.batch.size: 20 trials in a row refused, the last: larger than buffer.memory"
+
+
+TINY_TENANT = {"name": "api", "topic": "events", "client": {"kind": "java", "version": "4.1.0"}, "rate": "200/s",
+               "record_size": "1KB"}
+
+
+class _Counting:
+    """The model, counting the runs it starts."""
+
+    name, stops_early = "model", True
+
+    def __init__(self):
+        from simulator.model.model import ModelEvaluator
+        self.model, self.seeds = ModelEvaluator(), []
+
+    def evaluate(self, scenario, seed, progress=None, stop=None):
+        self.seeds.append(seed)
+        return self.model.evaluate(scenario, seed, progress, stop)
+
+
+def test_a_trial_that_misses_on_a_seed_leaves_the_seeds_after_it_unrun(tiny_with):
+    raw = tiny_with({"tenants": [{**TINY_TENANT, "sla_p99": "1us"}]})    # no setting holds it
+    counting = _Counting()
+    objective = Objective(raw, search_space(Scenario.from_mapping(raw)), seed=1, evaluator=counting, repeat=3)
+    outcome = objective.trial_outcome({}, StopWhen())
+    assert counting.seeds == [1] and outcome.pruned.startswith("seed 1: ") and not outcome.feasible
+    assert outcome.constraints["sla:api"] > 0
+    unstopped = objective.evaluate({})
+    assert counting.seeds == [1, 1, 2, 3] and unstopped.pruned is None and unstopped.constraints["sla:api"] > 0
+
+
+def test_pruned_trials_are_kept_apart_never_picked_and_counted_in_the_progress(tiny_with, tmp_path):
+    raw = tiny_with({"tenants": [{**TINY_TENANT, "sla_p99": "1us"}]})
+    seen = []
+    summary = run_study(_objective(raw), _settings(tmp_path, trials=3, prune=True), progress=lambda *p: seen.append(p))
+    assert summary.trials == [] and summary.pick is None and summary.front == []
+    assert [t.number for t in summary.pruned] == [0, 1, 2] and all("api" in t.pruned for t in summary.pruned)
+    assert [(p[0], p[3]) for p in seen if len(p) == 4] == [(1, 1), (2, 2), (3, 3)]    # each trial's end
+    running = [p[4] for p in seen if len(p) == 5]     # each simulated second of the running trial
+    assert running and running[0] == "trial 0, seed 1: 1 s simulated"
+    written = summary.to_dict({"name": "tiny"})
+    assert [t["number"] for t in written["pruned_trials"]] == [0, 1, 2] and written["trials"] == []
+    assert closest_miss(summary.pruned) is not None and all(not t.feasible for t in summary.pruned)
+
+
+def test_the_requests_factor_stops_a_trial_past_that_many_times_the_best_that_held():
+    settings = StudySettings(prune_factor=3.0)
+    assert _stop_when(settings, None) == StopWhen()
+    assert _stop_when(settings, 1_000) == StopWhen(requests_over=3_000)
+    assert _stop_when(StudySettings(prune_factor=0.0), 1_000) == StopWhen()
+    assert _stop_when(StudySettings(prune=False), 1_000) is None

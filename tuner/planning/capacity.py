@@ -164,7 +164,8 @@ def _highest(values: list[float | None]) -> float | None:
 def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
     """Run one task on ``evaluator``, once per seed; the figures the plan keeps of it, each at its
     worst over the seeds (the runner's work: a module-level function, so process pools and
-    Spark's Python workers can run it)."""
+    Spark's Python workers can run it). A seed over a neighbour's SLA settles the point's verdict:
+    the seeds after it are not run (``seeds_run`` says how many were)."""
     scenario = Scenario.from_mapping(task["scenario"])
     point = point_of(task)
     summaries = []
@@ -174,6 +175,8 @@ def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
             result.write(result_path(task["option"], [], seed, f"{point.load_gb:g}gb-x{point.loads}-{point.spacing_s:g}s",
                                      Path(task["keep_dir"])))
         summaries.append(result.summary)
+        if any(t.p99_ms_during is not None and words.over(t.p99_ms_during, t.sla_p99_ms) for t in result.summary.tenants):
+            break
     load_seconds = max(summary.load_seconds for summary in summaries)
     tenants = [{"name": t.name, "p99_ms_during": _round(_highest([s.tenants[i].p99_ms_during for s in summaries])),
                 "sla_p99_ms": _round(t.sla_p99_ms)} for i, t in enumerate(summaries[0].tenants)]
@@ -182,7 +185,8 @@ def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
             **({"jobs_at_once": True} if task.get("jobs_at_once") else {}),
             "ingest_gb_per_hour": _round(ingest_gb_per_hour(point, load_seconds)),
             "produce_requests": max(summary.produce_requests for summary in summaries), "load_seconds": _round(load_seconds),
-            "tenants": tenants, "feasible": all(within_sla(t) for t in tenants)}
+            "tenants": tenants, "feasible": all(within_sla(t) for t in tenants),
+            **({"seeds_run": len(summaries)} if len(summaries) < len(task["seeds"]) else {})}
 
 
 def within_sla(tenant: dict) -> bool:

@@ -1,0 +1,119 @@
+"""A run's verdict before its end: checked at the run's 1-second progress reports, so the event
+loop pays nothing per event, and raised as ``RunStopped`` with the figures so far.
+
+A neighbour's p99 during the load is over its SLA beyond doubt once more of its records are over
+the SLA than any end of the load can outnumber. The p99 of N records is the bucket of the record
+ranked ceil(0.99 N) (``LatencyHistogram.percentile``), so at most N - ceil(0.99 N) = floor(N / 100)
+records lie above it: with k records already in buckets wholly above the SLA and k > floor(N / 100),
+the ranked record is in one of those buckets and the p99 is over the SLA, for every N up to the
+most the window can hold. The window is the records meant to be sent from the load's start to its
+end, at the neighbour's fixed rate; its end is at most ``windows.max_duration`` (a load that runs
+past it fails the run), and with a ``check.deadline`` at most the deadline after the start (a load
+that ends later misses the deadline: over a constraint all the same). An SLA relative to the
+neighbour's p99 alone is known once every record meant to be sent before the load has been
+acknowledged: the window alone is then complete.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from simulator.contract.histograms import LatencyHistogram
+from simulator.stopping import RunStopped, StopWhen
+from simulator.model.metrics import Latencies
+
+
+def most_records(rate: float, start: float, end: float) -> int:
+    """The most records a neighbour sending every 1/``rate`` s means to send in [start, end): one
+    more than whole intervals fit, and one for the rounding of its send times as they add up."""
+    return max(0, math.floor((end - start) * rate)) + 2
+
+
+def first_bucket_over(sla_ms: float) -> int:
+    """The first latency bucket every latency of which is over ``sla_ms`` (its lower edge above
+    the SLA, with room for the rounding of the logarithm that picks a latency's bucket)."""
+    step = LatencyHistogram._STEP
+    bucket = int(math.log(sla_ms * 1e3 * (1 + 1e-9)) / step) + 1
+    while math.exp((bucket - 1) * step) <= sla_ms * 1e3 * (1 + 1e-9):
+        bucket += 1
+    return bucket
+
+
+def over_beyond_doubt(over: int, most: int) -> bool:
+    """Whether ``over`` records over the SLA put the p99 of any window of at most ``most`` records over it."""
+    return over > most // 100
+
+
+def window_end(run: Any) -> float:
+    """The latest the load can end: its end once known, else the run's cap or the deadline."""
+    if not math.isnan(run.load_end):
+        return run.load_end
+    deadline = run.scenario.check.deadline
+    cap = run.scenario.windows.max_duration
+    return cap if deadline is None else min(cap, run.night_start + deadline)
+
+
+def load_requests(run: Any) -> int:
+    return sum(executor.producer.requests for load in run.loads for executor in load.executors)
+
+
+def sends_before(first: float, rate: float, end: float) -> int:
+    """The records meant to be sent before ``end``: from ``first`` on, every 1 / ``rate`` s, the
+    send times added up as the neighbour's producer adds them."""
+    interval, sent, at = 1.0 / rate, 0, first
+    while at < end:
+        sent += 1
+        at += interval
+    return sent
+
+
+def limit_ms(tenant: Any, start: float) -> float | None:
+    """The neighbour's SLA in ms; a relative one once its window alone is complete (else None)."""
+    sla, latencies = tenant.spec.sla, tenant.latencies
+    if not sla.relative:
+        return sla.ms
+    if latencies.undecided or latencies.before.count < sends_before(tenant.first_send, tenant.spec.rate, start):
+        return None
+    return sla.limit_ms(latencies.before.percentile(0.99))
+
+
+def figures_so_far(run: Any) -> dict[str, Any]:
+    tenants = {}
+    for tenant in run.tenants:
+        if isinstance(tenant.latencies, Latencies) and tenant.latencies.during.count:
+            limit = limit_ms(tenant, run.night_start)
+            tenants[tenant.spec.name] = {"p99_ms_during": tenant.latencies.during.percentile(0.99),
+                                         **({} if limit is None else {"sla_p99_ms": limit})}
+    load_end = run.engine.now if math.isnan(run.load_end) else run.load_end
+    return {"simulated_s": round(run.engine.now, 3), "load_s": round(load_end - run.night_start, 3),
+            "produce_requests": load_requests(run), "tenants": tenants}
+
+
+def check(run: Any, stop: StopWhen) -> None:
+    """Raise ``RunStopped`` when the run's verdict is known: a constraint missed beyond doubt, or
+    more produce requests than ``stop.requests_over``."""
+    now, start = run.engine.now, run.night_start
+    if now <= start:
+        return
+    requests = load_requests(run) if stop.requests_over is not None else 0
+    if stop.requests_over is not None and requests > stop.requests_over:
+        raise RunStopped(f"{requests:,} produce requests by {now - start:,.0f} s after the load's start, past "
+                         f"{stop.requests_over:,}", figures_so_far(run))
+    deadline = run.scenario.check.deadline
+    if deadline is not None and math.isnan(run.load_end) and now - start > deadline:
+        raise RunStopped(f"the load still running {now - start:,.0f} s after its start, past check.deadline "
+                         f"{deadline:g} s", figures_so_far(run))
+    end = window_end(run)
+    for tenant in run.tenants:
+        if not isinstance(tenant.latencies, Latencies):   # a streaming pipeline's: judged at the run's end
+            continue
+        limit = limit_ms(tenant, start)
+        if limit is None:
+            continue
+        first = first_bucket_over(limit)
+        over = sum(count for bucket, count in tenant.latencies.during.counts.items() if bucket >= first)
+        most = most_records(tenant.spec.rate, start, end)
+        if over_beyond_doubt(over, most):
+            raise RunStopped(f"{tenant.spec.name}'s p99 during the load over its SLA of {limit:.3g} ms beyond doubt: "
+                             f"{over:,} records over it, more than 1 % of the {most:,} the load can hold",
+                             figures_so_far(run))

@@ -1,0 +1,22 @@
+"""What ends a run before its end: the rule a caller hands the evaluator, and what the run raises."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class StopWhen:
+    """When a run may stop before its end, its verdict known: a neighbour's p99 during the load over
+    its SLA beyond doubt (or the load past ``check.deadline``), or the load's produce requests past
+    ``requests_over`` (a setting that sends that many is beaten however it ends)."""
+
+    requests_over: int | None = None
+
+
+class RunStopped(Exception):
+    """A run stopped at its verdict: why, and its figures so far."""
+
+    def __init__(self, reason: str, figures: dict[str, Any]) -> None:
+        super().__init__(reason, figures)
+        self.reason, self.figures = reason, figures
