@@ -111,8 +111,8 @@ def kept(study: str, done: int, database: Path) -> str:
 
 def test_sigterm_ends_tune_and_its_workers_and_the_same_command_resumes_the_study(tmp_path):
     database = tmp_path / "study.db"
-    args = ["tune", PAYPAY, "--trials", "500", "--workers", "2", "--validate", "0",
-            "--storage", f"sqlite:///{database}", "--out", str(tmp_path)]
+    args = ["tune", PAYPAY, "--trials", "500", "--workers", "2", "--validate", "0",   # trials run to their end: none pruned
+            "--storage", f"sqlite:///{database}", "--out", str(tmp_path), "--no-prune"]
     with started(args, tmp_path) as run:
         count = worker_count(run)
         wait_until(run, lambda: completed_trials(database) >= 1 and len(workers(run)) == count, "completed trial")

@@ -242,7 +242,7 @@ def test_a_wrong_password_is_one_line_without_the_password(postgres, tmp_path):
 
 
 def test_a_server_that_never_answers_times_out(monkeypatch):
-    monkeypatch.setattr("tuner.study.CONNECT_TIMEOUT_S", 2)
+    monkeypatch.setattr("tuner.storage.CONNECT_TIMEOUT_S", 2)
     with socket.socket() as silent:            # accepts the connection, never speaks
         silent.bind(("127.0.0.1", 0))
         silent.listen()

@@ -1,7 +1,7 @@
 """A storage URL as every message shows it: no password, whatever the URL's shape."""
 import pytest
 
-from tuner.study import display_url, mask_secrets
+from tuner.storage import display_url, mask_secrets
 
 SECRET = "S3cr3t"
 
