@@ -235,44 +235,49 @@ _LATENCY_STEP: Final = math.log(1.01)    # LatencyHistogram's buckets: 1 % wide
 
 class RecordLatencies:
     """A batch job's records' latency, ``send()`` to acknowledgement, over the whole job, as
-    kafka-producer-perf-test reports its own (its callback's time less the send's start). Records
-    appended one by one (``records_acked``) count at their intended send times; a flow's batch
-    (``batch_acked``) took its records evenly from its creation to its close, so they count at
-    ``SPAN_POINTS`` evenly spaced points of that span, each a share of its records (a
-    quantile is then off by at most a sixteenth of one batch's span)."""
+    kafka-producer-perf-test reports its own (its callback's time less the send's start), in 1 %
+    buckets. Records appended one by one (``records_acked``) count at their intended send times. A
+    flow's batch (``batch_acked``) took its records evenly from its creation to its close: it counts
+    them at one point of that span, the point stepping through ``SPAN_POINTS`` evenly spaced
+    positions from one batch to the next, so that over many batches their records spread over their
+    spans as they were appended (one point a batch keeps the run as fast as it was)."""
 
-    __slots__ = ("weights", "maximum", "records")
+    __slots__ = ("weights", "maximum", "records", "phase")
     SPAN_POINTS: Final = 8
 
     def __init__(self) -> None:
-        self.weights: dict[int, float] = {}
+        self.weights: list[float] = []      # by bucket (LatencyHistogram.bucket)
         self.maximum = 0.0
         self.records = 0.0
+        self.phase = 0
 
     def _add(self, latency: float, weight: float) -> None:
         index = LatencyHistogram.bucket(latency) if latency > 0.0 else 0
-        self.weights[index] = self.weights.get(index, 0.0) + weight
+        weights = self.weights
+        if index >= len(weights):
+            weights.extend([0.0] * (index + 1 - len(weights)))
+        weights[index] += weight
         self.records += weight
-        if latency > self.maximum:
-            self.maximum = latency
 
     def records_acked(self, intended: list[float], done: float) -> None:
         for t in intended:
             self._add(done - t, 1.0)
+            if done - t > self.maximum:
+                self.maximum = done - t
 
     def batch_acked(self, created: float, closed: float, records: float, done: float) -> None:
         if records <= 0.0:
             return
-        points = min(self.SPAN_POINTS, max(1, math.ceil(records)))
-        shortest, span = done - closed, closed - created
-        for i in range(points):
-            self._add(shortest + span * (i + 0.5) / points, records / points)
+        self.phase = (self.phase + 1) % self.SPAN_POINTS
+        self._add(done - closed + (closed - created) * (self.phase + 0.5) / self.SPAN_POINTS, records)
         if done - created > self.maximum:
             self.maximum = done - created
 
     def add(self, other: "RecordLatencies") -> None:
-        for index, weight in other.weights.items():
-            self.weights[index] = self.weights.get(index, 0.0) + weight
+        if len(other.weights) > len(self.weights):
+            self.weights.extend([0.0] * (len(other.weights) - len(self.weights)))
+        for index, weight in enumerate(other.weights):
+            self.weights[index] += weight
         self.records += other.records
         self.maximum = max(self.maximum, other.maximum)
 
@@ -281,9 +286,9 @@ class RecordLatencies:
         if self.records <= 0.0:
             return None
         rank, seen = fraction * self.records, 0.0
-        for index in sorted(self.weights):
-            seen += self.weights[index]
-            if seen >= rank - 1e-9:
+        for index, weight in enumerate(self.weights):
+            seen += weight
+            if weight > 0.0 and seen >= rank - 1e-9:
                 return min(math.exp(index * _LATENCY_STEP) / 1e3, self.maximum * 1e3)
         return self.maximum * 1e3
 

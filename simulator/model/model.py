@@ -45,10 +45,6 @@ class JobRun:
     loads: list[Load | PerfLoad | BurstLoad] = field(default_factory=list)
     latencies: RecordLatencies = field(default_factory=RecordLatencies)   # its records', send() to ack
 
-    def batch_acked(self, batch, done: float) -> None:
-        """One of its producers' flow batches was acknowledged at ``done``."""
-        self.latencies.batch_acked(batch.created, batch.closed_at, batch.records, done)
-
     @property
     def ended(self) -> float:
         """When its last load ended (nan while one still runs)."""
@@ -240,7 +236,7 @@ class ModelRun:
             # a Glue worker runs one executor with a core per vCPU: its vCPUs by default its cores
             hosts = [self._executor_host(spark.vcpus or spark.executor_cores, i, rng) for i, rng in enumerate(rngs)]
             load = Load(self.engine, f"{run.prefix}load{copy}", plan, run.spec, self.partitions[job.topic], rngs,
-                        spark.executor_cores, hosts, rates, scans, order, self._load_done, run.batch_acked)
+                        spark.executor_cores, hosts, rates, scans, order, self._load_done, run.latencies.batch_acked)
             self.loads.append(load)
             run.loads.append(load)
             self.engine.at(self.scenario.job_start(job) + copy * job.spacing, load.start)
@@ -268,7 +264,7 @@ class ModelRun:
             hosts = [self._executor_host(job.host.vcpus, i, rng) for i, rng in enumerate(rngs)]
             load = PerfLoad(self.engine, f"{run.prefix}load{copy}", run.spec, self.partitions[job.topic], rngs, hosts,
                             job.records, run.core_rate * self._noise(jitter), job.throughput,
-                            self.scenario.profile.client.throttle_wake_ms * 1e-3, self._load_done, run.batch_acked)
+                            self.scenario.profile.client.throttle_wake_ms * 1e-3, self._load_done, run.latencies.batch_acked)
             self.loads.append(load)
             run.loads.append(load)
             self.engine.at(self.scenario.job_start(job) + copy * job.spacing, load.start)
@@ -293,7 +289,7 @@ class ModelRun:
         else:
             load = Load(self.engine, "load0", self.load_plan, spec, topic, [rng], appends.threads, [host],
                         [appends.rate / appends.value_bytes * record / appends.threads] * appends.threads, [], [0],
-                        self._load_done, run.batch_acked)
+                        self._load_done, run.latencies.batch_acked)
         self.loads.append(load)
         run.loads.append(load)
         run.plan = self.load_plan

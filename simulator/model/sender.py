@@ -29,8 +29,8 @@ from simulator.model.metrics import BatchSizes, Mean
 
 # a neighbour's records done: their intended send times and when the sender read the response
 RecordsAcked = Callable[[list[float], float], None]
-# a bulk flow's batch done (its records appended from its creation to its close), and when
-BatchAcked = Callable[[Batch, float], None]
+# a bulk flow's batch done: its records, appended from its creation to its close, and when
+BatchAcked = Callable[[float, float, float, float], None]    # (created, closed, records, done)
 
 
 class Sender:
@@ -277,7 +277,7 @@ class Sender:
                 if self.on_records_acked:
                     self.on_records_acked(batch.intended, done)
             elif self.on_batch_acked is not None:
-                self.on_batch_acked(batch, done)
+                self.on_batch_acked(batch.created, batch.closed_at, batch.records, done)
             if batch.waiters:
                 accumulator.flushed(batch)
         accumulator.release(now)

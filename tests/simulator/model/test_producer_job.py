@@ -55,12 +55,13 @@ def test_perf_tests_payloads_compress_as_the_codec_finds_them(payload, lowest, h
     assert lowest <= s.compression_ratio <= highest
 
 
-def test_a_flow_batchs_records_count_evenly_over_the_span_they_were_appended_in():
+def test_flow_batches_records_count_at_points_stepping_over_the_spans_they_were_appended_in():
     latencies = RecordLatencies()
-    latencies.batch_acked(created=0.0, closed=0.001, records=8.0, done=0.003)   # appended over 1 ms, acked at 3
+    for _ in range(8):    # each appended over 1 ms, acknowledged at 3 ms: one point a batch, 8 positions in turn
+        latencies.batch_acked(0.0, 0.001, 1.0, 0.003)
     figures = latencies.summary()
     assert figures["count"] == 8 and figures["max"] == pytest.approx(3.0)
-    # the 4th of 8 points, 2 ms + 3.5/8 ms, in its 1 % bucket
+    # the 4th of the 8 positions, 2 ms + 3.5/8 ms, in its 1 % bucket
     assert 2.4375 <= figures["p50"] <= 2.4375 * 1.0101
     latencies.records_acked([0.0, 0.0], 0.010)
     assert latencies.summary()["count"] == 10 and latencies.summary()["max"] == pytest.approx(10.0)
