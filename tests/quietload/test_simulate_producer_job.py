@@ -30,3 +30,11 @@ def test_a_spark_key_on_a_producer_job_is_refused_naming_it(tmp_path):
     result = CliRunner().invoke(app, ["simulate", str(path), "--set", "batch.spark.spark.executor.instances=2"])
     assert result.exit_code == 2
     assert result.output.strip().splitlines()[-1] == "error: batch.spark: a producer job (kind: producer) has no Spark side"
+
+
+def test_plan_refuses_a_producer_job_in_one_line(tmp_path):
+    path = tmp_path / "perf.yaml"
+    path.write_text(yaml.safe_dump(SCENARIO))
+    result = CliRunner().invoke(app, ["plan", str(path), "--load-gb", "0.01", "--loads", "1"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines()[-1].startswith("error: batch.kind: plan sizes a Spark job's files")
