@@ -202,9 +202,10 @@ def build(run: LiveRun) -> RunResult:
         replica_lag_bytes_max_during=None,
         quota_throttle_s=None,
         remote_time_ms_p99=max((b.produce_time_ms["RemoteTimeMs"]["p99"] or 0.0) for b in brokers) if brokers else None,
-        append_rate_bytes_per_s=record_bytes / load_seconds / run.scenario.batch.spark.executors if load_seconds > 0 else None,
+        append_rate_bytes_per_s=record_bytes / load_seconds / run.scenario.batch.instances if load_seconds > 0 else None,
         drain_interval_ms=None,
         batch_fill=wire_batch / run.scenario.batch.producer.batch_size,
+        record_latency_ms=run.job.get("record_latency_ms"),    # a producer job's, as perf-test printed it
         integrity_ok=bool(run.integrity.get("ok")),
         faults=tuple(run.faults),
         incomplete=incomplete,
@@ -239,7 +240,8 @@ def build(run: LiveRun) -> RunResult:
              "input_bytes": run.job.get("input_bytes"),
              "job_seconds": run.job.get("wall_seconds"), **_traced(run.job, run.scenario.batch.client_id)}
     result = RunResult(evaluator="live", scenario=run.scenario.as_mapping(), seed=run.seed, summary=summary,
-                       spark=spark, producers=[{"name": "spark-job", **producer}], brokers=tuple(brokers), tenants=tenants,
+                       spark=spark, producers=[{"name": "spark-job" if run.scenario.batch.spark else "perf-test", **producer}],
+                       brokers=tuple(brokers), tenants=tenants,
                        windows={k: list(v) for k, v in windows.items()}, timelines=timelines,
                        batch_sizes=run.batch_sizes)
     return dataclasses.replace(result, mechanism=mechanism(result, run))
