@@ -233,8 +233,8 @@ def broker_wait(times: Mapping[str, float | None], pipeline: bool = False) -> st
             f"per connection at a time, so its next requests and records waited behind each of them")
 
 
-def job_wrote(rows: int, s: Summary) -> str:
-    return (f"The Spark job wrote {rows:,} rows in {s.load_seconds:.1f} s; its producer sent "
+def job_wrote(rows: int, s: Summary, writer: str = "The Spark job") -> str:
+    return (f"{writer} wrote {rows:,} rows in {s.load_seconds:.1f} s; its producer sent "
             f"{s.producer_request_total:,} requests by its own count (request-total), mean batch "
             f"{kb(s.mean_batch_wire_bytes)} on the wire, {s.records_per_request:.0f} records per request.")
 

@@ -260,7 +260,10 @@ def _traced(job: dict, client_id: str) -> dict:
 def mechanism(result: RunResult, run: LiveRun) -> list[str]:
     """What the real parts measured, in the model's words where the figures are the same."""
     s = result.summary
-    lines = [words.job_wrote(run.job.get("rows", 0), s)]
+    lines = [words.job_wrote(run.job.get("rows", 0), s,
+                             "The Spark job" if run.scenario.batch.spark else "kafka-producer-perf-test")]
+    if s.record_latency_ms and s.record_latency_ms.get("count"):
+        lines.append(words.record_latency(s.record_latency_ms))
     if s.broker_produce_requests is not None and "produce_requests" not in s.incomplete:
         lines.append(words.broker_count(s))
     if s.handler_idle_pct_during is not None:
