@@ -77,6 +77,12 @@ def search_space(scenario: Scenario, levers: tuple[str, ...] = DEFAULT_LEVERS) -
                                                        f"--levers including {KNOBS[name].lever}")
     names = knobs_of(levers)
     names += [n for n in given if n not in names]
+    if scenario.batch.spark is None:    # a producer job: no Spark side to search
+        spark = [n for n in names if KNOBS[n].path[:2] == ("batch", "spark")]
+        for name in spark:
+            if name in given:
+                raise ScenarioError(f"tune.knobs.{name}", "is a Spark setting; a producer job (kind: producer) has none")
+        names = [n for n in names if n not in spark]
     ranges = []
     for name in names:
         knob = KNOBS[name]

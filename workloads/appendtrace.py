@@ -227,6 +227,25 @@ def appends(trace: AppendTrace, client_id: str | None = None) -> Appends:
                    pause_seconds, tuple(sorted(tasks)), acks, failed, statistics.median(periods) if periods else 0.0)
 
 
+def record_latencies(trace: AppendTrace, client_id: str) -> list[float]:
+    """Each record of ``client_id``'s producers from send() to acknowledgement, seconds. A record's
+    partition is not known at send() (the partitioner picks it after the interceptor), so each
+    producer's sends are matched to its acknowledgements in order: exact while its batches complete
+    in the order they were filled, else off by how far in-flight requests overtake each other."""
+    mine = {i for i, name in enumerate(trace.producers) if name == client_id}
+    sends: dict[int, list[float]] = {}
+    acks: dict[int, list[float]] = {}
+    for thread in trace.threads:
+        for event in thread.sends:
+            if event[1] in mine:
+                sends.setdefault(event[1], []).append(event[0])
+        for event in thread.acks:
+            if event[1] in mine:
+                acks.setdefault(event[1], []).append(event[0])
+    return [ack - sent for producer, times in sends.items()
+            for sent, ack in zip(sorted(times), sorted(acks.get(producer, [])))]
+
+
 def _tasks(thread: ThreadTrace, sends: list[tuple[float, int, int, int, int]]) -> list[float]:
     """Per name the thread had while sending (a Spark task each), its first send to its last."""
     bounds = [t for t, _ in thread.names[1:]] + [float("inf")]

@@ -64,8 +64,9 @@ class Budget:
 
 
 def job_vcpus(scenario: Scenario) -> int:
+    """The job's cores: its executors' (a producer job's: a core per instance, its send() loop's)."""
     spark = scenario.batch.spark
-    return spark.executors * spark.executor_cores
+    return spark.executors * spark.executor_cores if spark is not None else scenario.batch.producers
 
 
 def plan_budgets(scenario: Scenario, cores: Iterable[int], brokers: int | None) -> list[Budget]:
@@ -77,6 +78,8 @@ def plan_budgets(scenario: Scenario, cores: Iterable[int], brokers: int | None) 
     broker_vcpus, job, neighbours = scenario.cluster.broker.vcpus, job_vcpus(scenario), scenario.tenant_host.vcpus
     if brokers is not None and broker_vcpus > n:
         raise ScenarioError("cluster.broker.vcpus", f"{broker_vcpus:g} vCPUs do not fit this machine's {n} cores")
+    if job > n and scenario.batch.spark is None:
+        raise ScenarioError("batch.producers", f"{job} instances, a core each, do not fit this machine's {n} cores")
     if job > n:
         spark = scenario.batch.spark
         raise ScenarioError("batch.spark", f"{spark.executors} executor(s) x {spark.executor_cores} cores = {job} cores do not "

@@ -23,7 +23,7 @@ from typing import Any, Callable
 from simulator.evaluator import Progress
 from simulator.live._process import StackError, http_get
 from workloads.prometheus_text import parse_metrics
-from simulator.live import clients, integrity, logdump, s3, spark_job
+from simulator.live import clients, integrity, logdump, perf_job, s3, spark_job
 from simulator.live.background import BackgroundSampler
 from simulator.live.budget import CpuBudgets, job_vcpus, placement_of, plan_budgets
 from simulator.live.threads import process_tree
@@ -162,6 +162,7 @@ class LiveEvaluator:
     def evaluate(self, scenario: Scenario, seed: int, progress: Progress | None = None) -> RunResult:
         check_night(scenario)
         views = [job_view(scenario, job) for job in scenario.jobs]   # each job as the one job of its parts
+        producer_job = check_producer_job(scenario, self.kill_broker)
         clients.java_security(self.security)    # a setting the Spark job could not use fails before anything starts
         if self.kill_broker is not None:
             if self.bootstrap_servers is not None:
@@ -190,8 +191,9 @@ class LiveEvaluator:
                 if self.kill_broker is not None:
                     raise ScenarioError("--kill-broker", "kills a broker of the local stack only, not of --bootstrap-servers")
             check_reachable(bootstrap, self.security)
-            storage = stack.enter_context(s3.LocalStackS3(self.run_dir / "s3", progress=self.say))
-            if status := storage.status():
+            # a producer job reads no files: no LocalStack
+            storage = None if producer_job else stack.enter_context(s3.LocalStackS3(self.run_dir / "s3", progress=self.say))
+            if storage and (status := storage.status()):
                 place("storage", status.pid)
                 storage_pid.append(status.pid)
             create_topics(scenario, bootstrap, self.security, cluster.brokers if cluster else None)
@@ -214,6 +216,9 @@ class LiveEvaluator:
                     stack.callback(clients.clear_client_quota, bootstrap, quota, self.security, client_id)
                 if quota:
                     notes.append(f"Client quota for {client_id} on every broker: {clients.render_configs(quota)}.")
+                if storage is None:
+                    inputs.append(([], None))
+                    continue
                 files = write_dataset_csv(view, Path(work) / "dataset" / view.batch.name, self.say)
                 uris = s3.upload_dataset(storage.endpoint_url, "quietload-live", f"{scenario.name}-{view.batch.name}", files)
                 inputs.append((uris, integrity.expected_digest(files, view.batch.key)))
@@ -265,7 +270,12 @@ class LiveEvaluator:
                     foreign.start()
 
             def run_one(view: Scenario, before: Callable[[], None] | None, job_uris: list[str]) -> Any:
-                return spark_job.run_glue_job(view, bootstrap, job_uris, storage.endpoint_url, cores=job_vcpus(view),
+                if producer_job:
+                    return perf_job.run_producer_job(view, bootstrap, self.security, progress=self.say,
+                                                     on_started=lambda pid: (place("job", pid), components.append(pid)),
+                                                     before_load=before,
+                                                     after_load=lambda: cgroups.append(budgets.cpu_stat() if budgets else {}))
+                return spark_job.run_glue_job(view, bootstrap, job_uris, storage.endpoint_url if storage else None, cores=job_vcpus(view),
                                               progress=self.say, security=self.security,
                                               warm_up_topic=WARM_UP_TOPIC if cluster else None,
                                               on_started=lambda pid: (place("job", pid), components.append(pid), job_pids.append(pid)),
@@ -279,7 +289,7 @@ class LiveEvaluator:
                 uris_of = {view.batch.name: job_uris for view, (job_uris, _) in zip(views, inputs)}
                 reports = run_jobs(scenario, lambda view, before: run_one(view, before, uris_of[view.batch.name]), before_load)
                 job = GlueJobReport(**merged([_as_dict(r) for r in reports]))
-            kept_trace = keep_trace(job.trace, self.run_dir / "traces", f"{scenario.name}-seed{seed}-{time.time():.0f}")
+            kept_trace = keep_trace(getattr(job, "trace", None), self.run_dir / "traces", f"{scenario.name}-seed{seed}-{time.time():.0f}")
             started = opened[0]
             if warm_up := getattr(job, "warm_up", None):
                 notes.append(f"Before the windows the job wrote {warm_up['rows']:,.0f} rows to {WARM_UP_TOPIC} to warm up "
@@ -307,6 +317,9 @@ class LiveEvaluator:
             self.say("reading every row back ...")
             checked = [integrity.verify(job_expected, integrity.read_back(bootstrap, view.batch.topic, timeout_s=120.0,
                                                                           security=self.security))
+                       if job_expected is not None else
+                       integrity.counted(view.batch.records * view.batch.producers,
+                                         integrity.count_back(bootstrap, view.batch.topic, timeout_s=120.0, security=self.security))
                        for view, (_, job_expected) in zip(views, inputs)]
             report = checked[0] if len(checked) == 1 else integrity.combined(checked)
             requests_by_client = cluster.produce_requests_by_client() if cluster else {}
@@ -328,6 +341,18 @@ class LiveEvaluator:
         if len(views) == 1:
             return job_lines(result, scenario, requests_by_client, kept_trace, started)
         return night_result(result, scenario, [_as_dict(r) for r in reports], checked, requests_by_client, traces, started)
+
+
+def check_producer_job(scenario: Scenario, kill_broker: int | None) -> bool:
+    """Whether the run's job is a producer job, which the live stack runs alone (no night, no fault)."""
+    if not any(job.kind == "producer" for job in scenario.jobs):
+        return False
+    if len(scenario.jobs) > 1:
+        raise ScenarioError("batch", "a live night runs Spark jobs only; run a producer job as the one job")
+    if kill_broker is not None:
+        raise ScenarioError("--kill-broker", "a fault run needs a Spark job, whose rows are verified one by one")
+    perf_job.check_live(scenario)
+    return True
 
 
 def keep_trace(written: str | None, folder: Path, name: str) -> str | None:

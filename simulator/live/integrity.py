@@ -18,7 +18,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from simulator.live._process import StackError
 from simulator.live.clients import QUIET_LOG
@@ -104,19 +104,11 @@ def expected_digest(csv_files: list[Path], key_column: str | None) -> Digest:
 def read_back(bootstrap_servers: str, topic: str, timeout_s: float, security: dict[str, str] | None = None) -> Digest:
     """The digest of every record in ``topic``, read from the beginning of each partition up to
     the end offsets it had when reading started (``complete`` False if ``timeout_s`` ran out)."""
-    from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition     # optional extra (live)
+    from confluent_kafka import OFFSET_BEGINNING, TopicPartition     # optional extra (live)
 
-    consumer = Consumer({"bootstrap.servers": bootstrap_servers, "group.id": f"quietload-integrity-{uuid.uuid4()}",
-                         "enable.auto.commit": False, "enable.partition.eof": False, **QUIET_LOG, **(security or {})})
+    consumer = _consumer(bootstrap_servers, security)
     try:
-        try:
-            metadata = consumer.list_topics(topic, timeout=min(timeout_s, 30))
-        except KafkaException as error:
-            raise StackError(f"reading {topic} back from {bootstrap_servers} failed: {error}") from None
-        partitions = metadata.topics.get(topic)
-        if partitions is None or partitions.error is not None:
-            raise StackError(f"topic {topic!r} does not exist on {bootstrap_servers}")
-        ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions.partitions}
+        ends = {p: end for p, (_, end) in _offsets(consumer, bootstrap_servers, topic, timeout_s).items()}
         remaining = {p: end for p, end in ends.items() if end > 0}
         consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in remaining])
         hashes: list[int] = []
@@ -134,6 +126,36 @@ def read_back(bootstrap_servers: str, topic: str, timeout_s: float, security: di
         consumer.close()
 
 
+def count_back(bootstrap_servers: str, topic: str, timeout_s: float, security: dict[str, str] | None = None) -> Digest:
+    """How many records ``topic`` holds, from its partitions' offsets (a producer job's records
+    carry random bytes: there is nothing to hash them against)."""
+    consumer = _consumer(bootstrap_servers, security)
+    try:
+        offsets = _offsets(consumer, bootstrap_servers, topic, timeout_s)
+        return Digest(sum(end - start for start, end in offsets.values()), "")
+    finally:
+        consumer.close()
+
+
+def _consumer(bootstrap_servers: str, security: dict[str, str] | None) -> Any:
+    from confluent_kafka import Consumer     # optional extra (live)
+    return Consumer({"bootstrap.servers": bootstrap_servers, "group.id": f"quietload-integrity-{uuid.uuid4()}",
+                     "enable.auto.commit": False, "enable.partition.eof": False, **QUIET_LOG, **(security or {})})
+
+
+def _offsets(consumer: Any, bootstrap_servers: str, topic: str, timeout_s: float) -> dict[int, tuple[int, int]]:
+    """Each partition of ``topic``: its first and its end offset."""
+    from confluent_kafka import KafkaException, TopicPartition     # optional extra (live)
+    try:
+        metadata = consumer.list_topics(topic, timeout=min(timeout_s, 30))
+    except KafkaException as error:
+        raise StackError(f"reading {topic} back from {bootstrap_servers} failed: {error}") from None
+    partitions = metadata.topics.get(topic)
+    if partitions is None or partitions.error is not None:
+        raise StackError(f"topic {topic!r} does not exist on {bootstrap_servers}")
+    return {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10) for p in partitions.partitions}
+
+
 def verify(expected: Digest, actual: Digest) -> IntegrityReport:
     missing = sum(max(0, n - actual.counts.get(h, 0)) for h, n in expected.counts.items())
     duplicated = sum(n - expected.counts[h] for h, n in actual.counts.items() if n > expected.counts.get(h, 0) > 0)
@@ -142,6 +164,13 @@ def verify(expected: Digest, actual: Digest) -> IntegrityReport:
     ok = (expected.rows == actual.rows and hash_match and actual.complete and not (missing or duplicated or unexpected))
     return IntegrityReport(expected.rows, actual.rows, missing, duplicated, unexpected, expected.content_hash,
                            actual.content_hash, hash_match, actual.complete, ok)
+
+
+def counted(rows: int, actual: Digest) -> IntegrityReport:
+    """A producer job's records (random payloads, no dataset to hash against): their count only."""
+    missing, extra = max(0, rows - actual.rows), max(0, actual.rows - rows)
+    return IntegrityReport(rows, actual.rows, missing, extra, 0, "", actual.content_hash, True, actual.complete,
+                           actual.complete and not (missing or extra))
 
 
 def combined(reports: list[IntegrityReport]) -> IntegrityReport:

@@ -130,9 +130,14 @@ def job_lines(result: Any, scenario: Scenario, requests_by_client: dict[str, lis
     the brokers logged them and, from its append trace, the records acknowledged to its producers a second."""
     seconds = len(result.timelines.get("second", []))
     lines = job_timelines(scenario, requests_by_client, origin, seconds) if requests_by_client else {}
+    summary = result.summary
     if trace:
         job = scenario.jobs[0]
         read = appendtrace.read_trace(trace)
+        latency = LatencyHistogram()     # the job's records, send() to acknowledgement, from its trace
+        for seconds_taken in appendtrace.record_latencies(read, job.client_id):
+            latency.record(max(seconds_taken, 0.0))
+        summary = dataclasses.replace(summary, record_latency_ms=latency.summary() if latency.count else None)
         mine = {i for i, name in enumerate(read.producers) if name == job.client_id}
         line = [0.0] * seconds
         for thread in read.threads:
@@ -140,7 +145,7 @@ def job_lines(result: Any, scenario: Scenario, requests_by_client: dict[str, lis
                 if ack[1] in mine and 0 <= (at := read.anchor_wall_s + ack[0] - origin) < seconds:
                     line[int(at)] += 1
         lines[job_line(job.name, JOB_RECORDS)] = line
-    return dataclasses.replace(result, timelines={**result.timelines, **lines}) if lines else result
+    return dataclasses.replace(result, summary=summary, timelines={**result.timelines, **lines}) if lines else result
 
 
 def _p99(trace: Any, start: float, end: float) -> float | None:

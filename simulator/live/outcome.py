@@ -207,9 +207,10 @@ def build(run: LiveRun) -> RunResult:
         replica_lag_bytes_max_during=None,
         quota_throttle_s=None,
         remote_time_ms_p99=max((b.produce_time_ms["RemoteTimeMs"]["p99"] or 0.0) for b in brokers) if brokers else None,
-        append_rate_bytes_per_s=record_bytes / load_seconds / run.scenario.batch.spark.executors if load_seconds > 0 else None,
+        append_rate_bytes_per_s=record_bytes / load_seconds / run.scenario.batch.instances if load_seconds > 0 else None,
         drain_interval_ms=None,
         batch_fill=wire_batch / run.scenario.batch.producer.batch_size,
+        record_latency_ms=run.job.get("record_latency_ms"),    # a producer job's, as perf-test printed it
         integrity_ok=bool(run.integrity.get("ok")),
         faults=tuple(run.faults),
         incomplete=incomplete,
@@ -245,7 +246,8 @@ def build(run: LiveRun) -> RunResult:
              "input_bytes": run.job.get("input_bytes"),
              "job_seconds": run.job.get("wall_seconds"), **_traced(run.job, run.scenario.batch.client_id)}
     result = RunResult(evaluator="live", scenario=run.scenario.as_mapping(), seed=run.seed, summary=summary,
-                       spark=spark, producers=[{"name": "spark-job", **producer}], brokers=tuple(brokers), tenants=tenants,
+                       spark=spark, producers=[{"name": "spark-job" if run.scenario.batch.spark else "perf-test", **producer}],
+                       brokers=tuple(brokers), tenants=tenants,
                        windows={k: list(v) for k, v in windows.items()}, timelines=timelines,
                        batch_sizes=run.batch_sizes)
     return dataclasses.replace(result, mechanism=mechanism(result, run))
@@ -264,7 +266,10 @@ def _traced(job: dict, client_id: str) -> dict:
 def mechanism(result: RunResult, run: LiveRun) -> list[str]:
     """What the real parts measured, in the model's words where the figures are the same."""
     s = result.summary
-    lines = [words.job_wrote(run.job.get("rows", 0), s)]
+    lines = [words.job_wrote(run.job.get("rows", 0), s,
+                             "The Spark job" if run.scenario.batch.spark else "kafka-producer-perf-test")]
+    if s.record_latency_ms and s.record_latency_ms.get("count"):
+        lines.append(words.record_latency(s.record_latency_ms))
     if s.broker_produce_requests is not None and "produce_requests" not in s.incomplete:
         lines.append(words.broker_count(s))
     if s.handler_idle_pct_during is not None:

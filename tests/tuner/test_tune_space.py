@@ -135,3 +135,14 @@ def test_quota_ranges_need_the_quota_lever(tiny_with):
         search_space(scenario, ("job",))
     ranges = {r.name: r for r in search_space(scenario).ranges}
     assert (ranges["producer_byte_rate"].low, ranges["producer_byte_rate"].high) == (5 * 1024**2, 50 * 1024**2)
+
+
+def test_a_producer_jobs_study_searches_no_spark_setting():
+    raw = {"name": "perf", "cluster": {"brokers": 1, "topics": [{"name": "bench", "partitions": 2}]},
+           "batch": {"kind": "producer", "topic": "bench", "records": 100, "record_size": "100B"}}
+    names = [r.name for r in search_space(Scenario.from_mapping(raw)).ranges]
+    assert "repartition" not in names and {"linger.ms", "batch.size", "compression.type"} <= set(names)
+    raw["tune"] = {"knobs": {"repartition": [None, 4]}}
+    with pytest.raises(ScenarioError) as error:
+        search_space(Scenario.from_mapping(raw))
+    assert error.value.field == "tune.knobs.repartition"

@@ -146,3 +146,13 @@ def test_import_of_a_trace_with_no_send_is_one_line(tmp_path: Path) -> None:
     path = write(tmp_path, encode(["batch-load"], []))
     with pytest.raises(ScenarioError, match=r"^--trace: .*: no send\(\) recorded: the interceptor saw no record$"):
         gather(Request(trace=path))
+
+
+def test_each_producers_sends_meet_its_acknowledgements_in_order() -> None:
+    # producer 0 (batch-load) on two task threads, its acks on the sender thread; producer 1 is another client
+    task_a = appendtrace.ThreadTrace(1, (), sends=((0.000, 0, -1, 0, 10), (0.002, 0, -1, 0, 10)))
+    task_b = appendtrace.ThreadTrace(2, (), sends=((0.001, 0, -1, 0, 10), (0.001, 1, -1, 0, 10)))
+    sender = appendtrace.ThreadTrace(3, (), sends=(), acks=((0.005, 0, 4, 0, 10), (0.006, 0, 2, 0, 10),
+                                                          (0.010, 0, 4, 0, 10), (0.020, 1, 0, 0, 10)))
+    trace = appendtrace.AppendTrace(0.0, 1, 0, ("batch-load", "other"), (task_a, task_b, sender))
+    assert appendtrace.record_latencies(trace, "batch-load") == pytest.approx([0.005, 0.005, 0.008])

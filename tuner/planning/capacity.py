@@ -72,6 +72,9 @@ class Grid:
 
 def current_load(scenario: Scenario) -> LoadPoint:
     spark = scenario.batch.spark
+    if spark is None:
+        raise ScenarioError("batch.kind", "plan sizes a Spark job's files and executors; a producer job's load is "
+                                          "its records: simulate it with --set batch.records=N or batch.producers=N")
     return LoadPoint(sum(scenario.dataset.file_sizes) / GIB, scenario.batch.loads, scenario.batch.spacing,
                      spark.executors, spark.executor_cores)
 

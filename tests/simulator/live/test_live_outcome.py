@@ -133,3 +133,20 @@ def test_the_waits_for_a_core_are_in_the_summary_and_the_mechanism_and_a_neighbo
                for line in result.mechanism)
     unmeasured = build(dataclasses.replace(_run(), machine=busy)).summary     # no waits: the machine's load judges
     assert unmeasured.core_waits is None and unmeasured.noise[0].startswith("the machine was saturated")
+
+
+def test_a_producer_jobs_run_reads_perf_tests_latency_and_says_who_wrote():
+    run = _run()
+    perf = Scenario.from_mapping({"name": "perf", "cluster": {"brokers": 1, "topics": [{"name": "card-transactions", "partitions": 30}]},
+                                  "batch": {"kind": "producer", "topic": "card-transactions", "records": 25_000,
+                                            "record_size": "800B", "producers": 2},
+                                  "tenants": [{"name": t, "topic": "card-transactions", "rate": "100/s", "record_size": "1KB",
+                                               "sla_p99": "20ms"} for t in ("payment-api", "fraud-scoring")]})
+    latency = {"count": 50_000, "p50": 2.0, "p95": 5.0, "p99": 9.0, "p999": 30.0, "max": 41.0}
+    result = build(dataclasses.replace(run, scenario=perf, job={**run.job, "record_latency_ms": latency}))
+    assert result.summary.record_latency_ms == latency and result.producers[0]["name"] == "perf-test"
+    assert result.mechanism[0].startswith("kafka-producer-perf-test wrote 50,000 rows in 2.0 s")
+    assert result.mechanism[1] == ("The job's 50,000 records took 2.00 ms at p50, 5.00 ms at p95, 9.00 ms at p99, "
+                                   "30.00 ms at p99.9 and 41.00 ms at most from send() to acknowledgement.")
+    # the append rate is per producer instance
+    assert result.summary.append_rate_bytes_per_s == pytest.approx(50_000 * 800.0 / 2.0 / 2)

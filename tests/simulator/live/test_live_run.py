@@ -36,6 +36,9 @@ def test_every_row_arrives_exactly_once(live_run):
     assert result["evaluator"] == "live" and result["summary"]["integrity_ok"] is True
     assert "every row exactly once" in outcome.stdout
     assert result["spark"]["rows"] > 30_000     # 20 MB of card-transaction CSV rows
+    # the job's own records, send() to acknowledgement, from its append trace: every row once
+    latency = result["summary"]["record_latency_ms"]
+    assert latency["count"] == result["spark"]["rows"] and 0 < latency["p50"] <= latency["p99"] <= latency["max"]
 
 
 @pytest.mark.live
