@@ -7,7 +7,8 @@ publishes (a throughput: the producers' records a second times the record size, 
 bytes, as ``kafka-producer-perf-test`` prints it). The tool's own CPU per record is in neither the
 model nor the profile, so the producers' append rate comes from one row, the table's *anchor*,
 where nothing else held the producer back: the rate at which the model's anchor row sends at its
-published figure (``append_rate``); the other rows are predictions relative to it. A table's verdict is on its shape only:
+published figure (``append_rate``); the other rows are predictions relative to it. A table's
+verdict is on its shape only:
 
 - every ordering it shows: two rows whose published figures differ by 10 % or more rank the same
   way on the model, by more than 1 % (closer rows are within one run's repeatability, so only their
