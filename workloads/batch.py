@@ -1,5 +1,9 @@
 """The batch jobs of a scenario: the files a job reads, its Spark (or Glue) side, its producer and
-quota, and a night's several jobs (``batch:`` a list) checked against each other."""
+quota, and a night's several jobs (``batch:`` a list) checked against each other.
+
+A job is of one of two kinds: ``spark`` (the default: a Spark or Glue job writing files' rows) or
+``producer`` (a plain producer application, as ``kafka-producer-perf-test`` runs one: instances
+appending records of one size at a rate, or as fast as they can)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,12 +13,19 @@ from workloads import _fields as f
 from workloads.errors import ScenarioError
 from workloads.producer import Client, ProducerConfig
 from workloads.quota import QUOTA_CLIENT_ID, Quota
-from workloads.units import parse_byte_rate, parse_bytes, parse_seconds
+from workloads.units import parse_byte_rate, parse_bytes, parse_record_rate, parse_seconds
 from workloads.versions import Platform, parse_version, platform
 
 _seconds = parse_seconds
 _positive_bytes = f.positive(parse_bytes)
 SINGLE_JOB = "batch"   # the name of the one job a mapping gives
+JOB_KINDS = ("spark", "producer")
+# a producer job's record values: each its own random A-Z bytes (kafka-producer-perf-test 3.0 on),
+# one random A-Z value repeated (perf-test before 3.0, KAFKA-12662), or the dataset's rows as JSON
+PAYLOADS = ("random", "repeated", "rows")
+# the keys only one kind of job takes: a job of the other kind that gives one is refused
+_SPARK_KEYS = ("spark", "dataset", "platform")
+_PRODUCER_KEYS = ("producers", "records", "record_size", "throughput", "payload", "keys", "host")
 
 
 @dataclass(frozen=True)
@@ -28,7 +39,7 @@ class Dataset:
     """The CSV files the job reads, and where their rows come from."""
 
     files: tuple[FileGroup, ...] = f.prop(parse=lambda v, p: tuple(f.build(FileGroup, x, f"{p}[{i}]") for i, x in enumerate(v))
-                                          if isinstance(v, list) and v else _no_files(v, p))
+                                          if isinstance(v, list) and v else _no_files(v, p), default=())
     compression: str = f.prop(parse=f.one_of("none", "gzip"), default="none")
     rows: str = f.prop(parse=f.text, default="card-transactions")
     sample_rows: int = f.prop(parse=f.positive_int, default=2000)
@@ -72,12 +83,34 @@ class Spark:
         return self.default_parallelism or max(self.slots, 2)
 
 
+def parse_throughput(value: Any, path: str) -> float | None:
+    """``--throughput`` of kafka-producer-perf-test: records per second (``50000/s`` or a number), or
+    ``unlimited`` (perf-test's -1): as fast as ``send()`` returns. None means unlimited."""
+    if value in ("unlimited", -1, "-1"):
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = f"{value}/s"
+    rate = parse_record_rate(value, path)
+    if rate <= 0:
+        raise ScenarioError(path, f"expected records per second greater than zero, or unlimited, got {value!r}")
+    return rate
+
+
+@dataclass(frozen=True)
+class ProducerHost:
+    """The host each instance of a producer job runs on (one of its own each): its vCPUs."""
+
+    vcpus: int = f.prop(parse=f.positive_int, default=4)
+
+
 @dataclass(frozen=True)
 class BatchJob:
     topic: str = f.prop(parse=f.text)
-    spark: Spark = f.prop()
-    client: Client = f.prop()
-    producer: ProducerConfig = f.prop()
+    # a Spark job's Spark side; a producer job has none
+    spark: Spark | None = f.prop(default=None, unset_unsaid=True)
+    # built by ``build`` for the job's client; the defaults: the default client's
+    client: Client = f.prop(default_factory=Client)
+    producer: ProducerConfig = f.prop(default_factory=lambda: ProducerConfig.build(None, Client(), "producer"))
     key: str | None = f.prop(default=None)
     start: float | None = f.prop(parse=_seconds, default=None)
     loads: int = f.prop(parse=f.positive_int, default=1)
@@ -94,6 +127,30 @@ class BatchJob:
     own_dataset: bool = f.prop(default=False, internal=True)
     # its load, from its own start, must end within this (check's load_deadline); unset: check.deadline
     deadline: float | None = f.prop(parse=f.positive(_seconds), default=None, unset_unsaid=True)
+    kind: str = f.prop(parse=f.one_of(*JOB_KINDS), default="spark", unset_unsaid=True)
+    # a producer job (kind: producer), as kafka-producer-perf-test takes it: its instances, each
+    # --num-records records of --record-size value bytes at --throughput records per second
+    producers: int = f.prop(parse=f.positive_int, default=1, unset_unsaid=True)
+    records: int | None = f.prop(parse=f.positive_int, default=None, unset_unsaid=True)
+    record_size: int | None = f.prop(parse=_positive_bytes, default=None, unset_unsaid=True)
+    throughput: float | None = f.prop(parse=parse_throughput, default=None, unset_unsaid=True)
+    payload: str | None = f.prop(parse=f.one_of(*PAYLOADS), default=None, unset_unsaid=True)
+    keys: int = f.prop(parse=f.non_negative_int, default=0, unset_unsaid=True)    # distinct keys; 0: null keys
+    host: ProducerHost = f.prop(parse=lambda v, p: f.build(ProducerHost, v, p), default_factory=ProducerHost,
+                                unset_unsaid=True)
+
+    @property
+    def instances(self) -> int:
+        """Its producer processes: a Spark job's executors, a producer job's producers."""
+        return self.spark.executors if self.spark is not None else self.producers
+
+    @property
+    def values(self) -> str:
+        """Where its record values come from: a producer job's payload (unset: as the perf-test of its
+        client's version makes them), a Spark job's rows."""
+        if self.kind == "spark":
+            return "rows"
+        return self.payload or ("random" if self.client.version >= (3, 0, 0) else "repeated")
 
     @property
     def runs_on(self) -> Platform | None:
@@ -102,6 +159,12 @@ class BatchJob:
     @classmethod
     def build(cls, raw: Any, path: str) -> "BatchJob":
         raw = f.require_mapping(raw, path)
+        kind = f.one_of(*JOB_KINDS)(raw.get("kind", "spark"), f.join(path, "kind"))
+        if kind == "producer":
+            return cls._producer_job(raw, path)
+        for key in _PRODUCER_KEYS:
+            if key in raw:
+                raise ScenarioError(f.join(path, key), "a Spark job's key? it is a producer job's (kind: producer)")
         where = f.join(path, "platform")
         runs_on = platform(raw["platform"], where) if raw.get("platform") is not None else None
         client = Client.build(raw.get("client"), f.join(path, "client"), runs_on.kafka_clients if runs_on else None)
@@ -114,6 +177,29 @@ class BatchJob:
             if raw.get("name") is not None and "client.id" not in raw else {}
         return f.build(cls, raw, path, client=client, own_dataset=raw.get("dataset") is not None, **named,
                        spark=f.build(Spark, raw.get("spark"), f.join(path, "spark")),
+                       producer=ProducerConfig.build(raw.get("producer"), client, f.join(path, "producer")))
+
+    @classmethod
+    def _producer_job(cls, raw: dict, path: str) -> "BatchJob":
+        """A plain producer application (``kind: producer``): no Spark side, no files, no key column."""
+        for key in _SPARK_KEYS:
+            if key in raw:
+                raise ScenarioError(f.join(path, key), "a producer job (kind: producer) has no " +
+                                    {"spark": "Spark side", "dataset": "files", "platform": "Spark platform"}[key])
+        if raw.get("key") is not None:
+            raise ScenarioError(f.join(path, "key"), "a producer job's records have no key column; "
+                                                     "keys: N gives them N distinct keys")
+        for key in ("records", "record_size"):
+            if key not in raw and not (key == "record_size" and raw.get("payload") == "rows"):
+                raise ScenarioError(f.join(path, key), "required but missing (a producer job's "
+                                    + {"records": "--num-records per producer)", "record_size": "--record-size)"}[key])
+        if raw.get("payload") == "rows" and "record_size" in raw:
+            raise ScenarioError(f.join(path, "record_size"), "payload: rows sends the dataset's rows as they are; "
+                                                             "leave record_size out")
+        client = Client.build(raw.get("client"), f.join(path, "client"))
+        named = {"client_id": f.client_id(raw["name"], f.join(path, "name"))} \
+            if raw.get("name") is not None and "client.id" not in raw else {}
+        return f.build(cls, raw, path, client=client, **named,
                        producer=ProducerConfig.build(raw.get("producer"), client, f.join(path, "producer")))
 
 

@@ -43,10 +43,13 @@ class Client:
 
     @property
     def partitioner(self) -> str:
-        """Null-key partitioning: KIP-480 sticky (2.4-3.2), KIP-794 built-in (3.3+),
+        """Null-key partitioning: round-robin before 2.4 (``DefaultPartitioner``: a counter per topic,
+        each record the next partition), KIP-480 sticky (2.4-3.2), KIP-794 built-in (3.3+),
         librdkafka's consistent_random with sticky.partitioning.linger.ms."""
         if self.kind == "librdkafka":
             return "librdkafka-sticky"
+        if self.version < (2, 4, 0):
+            return "round-robin"
         return "kip794" if self.version >= (3, 3, 0) else "kip480"
 
 

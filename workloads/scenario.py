@@ -214,9 +214,11 @@ class Plan:
 class Scenario:
     name: str = f.prop(parse=f.text)
     cluster: Cluster = f.prop(parse=lambda v, p: f.build(Cluster, v, p))
-    dataset: Dataset = f.prop(parse=lambda v, p: f.build(Dataset, v, p))
+    # the files Spark jobs read (a scenario of producer jobs alone needs none)
+    dataset: Dataset = f.prop(parse=lambda v, p: f.build(Dataset, v, p), default_factory=Dataset, unset_unsaid=True)
     # the batch jobs in file order (``batch:`` a mapping gives one; a list, a night's several)
-    jobs: tuple[BatchJob, ...] = f.prop("batch", parse=parse_jobs, element=lambda raw: BatchJob, one="job")
+    jobs: tuple[BatchJob, ...] = f.prop("batch", parse=parse_jobs, element=lambda raw: BatchJob, one="job",
+                                        default=())   # required: from_mapping says so when it is missing
     tenants: tuple[Tenant, ...] = f.prop(element=streaming.kind_class, parse=lambda v, p: tuple(streaming.tenant(x, f"{p}[{i}]") for i, x in enumerate(v or [])),
                                          default=())
     tenant_host: TenantHost = f.prop(parse=lambda v, p: f.build(TenantHost, v, p), default_factory=TenantHost)
@@ -251,6 +253,8 @@ class Scenario:
     def from_mapping(cls, raw: Any, source: str = "") -> "Scenario":
         raw = f.require_mapping(raw, "")
         scenario = f.build(cls, raw, "")
+        if not scenario.jobs:
+            raise ScenarioError("batch", "required but missing")
         if scenario.profile is None:
             scenario = dataclasses.replace(scenario, profile=CostProfile.load("default"))
         if scenario.cluster.tls is not None:
@@ -290,7 +294,7 @@ class Scenario:
                 raise ScenarioError(f"tenants[{i}].name", f"{name!r} is the batch job's client.id: the brokers "
                                                           "would meter and log the tenant as the load")
         streaming.check_inputs(self)
-        self.placement.validate(self.hosts, self.cluster.brokers, max(job.spark.executors for job in self.jobs), tenant_names)
+        self.placement.validate(self.hosts, self.cluster.brokers, max(job.instances for job in self.jobs), tenant_names)
         self._check_protocol()
 
     def _check_job(self, job: BatchJob, where: str, topics: set[str]) -> None:
@@ -305,6 +309,11 @@ class Scenario:
                                                     f"before windows.max_duration ({self.windows.max_duration:g} s) ends the run")
         if job.topic not in topics:
             raise ScenarioError(f"{where}.topic", f"topic {job.topic!r} is not in cluster.topics")
+        if job.kind == "spark" and not (job.dataset or self.dataset).files:
+            raise ScenarioError(f"{where}.dataset.files" if job.own_dataset else "dataset.files",
+                                "required but missing (the files a Spark job reads)")
+        if job.record_size is not None and job.record_size > job.producer.max_request_size:
+            raise ScenarioError(f"{where}.record_size", "is larger than the job's max.request.size")
 
     def _check_protocol(self) -> None:
         """Kafka 4.0 brokers refuse the produce and fetch versions of Java clients before 2.1 (KIP-896)."""

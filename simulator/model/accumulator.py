@@ -43,7 +43,8 @@ class RecordAccumulator:
         self.ratio_bytes = -1.0         # the last batch size asked of ratio_at, and its answer:
         self.ratio = 1.0                # full batches repeat one size
         self.record_bytes = spec.record_bytes
-        self.keyed = spec.keyed
+        # keys, or round-robin without them (clients before 2.4): a flow fills every partition's batch
+        self.keyed = spec.keyed or spec.client.partitioner == "round-robin"
         self.deques: dict[Partition, deque[Batch]] = {p: deque() for p in partitions}
         # each leader's partitions' deques in by_node's order: a drain walks them all
         self.node_deques = {node: [self.deques[p] for p in led] for node, led in self.by_node.items()}

@@ -1,5 +1,8 @@
-"""Where a producer's records without a key go: the clients' sticky partitioners.
+"""Where a producer's records without a key go: the clients' partitioners.
 
+Before 2.4 (``DefaultPartitioner``): round-robin, a counter per topic that starts at a random
+value, each record the next partition; a flow of records then fills every partition's batch at
+an equal share of the rate, as keys do (the accumulator spreads it so).
 KIP-480 (kafka-clients 2.4-3.2, ``StickyPartitionCache``): a random partition other than the
 last each time a record needs a new batch. KIP-794 (3.3 on, ``BuiltInPartitioner``): a switch
 once ``batch.size`` went to the partition and its queue has no batch still taking records (the
@@ -41,6 +44,15 @@ class StickyPartitioner:
         self.current: Partition | None = None
         self.produced = 0.0                # bytes sent to the current partition since the switch
         self.since = 0.0
+
+    def next_round_robin(self) -> Partition:
+        """``DefaultPartitioner`` before 2.4: the counter's next partition (``produced`` counts records)."""
+        if self.current is None:
+            self.produced = float(self._below(len(self.partitions)))
+            self.current = self.partitions[0]
+        index = int(self.produced) % len(self.partitions)
+        self.produced += 1.0
+        return self.partitions[index]
 
     def switch(self, now: float) -> Partition:
         previous, candidates = self.current, self.partitions
@@ -88,6 +100,8 @@ class StickyPartitioner:
         """The partition of the next record: KIP-480 switches when it needs a new batch, KIP-794
         when ``batch.size`` went to the partition and the sender drained its queue
         (``partitionChanged``), librdkafka after sticky.partitioning.linger.ms."""
+        if self.kind == "round-robin":
+            return self.next_round_robin()
         partition = self.current or self.switch(now)
         dq = self.deques[partition]
         if not dq and self.produced >= self.drained_switch_bytes:
@@ -107,12 +121,12 @@ class StickyPartitioner:
 
     def taken_back(self, partition: Partition, amount: float) -> None:
         """A drain left ``amount`` bytes of a record still being appended: not produced to ``partition``."""
-        if partition is self.current:
+        if partition is self.current and self.kind != "round-robin":
             self.produced -= amount
 
     def add(self, partition: Partition, amount: float, now: float) -> None:
         """``amount`` bytes went to ``partition``; KIP-794 switches once they reach its bound."""
-        if partition is self.current:
+        if partition is self.current and self.kind != "round-robin":
             self.produced += amount
             if self.produced >= self.switch_bytes - 1e-6:
                 self.switch(now)

@@ -7,6 +7,8 @@ enough that each run takes milliseconds of wall time.
 from __future__ import annotations
 
 import math
+import random
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,8 @@ import yaml
 
 from simulator.model.model import ModelEvaluator
 from simulator.model.batch import BATCH_HEADER
+from simulator.model.broker import Partition
+from simulator.model.partitioner import StickyPartitioner
 from simulator.model.spark import max_split_bytes, plan_input_partitions, plan_writes
 from workloads.profile import PROFILE_DIR
 
@@ -421,6 +425,29 @@ def test_kip480_switches_partition_on_every_new_batch(make_scenario, traced_run,
     assert producer.partitioner == "kip480" and len(batches) > 50
     partitions = [b.partition.index for b in batches]
     assert all(a != b for a, b in zip(partitions, partitions[1:]))
+
+
+def test_clients_before_2_4_send_null_keys_round_robin_so_every_partition_fills_at_a_share(
+        make_scenario, traced_run, watch_requests):
+    # 2.3 DefaultPartitioner: a counter per topic, each record the next partition, so a flow's
+    # records reach all 4 partitions' batches at once and each batch fills at a quarter of the rate
+    batches, producer = batches_in_creation_order(make_scenario, traced_run, watch_requests, "2.3.1")
+    sticky, _ = batches_in_creation_order(make_scenario, traced_run, watch_requests, "2.8.1")
+    assert producer.partitioner == "round-robin"
+    counts = [sum(b.partition.index == p for b in batches) for p in range(4)]
+    assert max(counts) - min(counts) <= 1
+    # the drain interval is the same; a batch gathers a quarter of what one sticky partition does
+    mean = sum(b.bytes for b in batches) / len(batches)
+    sticky_mean = sum(b.bytes for b in sticky) / len(sticky)
+    assert mean < 0.5 * sticky_mean and len(batches) > 2 * len(sticky)
+
+
+def test_round_robin_gives_each_record_the_next_partition_from_a_random_start():
+    partitions = [Partition("t", i, None, []) for i in range(5)]
+    partitioner = StickyPartitioner("round-robin", partitions, {p: deque() for p in partitions}, [0] * 5,
+                                    random.Random(3), 16384)
+    first = random.Random(3).randrange(5)
+    assert [partitioner.for_record(0.0).index for _ in range(7)] == [(first + i) % 5 for i in range(7)]
 
 
 # KIP-794's switch points (batch.size once the sender drained the partition, else 2 x batch.size)
