@@ -55,7 +55,7 @@ class Table:
     record_size: int
     setup: tuple[str, ...]
     model: tuple[str, ...]       # what the scenario assumes, and why
-    anchor: str                  # the row whose figure sets the producers' append rate
+    anchor: str | None           # the row whose figure sets a Spark job's append rate; None: the profile's
     scenario: dict[str, Any]
     rows: tuple[Row, ...]
     path: Path
@@ -66,10 +66,10 @@ class Table:
         try:
             rows = tuple(Row(str(r["label"]), float(r["published"]), tuple(r.get("set") or ())) for r in raw["rows"])
             table = cls(raw["name"], raw["title"], raw["source"], raw["published"], raw["unit"], int(raw["record_size"]),
-                        tuple(raw["setup"]), tuple(raw["model"]), raw["anchor"], raw["scenario"], rows, path)
+                        tuple(raw["setup"]), tuple(raw["model"]), raw.get("anchor"), raw["scenario"], rows, path)
         except (KeyError, TypeError, ValueError) as e:
             raise ScenarioError(str(path), f"not a published table: {e!r}") from None
-        if table.anchor not in [row.label for row in rows]:
+        if table.anchor is not None and table.anchor not in [row.label for row in rows]:
             raise ScenarioError(f"{path}: anchor", f"{table.anchor!r} is none of the table's rows")
         return table
 
@@ -154,14 +154,14 @@ def judge(labels: list[str], published: list[float], model: list[float]) -> Verd
 @dataclass(frozen=True)
 class TableRun:
     table: Table
-    append_rate: float           # record bytes a second a core, from the anchor row
+    append_rate: float | None    # a Spark job's bytes a second a core, from the anchor row
     rows: tuple[RowRun, ...]
     verdict: Verdict
 
 
 def run_table(table: Table, evaluator: Evaluator, seed: int = 1, overrides: list[str] | None = None) -> TableRun:
-    rate = append_rate(table, evaluator, seed, overrides)
-    pinned = [*(overrides or []), f"batch.spark.append_rate={rate:.0f}B/s"]
+    rate = append_rate(table, evaluator, seed, overrides) if table.anchor is not None else None
+    pinned = [*(overrides or []), *([f"batch.spark.append_rate={rate:.0f}B/s"] if rate else [])]
     runs = []
     for row in table.rows:
         result = evaluator.evaluate(table.scenario_of(row, pinned), seed)
