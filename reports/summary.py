@@ -31,17 +31,30 @@ def _neighbour_lines(neighbours: tuple[TenantFigures, ...]) -> list[str]:
     return lines
 
 
+def record_latency(latency) -> str | None:
+    """The batch job's records, send() to acknowledgement, as kafka-producer-perf-test prints them."""
+    if not latency or not latency.get("count"):
+        return None
+    return ", ".join(f"{name} {_number(latency[key], 2)}"
+                     for name, key in (("p50", "p50"), ("p95", "p95"), ("p99", "p99"), ("p99.9", "p999"), ("max", "max")))
+
+
+def _record_latency_lines(latency) -> list[str]:
+    text = record_latency(latency)
+    return [_line("record latency (ms)", text)] if text else []
+
+
 def job_table(result: RunResult) -> tuple[list[str], list[list[str]]]:
     """A night's jobs, a row each: its load's span, requests (its producers' and the brokers' count of
     its client.id's), batches, records and bytes, request latency, and each neighbour's p99 over its
     load's seconds; no rows for one job."""
     names = [t.name for t in result.summary.tenants]
     head = ["job", "client.id", "start s", "end s", "requests", "broker count", "batches", "records", "MB", "req ms",
-            *(f"{n} p99 ms" for n in names)]
+            "record p99 ms", *(f"{n} p99 ms" for n in names)]
     rows = [[job.name, job.client_id, _number(job.load_start_s), _number(job.load_end_s), f"{job.produce_requests:,.0f}",
              f"{job.broker_produce_requests:,.0f}" if job.broker_produce_requests is not None else "n/a",
              f"{job.batches:,.0f}", f"{job.records:,.0f}", f"{(job.record_bytes or 0) / 1024**2:,.1f}",
-             _number(job.request_latency_ms), *(_number((job.neighbour_p99_ms or {}).get(n)) for n in names)]
+             _number(job.request_latency_ms), _number((job.record_latency_ms or {}).get("p99")), *(_number((job.neighbour_p99_ms or {}).get(n)) for n in names)]
             for job in result.jobs] if len(result.jobs) > 1 else []
     return head, rows
 
@@ -71,6 +84,7 @@ def render_summary(result: RunResult) -> str:
         _line("records per request", _number(s.records_per_request, 0)),
         _line("compression ratio", f"{s.compression_ratio:.2f} (wire / value bytes, {codec})"),
         _line("load duration", f"{_number(s.load_seconds)} s"),
+        *_record_latency_lines(s.record_latency_ms),
         _line("busiest broker", f"handler idle {_percent(s.handler_idle_pct_during)}, "
                                 f"CPU {_percent(s.cpu_pct_during)} during the load"),
         "",

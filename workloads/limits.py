@@ -120,9 +120,12 @@ class _JobSize:
     task_field: str
     task_value: float
     by_repartition: bool
+    task_words: str = "Spark tasks"
 
     @classmethod
     def of(cls, scenario, job) -> "_JobSize":
+        if job.spark is None:
+            return cls._producers(scenario, job)
         dataset, spark, where = job.dataset or scenario.dataset, job.spark, _where(scenario, job)
         input_bytes = sum(group.size * group.count for group in dataset.files)   # never the list of files itself
         value_bytes = input_bytes * (1.0 if dataset.splittable else _GZIP_CSV_RATIO) * job.loads
@@ -138,6 +141,16 @@ class _JobSize:
                                   else (load_field, load_value))
         return cls(job, where, input_bytes, value_bytes, load_s, tasks, load_field, load_value, load_shown,
                    task_field, task_value, by_repartition)
+
+    @classmethod
+    def _producers(cls, scenario, job) -> "_JobSize":
+        """A producer job: its instances' records at their throughput, or at the fastest send() loop."""
+        where = _where(scenario, job)
+        value_bytes = float(job.records * producer_value_bytes(job) * job.producers * job.loads)
+        load_s = producer_job_seconds(scenario, job) + (job.loads - 1) * job.spacing
+        tasks = float(job.producers * job.loads)
+        return cls(job, where, value_bytes, value_bytes, load_s, tasks, f"{where}.records", float(job.records), _count,
+                   f"{where}.producers", float(job.producers), True, "producer instances")
 
     @property
     def task_shown(self) -> Callable[[float], str]:
@@ -170,7 +183,8 @@ def estimate(scenario) -> RunSize:
     job_events = [(Part(j.load_field, j.value_bytes / j.job.producer.batch_size,
                         f"{j.value_bytes / j.job.producer.batch_size:,.0f} produce batches of at most batch.size",
                         j.load_value, j.load_shown),
-                   Part(j.task_field, j.tasks * _TASK_EVENTS, f"{j.tasks:,.0f} Spark tasks", j.task_value, j.task_shown))
+                   Part(j.task_field, j.tasks * _TASK_EVENTS, f"{j.tasks:,.0f} {j.task_words}", j.task_value, j.task_shown),
+                   *_throttle_wakes(scenario, j))
                   for j in jobs]
     events = (
         *(part for parts in job_events for part in parts),
@@ -217,12 +231,35 @@ def _drains(scenario, j: _JobSize, events: float) -> Part:
                 float(topic.partitions))
 
 
+def _throttle_wakes(scenario, j: _JobSize) -> tuple[Part, ...]:
+    """A throttled producer job's instances wake once per sleep (perf-test's 2 ms deficit at least)."""
+    if j.job.spark is not None or j.job.throughput is None:
+        return ()
+    cycle = max(0.002, 1.0 / j.job.throughput) + scenario.profile.client.throttle_wake_ms * 1e-3
+    wakes = 2.0 * j.load_s / cycle * j.job.producers
+    return (Part(f"{j.where}.throughput", wakes, f"{wakes:,.0f} wakes of throttled send loops", j.job.throughput,
+                 _per_second),)
+
+
+def producer_value_bytes(job) -> int:
+    """A producer job's value bytes per record (its dataset's rows: about a kilobyte, before they are read)."""
+    return job.record_size or 1024
+
+
+def producer_job_seconds(scenario, job) -> float:
+    """The least a producer job's load takes: its records at its throughput, or at its send() loop's pace."""
+    costs = scenario.profile.client
+    send_s = costs.send_record_us * 1e-6 + producer_value_bytes(job) * costs.send_byte_ns * 1e-9
+    return job.records / job.throughput if job.throughput else job.records * send_s
+
+
 def _job_memory(scenario, j: _JobSize) -> tuple[Part, ...]:
-    spark, partitions = j.job.spark, scenario.cluster.topic(j.job.topic).partitions
-    producers = spark.executors * j.job.loads
-    return (Part(f"{j.where}.spark.spark.executor.instances", producers * partitions * _PRODUCER_PARTITION_BYTES,
-                 f"{producers:,} producers over {partitions:,} partitions", float(spark.executors)),
-            Part(j.task_field, j.tasks * _TASK_BYTES, f"{j.tasks:,.0f} Spark tasks", j.task_value, j.task_shown))
+    partitions = scenario.cluster.topic(j.job.topic).partitions
+    producers = j.job.instances * j.job.loads
+    field = f"{j.where}.spark.spark.executor.instances" if j.job.spark is not None else f"{j.where}.producers"
+    return (Part(field, producers * partitions * _PRODUCER_PARTITION_BYTES,
+                 f"{producers:,} producers over {partitions:,} partitions", float(j.job.instances)),
+            Part(j.task_field, j.tasks * _TASK_BYTES, f"{j.tasks:,.0f} {j.task_words}", j.task_value, j.task_shown))
 
 
 def _job_requests(j: _JobSize) -> tuple[Part, ...]:
@@ -263,6 +300,12 @@ def check_load_fits(scenario) -> None:
 
 def _check_job_fits(scenario, batch, where: str) -> None:
     spark, windows = batch.spark, scenario.windows
+    if spark is None:   # a producer job: its records at its throughput (or send() loop) from its start
+        least, room = producer_job_seconds(scenario, batch), windows.max_duration - scenario.job_start(batch)
+        if room > 0 and least > room:
+            raise ScenarioError(f"{where}.records", f"{batch.records:,} records a producer would take at least "
+                                                    f"{_duration(least)}, past windows.max_duration's {_duration(room)} for it")
+        return
     dataset = batch.dataset or scenario.dataset
     value_bytes = sum(group.size * group.count for group in dataset.files) * batch.loads    # the least: JSON >= CSV >= gzip
     fastest = 1.5 if scenario.jitter.append_rate else 1.0      # the model's jitter draws a core's rate within 0.5x-1.5x

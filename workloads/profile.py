@@ -70,6 +70,12 @@ class ClientCosts:
     sender_response_us: float = f.prop(parse=_cost, default=20.0)
     # the sender reading a response, per record: its future completed and its callback run
     sender_record_us: float = f.prop(parse=_cost, default=0.0)
+    # a producer job's sending thread (kafka-producer-perf-test's loop): one send() call, and per
+    # value byte (perf-test from 3.0 draws every byte of every record); compression comes on top
+    send_record_us: float = f.prop(parse=_cost, default=1.0, unset_unsaid=True)
+    send_byte_ns: float = f.prop(parse=_cost, default=2.0, unset_unsaid=True)
+    # what a throttled perf-test's sleep takes beyond the deficit it asks (Object.wait: whole ms, timer slack)
+    throttle_wake_ms: float = f.prop(parse=_cost, default=0.1, unset_unsaid=True)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,8 @@ from simulator.contract.titles import SUMMARY_FIGURES
 
 JOBS_NOTE = ("The night's jobs: each job's own requests, batches, records and bytes, and each neighbour's p99 "
              "over the seconds of that job's load (other jobs may load then too).")
+RECORD_LATENCY_HEADER = ["the job's records (send() to ack)", "count", "p50 (ms)", "p95 (ms)", "p99 (ms)",
+                         "p99.9 (ms)", "max (ms)"]
 NEIGHBOUR_HEADER = ["neighbour", "p99 before (ms)", "p99 during (ms)", "p99 after (ms)", "SLA p99 (ms)", "verdict"]
 
 
@@ -48,6 +50,7 @@ class RunFigures:
     def to_dict(self) -> dict:
         return {"label": self.label, "scenario": self.scenario_name, "evaluator": self.result.evaluator,
                 "seed": self.result.seed, "summary": self.summary, "neighbours": self.neighbours,
+                "record_latency_ms": self.result.summary.record_latency_ms,
                 "batch_sizes": self.result.batch_sizes and self.result.batch_sizes.to_dict(), "mechanism": list(self.result.mechanism),
                 **({"jobs": [job.to_dict() for job in self.result.jobs]} if self.result.jobs else {})}
 
@@ -71,6 +74,14 @@ def neighbour_names(runs: list[RunFigures]) -> list[str]:
 
 def summary_rows(run: RunFigures) -> list[list[str]]:
     return [[title, format_figure(run.summary[key], fmt)] for key, title, fmt in SUMMARY_FIGURES]
+
+
+def record_latency_rows(run: RunFigures) -> list[list[str]]:
+    """The batch job's own records' latency, as kafka-producer-perf-test prints it; none for a run without it."""
+    latency = run.result.summary.record_latency_ms
+    if not latency or not latency.get("count"):
+        return []
+    return [["all", f"{latency['count']:,.0f}", *(format_ms(latency[k]) for k in ("p50", "p95", "p99", "p999", "max"))]]
 
 
 def neighbour_rows(run: RunFigures) -> list[list[str]]:
@@ -121,6 +132,8 @@ def _scenario_line(run: RunFigures) -> str:
 def run_markdown(run: RunFigures, batch_sizes: list[str]) -> list[str]:
     """The run's figures and neighbours, its batch sizes (``batch_sizes``: that section's lines), its mechanism."""
     lines = [f"## {run.label}", "", _scenario_line(run), "", *markdown_table(["figure", "value"], summary_rows(run)), ""]
+    if record_latency_rows(run):
+        lines += [*markdown_table(RECORD_LATENCY_HEADER, record_latency_rows(run)), ""]
     lines += (markdown_table(NEIGHBOUR_HEADER, neighbour_rows(run)) if run.neighbours
               else ["No neighbours in this scenario."]) + [""]
     head, jobs = job_table(run.result)
@@ -132,6 +145,8 @@ def run_markdown(run: RunFigures, batch_sizes: list[str]) -> list[str]:
 def run_html(run: RunFigures) -> list[str]:
     parts = [f"<h2>{escape(run.label)}</h2>", f"<p>{escape(_scenario_line(run))}</p>",
              html_table(["figure", "value"], summary_rows(run))]
+    if record_latency_rows(run):
+        parts.append(html_table(RECORD_LATENCY_HEADER, record_latency_rows(run)))
     if run.neighbours:
         parts.append(html_table(NEIGHBOUR_HEADER, neighbour_rows(run)))
     head, jobs = job_table(run.result)

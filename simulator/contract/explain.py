@@ -126,6 +126,24 @@ def spark_tasks(spark: Mapping[str, Any], executors: Any) -> str:
             + "); each executor's tasks share one producer.")
 
 
+def producer_job(job: Mapping[str, Any]) -> str:
+    """A plain producer job (``kind: producer``) as kafka-producer-perf-test would be run."""
+    instances = job.get("producers", 1)
+    throughput = job.get("throughput")
+    pace = f"at {throughput:,.0f} records/s each (perf-test's throttle: bursts)" if throughput else \
+        "as fast as send() returns (unthrottled)"
+    size = f"{format_bytes(job['record_size'])} records" if job.get("record_size") else "the dataset's rows"
+    return (f"{instances} producer instance(s), each on a host of its own with one thread calling send() into one "
+            f"producer, sent {job['records']:,} {size} {pace}.")
+
+
+def record_latency(latency: Mapping[str, Any]) -> str:
+    """The batch job's own records, send() to acknowledgement, as perf-test prints them."""
+    return (f"The job's {latency['count']:,} records took {ms(latency['p50'], 2)} at p50, {ms(latency['p95'], 2)} "
+            f"at p95, {ms(latency['p99'], 2)} at p99, {ms(latency['p999'], 2)} at p99.9 and {ms(latency['max'], 2)} "
+            f"at most from send() to acknowledgement.")
+
+
 def batching(s: Summary, linger_ms: float, batch_size: float) -> str:
     """How the producers' append rate and their senders' drain interval made the batches."""
     return (f"Each producer {appended(s.append_rate_bytes_per_s or 0.0)}; its sender "

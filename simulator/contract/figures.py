@@ -106,6 +106,8 @@ class Summary(Figures):
     append_rate_bytes_per_s: float | None = None  # per producer, mean over the active ones
     drain_interval_ms: float | None = None
     batch_fill: float | None = None               # wire bytes per batch over batch.size
+    # the batch load's records, send() to acknowledgement (ms): count, p50, p95, p99, p999, max
+    record_latency_ms: Mapping[str, float | None] | None = None
     integrity_ok: bool | None = _live()           # every row arrived exactly once
     faults: tuple[Mapping[str, Any], ...] | None = _live()   # {"kind", "broker", "at_s"} per fault injected
     incomplete: Mapping[str, str] | None = _live()           # figure -> why a fault left it short
@@ -162,6 +164,7 @@ class JobFigures(Figures):
     batch_fill: float | None = None
     quota_throttle_s: float | None = None         # throttle its producers were handed
     neighbour_p99_ms: Mapping[str, float | None] | None = None
+    record_latency_ms: Mapping[str, float | None] | None = None   # its records, send() to ack: p50 ... max
 
 
 @dataclass(frozen=True, kw_only=True)

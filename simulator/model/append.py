@@ -22,6 +22,7 @@ from simulator.model.client import ClientSpec
 from simulator.model.cpu import Cores
 from simulator.model.engine import Engine
 from simulator.model.producer import Producer
+from simulator.model.sender import RecordsAcked
 from simulator.model.spark import WritePlan
 
 
@@ -66,8 +67,9 @@ class BurstExecutor:
     """The application's JVM: its one producer, its threads asleep between bursts."""
 
     def __init__(self, engine: Engine, name: str, spec: ClientSpec, partitions: list[Partition],
-                 rng: random.Random, host: Cores):
-        self.producer = Producer(engine, name, spec, partitions, rng, host=host, runnable_elsewhere=lambda: 0.0)
+                 rng: random.Random, host: Cores, on_records_acked: RecordsAcked | None = None):
+        self.producer = Producer(engine, name, spec, partitions, rng, host=host, runnable_elsewhere=lambda: 0.0,
+                                 on_records_acked=on_records_acked)
         self.tasks_run = 1
 
 
@@ -76,9 +78,10 @@ class BurstLoad:
     ``job.Load`` gives (one executor, one task from the first burst to the flush's end)."""
 
     def __init__(self, engine: Engine, name: str, process: AppendProcess, spec: ClientSpec,
-                 partitions: list[Partition], rng: random.Random, host: Cores, on_done: Callable[["BurstLoad"], None]):
+                 partitions: list[Partition], rng: random.Random, host: Cores, on_done: Callable[["BurstLoad"], None],
+                 on_records_acked: RecordsAcked | None = None):
         self.engine, self.name, self.process, self.on_done = engine, name, process, on_done
-        self.executors = [BurstExecutor(engine, f"{name}-executor0", spec, partitions, rng, host)]
+        self.executors = [BurstExecutor(engine, f"{name}-executor0", spec, partitions, rng, host, on_records_acked)]
         self.tasks = [BurstTask()]
         self.record_bytes = spec.record_bytes
         self.keyed = spec.keyed

@@ -16,10 +16,13 @@ def mechanism(result: RunResult) -> list[str]:
     producer = job["producer"]
     lines = []
     if len(result.jobs) < 2:   # a night's jobs each have their own lines (``night``)
-        lines.append(words.spark_tasks(result.spark, job["spark"]["spark.executor.instances"]))
+        lines.append(words.producer_job(job) if job.get("kind") == "producer" else
+                     words.spark_tasks(result.spark, job["spark"]["spark.executor.instances"]))
         if s.append_rate_bytes_per_s:
             lines.append(words.batching(s, producer["linger.ms"], producer["batch.size"]))
         lines.append(words.requests_and_batches(s, producer["compression.type"]))
+        if s.record_latency_ms and s.record_latency_ms.get("count"):
+            lines.append(words.record_latency(s.record_latency_ms))
     if s.handler_idle_pct_during is not None:
         lines.append(words.broker_load(s))
     quota = job["quota"]

@@ -15,6 +15,7 @@ from simulator.model.client import ClientSpec
 from simulator.model.cpu import Cores
 from simulator.model.engine import Engine
 from simulator.model.producer import Producer
+from simulator.model.sender import BatchAcked
 from simulator.model.spark import WritePlan, first_wave_order
 
 
@@ -39,7 +40,8 @@ class Executor:
         self.last_appended = 0.0
         self.token = 0
         self.producer = Producer(load.engine, f"{load.name}-executor{index}", spec, partitions, rng, host=host,
-                                 runnable_elsewhere=self.besides_sender, on_block_change=self.reschedule)
+                                 runnable_elsewhere=self.besides_sender, on_block_change=self.reschedule,
+                                 on_batch_acked=load.on_batch_acked)
         # its task threads are CPU-bound; the other components of a shared host count them and its sender
         self.member = host.join(self.threads_runnable, cpu_bound=True)
 
@@ -114,12 +116,15 @@ class Executor:
 
 class Load:
     """One copy of the batch job (``name``: load0, load1, ...): its executors, one per host, each
-    with its producer's random stream (``rngs``), and its write tasks."""
+    with its producer's random stream (``rngs``), and its write tasks; ``on_batch_acked`` hears of
+    each of their acknowledged batches."""
 
     def __init__(self, engine: Engine, name: str, plan: WritePlan, spec: ClientSpec, partitions: list[Partition],
                  rngs: list[random.Random], cores: int, hosts: list[Cores], task_rates: list[float],
-                 scan_seconds: list[float], executor_order: list[int], on_done: Callable[["Load"], None]):
+                 scan_seconds: list[float], executor_order: list[int], on_done: Callable[["Load"], None],
+                 on_batch_acked: BatchAcked | None = None):
         self.engine, self.name, self.plan, self.cores, self.on_done = engine, name, plan, cores, on_done
+        self.on_batch_acked = on_batch_acked     # its records' latency, batch by batch
         self.executors = [Executor(self, i, spec, partitions, rng, host)
                           for i, (rng, host) in enumerate(zip(rngs, hosts))]
         self.tasks = [Task(i, size, rate) for i, (size, rate) in enumerate(zip(plan.write_tasks, task_rates))]

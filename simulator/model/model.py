@@ -8,24 +8,25 @@ import math
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from simulator.model import outcome
 from simulator.model.append import AppendProcess, BurstLoad
 from simulator.model.broker import Broker, Fetcher, Partition, fetcher_id
 from simulator.model.client import ClientSpec
-from simulator.model.compression import record_overhead
+from simulator.model.compression import CompressionCurve, measure_curve, record_overhead
 from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from simulator.model.job import Load
-from simulator.model.metrics import Latencies, RequestTimesDuring
+from simulator.model.metrics import Latencies, RecordLatencies, RequestTimesDuring
 from simulator.model.microbatch import MicroBatch
+from simulator.model.perf import PerfLoad, payload_values
 from simulator.model.producer import Producer
 from simulator.model.rows import ROW_CACHE, RowFigures, row_figures
 from simulator.model.spark import WritePlan, plan_writes
 from simulator.model.streaming import Pipeline, record_at_a_time
 from simulator.contract import RunResult
 from workloads import BatchJob, Scenario, ScenarioError
-from workloads.batch import Spark
 from workloads.tenant import Tenant
 from workloads.streaming import SparkMicroBatch, is_streaming
 
@@ -41,7 +42,12 @@ class JobRun:
     spec: ClientSpec
     core_rate: float              # value bytes a core appends a second, before jitter
     scan_s_per_input_byte: float  # a shuffle's scan stage: seconds per input byte
-    loads: list[Load] = field(default_factory=list)
+    loads: list[Load | PerfLoad | BurstLoad] = field(default_factory=list)
+    latencies: RecordLatencies = field(default_factory=RecordLatencies)   # its records', send() to ack
+
+    def batch_acked(self, batch, done: float) -> None:
+        """One of its producers' flow batches was acknowledged at ``done``."""
+        self.latencies.batch_acked(batch.created, batch.closed_at, batch.records, done)
 
     @property
     def ended(self) -> float:
@@ -93,6 +99,7 @@ class ModelEvaluator:
     def __init__(self, row_cache: Path | None = ROW_CACHE) -> None:
         self.row_cache = row_cache   # where measured row figures are kept between processes; None: nowhere
         self._rows: dict[tuple, RowFigures] = {}
+        self._payload_curves: dict[tuple, CompressionCurve] = {}
 
     def rows(self, scenario: Scenario, job: BatchJob | None = None) -> RowFigures:
         """The row figures of ``job``'s files and key (by default the first job's)."""
@@ -102,6 +109,16 @@ class ModelEvaluator:
         if key not in self._rows:
             self._rows[key] = row_figures(scenario, self.row_cache, job)
         return self._rows[key]
+
+    def payload_curve(self, scenario: Scenario, job: BatchJob, values: list[bytes]) -> Callable[[float], float]:
+        """The compression ratio of a producer job's batches by their size: its payload's, measured once."""
+        codec = job.producer.compression_type
+        if job.values == "rows":
+            return self.rows(scenario, job).curve(codec).ratio_at
+        key = (job.values, job.record_size, codec)
+        if key not in self._payload_curves:
+            self._payload_curves[key] = measure_curve(values, None, codec)
+        return self._payload_curves[key].ratio_at
 
     def evaluate(self, scenario: Scenario, seed: int, progress=None) -> RunResult:
         run = ModelRun(scenario, seed, self)
@@ -170,7 +187,7 @@ class ModelRun:
     def _build_loads(self, appends: AppendProcess | None) -> None:
         """Every job's loads, in file order, each job its own executors and producers under its client.id."""
         for index, job in enumerate(self.scenario.jobs):
-            if job.client.kind != "java":
+            if job.kind == "spark" and job.client.kind != "java":
                 where = f"batch[{index}]" if self.scenario.listed else "batch"
                 raise ScenarioError(f"{where}.client.kind", "Spark's Kafka sink uses the Java client")
         if appends is not None:
@@ -178,9 +195,13 @@ class ModelRun:
             return
         named = len(self.scenario.jobs) > 1   # one job's loads are load0, load1, ... as ever
         for job in self.scenario.jobs:
-            run = self._job(job, f"{job.name}-" if named else "")
+            prefix = f"{job.name}-" if named else ""
+            run = self._producer_job(job, prefix) if job.kind == "producer" else self._job(job, prefix)
             self.jobs.append(run)
-            self._start_loads(run)
+            if job.kind == "producer":
+                self._start_perf_loads(run)
+            else:
+                self._start_loads(run)
         self.load_plan, self.bulk_record_bytes = self.jobs[0].plan, self.jobs[0].record_bytes
 
     def _job(self, job: BatchJob, prefix: str) -> JobRun:
@@ -217,9 +238,37 @@ class ModelRun:
             order = list(range(spark.executors))
             self.rng.shuffle(order)
             # a Glue worker runs one executor with a core per vCPU: its vCPUs by default its cores
-            hosts = [self._executor_host(spark, i, rng) for i, rng in enumerate(rngs)]
+            hosts = [self._executor_host(spark.vcpus or spark.executor_cores, i, rng) for i, rng in enumerate(rngs)]
             load = Load(self.engine, f"{run.prefix}load{copy}", plan, run.spec, self.partitions[job.topic], rngs,
-                        spark.executor_cores, hosts, rates, scans, order, self._load_done)
+                        spark.executor_cores, hosts, rates, scans, order, self._load_done, run.batch_acked)
+            self.loads.append(load)
+            run.loads.append(load)
+            self.engine.at(self.scenario.job_start(job) + copy * job.spacing, load.start)
+
+    def _producer_job(self, job: BatchJob, prefix: str) -> JobRun:
+        """A plain producer job's records (perf-test's payload, or the dataset's rows) and its producers' spec."""
+        profile, costs = self.scenario.profile, self.scenario.profile.client
+        values = payload_values(job, lambda: self.evaluator.rows(self.scenario, job))
+        value = sum(map(len, values)) / len(values)
+        key = 16 if job.keys else None
+        record_bytes = value + (key or 0) + record_overhead(int(value), key)
+        ratio_at = self.evaluator.payload_curve(self.scenario, job, values)
+        spec = ClientSpec(job.client_id, job.client, job.producer, costs, ratio_at, record_bytes, key is not None,
+                          self.scenario.cluster.network_rtt)
+        plan = WritePlan(0, [], [job.records * record_bytes] * job.producers, False)
+        # one thread calling send(): the call, the value's bytes, and compression on the appending thread
+        send_s = (costs.send_record_us * 1e-6 + value * costs.send_byte_ns * 1e-9
+                  + record_bytes * profile.client.compress_byte_ns[job.producer.compression_type] * 1e-9)
+        return JobRun(job, prefix, plan, record_bytes, spec, record_bytes / send_s, 0.0)
+
+    def _start_perf_loads(self, run: JobRun) -> None:
+        job, jitter = run.job, self.scenario.jitter.append_rate
+        for copy in range(job.loads):
+            rngs = [random.Random(self.rng.random()) for _ in range(job.producers)]
+            hosts = [self._executor_host(job.host.vcpus, i, rng) for i, rng in enumerate(rngs)]
+            load = PerfLoad(self.engine, f"{run.prefix}load{copy}", run.spec, self.partitions[job.topic], rngs, hosts,
+                            job.records, run.core_rate * self._noise(jitter), job.throughput,
+                            self.scenario.profile.client.throttle_wake_ms * 1e-3, self._load_done, run.batch_acked)
             self.loads.append(load)
             run.loads.append(load)
             self.engine.at(self.scenario.job_start(job) + copy * job.spacing, load.start)
@@ -234,16 +283,17 @@ class ModelRun:
         self.jobs.append(run)
         spark, profile = self.scenario.batch.spark, self.scenario.profile
         rng = random.Random(self.rng.random())
-        host = self._executor_host(spark, 0, rng)
+        host = self._executor_host(spark.vcpus or spark.executor_cores, 0, rng)
         topic = self.partitions[self.scenario.batch.topic]
         load: Load | BurstLoad
         self.load_plan = appends.write_plan(record)
         if appends.bursts:
-            load = BurstLoad(self.engine, "load0", appends, spec, topic, rng, host, self._load_done)
+            load = BurstLoad(self.engine, "load0", appends, spec, topic, rng, host, self._load_done,
+                             run.latencies.records_acked)
         else:
             load = Load(self.engine, "load0", self.load_plan, spec, topic, [rng], appends.threads, [host],
                         [appends.rate / appends.value_bytes * record / appends.threads] * appends.threads, [], [0],
-                        self._load_done)
+                        self._load_done, run.batch_acked)
         self.loads.append(load)
         run.loads.append(load)
         run.plan = self.load_plan
@@ -253,13 +303,14 @@ class ModelRun:
         """The placement's host ``name`` (None: the component gets a host of its own)."""
         return self.hosts[name] if name is not None else None
 
-    def _executor_host(self, spark: Spark, executor: int, rng: random.Random) -> Cores:
-        """An executor's cores: its placed host (where its JVM's background work joins the host's),
-        else a host of its own, its Glue worker's vCPUs (by default a core per task slot)."""
+    def _executor_host(self, vcpus: int, executor: int, rng: random.Random) -> Cores:
+        """An executor's (or a producer instance's) cores: its placed host (where its JVM's background
+        work joins the host's), else a host of its own of ``vcpus``: its Glue worker's (by default a
+        core per task slot), a producer job's ``host.vcpus``."""
         background = self.scenario.profile.scheduler.jvm_background_threads
         placed = self._host(self.scenario.placement.executor(executor))
         if placed is None:
-            return Cores(spark.vcpus or spark.executor_cores, self.scheduler, rng, background)
+            return Cores(vcpus, self.scheduler, rng, background)
         placed.add_background(background)
         return placed
 

@@ -40,7 +40,8 @@ def job_figures(run, latencies: dict[str, Latencies]) -> tuple[JobFigures, ...]:
             batch_fill=_average([p.wire_sent / p.batches_sent / p.batch_size for p in active if p.batches_sent]),
             quota_throttle_s=sum(p.throttled_seconds for p in producers),
             neighbour_p99_ms={name: line.p99_between(start, end if end is not None else math.inf)
-                              for name, line in latencies.items()}))
+                              for name, line in latencies.items()},
+            record_latency_ms=job_run.latencies.summary()))
     return tuple(figures)
 
 

@@ -11,7 +11,7 @@ from simulator.model.broker import idle_percent
 from simulator.model.explain import mechanism
 from simulator.contract.histograms import batch_size_section
 from simulator.contract.lines import tenant_line
-from simulator.model.metrics import BatchSizes, FloatSamples, Latencies
+from simulator.model.metrics import BatchSizes, FloatSamples, Latencies, RecordLatencies
 from simulator.model.night import job_figures, job_timelines
 from simulator.model.streaming import figures as pipeline_figures
 
@@ -64,6 +64,14 @@ def _producer_figures(producer, load) -> dict:
         "quota_throttled_s": producer.throttled_seconds,
         "compression_ratio_estimate": producer.ratio_estimate,
     }
+
+
+def _record_latency(jobs: list) -> dict:
+    """Every job's records' latency together, send() to acknowledgement (ms)."""
+    together = RecordLatencies()
+    for job in jobs:
+        together.add(job.latencies)
+    return together.summary()
 
 
 def _batch_sizes(bulk_producers: list) -> BatchSizeFigures:
@@ -169,6 +177,7 @@ def build(run) -> RunResult:
         append_rate_bytes_per_s=_mean([f["append_rate_bytes_per_s"] for f in active]),
         drain_interval_ms=_mean([f["drain_interval_ms"] for f in active]),
         batch_fill=_mean([f["batch_fill"] for f in active]),
+        record_latency_ms=_record_latency(run.jobs),
         tenants=tuple(TenantFigures(name=t["name"], sla_p99_ms=t["sla_p99_ms"],
                                     p99_ms_before=t["latency_ms"]["before"]["p99"],
                                     p99_ms_during=t["latency_ms"]["during"]["p99"],
@@ -188,8 +197,8 @@ def build(run) -> RunResult:
         **tenant_lines,
         **job_timelines(run, seconds),
     }
-    plan = run.load_plan   # the first job's (a night's others: their JobFigures)
-    spark = {"max_split_bytes": plan.max_split_bytes, "scan_tasks": len(plan.scan_tasks),
+    plan = run.load_plan   # the first job's (a night's others: their JobFigures); a producer job has no Spark side
+    spark = {} if scenario.batch.spark is None else {"max_split_bytes": plan.max_split_bytes, "scan_tasks": len(plan.scan_tasks),
              "write_tasks": len(plan.write_tasks), "shuffled": plan.shuffled,
              "slots": scenario.batch.spark.slots,
              "waves": math.ceil(len(plan.write_tasks) / scenario.batch.spark.slots),

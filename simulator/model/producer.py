@@ -23,7 +23,7 @@ from simulator.model.client import ClientSpec
 from simulator.model.cpu import Cores
 from simulator.model.engine import Engine
 from simulator.model.metrics import BatchSizes, Mean
-from simulator.model.sender import RecordsAcked, Sender
+from simulator.model.sender import BatchAcked, RecordsAcked, Sender
 
 
 class Producer:
@@ -31,14 +31,16 @@ class Producer:
     from its ``spec`` and what it runs on: ``host`` the cores of its sender thread (none: a core
     of its own), ``runnable_elsewhere`` the threads runnable there besides it,
     ``on_block_change`` called when send() blocks on or leaves ``buffer.memory``,
-    ``on_records_acked`` called with the intended send times of acknowledged records."""
+    ``on_records_acked`` called with the intended send times of acknowledged records,
+    ``on_batch_acked`` with each acknowledged batch of the appending flow."""
 
     def __init__(self, engine: Engine, name: str, spec: ClientSpec, partitions: list[Partition], rng: random.Random,
                  host: Cores | None = None, runnable_elsewhere: Callable[[], float] | None = None,
-                 on_block_change: Callable[[], None] | None = None, on_records_acked: RecordsAcked | None = None):
+                 on_block_change: Callable[[], None] | None = None, on_records_acked: RecordsAcked | None = None,
+                 on_batch_acked: BatchAcked | None = None):
         self.engine, self.name, self.spec, self.rng = engine, name, spec, rng
         self.accumulator = RecordAccumulator(spec, partitions, rng, on_block_change)
-        self.sender = Sender(engine, spec, self.accumulator, host, runnable_elsewhere, on_records_acked)
+        self.sender = Sender(engine, spec, self.accumulator, host, runnable_elsewhere, on_records_acked, on_batch_acked)
 
     # ---- the application's calls ------------------------------------------------------------
     def set_rate(self, rate: float) -> None:

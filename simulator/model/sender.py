@@ -29,6 +29,8 @@ from simulator.model.metrics import BatchSizes, Mean
 
 # a neighbour's records done: their intended send times and when the sender read the response
 RecordsAcked = Callable[[list[float], float], None]
+# a bulk flow's batch done (its records appended from its creation to its close), and when
+BatchAcked = Callable[[Batch, float], None]
 
 
 class Sender:
@@ -36,7 +38,8 @@ class Sender:
     ``runnable_elsewhere``: the threads runnable on them besides it (an executor's tasks)."""
 
     def __init__(self, engine: Engine, spec: ClientSpec, accumulator: RecordAccumulator, host: Cores | None = None,
-                 runnable_elsewhere: Callable[[], float] | None = None, on_records_acked: RecordsAcked | None = None):
+                 runnable_elsewhere: Callable[[], float] | None = None, on_records_acked: RecordsAcked | None = None,
+                 on_batch_acked: BatchAcked | None = None):
         self.engine, self.accumulator, self.host = engine, accumulator, host
         config, costs = spec.config, spec.costs
         self.client_id = spec.client_id
@@ -50,6 +53,7 @@ class Sender:
         self.sender_record_s = costs.sender_record_us * 1e-6
         self.runnable_elsewhere: Callable[[], float] = runnable_elsewhere or (lambda: 0.0)
         self.on_records_acked = on_records_acked
+        self.on_batch_acked = on_batch_acked
         self.half_rtt = spec.rtt / 2
         self.responses: list[Request] = []  # arrived, not yet read
         self.looping = False
@@ -269,8 +273,11 @@ class Sender:
         accumulator = self.accumulator
         for batch in request.batches:
             accumulator.deallocate(batch)
-            if batch.intended and self.on_records_acked:
-                self.on_records_acked(batch.intended, done)
+            if batch.intended:
+                if self.on_records_acked:
+                    self.on_records_acked(batch.intended, done)
+            elif self.on_batch_acked is not None:
+                self.on_batch_acked(batch, done)
             if batch.waiters:
                 accumulator.flushed(batch)
         accumulator.release(now)

@@ -209,6 +209,10 @@ def test_report_of_a_real_result_carries_its_figures(real_result, tmp_path):
     assert f"| produce requests | {summary.produce_requests:,} |" in markdown
     assert f"| mean batch (KB of records) | {summary.mean_batch_bytes / 1024:,.1f} |" in markdown
     assert all(f"- {sentence}" in markdown for sentence in real_result.mechanism)
+    latency = summary.record_latency_ms   # the job's own records, as perf-test prints them
+    assert f"| all | {latency['count']:,} | {latency['p50']:,.1f} | {latency['p95']:,.1f} | {latency['p99']:,.1f} | " \
+           f"{latency['p999']:,.1f} | {latency['max']:,.1f} |" in markdown
+    assert run["record_latency_ms"] == latency
     html = paths[3].read_text()
     # the two neighbours' p99, requests, CPU, handler idle, bytes in, the latency parts, replica lag and the
     # batch-size distribution
