@@ -2,13 +2,10 @@
 
 A table (``workloads/catalog/published/*.yaml``) holds its source, the setup as published, what the
 scenario had to assume, one scenario and its rows: each row the scenario with ``--set`` overrides
-and the figure the publication gives for it. The model's figure for a row is the one the table
-publishes (a throughput: the producers' records a second times the record size, in MB/s of 2^20
-bytes, as ``kafka-producer-perf-test`` prints it). The tool's own CPU per record is in neither the
-model nor the profile, so the producers' append rate comes from one row, the table's *anchor*,
-where nothing else held the producer back: the rate at which the model's anchor row sends at its
-published figure (``append_rate``); the other rows are predictions relative to it. A table's
-verdict is on its shape only:
+and the figures the publication gives for it. The model's figures for a row are the ones the table
+publishes, as ``kafka-producer-perf-test`` prints them: the throughput (the producers' records a
+second times the record size, in MB/s of 2^20 bytes) and its records' latency percentiles
+(``send()`` to acknowledgement). A table's verdict is on its shape only, figure by figure:
 
 - every ordering it shows: two rows whose published figures differ by 10 % or more rank the same
   way on the model, by more than 1 % (closer rows are within one run's repeatability, so only their
@@ -21,7 +18,7 @@ import copy
 import itertools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from simulator.contract.result import RunResult
 from simulator.evaluator import Evaluator
@@ -34,14 +31,31 @@ TABLES = CATALOG / "published"
 ORDERING_GAP = 1.10     # published figures this far apart (or more) show an ordering
 RATIO_BAND = 1.5        # a ratio between two rows within this factor of the published one
 MODEL_TIE = 1.01        # model figures closer than this are a tie: they show no ordering
-ANCHOR_PROBES = 4       # runs of the anchor row that set the append rate
 MB = 1024 ** 2
+
+
+def throughput_mb_s(result: RunResult, record_size: int) -> float:
+    """The load's records a second times the record size, in MB/s (2^20 bytes)."""
+    s = result.summary
+    records = (s.produce_requests or 0.0) * (s.records_per_request or 0.0)
+    return records * record_size / (s.load_seconds or float("nan")) / MB
+
+
+def _latency(percentile: str) -> Callable[[RunResult, int], float]:
+    return lambda result, _: float((result.summary.record_latency_ms or {}).get(percentile) or float("nan"))
+
+
+# a table's figure: how the model gives it, from a row's result and the job's record size
+FIGURES: dict[str, Callable[[RunResult, int], float]] = {
+    "throughput": throughput_mb_s, "p50_ms": _latency("p50"), "p95_ms": _latency("p95"),
+    "p99_ms": _latency("p99"), "p999_ms": _latency("p999"),
+}
 
 
 @dataclass(frozen=True)
 class Row:
     label: str
-    published: float
+    published: dict[str, float]
     overrides: tuple[str, ...]
 
 
@@ -51,11 +65,9 @@ class Table:
     title: str
     source: str
     published_by: str
-    unit: str
-    record_size: int
+    figures: dict[str, str]      # figure -> its unit, in the table's order
     setup: tuple[str, ...]
     model: tuple[str, ...]       # what the scenario assumes, and why
-    anchor: str | None           # the row whose figure sets a Spark job's append rate; None: the profile's
     scenario: dict[str, Any]
     rows: tuple[Row, ...]
     path: Path
@@ -64,60 +76,43 @@ class Table:
     def from_yaml(cls, path: Path) -> "Table":
         raw = read_yaml(path, "published table")
         try:
-            rows = tuple(Row(str(r["label"]), float(r["published"]), tuple(r.get("set") or ())) for r in raw["rows"])
-            table = cls(raw["name"], raw["title"], raw["source"], raw["published"], raw["unit"], int(raw["record_size"]),
-                        tuple(raw["setup"]), tuple(raw["model"]), raw.get("anchor"), raw["scenario"], rows, path)
+            figures = dict(raw["figures"])
+            rows = tuple(Row(str(r["label"]), _published(r["published"], figures), tuple(r.get("set") or ()))
+                         for r in raw["rows"])
+            table = cls(raw["name"], raw["title"], raw["source"], raw["published"], figures, tuple(raw["setup"]),
+                        tuple(raw["model"]), raw["scenario"], rows, path)
         except (KeyError, TypeError, ValueError) as e:
             raise ScenarioError(str(path), f"not a published table: {e!r}") from None
-        if table.anchor is not None and table.anchor not in [row.label for row in rows]:
-            raise ScenarioError(f"{path}: anchor", f"{table.anchor!r} is none of the table's rows")
+        unknown = set(figures) - set(FIGURES)
+        if unknown:
+            raise ScenarioError(f"{path}: figures", f"{sorted(unknown)} are none of {sorted(FIGURES)}")
         return table
 
-    @property
-    def anchor_row(self) -> Row:
-        return next(row for row in self.rows if row.label == self.anchor)
-
     def scenario_of(self, row: Row, overrides: list[str] | None = None) -> Scenario:
-        """The row's scenario: the table's, its CSV sample found beside the table, the row's overrides."""
-        raw = copy.deepcopy(self.scenario)
-        rows = raw.get("dataset", {}).get("rows")
-        if rows and rows != "card-transactions":
-            raw["dataset"]["rows"] = str(self.path.parent / rows)
-        return Scenario.from_mapping(apply_overrides(raw, [*row.overrides, *(overrides or [])]), source=str(self.path))
+        return Scenario.from_mapping(apply_overrides(copy.deepcopy(self.scenario), [*row.overrides, *(overrides or [])]),
+                                     source=str(self.path))
+
+
+def _published(value: Any, figures: dict[str, str]) -> dict[str, float]:
+    """A row's published figures: a number for a table of one figure, else one for each of its figures."""
+    given = value if isinstance(value, dict) else {next(iter(figures)): value}
+    if set(given) != set(figures):
+        raise ValueError(f"a row gives {sorted(given)}, the table {sorted(figures)}")
+    return {name: float(given[name]) for name in figures}
 
 
 def tables() -> list[Table]:
     return [Table.from_yaml(path) for path in sorted(TABLES.glob("*.yaml"))]
 
 
-def throughput_mb_s(result: RunResult, record_size: int) -> float:
-    """The load's records a second times the published record size, in MB/s (2^20 bytes)."""
-    s = result.summary
-    records = (s.produce_requests or 0.0) * (s.records_per_request or 0.0)
-    return records * record_size / (s.load_seconds or float("nan")) / MB
-
-
-def append_rate(table: Table, evaluator: Evaluator, seed: int = 1, overrides: list[str] | None = None) -> float:
-    """The append rate a core (``batch.spark.append_rate``, bytes a second) at which the model's
-    anchor row sends at its published figure: probe runs of the anchor row, each rate scaled by
-    the published figure over the one it gave (the rate's share of a figure bound by the appender
-    alone, net of the codec's cost on the same thread, converges in a few)."""
-    anchor = table.anchor_row
-    rate = table.scenario_of(anchor, overrides).profile.spark.append_rate
-    for _ in range(ANCHOR_PROBES):
-        pinned = [*(overrides or []), f"batch.spark.append_rate={rate:.0f}B/s"]
-        rate *= anchor.published / throughput_mb_s(evaluator.evaluate(table.scenario_of(anchor, pinned), seed), table.record_size)
-    return rate
-
-
 @dataclass(frozen=True)
 class RowRun:
     row: Row
-    model: float
+    model: dict[str, float]
     result: RunResult
 
     def mechanism(self) -> dict[str, float | None]:
-        """What set the row's figure on the model: each producer's append rate, its sender's drain
+        """What set the row's figures on the model: each producer's append rate, its sender's drain
         interval, the batches and requests it made, and the busiest broker."""
         s = self.result.summary
         return {"append MB/s": (s.append_rate_bytes_per_s or 0.0) / MB, "drain ms": s.drain_interval_ms,
@@ -154,17 +149,22 @@ def judge(labels: list[str], published: list[float], model: list[float]) -> Verd
 @dataclass(frozen=True)
 class TableRun:
     table: Table
-    append_rate: float | None    # a Spark job's bytes a second a core, from the anchor row
     rows: tuple[RowRun, ...]
-    verdict: Verdict
+    verdicts: dict[str, Verdict]     # figure -> its verdict
+
+    @property
+    def holds(self) -> bool:
+        return all(verdict.holds for verdict in self.verdicts.values())
 
 
 def run_table(table: Table, evaluator: Evaluator, seed: int = 1, overrides: list[str] | None = None) -> TableRun:
-    rate = append_rate(table, evaluator, seed, overrides) if table.anchor is not None else None
-    pinned = [*(overrides or []), *([f"batch.spark.append_rate={rate:.0f}B/s"] if rate else [])]
     runs = []
     for row in table.rows:
-        result = evaluator.evaluate(table.scenario_of(row, pinned), seed)
-        runs.append(RowRun(row, throughput_mb_s(result, table.record_size), result))
-    verdict = judge([r.row.label for r in runs], [r.row.published for r in runs], [r.model for r in runs])
-    return TableRun(table, rate, tuple(runs), verdict)
+        scenario = table.scenario_of(row, overrides)
+        result = evaluator.evaluate(scenario, seed)
+        size = scenario.jobs[0].record_size or 0
+        runs.append(RowRun(row, {name: FIGURES[name](result, size) for name in table.figures}, result))
+    labels = [r.row.label for r in runs]
+    verdicts = {name: judge(labels, [r.row.published[name] for r in runs], [r.model[name] for r in runs])
+                for name in table.figures}
+    return TableRun(table, tuple(runs), verdicts)
