@@ -27,7 +27,7 @@ def main(names: list[str]) -> int:
     for table in chosen:
         run = run_table(table, evaluator)
         print(f"\n{table.name}: {table.title}\n  {table.source} ({table.published_by})")
-        figures = [f"{name} {unit} (published / model)" for name, unit in table.figures.items()]
+        figures = [f"{name.removesuffix('_ms')} {unit} (published / model)" for name, unit in table.figures.items()]
         print("  " + " | ".join(["row", *figures, *run.rows[0].mechanism()]))
         for row in run.rows:
             pairs = [f"{row.row.published[name]:g} / {row.model[name]:.1f}" for name in table.figures]
