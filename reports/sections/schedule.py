@@ -3,6 +3,7 @@ neighbour's p99 was against its SLA over the night, the change the schedule need
 the jobs as bars above each neighbour's p99 second by second, on one time axis."""
 from __future__ import annotations
 
+import shlex
 from html import escape
 
 from reports.kit import plot
@@ -41,7 +42,7 @@ def change_lines(schedule: dict) -> list[str]:
     for change in schedule.get("change") or []:
         if change["found"]:
             lines.append(f"{change['job']} breached alone: {change['setting']} ({change['who']}) holds it alone "
-                         f"on the model: {' '.join('--set ' + o for o in change['overrides'])}")
+                         f"on the model: {' '.join('--set ' + shlex.quote(o) for o in change['overrides'])}")
         else:
             lines.append(f"{change['job']} breached alone and none of the {change['tried']} single changes tried held it")
     return lines
@@ -95,10 +96,12 @@ def render_schedule_html(schedule: dict) -> str:
 
 
 def paste_lines(schedule: dict) -> list[str]:
-    """Each job's start as ``--set`` values (a night's job by its index), its own change's too."""
-    lines = [f"--set batch[{i}].start={job['start_s']:g}s" for i, job in enumerate(schedule["jobs"])]
+    """Each job's start as ``--set`` values (a night's job by its index), its own change's too, each
+    quoted for a shell: ``batch[0]`` is a glob pattern to ``sh``."""
+    starts = [f"batch[{i}].start={job['start_s']:g}s" for i, job in enumerate(schedule["jobs"])]
+    lines = [f"--set {shlex.quote(start)}" for start in starts]
     for change in schedule.get("change") or []:
-        lines += [f"--set {line}" for line in change.get("overrides", [])]
+        lines += [f"--set {shlex.quote(line)}" for line in change.get("overrides", [])]
     return lines
 
 
