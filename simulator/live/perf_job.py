@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from simulator.live._process import StackError, die_with_parent, last_error
+from simulator.live._process import StackError, last_error
+from simulator.processes import die_with_parent
 from simulator.live.clients import java_security, property_text
 from simulator.live.jars import java_command, resolve_jars
 from workloads import Scenario, ScenarioError
