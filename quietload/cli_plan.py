@@ -61,7 +61,7 @@ def plan(
         raise ScenarioError("--window" if window is not None else "--out", "only a schedule takes it: add --schedule")
     from quietload.progress import plan_progress   # the planner loads only when a plan runs
     from reports.sections.plan import render_plan_csv, render_plan_table
-    from tuner.planning import plan_path, run_plan, write_plan
+    from tuner.planning import current_load, plan_path, run_plan, write_plan
     if profile is not None:   # once plan's broker types; the name now belongs to the cost profile
         raise ScenarioError("--profile", "plan's broker types are --broker-type (e.g. kafka.m5.xlarge); "
                                          "the cost profile is the scenario's `profile` (--set profile=NAME)")
@@ -77,6 +77,7 @@ def plan(
         default = plan_path(scenario.name)
         check_default_outputs([default, default.with_suffix(".csv")], "--json", [("SCENARIO", scenario_file)])
     check_output_dir(keep_results, "--keep-results")
+    current_load(scenario)     # a job plan cannot size is unusable input (exit 2) before nothing to judge (exit 3)
     exit_without_neighbours(scenario, "a capacity plan")
     with plan_progress(scenario_file.stem) as progress:
         result = run_plan(scenario_file, overrides, given, seed, engine, workers, master, keep_results, progress.update,

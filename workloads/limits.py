@@ -343,10 +343,15 @@ def _check_cluster_carries(scenario, batch) -> None:
     their CPUs at the profile's cost per byte and request (its service-time jitter at its fastest);
     its produce requests each a round trip, max.in.flight at once on each producer's connection."""
     cluster, broker, costs = scenario.cluster, scenario.cluster.broker, scenario.profile.broker
-    value_bytes = sum(group.size * group.count for group in (batch.dataset or scenario.dataset).files) * batch.loads
+    if batch.spark is None:    # a producer job: its records from its producers, each a client of every broker
+        value_bytes = float(batch.records * (batch.record_size or 0) * batch.producers)   # rows' size: unknown here, the least
+        clients = batch.producers
+    else:
+        value_bytes = sum(group.size * group.count for group in (batch.dataset or scenario.dataset).files) * batch.loads
+        clients = batch.spark.executors * batch.loads
     wire = value_bytes / (1.0 if batch.producer.compression_type == "none" else COMPRESSION_MAX)
     requests = max(1.0, wire / batch.producer.max_request_size)
-    connections = batch.spark.executors * batch.loads * cluster.brokers
+    connections = clients * cluster.brokers
     cpu_s = (wire * (costs.produce_byte_ns + costs.network_byte_ns) * 1e-9
              + requests * (costs.produce_request_us + costs.network_request_us) * 1e-6) * (1 - scenario.jitter.service_time)
     room = scenario.windows.max_duration - scenario.job_start(batch)

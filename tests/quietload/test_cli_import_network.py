@@ -159,4 +159,4 @@ def test_a_slow_call_says_once_what_it_waits_for(call, waiting_for, aws, silent,
 @pytest.mark.parametrize("url", ["not a url", "ftp://127.0.0.1/metrics", "http:///metrics"])
 def test_an_exporter_url_that_is_no_http_url_is_one_line(url, tmp_path):
     assert_refused(["import", "--prometheus", url, "--for", "1s", "--period", "1", "--out", str(tmp_path / "o.yaml")],
-                   f"--prometheus: {url}: expected an http:// or https:// URL with a host")
+                   f"--prometheus: {url!r} is no http:// or https:// URL with a host")

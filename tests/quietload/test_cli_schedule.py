@@ -4,6 +4,8 @@ schedule finds and docs/planning.md shows: the published job's fix as quietload 
 it with the cluster's levers, and six brokers for the keyed settlement load), so the test runs the
 search over the starts alone: 3 jobs alone and 1 night, on 2 seeds (about a minute). With those
 changes all three at once still breach fraud-scoring's 10 ms SLA."""
+import shlex
+
 import pytest
 import yaml
 from _bad_input import assert_refused
@@ -43,7 +45,8 @@ def test_the_printed_schedule_holds_every_sla_when_its_scenario_is_checked(sched
     assert lines[0].startswith("night-three-jobs schedule (model, seeds 1-2, each night at its worst): 3 jobs in the "
                                "window 5-125 s") and lines[0].endswith("holds every SLA")
     pasted = [line.strip() for line in lines[lines.index(next(l for l in lines if l.startswith("to paste"))) + 1:] if line.strip()]
-    starts = [float(line.split("=")[1].rstrip("s")) for line in pasted if ".start=" in line]
+    # each line as a shell reads it: --set 'batch[0].start=38s'
+    starts = [float(shlex.split(line)[1].split("=")[1].rstrip("s")) for line in pasted if ".start=" in line]
     written = yaml.safe_load((out / "night.yaml").read_text())
     assert [float(job["start"].rstrip("s")) for job in written["batch"]] == starts
     assert pasted[-1] == f"wrote {out / 'night.json'}, {out / 'night.yaml'}"

@@ -17,14 +17,13 @@ import sys
 import threading
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from workloads.errors import ScenarioError
-from workloads.urls import mask_secrets, mask_url, split_credentials
+from workloads.urls import http_url, mask_secrets, mask_url, split_credentials
 
 TIMEOUT_S = 20.0          # one call in all, attempts included: with the command's start, within half a minute
 DEADLINE_S = 600.0        # all of one import's network calls, retries included
@@ -173,9 +172,7 @@ def http_get(url: str, what: str, waits: Waits) -> bytes:
     of the host name), the whole answer within ``waits.timeout``, and one line naming the URL
     (masked) when it does not come."""
     plain, credentials = split_credentials(url)
-    parts = urllib.parse.urlsplit(plain)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ScenarioError(what, f"{mask_url(url)}: expected an http:// or https:// URL with a host")
+    http_url(plain, what)     # the one check of a URL's shape (sources checks it before any call, too)
     request = urllib.request.Request(plain)
     if credentials is not None:
         token = base64.b64encode(f"{credentials[0]}:{credentials[1]}".encode()).decode()
