@@ -131,7 +131,7 @@ def test_timeout_s_sigterm_to_the_group_ends_plan_schedule_and_its_workers(tmp_p
     with started(["plan", "--schedule", NIGHT, "--workers", "2", "--json", str(tmp_path / "night.json"),
                   "--out", str(tmp_path / "night.yaml")], tmp_path) as run:
         count = worker_count(run)
-        wait_until(run, lambda: len(workers(run)) == count and any(" runs at most, " in line for line in stderr_lines(tmp_path)),
+        wait_until(run, lambda: len(workers(run)) == count and any(" runs at most" in line for line in stderr_lines(tmp_path)),
                    "progress line")
         stopped(run, signal.SIGTERM, group=True)
     lines = stderr_lines(tmp_path)
