@@ -31,7 +31,8 @@ QUIETLOAD = Path(sys.executable).parent / "quietload"
 SCENARIO = str(CATALOG / "paypay-glue-2gb.yaml")
 # a 64 MB file and SLAs every trial can meet: a trial takes about half a second
 QUICK_TRIALS = ["--set", "dataset.files.0.size=64MB", "--set", "windows.before=1s", "--set", "windows.after=1s",
-                "--set", "tenants.0.sla_p99=100ms", "--set", "tenants.1.sla_p99=100ms"]
+                "--set", "tenants.0.sla_p99=100ms", "--set", "tenants.1.sla_p99=100ms",
+                "--no-prune"]    # every trial runs to its end: the storage, not pruning, is under test
 TUNER_PASSWORD = "quiet7Tuner9pw"
 OUTPUTS = ["study.json", "recommendation.yaml", "tuned.yaml", "snippets.txt"]
 READY_WITHIN_S = 60
