@@ -89,6 +89,13 @@ def murmur2(data: bytes) -> int:
     return h & 0x7FFFFFFF
 
 
+def heed_signals(simulated_s: float) -> None:
+    """Nothing: that a run calls back into interpreted Python once a simulated second is the point.
+    Python runs a signal's handler only between the instructions it interprets, and the compiled
+    event loop runs none: a run told of no progress would finish (a minute, for a large night)
+    before its command heard Ctrl-C or SIGTERM."""
+
+
 class ModelEvaluator:
     """Evaluator on the request-level discrete-event model."""
 
@@ -122,7 +129,7 @@ class ModelEvaluator:
     def evaluate(self, scenario: Scenario, seed: int, progress=None, stop: StopWhen | None = None) -> RunResult:
         """The run's result; with ``stop``, ``RunStopped`` once its verdict is known (checked each simulated second)."""
         run = ModelRun(scenario, seed, self)
-        run.execute(progress, stop)
+        run.execute(progress or heed_signals, stop)
         return outcome.build(run)
 
     def evaluate_appends(self, scenario: Scenario, appends: AppendProcess, seed: int) -> RunResult:
