@@ -5,7 +5,7 @@ VENV := .venv
 # uv installs into our own .venv and never downloads a Python.
 UV := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON_DOWNLOADS=never $(VENV)/bin/uv
 
-.PHONY: venv native test test-pythons demo bench interceptor clean
+.PHONY: venv native browser test test-pythons demo bench interceptor clean
 
 MODEL_SOURCES := $(wildcard simulator/model/*.py)
 
@@ -25,14 +25,19 @@ venv: $(VENV)/.stamp
 
 native: .build/mypyc/manifest
 
-test: native
+# The report's first-screen test opens report.html in a real browser: Debian's chromium, headless.
+browser:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || apt-get install -y chromium \
+		|| { echo "error: the report's browser test needs chromium (Debian: apt-get install chromium)" >&2; exit 1; }
+
+test: native browser
 	$(VENV)/bin/python -m pytest
 
 # The model alone (pip install . without extras: no Java, Maven, Spark, Kafka client, boto3 or
 # psycopg) on each of TEST_PYTHONS, with the locked versions, running the tests that need
 # nothing else; one venv per version under .build/.
 TEST_PYTHONS ?= 3.12 3.13
-test-pythons: $(VENV)/.stamp
+test-pythons: $(VENV)/.stamp browser
 	@set -e; for v in $(TEST_PYTHONS); do \
 	  py=$$(PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep "^$$v\." | tail -1) \
 	        python$$v -c 'import sys; print(sys.executable)' 2>/dev/null) \

@@ -264,6 +264,8 @@ class GateReport:
     seeds: tuple[int, ...] = ()   # the runs judged, when more than one
     paste: tuple[str, ...] = ()   # the recommended change as its owners paste it (tuner.snippets)
     paste_needs: str = ""         # a wider lever class's change: who else must agree to it
+    change: tuple[str, ...] = ()  # the recommended change's --set values: the model predicts every rule passes with it
+    slas: tuple[tuple[str, str, tuple[float, ...]], ...] = ()   # each neighbour's SLA as stated, in ms on each seed
 
     @property
     def runs(self) -> str:
@@ -302,7 +304,9 @@ class GateReport:
         return {**GATE.document(), "passed": self.passed, "outcome": self.outcome, "scenario": self.scenario,
                 "evaluator": self.evaluator, "seed": self.seed, "seeds": list(self.seeds or (self.seed,)),
                 "thresholds": gate_thresholds(self.thresholds),
-                "verdicts": [_verdict_dict(v) for v in self.verdicts], "recommendations": list(self.recommendations), "paste": list(self.paste)}
+                "verdicts": [_verdict_dict(v) for v in self.verdicts], "recommendations": list(self.recommendations), "paste": list(self.paste),
+                "change": list(self.change), "paste_needs": self.paste_needs,
+                "slas": [{"name": name, "sla_p99": stated, "sla_p99_ms": list(ms)} for name, stated, ms in self.slas]}
 
     def write_json(self, path: str | Path) -> Path:
         return GATE.write(self.to_dict(), path)
@@ -344,13 +348,24 @@ def _apply(rule: Callable[[RunResult, Gate], Verdict], result: RunResult, thresh
         raise ResultError(f"RunResult figures for {rule.__name__} are not of this schema ({error})") from None
 
 
+def slas_of(results: list[RunResult]) -> tuple[tuple[str, str, tuple[float, ...]], ...]:
+    """Each neighbour's SLA as its scenario states it (``10ms``, ``1.5x``) and the p99 in ms it held the
+    neighbour to on each run: a relative SLA is resolved on each run from the neighbour's p99 alone."""
+    stated = {t.get("name"): str(t.get("sla_p99", "")) for t in results[0].scenario.get("tenants") or []}
+    names = [t.name for t in results[0].summary.tenants]
+    limits = {name: tuple(t.sla_p99_ms for r in results for t in r.summary.tenants if t.name == name and t.sla_p99_ms is not None)
+              for name in names}
+    return tuple((name, stated.get(name, ""), limits[name]) for name in names)
+
+
 def check(result: RunResult, thresholds: Gate = Gate()) -> GateReport:
     """Apply every rule; when one fails, add the changes the result's own figures point to."""
     verdicts = tuple(_apply(rule, result, thresholds) for rule in RULES)
     failed = {v.rule for v in verdicts if v.failed}
     advice = ((UNTRIED,) if failed else ())
     return GateReport(scenario=str(result.scenario.get("name", "scenario")), evaluator=result.evaluator,
-                      seed=result.seed, thresholds=thresholds, verdicts=verdicts, recommendations=advice)
+                      seed=result.seed, thresholds=thresholds, verdicts=verdicts, recommendations=advice,
+                      slas=slas_of([result]))
 
 
 def _across(per_seed: list[tuple[int, Verdict]]) -> Verdict:
@@ -384,17 +399,17 @@ def check_runs(results: list[RunResult], thresholds: Gate = Gate(), trial: Trial
     without, no change is recommended (an untested hint is not advice)."""
     reports = [check(result, thresholds) for result in results]
     failing = next((report for report in reports if report.failed), None)
-    advice, paste, needs = (failing.recommendations if failing else ()), (), ""
+    advice, paste, needs, change = (failing.recommendations if failing else ()), (), "", ()
     if failing and trial is not None:
         failed = {v.rule for v in failing.verdicts if v.failed}
         source = results[reports.index(failing)]
         found = tried_advice(results, source, failed, trial, lambda runs: failed_rules(runs, thresholds),
                              thresholds.deadline, tried, levers)
-        advice, paste, needs = found.lines, paste_lines(found.passing, source.scenario), found.needs
+        advice, paste, needs, change = found.lines, paste_lines(found.passing, source.scenario), found.needs, found.passing
     if len(reports) == 1:
-        return dataclasses.replace(reports[0], recommendations=advice, paste=paste, paste_needs=needs)
+        return dataclasses.replace(reports[0], recommendations=advice, paste=paste, paste_needs=needs, change=change)
     verdicts = tuple(_across([(report.seed, report.verdicts[i]) for report in reports]) for i in range(len(RULES)))
     first = reports[0]
     return GateReport(scenario=first.scenario, evaluator=first.evaluator, seed=first.seed, thresholds=thresholds,
                       verdicts=verdicts, recommendations=advice, seeds=tuple(report.seed for report in reports),
-                      paste=paste, paste_needs=needs)
+                      paste=paste, paste_needs=needs, change=change, slas=slas_of(results))

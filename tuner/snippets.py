@@ -259,6 +259,33 @@ def params_of(overrides: tuple[str, ...]) -> dict[str, Any]:
     return params
 
 
+MSK_CONFIGURATION_NOTE = "  # MSK configuration"
+# where each line of ``paste_lines`` goes, in its order: the job's write, the client quota, the brokers'
+# configuration, the cluster's commands, and --set values with no snippet
+PASTE_KINDS = ("pyspark", "client_quota", "msk_configuration", "cluster_commands", "no_snippet")
+
+
+def paste_kind(line: str) -> str:
+    """Where a line of ``paste_lines`` goes (one of PASTE_KINDS), told by the shape it is written in here."""
+    if line.startswith(("df.repartition(", ".option(")):
+        return "pyspark"
+    if line.startswith("kafka-configs.sh") and "--entity-type clients" in line:
+        return "client_quota"
+    if line.endswith(MSK_CONFIGURATION_NOTE):
+        return "msk_configuration"
+    return "no_snippet" if line.startswith("--set ") else "cluster_commands"
+
+
+def paste_blocks(lines: tuple[str, ...] | list[str]) -> list[tuple[str, list[str]]]:
+    """``paste_lines``' lines (as a gate result holds them too) grouped by where they go, in PASTE_KINDS'
+    order; an MSK configuration's lines without their note, as the configuration holds them."""
+    blocks: dict[str, list[str]] = {}
+    for line in lines:
+        kind = paste_kind(line)
+        blocks.setdefault(kind, []).append(line.removesuffix(MSK_CONFIGURATION_NOTE))
+    return [(kind, blocks[kind]) for kind in PASTE_KINDS if kind in blocks]
+
+
 def paste_lines(overrides: tuple[str, ...], scenario: Any = None) -> tuple[str, ...]:
     """A change as each owner pastes it, in a few lines: the job's write (repartition and kafka.*
     writer options, the same in a Glue job's connection options), the quota's and the cluster's commands
@@ -269,7 +296,7 @@ def paste_lines(overrides: tuple[str, ...], scenario: Any = None) -> tuple[str, 
         lines.append(f"df.repartition({params['repartition']})  # the job's code, before the write")
     lines += [f'.option({_literal(name)}, {_literal(value)})' for name, value in _producer_options(params)]
     lines += kafka_configs_lines(params)
-    lines += [f"{line}  # MSK configuration" for line in broker_config_lines(params)] + cluster_commands(params, scenario)
+    lines += [line + MSK_CONFIGURATION_NOTE for line in broker_config_lines(params)] + cluster_commands(params, scenario)
     known = {KNOBS[name].override_key for name in params} | {o.partition("=")[0] for n, v in params.items()
                                                             for o in KNOBS[n].overrides(v)}
     lines += [f"--set {shlex.quote(override)}  # no snippet for this setting" for override in overrides

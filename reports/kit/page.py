@@ -17,6 +17,9 @@ figcaption { font-size: 0.95em; color: #444; }
 td.text { text-align: left; }
 .pass { color: #1b5e20; font-weight: bold; }
 .meta { color: #444; }
+.verdict { font-size: 1.15em; }
+.code-label { margin: 0.7em 0 0.2em; color: #444; }
+pre { background: #f6f8fa; border: 1px solid #ddd; padding: 0.5em 0.8em; margin: 0 0 0.6em; overflow-x: auto; }
 """
 
 

@@ -118,7 +118,7 @@ class Header:
     def markdown(self) -> list[str]:
         return [f"Generated {self.generated} by quietload {self.version}.", "", "Inputs:", "",
                 *(f"- `{path}`: {what}" for path, what in self.inputs), "",
-                "Verdicts (the gate's rules, from `check --json` where given):", "",
+                "Each run as it ran, by the gate's rules (from `check --json` where given):", "",
                 *(f"- {v.line()}" for v in self.verdicts), ""]
 
     def to_dict(self) -> dict:
@@ -155,7 +155,7 @@ def header_html(header: Header) -> list[str]:
         return f'<li><span class="{ {True: "pass", False: "over", None: "meta"}[passed] }">{escape(line)}</span></li>'
     return [f'<p class="meta">Generated {escape(header.generated)} by quietload {escape(header.version)}.</p>',
             "<p>Inputs:</p><ul>", *(f"<li><code>{escape(path)}</code>: {escape(what)}</li>" for path, what in header.inputs),
-            "</ul>", "<p>Verdicts (the gate's rules, from <code>check --json</code> where given):</p><ul>",
+            "</ul>", "<p>Each run as it ran, by the gate's rules (from <code>check --json</code> where given):</p><ul>",
             *(verdict(v.line(), v.passed) for v in header.verdicts), "</ul>"]
 
 

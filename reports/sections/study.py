@@ -10,6 +10,7 @@ from reports.kit import plot
 from reports.kit.plot import Plot, log_axis_if_wide
 from reports.kit.tables import html_table, markdown_table
 from tuner.space import render_value
+from workloads.tuning import KNOBS
 from workloads.units import format_seeds
 
 def _trials(study: dict) -> dict[int, dict]:
@@ -50,9 +51,14 @@ def headline(study: dict) -> list[str]:
     return lines
 
 
+def knob_value(name: str, value: object) -> str:
+    """A knob's value for reading; a quota's per broker, as Kafka holds a client to it on each broker."""
+    return render_value(name, value) + (" per broker" if name in KNOBS and KNOBS[name].lever == "quota" else "")
+
+
 def pick_knob_rows(study: dict) -> list[list[str]]:
     trial = _trials(study).get(study["pick"])
-    return [] if trial is None else [[name, render_value(name, trial["params"][name])]
+    return [] if trial is None else [[name, knob_value(name, trial["params"][name])]
                                      for name in knob_names(study) if name in trial["params"]]
 
 
@@ -97,7 +103,7 @@ def front_table(study: dict) -> tuple[list[str], list[list[str]]]:
         trial = trials[number]
         rows.append([f"{number} (pick)" if number == study["pick"] else str(number),
                      _requests(trial["values"]["produce_requests"]), _seconds(trial["values"]["load_seconds"]),
-                     *(render_value(name, trial["params"][name]) if name in trial["params"] else "-" for name in names)])
+                     *(knob_value(name, trial["params"][name]) if name in trial["params"] else "-" for name in names)])
     return header, rows
 
 

@@ -179,7 +179,8 @@ VERDICT_STATUSES = ("pass", "fail", "skipped")   # a gate result's verdicts, as 
 _GATE = {"passed": "B", "outcome": "S", "scenario": "S", "evaluator": "S", "seed": "I", "seeds": ["I"],
          "thresholds": {"handler_idle_min_pct": "P", "cpu_max_pct": "P", "requests_per_broker_max": "L", "deadline_s": "L"},
          "verdicts": [{"rule!": "S", "status!": "S", "reason": "S", "margin": "S", "tightness": "C", "job": "S"}],
-         "recommendations": ["S"], "paste": ["S"]}
+         "recommendations": ["S"], "paste": ["S"], "change": ["S"], "paste_needs": "S",
+         "slas": [{"name!": "S", "sla_p99": "S", "sla_p99_ms": ["L"]}]}
 
 
 def _under(rules: dict[str, Any]) -> Callable[[dict[str, Any], str], None]:

@@ -332,3 +332,19 @@ def test_nothing_is_recommended_when_no_change_passes_on_the_model():
     assert not any(line.startswith("so: ") for line in lines)
     assert all(line.startswith("tried, not recommended: ") and "payment-api p99 700.0 ms > SLA 10.0 ms" in line
                for line in lines[1:]) and len(lines) > 1
+
+
+def test_a_gate_result_records_each_neighbours_sla_as_stated_and_in_ms_on_each_seed():
+    """Issue 36: the report's first screen says which SLA check used; a relative one as resolved on each run."""
+    from pathlib import Path
+    data = json.loads((Path(__file__).parents[1] / "golden" / "paypay-glue-2gb.json").read_text())
+    runs = []
+    for seed, alone in ((1, 8.56), (2, 8.4)):
+        run = copy.deepcopy(data)
+        run["seed"], run["scenario"]["tenants"][0]["sla_p99"] = seed, "1.5x"
+        run["summary"]["tenants"][0]["sla_p99_ms"] = 1.5 * alone
+        runs.append(RunResult.from_dict(run, f"seed {seed}"))
+    gate = check_runs(runs).to_dict()
+    assert gate["slas"] == [{"name": "payment-api", "sla_p99": "1.5x", "sla_p99_ms": [1.5 * 8.56, 1.5 * 8.4]},
+                            {"name": "fraud-scoring", "sla_p99": "10ms", "sla_p99_ms": [10.0, 10.0]}]
+    assert (gate["change"], gate["paste_needs"]) == ([], "")
