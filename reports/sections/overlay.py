@@ -121,10 +121,10 @@ BROKER_TIMELINES: tuple[tuple[str, str, str, str, str | None, bool, str], ...] =
      "handler_idle_min", True,
      "The least request-handler idle % of any broker each second (CloudWatch RequestHandlerAvgIdlePercent): the dip "
      "after the load starts is the handler capacity the load takes; near 0 % every request queues."),
-    ("bytes_in_per_s", "BytesInPerSec: bytes into a broker", "bytes in per broker (MB/s)", "per broker", None, False,
-     "Bytes into the brokers each second, over the broker count (CloudWatch BytesInPerSec, per broker): a live run's "
-     "is Kafka's BytesInPerSec (the clients' produce bytes); the model counts every byte into a broker's network "
-     "interface, so its figure also holds the replicas' fetch responses (ReplicationBytesInPerSec)."),
+    ("bytes_in_per_s", "Bytes into a broker", "bytes in per broker (MB/s)", "per broker", None, False,
+     "Bytes into the brokers each second, over the broker count: a live run's is Kafka's and MSK's BytesInPerSec (what "
+     "the clients produce); a model run's is every byte into a broker's network interface, BytesInPerSec + "
+     "ReplicationBytesInPerSec (what the followers fetch from the leaders)."),
 )
 
 
@@ -143,10 +143,14 @@ def replica_lag_series(runs: list[RunFigures]) -> list[Series]:
 
 # ---- the same figures under MSK's CloudWatch names ---------------------------------------------
 CLOUDWATCH_HEADER = ["run", "CpuUser + CpuSystem (%)", "ProduceTotalTimeMsMean (ms)", "RequestHandlerAvgIdlePercent (%)",
-                     "BytesInPerSec (MB/s per broker)"]
+                     "bytes in (MB/s per broker)", "bytes in, as MSK names them"]
 CLOUDWATCH_NOTE = ("During the load, the busiest broker for CPU and ProduceTotalTimeMsMean, the least idle for "
-                   "RequestHandlerAvgIdlePercent, the mean over the load's seconds and the brokers for BytesInPerSec "
-                   "(the model's counts the replicas' fetch responses too, as ReplicationBytesInPerSec).")
+                   "RequestHandlerAvgIdlePercent, the mean over the load's seconds and the brokers for bytes in. MSK's "
+                   "BytesInPerSec counts what the clients produce, ReplicationBytesInPerSec what the followers fetch from "
+                   "the leaders; a live run measures the first, the model counts every byte into a broker's network "
+                   "interface: both.")
+# the bytes in, by evaluator: a live broker's BytesInPerSec; the model's network interface takes both
+BYTES_IN = {"live": "BytesInPerSec", "model": "BytesInPerSec + ReplicationBytesInPerSec"}
 
 
 def busiest_produce_time(run: RunFigures, part: str, statistic: str) -> float | None:
@@ -169,17 +173,18 @@ def cloudwatch_figures(run: RunFigures) -> dict[str, float | None]:
     return {"CpuUser + CpuSystem": run.result.summary.cpu_pct_during,
             "ProduceTotalTimeMsMean": busiest_produce_time(run, "TotalTimeMs", "mean"),
             "RequestHandlerAvgIdlePercent": run.result.summary.handler_idle_pct_during,
-            "BytesInPerSec": bytes_in_per_broker_during(run)}
+            "bytes in": bytes_in_per_broker_during(run)}
 
 
 def cloudwatch_rows(runs: list[RunFigures]) -> list[list[str]]:
     rows = []
     for run in runs:
         f = cloudwatch_figures(run)
-        bytes_in = None if f["BytesInPerSec"] is None else f["BytesInPerSec"] / MB
+        bytes_in = None if f["bytes in"] is None else f["bytes in"] / MB
         rows.append([run.label, format_figure(f["CpuUser + CpuSystem"], "{:,.1f}"),
                      format_figure(f["ProduceTotalTimeMsMean"], "{:,.2f}"),
-                     format_figure(f["RequestHandlerAvgIdlePercent"], "{:,.1f}"), format_figure(bytes_in, "{:,.1f}")])
+                     format_figure(f["RequestHandlerAvgIdlePercent"], "{:,.1f}"), format_figure(bytes_in, "{:,.1f}"),
+                     BYTES_IN.get(run.result.evaluator, "-")])
     return rows
 
 

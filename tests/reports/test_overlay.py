@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from quietload.cli import app
 from reports.sections.batch_sizes import batch_size_figure
-from reports.sections.overlay import (aligned, breakdown_figure, breakdown_rows, cloudwatch_figures, neighbour_series,
-                             overlay_figure)
+from reports.sections.overlay import (aligned, breakdown_figure, breakdown_rows, cloudwatch_figures, cloudwatch_rows,
+                                      neighbour_series, overlay_figure)
 from reports.report import report_files
 from reports.sections.runs import run_figures
 from simulator.contract import RunResult
@@ -59,7 +59,8 @@ def test_the_brokers_figures_under_cloudwatch_names(runs):
     assert cloudwatch_figures(runs[0]) == {
         "CpuUser + CpuSystem": 65.0, "ProduceTotalTimeMsMean": 2.5,   # the busiest broker's mean
         "RequestHandlerAvgIdlePercent": 70.0,
-        "BytesInPerSec": 5 * 1024 ** 2}   # the load's whole seconds 2 and 3, over 2 brokers
+        "bytes in": 5 * 1024 ** 2}   # the load's whole seconds 2 and 3, over 2 brokers
+    assert cloudwatch_rows(runs)[0][-2:] == ["5.0", "BytesInPerSec + ReplicationBytesInPerSec"]   # a model run's
 
 
 def test_the_neighbours_latency_by_part_names_the_largest(runs):
