@@ -27,7 +27,8 @@ native: .build/mypyc/manifest
 
 # The report's first-screen test opens report.html in a real browser: Debian's chromium, headless.
 browser:
-	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || apt-get install -y chromium \
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null \
+		|| { apt-get update -qq && apt-get install -y -qq chromium; } \
 		|| { echo "error: the report's browser test needs chromium (Debian: apt-get install chromium)" >&2; exit 1; }
 
 test: native browser

@@ -353,8 +353,8 @@ def slas_of(results: list[RunResult]) -> tuple[tuple[str, str, tuple[float, ...]
     neighbour to on each run: a relative SLA is resolved on each run from the neighbour's p99 alone."""
     stated = {t.get("name"): str(t.get("sla_p99", "")) for t in results[0].scenario.get("tenants") or []}
     names = [t.name for t in results[0].summary.tenants]
-    limits = {name: tuple(t.sla_p99_ms for r in results for t in r.summary.tenants if t.name == name and t.sla_p99_ms is not None)
-              for name in names}
+    limits = {name: tuple(t.sla_p99_ms for r in results for t in r.summary.tenants
+                          if t.name == name and t.sla_p99_ms is not None) for name in names}
     return tuple((name, stated.get(name, ""), limits[name]) for name in names)
 
 

@@ -32,7 +32,8 @@ def who(lever: str) -> str:
 
 
 def _value(name: str, value: Any) -> str:
-    return KNOBS[name].render(value) + (" per broker" if KNOBS[name].lever == "quota" else "")   # Kafka enforces quotas per broker
+    quota = KNOBS[name].lever == "quota"   # Kafka holds a client to its quota on each broker
+    return KNOBS[name].render(value) + (" per broker" if quota else "")
 
 
 def changes(params: dict[str, Any]) -> list[str]:

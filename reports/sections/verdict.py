@@ -16,9 +16,12 @@ from typing import Any
 
 from reports.sections.header import gate_outcome
 from tuner.snippets import params_of, paste_lines
+from workloads.errors import ScenarioError
+from workloads.sla import Sla, parse_sla
 from workloads.tuning import KNOBS
 
-SHIP, SHIP_AS_IS, DO_NOT_SHIP, NOTHING_TO_JUDGE = "SHIP WITH THE CHANGES BELOW", "SHIP AS CHECKED", "DO NOT SHIP", "NOTHING TO JUDGE"
+SHIP, SHIP_AS_IS = "SHIP WITH THE CHANGES BELOW", "SHIP AS CHECKED"
+DO_NOT_SHIP, NOTHING_TO_JUDGE = "DO NOT SHIP", "NOTHING TO JUDGE"
 
 
 @dataclass(frozen=True)
@@ -35,15 +38,24 @@ class Answer:
     paste: tuple[str, ...] = ()
 
     def sla_words(self) -> str:
-        """``payment-api 10 ms, fraud-scoring 10 ms`` or ``1.5x each neighbour's p99 alone: payment-api 11.7 ms``."""
+        """``payment-api 10.0 ms, fraud-scoring 10.0 ms`` or, for a relative SLA, ``1.5x its p99 alone
+        for each neighbour: payment-api 11.7 ms, ...``, as resolved on the file's run."""
         if not self.sla_ms:
             return "not in the file (written before quietload recorded it)"
-        relative = {stated for stated in self.sla_stated.values() if stated.endswith("x")}
+        relative = {name: sla for name, sla in map(_sla, self.sla_stated.items()) if sla is not None and sla.relative}
         figures = ", ".join(f"{name} {ms:.1f} ms" for name, ms in self.sla_ms.items())
-        if len(relative) == 1 and len(set(self.sla_stated.values())) == 1:
-            return f"{relative.pop()} each neighbour's p99 alone: {figures}"
-        return figures + "".join(f" ({name}: {stated} its p99 alone)" for name, stated in self.sla_stated.items()
-                                 if stated.endswith("x"))
+        if relative and len({str(sla) for sla in relative.values()}) == 1 and set(relative) == set(self.sla_ms):
+            return f"{next(iter(relative.values())).describe()} for each neighbour: {figures}"
+        return figures + "".join(f" ({name}: {sla.describe()})" for name, sla in relative.items())
+
+
+def _sla(item: tuple[str, str]) -> tuple[str, Sla | None]:
+    """A neighbour's SLA as a file states it (None where it does not say, or says it in no form quietload reads)."""
+    name, stated = item
+    try:
+        return name, parse_sla(stated, name) if stated else None
+    except ScenarioError:
+        return name, None
 
 
 def looser(answer: Answer, strictest: dict[str, float]) -> list[str]:

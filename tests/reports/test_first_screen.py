@@ -66,7 +66,8 @@ def report(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("report")
     tenants = {"payment-api": STUDY["trials"][0]["figures"]["tenants"]["api"],
                "fraud-scoring": STUDY["trials"][0]["figures"]["tenants"]["fraud"]}
-    study = {**STUDY, "importances": None, "scenario": {**STUDY["scenario"], "name": "paypay-glue-2gb", "source": "paypay-glue-2gb.yaml"},
+    study = {**STUDY, "importances": None,
+             "scenario": {**STUDY["scenario"], "name": "paypay-glue-2gb", "source": "paypay-glue-2gb.yaml"},
              "trials": [{**STUDY["trials"][0], "values": {"produce_requests": 2011, "load_seconds": 70.3}, "feasible": True,
                          "figures": {"produce_requests": 2011, "load_seconds": 70.3, "tenants": tenants}}]}
     run = RunResult.from_dict(json.loads((ROOT / "tests" / "golden" / "paypay-glue-2gb.json").read_text()), "golden")

@@ -14,7 +14,8 @@ STUDY = {"scenario": {"name": "glue", "overrides": ["tenants.0.sla_p99=1.5x", "t
          "recommended": {"trial": 3, "meets_constraints": True, "missed": [], "wider_lever": None, "params": PARAMS}}
 MISSED = {**STUDY, "pick": None, "recommended": {**STUDY["recommended"], "meets_constraints": False,
                                                  "missed": ["api p99 12.4 ms > SLA 11.7 ms"],
-                                                 "wider_lever": "it passes on the model with the cluster's operator setting num.replica.fetchers = 4"}}
+                                                 "wider_lever": "it passes on the model with the cluster's operator "
+                                                                "setting num.replica.fetchers = 4"}}
 SLAS_10MS = [{"name": "api", "sla_p99": "10ms", "sla_p99_ms": [10.0]}, {"name": "fraud", "sla_p99": "10ms", "sla_p99_ms": [10.0]}]
 FAILS = {"scenario": "glue", "evaluator": "model", "seed": 1, "verdicts": [{"rule": "neighbour_sla", "status": "fail"}],
          "recommendations": ["no job or quota change tried passes on the model; the closest ..."], "paste": [],
@@ -32,7 +33,7 @@ def test_a_passing_pick_alone_ships_with_its_sla_who_changes_what_and_a_block_pe
         "## What to ship", "",
         "**glue: SHIP WITH THE CHANGES BELOW, if the cluster's owner agrees.**", "",
         "tune's trial 3 meets every constraint on the model.", "",
-        "SLA (each neighbour's p99 during the load) used by tune's trial 3: 1.5x each neighbour's p99 alone: api 11.7 ms, "
+        "SLA (each neighbour's p99 during the load) used by tune's trial 3: 1.5x its p99 alone for each neighbour: api 11.7 ms, "
         "fraud 12.0 ms.", "",
         "- the job's owner: linger.ms = 10 ms, acks = all"]
     assert lines[9] == ("- the cluster's owner, as a quota for the job's client.id, if they agree: "
@@ -50,9 +51,9 @@ def test_a_pick_passing_only_at_a_looser_sla_than_a_failing_check_is_not_shipped
     assert lines[2:9] == [
         "**glue: DO NOT SHIP.**", "",
         "check fails it (neighbour_sla); no job or quota change tried passes on the model; the closest ....", "",
-        "SLA (each neighbour's p99 during the load) used by tune's trial 3: 1.5x each neighbour's p99 alone: api 11.7 ms, "
+        "SLA (each neighbour's p99 during the load) used by tune's trial 3: 1.5x its p99 alone for each neighbour: api 11.7 ms, "
         "fraud 12.0 ms; check: api 10.0 ms, fraud 10.0 ms. The verdict holds each to the strictest: api 10.0 ms, fraud 10.0 ms.", "",
-        "Not shipped: tune's trial 3: it passed at a looser SLA (1.5x each neighbour's p99 alone: api 11.7 ms, fraud 12.0 ms) "
+        "Not shipped: tune's trial 3: it passed at a looser SLA (1.5x its p99 alone for each neighbour: api 11.7 ms, fraud 12.0 ms) "
         "than the strictest of this report's files (api 10.0 ms, fraud 10.0 ms); run it against api 10.0 ms, fraud 10.0 ms "
         "before shipping it."]
     assert not any("SHIP WITH" in line or line.startswith(("- ", "```")) for line in lines)
@@ -126,3 +127,11 @@ def test_paste_lines_group_by_where_they_go():
 
 def test_a_quota_reads_per_broker_in_the_studys_section_too():
     assert pick_knob_rows(STUDY) == [["linger.ms", "10 ms"], ["acks", "all"], ["producer_byte_rate", "6.6 MB/s per broker"]]
+
+
+def test_a_relative_sla_beside_an_absolute_one_is_named_for_its_neighbour():
+    study = copy.deepcopy(STUDY)
+    study["scenario"]["overrides"] = ["tenants.0.sla_p99=1.5x", "tenants.1.sla_p99=10ms"]
+    study["trials"][0]["figures"]["tenants"]["fraud"]["sla_p99_ms"] = 10.0
+    assert ship_markdown([study], [])[6] == ("SLA (each neighbour's p99 during the load) used by tune's trial 3: "
+                                             "api 11.7 ms, fraud 10.0 ms (api: 1.5x its p99 alone).")
