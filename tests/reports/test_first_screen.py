@@ -57,7 +57,7 @@ def chromium() -> str:
 def _browse(page: Path, width: int, profile: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                            f"--user-data-dir={profile}", f"--window-size={width},{HEIGHT}", *args, page.as_uri()],
-                          capture_output=True, text=True, timeout=120, check=True)
+                          capture_output=True, text=True, timeout=300, check=True)
 
 
 @pytest.fixture(scope="module")
