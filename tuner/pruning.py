@@ -19,6 +19,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from simulator.evaluator import StopWhen
+from workloads.limits import EVENTS_PER_S, TIME_MAX_S
+
+
+# A run past the time a single run may take (workloads.limits: 10 minutes at the model's fastest
+# events a second) stops, pruned as past that bound: e.g. a quota that throttles the load for most
+# of an hour of simulated time, its neighbours' verdict not yet known.
+RUN_EVENTS_MAX = int(TIME_MAX_S * EVENTS_PER_S)
 
 
 @dataclass(frozen=True)
@@ -37,11 +44,11 @@ def stop_when(settings: Any, held: Sequence[tuple[int, float]]) -> StopWhen | No
     if not settings.prune:
         return None
     if not held or settings.prune_factor <= 0:
-        return StopWhen()
+        return StopWhen(events_over=RUN_EVENTS_MAX)
     if settings.prefer == "duration":
         return StopWhen(beaten_by=tuple((int(requests * settings.prune_factor), load_s)
-                                        for requests, load_s in front_points(held)))
-    return StopWhen(int(min(requests for requests, _ in held) * settings.prune_factor))
+                                        for requests, load_s in front_points(held)), events_over=RUN_EVENTS_MAX)
+    return StopWhen(int(min(requests for requests, _ in held) * settings.prune_factor), events_over=RUN_EVENTS_MAX)
 
 
 def front_points(held: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:

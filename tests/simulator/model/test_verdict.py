@@ -102,6 +102,13 @@ def test_a_run_beaten_on_both_by_a_held_point_stops_and_one_beaten_on_one_does_n
         assert evaluator.evaluate(scenario, 1, stop=StopWhen(beaten_by=(point,))).summary == full
 
 
+def test_a_run_past_the_events_asked_stops_as_past_a_single_runs_limit(make_scenario, evaluator):
+    scenario = make_scenario(NEIGHBOUR, {"tenants": [{**NEIGHBOUR["tenants"][0], "sla_p99": "5s"}]})
+    with pytest.raises(RunStopped, match="past the limit of a single run, its verdict unknown: ") as stopped:
+        evaluator.evaluate(scenario, 1, stop=StopWhen(events_over=10_000))
+    assert 0 < stopped.value.figures["simulated_s"] < evaluator.evaluate(scenario, 1).summary.simulated_seconds
+
+
 def test_a_load_past_its_deadline_stops_the_run(make_scenario, evaluator):
     scenario = make_scenario(NEIGHBOUR, {"tenants": [{**NEIGHBOUR["tenants"][0], "sla_p99": "5s"}]},
                              {"check": {"deadline": "1s"}})
