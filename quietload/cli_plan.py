@@ -8,7 +8,7 @@ import typer
 
 from quietload.paths import check_default_outputs, check_output_dir, check_output_file
 from quietload.judging import exit_without_neighbours
-from quietload.options import Overrides, PastLimits
+from quietload.options import MaxMinutes, Overrides, PastLimits
 from workloads import Scenario, ScenarioError
 from quietload.terminal import echo
 
@@ -42,6 +42,7 @@ def plan(
     trials: Annotated[int, typer.Option(min=1, help="With --schedule: schedules tried (the first: the jobs back to back).")] = 12,
     changes: Annotated[int, typer.Option(min=0, help="With --schedule: single changes tried at most when a job breaches alone.")] = 32,
     out: Annotated[Path | None, typer.Option(metavar="FILE", help="With --schedule: where to write the scenario with the chosen starts (default: results/<scenario>-schedule.yaml).")] = None,
+    max_minutes: MaxMinutes = 60.0,
 ) -> None:
     """Capacity planning: how many concurrent loads, at what ingest rate (GB/hour), each cluster option
     absorbs with every neighbour within its SLA, the headroom of the job's current load, and what to try next.
@@ -55,7 +56,8 @@ def plan(
              "replication_factor": replication_factor, "broker_down": broker_down, "quota": quota}
     if schedule:
         from quietload.cli_schedule import plan_schedule   # the night's schedule, its own options
-        plan_schedule(scenario_file, overrides, given, window, seed, repeat, trials, changes, workers, json_file, out)
+        plan_schedule(scenario_file, overrides, given, window, seed, repeat, trials, changes, workers, json_file, out,
+                      max_minutes)
         return
     if window is not None or out is not None:
         raise ScenarioError("--window" if window is not None else "--out", "only a schedule takes it: add --schedule")

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from quietload.judging import exit_without_neighbours
-from quietload.options import MaxMinutes, Overrides, PastLimits, Prune, PruneFactor
+from quietload.options import MaxMinutes, NightPruneFactor, Overrides, PastLimits, Prune
 from quietload.paths import check_output_dir
 from quietload.progress import with_study_progress
 from quietload.terminal import echo
@@ -24,7 +24,7 @@ def policy(
     seed: Annotated[int, typer.Option(min=0, help="Seed of the sampler and of every trial's first model run.")] = 1,
     force: PastLimits = False,
     prune: Prune = True,
-    prune_factor: PruneFactor = 3.0,
+    prune_factor: NightPruneFactor = 1.0,
     max_minutes: MaxMinutes = 60.0,
 ) -> None:
     """Derive a policy for the scenario's batch jobs: per class of job (one per job of the scenario) the

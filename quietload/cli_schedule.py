@@ -7,6 +7,7 @@ from quietload.judging import exit_without_neighbours
 from quietload.paths import check_output_file
 from quietload.terminal import echo
 from workloads import Scenario, ScenarioError
+from workloads.limits import check_study_size
 from workloads.units import parse_seconds
 
 DEFAULT_REPEAT = 3      # a schedule must not pass on a lucky seed
@@ -14,7 +15,7 @@ DEFAULT_REPEAT = 3      # a schedule must not pass on a lucky seed
 
 def plan_schedule(scenario_file: Path, overrides: list[str] | None, given: dict, window: str | None, seed: int,
                   repeat: int | None, trials: int, changes: int, workers: int | None, json_file: Path | None,
-                  out: Path | None) -> None:
+                  out: Path | None, max_minutes: float = 60.0) -> None:
     from quietload.progress import schedule_progress   # the planner loads only when a schedule runs
     from reports.sections.schedule import render_schedule_text
     from reports.night_advice import schedule_night
@@ -31,8 +32,11 @@ def plan_schedule(scenario_file: Path, overrides: list[str] | None, given: dict,
     check_output_file(json_path, "--json", inputs=inputs, outputs=[("--out", out_path)])
     check_output_file(out_path, "--out", inputs=inputs, outputs=[("--json", json_path)])
     exit_without_neighbours(scenario, "a schedule")
+    seeds = repeat or DEFAULT_REPEAT   # each schedule a night on every seed, after every job alone on every seed
+    check_study_size(scenario, trials, seeds, seeds * len(scenario.jobs), workers or min(seeds, 2), max_minutes,
+                     other_runs="solo run")
     with schedule_progress(scenario_file.stem) as progress:
-        document, mapping = schedule_night(scenario_file, overrides, length, seed, repeat or DEFAULT_REPEAT, trials, changes,
+        document, mapping = schedule_night(scenario_file, overrides, length, seed, seeds, trials, changes,
                                            workers, lambda done, total, what: progress.update(done, total, what),
                                            lambda label: progress.update(progress.done, None, f"trying {label}"))
         progress.finish()

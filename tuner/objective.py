@@ -10,7 +10,9 @@ append rates and service times) and counts the worst of them: the most requests,
 load, each constraint's highest value. A setting whose outcome hinges on timing then loses to
 one that holds on every seed.
 
-A study's trial stops at its verdict (``trial_outcome``): a run stopped by the model
+A study's trial stops at its verdict (``trial_outcome``): one whose run the run-size estimate
+refuses (``workloads.limits.check_run_size``: past a single run's time or memory, or a load that
+cannot end within the run) is not run at all; a run stopped by the model
 (``simulator.model.verdict``: a constraint missed beyond doubt, or more requests than a trial that
 held, by the study's factor) or a seed that missed a constraint leaves the seeds after it unrun, and
 the trial is pruned with its reason and its figures so far.
@@ -29,8 +31,10 @@ from tuner.space import SearchSpace
 from workloads import Scenario
 from workloads.scenario import apply_overrides
 from workloads.errors import ScenarioError
+from workloads.limits import check_run_size
 
 OBJECTIVES = ("produce_requests", "load_seconds")
+_NOT_RUN_FIGURES = {"simulated_s": 0.0, "load_s": 0.0, "produce_requests": 0, "tenants": {}}   # a trial refused before its run
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,10 @@ class Objective:
         if stop is None or not stops_early(self.evaluator):
             return self.evaluate(params)
         scenario, results = self.scenario(params), []
+        try:   # one run past the limits of a single run (the run-size estimate): not run at all
+            check_run_size(scenario, hint="the trial is not run")
+        except ScenarioError as refused:
+            return self._stopped(params, [], str(refused), _NOT_RUN_FIGURES)
         for seed in self.seeds:
             told = None if progress is None else functools.partial(progress, seed)
             try:

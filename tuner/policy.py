@@ -55,7 +55,7 @@ class PolicyRequest:
     seed: int = 1
     out_dir: Path = Path("results")
     prune: bool = True             # stop each trial at its verdict (tuner.study.StudySettings)
-    prune_factor: float = 3.0
+    prune_factor: float = 1.0      # beaten on both by a trial that held (tuner.pruning): never the pick
 
 
 @dataclass(frozen=True)
@@ -151,8 +151,8 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
         model_seeds=list(objective.seeds), held_out_seeds=list(held_out), held=held, trials=len(summary.trials), pruned=len(summary.pruned),
         trial=chosen.number, params=params, policy=policy.as_mapping(),
         notes=rounding + (validation.lines() if summary.front else
-                          [f"no trial of {len(summary.trials)} met every SLA on model {format_seeds(objective.seeds)}: "
-                           f"trial {chosen.number}, the closest, is written"]),
+                          [f"no trial of {_trials(summary)} met every SLA on model {format_seeds(objective.seeds)}: "
+                           f"trial {chosen.number}, the closest{' so far (pruned)' if chosen.pruned else ''}, is written"]),
         with_policy=_night_figures(with_policy), without_policy=_night_figures(without))
     paths = _write(name, policy, proof, base, request.out_dir)
     return PolicyOutcome(policy, held, proof, paths)
@@ -187,6 +187,12 @@ def _write(name: str, policy: Policy, proof: dict, base: dict, out_dir: Path) ->
     quotas = scenario_path(name, "quotas.sh", out_dir)
     quotas.write_text(quota_script(policy, proof, base))
     return [policy_file, quotas, POLICY_PROOF.write(proof, scenario_path(name, "policy.json", out_dir))]
+
+
+def _trials(summary: Any) -> str:
+    """The study's trials as the proof's note counts them: ``100 (97 pruned)``."""
+    done = len(summary.trials) + len(summary.pruned)
+    return f"{done:,}" + (f" ({len(summary.pruned):,} pruned)" if summary.pruned else "")
 
 
 def _jobs(count: int) -> str:

@@ -347,6 +347,7 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, progr
     from optuna.trial import TrialState
     done = _records(study)
     completed, best, refused = len(done) + len(_records(study, pruned=True)), _best_requests(done), 0
+    held = [(r.produce_requests, r.load_seconds) for r in done if r.feasible]   # what beats a trial (tuner.pruning)
 
     def completed_trials() -> int:
         """The study's completed and pruned trials as the storage holds them, another machine's too
@@ -365,7 +366,7 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, progr
                     params = objective.space.suggest(trial)
                     running = running_progress(progress, trial.number, completed, settings.trials, best, study) \
                         if runner.execution.inline else None   # a worker process's runs are not heard
-                    pending[runner.submit(TrialTask(params, stop_when(settings, best), running))] = trial
+                    pending[runner.submit(TrialTask(params, stop_when(settings, held), running))] = trial
                 if not pending:
                     break
                 finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
@@ -391,8 +392,9 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, progr
                     else:
                         study.tell(trial, list(outcome.values))
                     completed = completed_trials()
-                    if outcome.feasible and not outcome.pruned and (best is None or outcome.produce_requests < best):
-                        best = outcome.produce_requests
+                    if outcome.feasible and not outcome.pruned:
+                        held.append((outcome.produce_requests, outcome.load_seconds))
+                        best = min(best if best is not None else outcome.produce_requests, outcome.produce_requests)
                     if progress:
                         progress(completed, settings.trials, best, len(study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))))
         finally:

@@ -426,38 +426,41 @@ def _plural(count: int, noun: str) -> str:
 
 
 def check_study_size(scenario, trials: int, seeds: int, validate: int, workers: int, max_minutes: float,
-                     copies: int = 1, fields: tuple[str, str] = ("--trials", "--jobs-at-once")) -> None:
+                     copies: int = 1, fields: tuple[str, str] = ("--trials", "--jobs-at-once"),
+                     other_runs: str = "held-out run") -> None:
     """Refuse, before it starts, a study this machine cannot end within ``max_minutes`` (0: no
     limit) or hold in its memory: ``trials`` trials of ``seeds`` model runs each and ``validate``
     held-out runs, ``workers`` at once, of the scenario with ``copies`` of every job at once (a
     policy's worst night), each run at the least ``estimate`` says. One line names the option and
     the value that would fit. Runs a trial stops at its verdict may end sooner: the estimate
-    counts whole runs."""
+    counts whole runs. ``other_runs`` names the ``validate`` runs (a schedule's solo runs: each job alone)."""
     trials_field, copies_field = fields
     size = estimate(scenario)
     copy_s, copy_bytes = _job_copy(scenario)
     run_s = _least_run_s(size) + (copies - 1) * copy_s
     run_bytes = RunSize.total(size.memory) + (copies - 1) * copy_bytes
     memory_max = _machine_memory()
+    budget, runs = max_minutes * 60.0, trials * seeds + validate
+    # the most copies the budget's time has room for (each run the time of one copy, and each copy's more)
+    room = budget * workers / runs - (run_s - (copies - 1) * copy_s) if max_minutes and copy_s else math.inf
+    time_fits = max(1, int(room // copy_s) + 1) if room >= 0 and room < math.inf else copies
     if copies > 1 and run_bytes > memory_max:
         fits = max(1, int((memory_max - RunSize.total(size.memory)) // copy_bytes) + 1) if copy_bytes else copies
+        fits = min(fits, time_fits)
         raise ScenarioError(copies_field, f"{copies:,} copies of every job at once would need at least {format_bytes(run_bytes)} "
                                           f"of memory in one run, more than this machine's {format_bytes(memory_max)}; "
                                           f"{copies_field} of at most {fits:,} fits")
     if not max_minutes:
         return
-    budget, runs = max_minutes * 60.0, trials * seeds + validate
     least = runs * run_s / max(1, workers)
     if least <= budget:
         return
-    what = (f"{trials:,} trials of {_plural(seeds, 'model run')} each and {_plural(validate, 'held-out run')}, at least "
+    what = (f"{trials:,} trials of {_plural(seeds, 'model run')} each and {_plural(validate, other_runs)}, at least "
             f"{_duration(run_s)} each on {_plural(workers, 'worker')}, would take at least {_duration(least)}, more than "
             f"--max-minutes {max_minutes:g}")
     trials_fit = int((budget * workers / run_s - validate) // seeds)
     if trials_fit >= 1:
         raise ScenarioError(trials_field, f"{what}; {trials_field} of at most {trials_fit:,} fits")
-    if copies > 1 and copy_s:
-        room = budget * workers / runs - (run_s - (copies - 1) * copy_s)
-        if room >= 0:
-            raise ScenarioError(copies_field, f"{what}; {copies_field} of at most {max(1, int(room // copy_s) + 1):,} fits")
+    if copies > 1 and copy_s and room >= 0:
+        raise ScenarioError(copies_field, f"{what}; {copies_field} of at most {time_fits:,} fits")
     raise ScenarioError("--max-minutes", f"{what}; --max-minutes of at least {math.ceil(least / 60):,} fits")

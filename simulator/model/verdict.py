@@ -44,6 +44,12 @@ def over_beyond_doubt(over: int, most: int) -> bool:
     return over > most // 100
 
 
+def least_window_s(over: int, rate: float) -> float:
+    """The shortest load whose window can hold ``over`` records over the SLA with its p99 within it:
+    ``over_beyond_doubt`` false, at most ``most_records`` meant to be sent."""
+    return max(0.0, (100 * over - 2) / rate - 1e-9)   # a nanosecond short: never longer for a rounding
+
+
 def window_end(run: Any) -> float:
     """The latest the load can end: its end once known, else the run's cap or the deadline."""
     if not math.isnan(run.load_end):
@@ -90,11 +96,15 @@ def figures_so_far(run: Any) -> dict[str, Any]:
 
 
 def check(run: Any, stop: StopWhen) -> None:
-    """Raise ``RunStopped`` when the run's verdict is known: a constraint missed beyond doubt, or
-    more produce requests than ``stop.requests_over``."""
+    """Raise ``RunStopped`` when the run's verdict is known: a constraint missed beyond doubt, more
+    produce requests than ``stop.requests_over``, or more requests and a longer load than a point of
+    ``stop.beaten_by``."""
     now, start = run.engine.now, run.night_start
     if now <= start:
         return
+    if stop.events_over is not None and run.engine.events > stop.events_over:
+        raise RunStopped(f"past the limit of a single run, its verdict unknown: {run.engine.events:,} events by "
+                         f"{now:,.0f} s simulated, more than {stop.events_over:,}", figures_so_far(run))
     requests = load_requests(run) if stop.requests_over is not None else 0
     if stop.requests_over is not None and requests > stop.requests_over:
         raise RunStopped(f"{requests:,} produce requests by {now - start:,.0f} s after the load's start, past "
@@ -104,6 +114,8 @@ def check(run: Any, stop: StopWhen) -> None:
         raise RunStopped(f"the load still running {now - start:,.0f} s after its start, past check.deadline "
                          f"{deadline:g} s", figures_so_far(run))
     end = window_end(run)
+    load_s = (now if math.isnan(run.load_end) else run.load_end) - start
+    holding_s = load_s   # the least the load lasts were every neighbour to hold: long enough to outnumber its records over
     for tenant in run.tenants:
         if not isinstance(tenant.latencies, Latencies):   # a streaming pipeline's: judged at the run's end
             continue
@@ -117,3 +129,10 @@ def check(run: Any, stop: StopWhen) -> None:
             raise RunStopped(f"{tenant.spec.name}'s p99 during the load over its SLA of {limit:.3g} ms beyond doubt: "
                              f"{over:,} records over it, more than 1 % of the {most:,} the load can hold",
                              figures_so_far(run))
+        holding_s = max(holding_s, least_window_s(over, tenant.spec.rate))
+    for most, longest in stop.beaten_by:
+        requests = requests or load_requests(run)
+        if requests > most and holding_s > longest:
+            held = f"{load_s:,.0f} s" if holding_s == load_s else f"at least {holding_s:,.0f} s were it to hold"
+            raise RunStopped(f"beaten by a trial that held: {requests:,} produce requests, past {most:,}, and a load of "
+                             f"{held}, past {longest:,.1f} s", figures_so_far(run))

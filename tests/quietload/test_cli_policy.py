@@ -64,6 +64,16 @@ def test_the_derived_policy_holds_on_its_held_out_seeds_and_the_night_without_it
                                     "on held-out model seeds 2-3\n")
 
 
+def test_with_every_trial_pruned_the_closest_so_far_is_written_marked_and_counted(tmp_path):
+    result = _run("policy", CATALOG / "paypay-glue-2gb.yaml", "--out", tmp_path, "--trials", 2, "--validate", 1, *SMALL,
+                  "--set", "tenants.0.sla_p99=1us", "--set", "tenants.1.sla_p99=1us")   # no setting holds it
+    assert result.exit_code == 1, result.output
+    proof = json.loads((tmp_path / "paypay-glue-2gb-policy.json").read_text())
+    assert (proof["held"], proof["trials"], proof["pruned"]) == (False, 0, 2)
+    assert proof["notes"][-1] == (f"no trial of 2 (2 pruned) met every SLA on model seed 1: trial {proof['trial']}, "
+                                  "the closest so far (pruned), is written")
+
+
 def test_a_job_at_the_policys_bounds_conforms_and_keeps_every_sla_on_a_held_out_seed(derived, tmp_path):
     _, out = derived
     policy_file = out / "paypay-glue-2gb-policy.yaml"

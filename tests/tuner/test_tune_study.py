@@ -245,6 +245,16 @@ def test_a_trial_that_misses_on_a_seed_leaves_the_seeds_after_it_unrun(tiny_with
     assert counting.seeds == [1, 1, 2, 3] and unstopped.pruned is None and unstopped.constraints["sla:api"] > 0
 
 
+def test_a_trial_past_the_limits_of_a_single_run_is_pruned_before_it_runs(tiny_with):
+    raw = tiny_with({"dataset": {"files": [{"size": "50GB"}]}})
+    counting = _Counting()
+    objective = Objective(raw, search_space(Scenario.from_mapping(raw)), seed=1, evaluator=counting)
+    outcome = objective.trial_outcome({"batch.size": 1024}, StopWhen())   # 52 million batches of 1 KB at the least
+    assert counting.seeds == [] and outcome.pruned.endswith("; the trial is not run")
+    assert "52,428,800 produce batches of at most batch.size" in outcome.pruned
+    assert (outcome.produce_requests, outcome.load_seconds, outcome.constraints) == (0, 0.0, {})
+
+
 def test_pruned_trials_are_kept_apart_never_picked_and_counted_in_the_progress(tiny_with, tmp_path):
     raw = tiny_with({"tenants": [{**TINY_TENANT, "sla_p99": "1us"}]})
     seen = []
@@ -261,7 +271,14 @@ def test_pruned_trials_are_kept_apart_never_picked_and_counted_in_the_progress(t
 
 def test_the_requests_factor_stops_a_trial_past_that_many_times_the_best_that_held():
     settings = StudySettings(prune_factor=3.0)
-    assert _stop_when(settings, None) == StopWhen()
-    assert _stop_when(settings, 1_000) == StopWhen(requests_over=3_000)
-    assert _stop_when(StudySettings(prune_factor=0.0), 1_000) == StopWhen()
-    assert _stop_when(StudySettings(prune=False), 1_000) is None
+    assert _stop_when(settings, []) == StopWhen(events_over=36_000_000)    # 10 minutes at 60,000 events a second
+    assert _stop_when(settings, [(2_000, 10.0), (1_000, 30.0)]) == StopWhen(requests_over=3_000, events_over=36_000_000)
+    assert _stop_when(StudySettings(prune_factor=0.0), [(1_000, 30.0)]) == StopWhen(events_over=36_000_000)
+    assert _stop_when(StudySettings(prune=False), [(1_000, 30.0)]) is None
+
+
+def test_preferring_the_shorter_load_a_trial_stops_only_beaten_on_both_by_the_front_of_those_that_held():
+    settings = StudySettings(prefer="duration", prune_factor=1.0)
+    held = [(2_000, 10.0), (1_000, 30.0), (3_000, 40.0), (1_000, 30.0)]    # (3,000, 40 s) is beaten by both others
+    assert _stop_when(settings, held).beaten_by == ((1_000, 30.0), (2_000, 10.0))
+    assert _stop_when(StudySettings(prefer="duration", prune_factor=2.0), held[:1]).beaten_by == ((4_000, 10.0),)

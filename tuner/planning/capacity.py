@@ -135,10 +135,12 @@ def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str
     tasks = []
     for option, point in itertools.product(options, points):
         # checked before make_task lists the seeds; with or without --force, bad input stops here
+        hint = f"at the plan's point {option.name}, {point.load_gb:g} GB x {point.loads}; --force runs it anyway"
         try:
+            if jobs:   # sized first as as many loads of the one job: N jobs of a million would take long to build
+                check_run_size(Scenario.from_mapping(sized(option.mapping, scenario, point, None)), hint, len(seeds), force=force)
             point_scenario = Scenario.from_mapping(sized(option.mapping, scenario, point, jobs))
-            check_run_size(point_scenario, f"at the plan's point {option.name}, {point.load_gb:g} GB x {point.loads}; "
-                           "--force runs it anyway", runs=len(seeds), force=force)
+            check_run_size(point_scenario, hint, runs=len(seeds), force=force)
         except ScenarioError as refused:     # the load's size and count named as the plan's options set them
             field = {"batch.loads": "--jobs-at-once" if jobs else "--loads", "dataset.files": "--load-gb",
                      "batch.spacing": "--spacing"}.get(refused.field, refused.field)

@@ -9,7 +9,7 @@ import pytest
 from simulator.contract.histograms import LatencyHistogram
 from simulator.evaluator import RunStopped, StopWhen
 from simulator.model.model import ModelRun
-from simulator.model.verdict import first_bucket_over, most_records, over_beyond_doubt, sends_before
+from simulator.model.verdict import first_bucket_over, least_window_s, most_records, over_beyond_doubt, sends_before
 
 SLA_MS = 10.0
 
@@ -79,6 +79,34 @@ def test_a_run_past_the_requests_asked_stops_with_them(make_scenario, evaluator)
     with pytest.raises(RunStopped) as stopped:
         evaluator.evaluate(scenario, 1, stop=StopWhen(requests_over=full.summary.produce_requests // 3))
     assert full.summary.produce_requests // 3 < stopped.value.figures["produce_requests"] < full.summary.produce_requests
+
+
+@pytest.mark.parametrize("over", [1, 2, 30, 101, 5_000])
+def test_the_least_load_that_could_hold_is_the_shortest_window_not_beyond_doubt(over):
+    rate = 300.0
+    least = least_window_s(over, rate)
+    assert not over_beyond_doubt(over, most_records(rate, 0.0, least + 1e-6))   # a window that long could hold
+    assert over_beyond_doubt(over, most_records(rate, 0.0, least - 1 / rate)) or least < 1 / rate
+
+
+def test_a_run_beaten_on_both_by_a_held_point_stops_and_one_beaten_on_one_does_not(make_scenario, evaluator):
+    scenario = make_scenario(NEIGHBOUR, {"tenants": [{**NEIGHBOUR["tenants"][0], "sla_p99": "5s"}]})
+    full = evaluator.evaluate(scenario, 1).summary
+    fewer, shorter = full.produce_requests // 3, full.load_seconds / 3
+    with pytest.raises(RunStopped, match="beaten by a trial that held: ") as stopped:
+        evaluator.evaluate(scenario, 1, stop=StopWhen(beaten_by=((fewer, shorter),)))
+    figures = stopped.value.figures
+    assert figures["produce_requests"] > fewer and shorter < figures["load_s"] < full.load_seconds
+    # more requests but a longer load than the run's (or the reverse): it may be on the front, it runs to its end
+    for point in ((fewer, full.load_seconds + 1.0), (full.produce_requests, shorter)):
+        assert evaluator.evaluate(scenario, 1, stop=StopWhen(beaten_by=(point,))).summary == full
+
+
+def test_a_run_past_the_events_asked_stops_as_past_a_single_runs_limit(make_scenario, evaluator):
+    scenario = make_scenario(NEIGHBOUR, {"tenants": [{**NEIGHBOUR["tenants"][0], "sla_p99": "5s"}]})
+    with pytest.raises(RunStopped, match="past the limit of a single run, its verdict unknown: ") as stopped:
+        evaluator.evaluate(scenario, 1, stop=StopWhen(events_over=10_000))
+    assert 0 < stopped.value.figures["simulated_s"] < evaluator.evaluate(scenario, 1).summary.simulated_seconds
 
 
 def test_a_load_past_its_deadline_stops_the_run(make_scenario, evaluator):
