@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from simulator.model.consumer import InputLog
 from simulator.model.streaming import POLLING_DELAY, Call, Pipeline
@@ -41,8 +41,8 @@ class AsyncLogWriter:
 
 class MicroBatch:
     def __init__(self, pipeline: Pipeline):
-        assert isinstance(pipeline.spec, SparkMicroBatch)
-        self.pipeline, self.engine, self.spec, self.out = pipeline, pipeline.engine, pipeline.spec, pipeline.out
+        self.pipeline, self.engine, self.out = pipeline, pipeline.engine, pipeline.out
+        self.spec = cast(SparkMicroBatch, pipeline.spec)      # the registry runs micro-batches for this kind alone
         self.costs = pipeline.costs
         self.interval = self.spec.processing_time_ms / 1e3
         self.producer = pipeline.sink(0)          # the executor's producer, shared by its tasks

@@ -14,6 +14,7 @@ from simulator.contract.lines import tenant_line
 from simulator.model.metrics import BatchSizes, FloatSamples, Latencies, RecordLatencies
 from simulator.model.night import job_figures, job_timelines
 from simulator.model.streaming import figures as pipeline_figures
+from workloads.kinds import kind_of
 
 
 def _mean(values: list[float]) -> float | None:
@@ -143,7 +144,7 @@ def build(run) -> RunResult:
     for tenant in run.tenants:
         tenant_figures, line, tenant_latencies[tenant.spec.name] = _tenant_figures(tenant, windows, seconds)
         tenant_figures["broker_time_ms_p99_during"] = _broker_times(run, tenant.spec.name, start, end)
-        if hasattr(tenant, "stages"):   # a streaming pipeline: its latency_ms is end to end
+        if kind_of(tenant.spec).pipeline:   # its latency_ms is end to end
             tenant_figures.update(pipeline_figures(tenant, windows))
         tenants.append(tenant_figures)
         tenant_lines[tenant_line(tenant.spec.name)] = line
