@@ -93,7 +93,7 @@ class StudySummary:
     importances: dict[str, float] | None
     failed: int = 0
     model_seeds: tuple[int, ...] = (1,)   # each trial's model runs; the worst counts
-    validation: dict[str, Any] | None = None   # the front on held-out seeds (tuner.validate), when run
+    validation: dict[str, Any] | None = None   # the front on held-out seeds (tuner.held_out), when run
     pruned: list[TrialRecord] = field(default_factory=list)   # trials stopped at their verdict: never a pick
 
     def to_dict(self, scenario: dict[str, Any], baseline: dict[str, Any] | None = None,
