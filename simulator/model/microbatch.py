@@ -16,6 +16,7 @@ import math
 from functools import partial
 from typing import Any, cast
 
+from simulator.model.broker import ApiKeys
 from simulator.model.consumer import InputLog
 from simulator.model.streaming import POLLING_DELAY, Call, Pipeline
 from workloads.streaming import SparkMicroBatch
@@ -74,7 +75,7 @@ class MicroBatch:
         b = self.pipeline.broker_costs
         for leader, logs in leaders.items():
             cost = b.fetch_request_us * 1e-6 + len(logs) * b.fetch_partition_us * 1e-6
-            Call(leader, cost, self.pipeline.rtt, partial(self._latest, logs)).send(now)
+            Call(ApiKeys.LIST_OFFSETS, leader, cost, self.pipeline.rtt, partial(self._latest, logs)).send(now)
 
     def _latest(self, logs: list[InputLog], now: float) -> None:
         for log in logs:          # the offsets as the leader answered (its high watermark)

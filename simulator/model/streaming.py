@@ -28,7 +28,7 @@ import math
 import random
 from typing import TYPE_CHECKING, Any, Callable
 
-from simulator.model.broker import Broker, Request
+from simulator.model.broker import ApiKeys, Broker, Request
 from simulator.model.client import ClientSpec
 from simulator.model.compression import record_overhead
 from simulator.model.consumer import Consumer, InputLog
@@ -44,13 +44,13 @@ POLLING_DELAY = 0.010             # spark.sql.streaming.pollingDelay: an idle tr
 class Call:
     """A request to a broker whose handler cost its caller states (ListOffsets, OffsetCommit, EndTxn)."""
 
-    def __init__(self, broker: Broker, cost: float, rtt: float, on_done: Callable[[float], None]):
-        self.broker, self.cost, self.half_rtt, self.on_done = broker, cost, rtt / 2, on_done
+    def __init__(self, api: int, broker: Broker, cost: float, rtt: float, on_done: Callable[[float], None]):
+        self.api, self.broker, self.cost, self.half_rtt, self.on_done = api, broker, cost, rtt / 2, on_done
         self.connection = broker.connect("coordinator-call")
         self.response_at: Callable[[Request], None] = self._response
 
     def send(self, now: float) -> None:
-        self.broker.receive(Request("call", self.connection, 200.0, self, self), now + self.half_rtt)
+        self.broker.receive(Request(self.api, self.connection, 200.0, self, self), now + self.half_rtt)
 
     def handler_cpu(self, request: Request, broker: Broker) -> float:
         return self.cost
@@ -148,7 +148,8 @@ class Pipeline:
             on_done(now)
 
         def flushed() -> None:
-            Call(self.coordinator, cost, self.rtt, committed).send(self.engine.now)
+            api = ApiKeys.END_TXN if self.spec.exactly_once else ApiKeys.OFFSET_COMMIT
+            Call(api, self.coordinator, cost, self.rtt, committed).send(self.engine.now)
         producer.flush(flushed)
 
 
