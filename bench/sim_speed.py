@@ -67,7 +67,7 @@ SMALL_TUNE = ("--set", "dataset.files.0.size=64MB", "--set", "windows.before=1s"
 STARTUP = """
 import os, sys
 import simulator.model.model
-simulator.model.model.ModelRun.execute = lambda self, progress=None: os._exit(0)
+simulator.model.model.ModelRun.execute = lambda self, *_: os._exit(0)
 from quietload.cli import app
 app(["simulate", sys.argv[1], "--json", "startup.json"], prog_name="quietload")
 """

@@ -1,4 +1,4 @@
-"""quietload: simulate and tune batch-job workloads."""
+"""The command line: each command parses, builds value objects, calls one library function and renders."""
 
 
 def __getattr__(name: str) -> str:

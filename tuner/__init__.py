@@ -1,4 +1,4 @@
-"""Optuna studies over batch-job knobs: search space, objective, study, recommendation.
+"""Decides on the model: Optuna studies over batch-job knobs (tune), the cluster's policy, the model's calibration and fidelity.
 
 Importing this package does not import Optuna; a study does, when it runs.
 """

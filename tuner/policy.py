@@ -7,7 +7,7 @@ producer template (``linger.ms``, ``batch.size``, ``compression.type``, ``acks``
 client (``producer_byte_rate``, ``request_percentage``), each trial the worst of ``repeat`` seeds,
 every neighbour's p99 within its SLA as the constraint. The Pareto front's points, the shortest night
 first (a policy should cost its jobs the least time), then run on held-out seeds no trial ran
-(``tuner.validate``); the first that holds on every one, rounded to what a person types and run again
+(``tuner.held_out``); the first that holds on every one, rounded to what a person types and run again
 (``tuner.recommend.rounded_pick``), is the policy. A job of the policy may batch longer and larger
 than the template (its bounds are floors), which the proof takes to be no louder.
 
@@ -30,7 +30,7 @@ from tuner.runner import Execution, Runner
 from tuner.snippets import kafka_configs_lines
 from tuner.space import SearchSpace, search_space
 from tuner.study import Progress, StudySettings, closest_miss, run_study, scenario_digest, scenario_fields, tuning_work
-from tuner.validate import SeedRuns, validate_front
+from tuner.held_out import SeedRuns, judge_held_out
 from workloads import Scenario, ScenarioError
 from workloads.policy import JobClass, Match, Policy, Proven, Template
 from workloads.quota import Quota
@@ -135,7 +135,7 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
         seed_runs.outcome_on({}, (request.seed,))   # the night as it is runs and is judged, or is refused in one line before any trial
         request.out_dir.mkdir(parents=True, exist_ok=True)
         summary = run_study(objective, settings, progress, line, runner)
-        validation = validate_front(objective, summary.front, PREFER, held_out, line, runs, seed_runs)
+        validation = judge_held_out(objective, summary.front, PREFER, held_out, line, runs, seed_runs)
         chosen = validation.pick or validation.closest or closest_miss(summary.trials) or closest_miss(summary.pruned)
         if chosen is None:
             raise ScenarioError("policy", f"no trial of study {summary.name!r} completed ({summary.failed} failed)")

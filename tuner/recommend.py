@@ -155,7 +155,7 @@ def rounded_pick(objective: Any, chosen: Any, held_out: tuple[int, ...] = (),
     study's seeds and ``held_out``: the rounded values when they meet the constraints wherever
     the exact ones did (or the exact ones missed anyway), else the exact values; and the line
     saying which, and what the model predicts for the rounded ones. ``seed_runs``
-    (tuner.validate.SeedRuns) runs the seeds side by side."""
+    (tuner.held_out.SeedRuns) runs the seeds side by side."""
     bounds = {r.name: (r.low, r.high) for r in objective.space.ranges if r.knob.kind != "choice"}
     rounded = rounded_params(chosen.params, bounds)
     changed = [words.changed(name, property_value(name, chosen.params[name]), property_value(name, value))

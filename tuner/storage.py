@@ -4,8 +4,10 @@ timeout, tables created by whichever tuner comes first) and shown without its se
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 from urllib.parse import unquote
 
 from workloads import ScenarioError
@@ -31,6 +33,26 @@ def display_url(url: str) -> str:
     except Exception:   # SQLAlchemy refuses the URL (a port that is no number, no scheme)
         pass
     return mask_secrets(shown if shown is not None else mask_url(url), url)
+
+
+@dataclass(frozen=True)
+class Kept:
+    """An opened study storage: Optuna's object, and where it is as a person may be shown it."""
+
+    optuna: Any
+    shown: str
+
+
+@contextmanager
+def kept_in(url: str) -> Iterator[Kept]:
+    """The storage of ``url``, open while the study runs, closed after (a SQLite file's write-ahead
+    log then folded back into it)."""
+    storage = open_storage(url)
+    try:
+        yield Kept(storage, display_url(url))
+    finally:
+        storage.remove_session()
+        storage.engine.dispose()
 
 
 def open_storage(url: str) -> Any:

@@ -27,7 +27,7 @@ from simulator.evaluator import Evaluator
 from tuner.objective import OBJECTIVES, Objective, Outcome, record
 from tuner.pruning import TrialTask, running_progress, stop_when
 from tuner.runner import Execution, Runner
-from tuner.storage import display_url, open_storage
+from tuner.storage import Kept, kept_in
 from workloads import Scenario, ScenarioError
 from workloads._fields import file_key, unsaid
 
@@ -93,7 +93,7 @@ class StudySummary:
     importances: dict[str, float] | None
     failed: int = 0
     model_seeds: tuple[int, ...] = (1,)   # each trial's model runs; the worst counts
-    validation: dict[str, Any] | None = None   # the front on held-out seeds (tuner.validate), when run
+    validation: dict[str, Any] | None = None   # the front on held-out seeds (tuner.held_out), when run
     pruned: list[TrialRecord] = field(default_factory=list)   # trials stopped at their verdict: never a pick
 
     def to_dict(self, scenario: dict[str, Any], baseline: dict[str, Any] | None = None,
@@ -234,10 +234,11 @@ def _earlier(storage: Any, name: str, scenario_name: str, fields: dict[str, Any]
     return f"new study {name!r}: the scenario differs from study {other.study_name!r}'s ({changes})"
 
 
-def _load_study(objective: Objective, settings: StudySettings, storage: Any,
+def _load_study(objective: Objective, settings: StudySettings, kept: Kept,
                 note: Callable[[str], None] | None = None) -> Any:
     import optuna
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    storage = kept.optuna
     study = optuna.create_study(storage=storage, study_name=settings.study_name,
                                 directions=["minimize"] * len(OBJECTIVES), sampler=_sampler(settings, True),
                                 load_if_exists=True)
@@ -258,7 +259,7 @@ def _load_study(objective: Objective, settings: StudySettings, storage: Any,
         return study
     if stored.get("scenario_digest") != identity["scenario_digest"]:
         # its trials were judged on another scenario (another SLA, cluster, job): never mix them in
-        where = f"study {settings.study_name!r} in {display_url(settings.storage)}"
+        where = f"study {settings.study_name!r} in {kept.shown}"
         if "scenario_fields" not in study.user_attrs:
             raise ScenarioError("--study-name", f"{where} was stored without its scenario's digest; name a new study")
         changes = scenario_changes(study.user_attrs["scenario_fields"], fields)
@@ -266,7 +267,7 @@ def _load_study(objective: Objective, settings: StudySettings, storage: Any,
                             "or leave --study-name out (each scenario then gets its own)")
     for key, value in identity.items():
         if stored.get(key, _IDENTITY_BEFORE_STORED.get(key)) != value:
-            raise ScenarioError("--study-name", f"study {settings.study_name!r} in {display_url(settings.storage)} was run "
+            raise ScenarioError("--study-name", f"study {settings.study_name!r} in {kept.shown} was run "
                                 f"with another {key} ({stored.get(key, _IDENTITY_BEFORE_STORED.get(key))!r}); "
                                 "resume it with the same settings or name a new study")
     return study
@@ -308,9 +309,8 @@ def run_study(objective: Objective, settings: StudySettings, progress: Progress 
     """Run (or resume) the study until ``settings.trials`` trials have completed or been pruned; return its summary.
     ``note`` hears of a new study beside an earlier one of the same scenario name, and what differs.
     ``runner`` (its work ``tuning_work``) runs the trials; by default one is started and stopped here."""
-    storage = open_storage(settings.storage)
-    try:
-        study = _load_study(objective, settings, storage, note)
+    with kept_in(settings.storage) as kept:
+        study = _load_study(objective, settings, kept, note)
         asked: list[Any] = []   # the trials this run asks for, whatever else shares the storage
         asking = study.ask
 
@@ -319,16 +319,13 @@ def run_study(objective: Objective, settings: StudySettings, progress: Progress 
             return trial
         study.ask = ask
         try:
-            return _run_trials(study, objective, settings, progress, runner)
+            return _run_trials(study, objective, settings, kept.shown, progress, runner)
         except KeyboardInterrupt as stop:
-            _stopped(study, settings, asked, stop)
+            _stopped(study, settings, kept.shown, asked, stop)
             raise
-    finally:
-        storage.remove_session()
-        storage.engine.dispose()   # closed, a SQLite file's write-ahead log is folded back into it
 
 
-def _stopped(study: Any, settings: StudySettings, asked: list[Any], stop: KeyboardInterrupt) -> None:
+def _stopped(study: Any, settings: StudySettings, shown: str, asked: list[Any], stop: KeyboardInterrupt) -> None:
     """A stop signal came: each trial this run asked for and left running (the signal came between
     asking for it and handing it to a worker, or while its outcome was told) is failed, as the ones
     the workers were running are; the completed ones stay, and ``stop`` says so."""
@@ -339,10 +336,10 @@ def _stopped(study: Any, settings: StudySettings, asked: list[Any], stop: Keyboa
             study.tell(trial, state=TrialState.FAIL)
     done = len(_records(study))
     stop.add_note(f"study {settings.study_name!r} keeps its {done} completed trial{'s' if done != 1 else ''} in "
-                  f"{display_url(settings.storage)}: the same command resumes it")
+                  f"{shown}: the same command resumes it")
 
 
-def _run_trials(study: Any, objective: Objective, settings: StudySettings, progress: Progress | None,
+def _run_trials(study: Any, objective: Objective, settings: StudySettings, shown: str, progress: Progress | None,
                 runner: Runner | None) -> StudySummary:
     from optuna.trial import TrialState
     done = _records(study)
@@ -400,7 +397,7 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, progr
         finally:
             for trial in pending.values():
                 study.tell(trial, state=TrialState.FAIL)
-    return _summary(study, objective, settings, _records(study))
+    return _summary(study, objective, settings, shown, _records(study))
 
 
 def _importances(study: Any, records: list[TrialRecord]) -> dict[str, float] | None:
@@ -416,10 +413,11 @@ def _importances(study: Any, records: list[TrialRecord]) -> dict[str, float] | N
     return {name: round(float(value), 4) for name, value in found.items()}
 
 
-def _summary(study: Any, objective: Objective, settings: StudySettings, records: list[TrialRecord]) -> StudySummary:
+def _summary(study: Any, objective: Objective, settings: StudySettings, shown: str,
+             records: list[TrialRecord]) -> StudySummary:
     from optuna.trial import TrialState
     failed = len(study.get_trials(deepcopy=False, states=(TrialState.FAIL,)))
-    return StudySummary(name=settings.study_name, storage=display_url(settings.storage), settings=settings,
+    return StudySummary(name=settings.study_name, storage=shown, settings=settings,
                         space={r.name: r.describe() for r in objective.space.ranges}, trials=records,
                         front=pareto_front(records), pick=pick(records, settings.prefer),
                         importances=_importances(study, records), failed=failed, model_seeds=objective.seeds,

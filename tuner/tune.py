@@ -15,7 +15,7 @@ from tuner.runner import Execution, Runner, usable_cores
 from tuner.space import search_space
 from tuner.study import (Progress, StudySettings, StudySummary, closest_miss, run_study, scenario_digest, tuning_work,
                           scenario_fields)
-from tuner.validate import SCREEN_SEEDS, SeedRuns, Validation, cheapest_hardware, screened, validate_front
+from tuner.held_out import SCREEN_SEEDS, SeedRuns, HeldOut, cheapest_hardware, screened, judge_held_out
 from workloads import Scenario, ScenarioError
 from workloads.scenario import load_mapping
 from workloads.tuning import DEFAULT_LEVERS
@@ -76,7 +76,7 @@ def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
 
 def _validated(objective: Objective, judge: Objective, summary: StudySummary, count: int,
                progress_line: Callable[[str], None] | None, runs: Callable[[int, int], None] | None,
-               seed_runs: SeedRuns) -> tuple[StudySummary, Validation | None]:
+               seed_runs: SeedRuns) -> tuple[StudySummary, HeldOut | None]:
     """The study with its pick replaced by the first feasible trial, judged at its worst on
     ``judge``'s seeds, that holds on ``count`` seeds after those (no pick when none holds)."""
     if not count or not summary.front:
@@ -84,7 +84,7 @@ def _validated(objective: Objective, judge: Objective, summary: StudySummary, co
     candidates = (screened(judge, summary.trials, seed_runs, progress_line) if judge.seeds != objective.seeds
                   else summary.trials)
     first = judge.seeds[-1] + 1
-    validation = validate_front(judge, [c for c in candidates if c.feasible], summary.settings.prefer,
+    validation = judge_held_out(judge, [c for c in candidates if c.feasible], summary.settings.prefer,
                                 tuple(range(first, first + count)), progress_line, runs, seed_runs, judge.added_vcpus)
     validation = dataclasses.replace(validation, screened_on=judge.seeds)
     if validation.pick is None and validation.closest is None:    # none stayed within them at its worst

@@ -19,7 +19,7 @@ from typing import Callable
 
 from workloads.batch import job_path
 from workloads.errors import ScenarioError
-from workloads.streaming import is_streaming
+from workloads.kinds import is_pipeline
 from workloads.units import format_bytes
 
 TIME_MAX_S = 600.0           # one run: a plan or a study runs many
@@ -193,7 +193,7 @@ def estimate(scenario) -> RunSize:
                   for j in jobs]
     events = (
         *(part for parts in job_events for part in parts),
-        *(Part(by_time or f"tenants[{i}].rate", t.rate * seconds * (STREAMING_RECORD_EVENTS if is_streaming(t) else 1.0),
+        *(Part(by_time or f"tenants[{i}].rate", t.rate * seconds * (STREAMING_RECORD_EVENTS if is_pipeline(t) else 1.0),
                f"{t.rate:,.0f} records/s over {long}", None if by_time else t.rate, _per_second)
           for i, t in enumerate(scenario.tenants)),
         Part(by_time or fetch_field, fetch_sessions * seconds / fetch_interval,
@@ -215,7 +215,7 @@ def estimate(scenario) -> RunSize:
              float(dataset.sample_rows)),
         *(part for j in jobs for part in _job_requests(j)),
         *(Part(by_time or f"tenants[{i}].rate",
-               t.rate * seconds * (_STREAMING_RECORD_BYTES if is_streaming(t) else _RECORD_BYTES),
+               t.rate * seconds * (_STREAMING_RECORD_BYTES if is_pipeline(t) else _RECORD_BYTES),
                f"{t.rate * seconds:,.0f} neighbour records: {t.rate:,.0f}/s over {long}", None if by_time else t.rate,
                _per_second)
           for i, t in enumerate(scenario.tenants)),

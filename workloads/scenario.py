@@ -8,7 +8,7 @@ from typing import Any
 
 from workloads import _fields as f
 from workloads.errors import ScenarioError
-from workloads import streaming
+from workloads import kinds
 from workloads.broker_types import broker_settings, broker_type
 from workloads import loader
 from workloads.batch import SINGLE_JOB, BatchJob, Dataset, FileGroup, Spark, job_path, parse_jobs
@@ -236,7 +236,7 @@ class Scenario:
     # the batch jobs in file order (``batch:`` a mapping gives one; a list, a night's several)
     jobs: tuple[BatchJob, ...] = f.prop("batch", parse=parse_jobs, element=lambda raw: BatchJob, one="job",
                                         default=())   # required: from_mapping says so when it is missing
-    tenants: tuple[Tenant, ...] = f.prop(element=streaming.kind_class, parse=lambda v, p: tuple(streaming.tenant(x, f"{p}[{i}]") for i, x in enumerate(v or [])),
+    tenants: tuple[Tenant, ...] = f.prop(element=kinds.kind_class, parse=lambda v, p: tuple(kinds.tenant(x, f"{p}[{i}]") for i, x in enumerate(v or [])),
                                          default=())
     tenant_host: TenantHost = f.prop(parse=lambda v, p: f.build(TenantHost, v, p), default_factory=TenantHost)
     # where the components run (workloads.placement); unsaid: every one on a host of its own
@@ -314,7 +314,7 @@ class Scenario:
                                                                                 "the brokers would meter and log the tenant as the load")
                 raise ScenarioError(f"tenants[{i}].name", f"{name!r} is the batch job's client.id: the brokers "
                                                           "would meter and log the tenant as the load")
-        streaming.check_inputs(self)
+        kinds.check_inputs(self)
         self.placement.validate(self.hosts, self.cluster.brokers, max(job.instances for job in self.jobs), tenant_names)
         self._check_protocol()
 

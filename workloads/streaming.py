@@ -35,8 +35,9 @@ to end latency as for a producer.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from workloads import _fields as f
 from workloads.errors import ScenarioError
@@ -44,7 +45,6 @@ from workloads.producer import Client, ProducerConfig
 from workloads.tenant import Tenant
 from workloads.units import parse_bytes, parse_int_milliseconds, parse_milliseconds, parse_seconds
 
-KINDS = ("spark-microbatch", "spark-continuous", "spark-realtime", "kafka-streams", "flink")
 SINK_CLIENT = Client(kind="java", version=(3, 9, 0))   # the kafka-clients Spark 4.1 ships with
 
 
@@ -66,7 +66,7 @@ class ConsumerConfig:
 class StreamingTenant(Tenant):
     """A streaming pipeline fed by its own upstream producer (the ``Tenant`` fields)."""
 
-    kind: str = f.prop(parse=f.one_of(*KINDS))
+    kind: str = f.prop(parse=f.text)                         # its record's name (workloads.kinds)
     output_topic: str = f.prop(parse=f.text)
     record_cost: float = f.prop(parse=parse_seconds)        # CPU time of the pipeline's work per record
     consumer: ConsumerConfig = f.prop(default_factory=ConsumerConfig)
@@ -77,12 +77,49 @@ class StreamingTenant(Tenant):
         """Threads that process records at once (None: one per input partition)."""
         return None
 
-    def validate(self, cluster: Any, path: str) -> None:
-        validate(self, cluster, path)
+    # Spark caches one producer per executor JVM: its tasks share it; other frameworks' workers
+    # (Kafka Streams' stream threads, Flink's subtasks) each have their own
+    producer_per_worker: ClassVar[bool] = True
+    # continuous and real-time mode hold a long-running task per input partition
+    task_per_partition: ClassVar[bool] = False
 
     @property
     def exactly_once(self) -> bool:
         return False
+
+    @property
+    def commit_every(self) -> float:
+        """Seconds between the commits a worker thread makes itself (inf: none)."""
+        return math.inf
+
+    @property
+    def plan_every(self) -> float:
+        """Seconds between the stops a worker makes to plan the next long batch (inf: none)."""
+        return math.inf
+
+    @property
+    def checkpoint_commit_every(self) -> float | None:
+        """Seconds between the checkpoints that commit every sink's transaction (None: none)."""
+        return None
+
+    def check(self, path: str) -> None:
+        """Checks of the pipeline on its own (``validate``: those that need the cluster)."""
+        if self.output_topic == self.topic:
+            raise ScenarioError(f.join(path, "output_topic"), f"is the input topic {self.topic!r}; a pipeline writes another topic")
+        if self.exactly_once and self.sink.acks != "all":
+            raise ScenarioError(f.join(path, "sink.acks"), "a transactional (exactly-once) producer needs acks all")
+
+    def validate(self, cluster: Any, path: str) -> None:
+        """Checks that need the cluster: the output topic exists; a query holding a task per input
+        partition has a slot for each."""
+        names = {t.name for t in cluster.topics}
+        if self.output_topic not in names:
+            raise ScenarioError(f.join(path, "output_topic"), f"topic {self.output_topic!r} is not in cluster.topics")
+        partitions = cluster.topic(self.topic).partitions
+        workers = self.workers
+        if self.task_per_partition and workers is not None and workers < partitions:
+            raise ScenarioError(f.join(path, "slots"), f"{workers} slots cannot hold a long-running task for each of "
+                                                       f"the {partitions} partitions of {self.topic!r}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,6 +127,7 @@ class SparkQuery(StreamingTenant):
     """A Structured Streaming query: its tasks run on ``slots`` cores (default one per partition)."""
 
     slots: int | None = f.prop(parse=f.positive_int, default=None)
+    producer_per_worker: ClassVar[bool] = False
 
     @property
     def workers(self) -> int | None:
@@ -105,15 +143,26 @@ class SparkMicroBatch(SparkQuery):
     async_checkpoint_interval_ms: float = f.prop("asyncProgressTrackingCheckpointIntervalMs", _non_negative_ms, default=1000.0)
     stateful: bool = f.prop(parse=f.boolean, default=False)
 
+    def check(self, path: str) -> None:
+        super().check(path)
+        if self.async_progress and self.stateful:
+            raise ScenarioError(f.join(path, "asyncProgressTrackingEnabled"), "Spark supports it only in stateless queries (stateful: true)")
+
 
 @dataclass(frozen=True, kw_only=True)
 class SparkContinuous(SparkQuery):
     continuous_ms: float = f.prop("continuous", f.positive(_non_negative_ms), default=1000.0)
+    task_per_partition: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, kw_only=True)
 class SparkRealTime(SparkQuery):
     real_time_ms: float = f.prop("realTime", f.positive(_non_negative_ms), default=300_000.0)   # 5 minutes
+    task_per_partition: ClassVar[bool] = True
+
+    @property
+    def plan_every(self) -> float:
+        return self.real_time_ms / 1e3
 
 
 GUARANTEES = ("at_least_once", "exactly_once_v2")
@@ -141,6 +190,10 @@ class KafkaStreams(StreamingTenant):
             return self.commit_interval_ms / 1e3
         return 0.1 if self.exactly_once else 30.0
 
+    @property
+    def commit_every(self) -> float:
+        return self.commit_interval
+
 
 DELIVERY = ("none", "at-least-once", "exactly-once")
 
@@ -160,81 +213,7 @@ class Flink(StreamingTenant):
     def exactly_once(self) -> bool:
         return self.delivery_guarantee == "exactly-once"
 
-
-CLASSES: dict[str, type[StreamingTenant]] = {
-    "spark-microbatch": SparkMicroBatch, "spark-continuous": SparkContinuous, "spark-realtime": SparkRealTime,
-    "kafka-streams": KafkaStreams, "flink": Flink}
-
-# The frameworks' own client overrides: Kafka Streams sets max.poll.records 1000 on its
-# consumer and linger.ms 100 on its producer (StreamsConfig's CONSUMER/PRODUCER_DEFAULT_OVERRIDES).
-_CONSUMER_DEFAULTS = {"kafka-streams": {"max.poll.records": 1000}}
-_SINK_DEFAULTS = {"kafka-streams": {"linger.ms": 100}}
-
-
-def kind_class(raw: Any) -> type:
-    """The value object a tenant's mapping builds: a producer ``Tenant`` unless it names a kind."""
-    kind = raw.get("kind") if isinstance(raw, dict) else None
-    return CLASSES.get(str(kind), StreamingTenant) if kind is not None else Tenant
-
-
-def tenant(raw: Any, path: str) -> Tenant:
-    """A tenant from its mapping: a streaming pipeline if it names a ``kind``, else a producer."""
-    raw = f.require_mapping(raw, path)
-    return build(raw, path) if "kind" in raw else Tenant.build(raw, path)
-
-
-def build(raw: dict, path: str) -> StreamingTenant:
-    kind = f.one_of(*KINDS)(raw.get("kind"), f.join(path, "kind"))
-    cls = CLASSES[kind]
-    client = Client.build(raw.get("client"), f.join(path, "client"))
-    consumer = f.build(ConsumerConfig, {**_CONSUMER_DEFAULTS.get(kind, {}), **f.require_mapping(raw.get("consumer"), f.join(path, "consumer"))},
-                       f.join(path, "consumer"))
-    sink_raw = {**_SINK_DEFAULTS.get(kind, {}), **f.require_mapping(raw.get("sink"), f.join(path, "sink"))}
-    tenant = f.build(cls, raw, path, client=client, consumer=consumer,
-                     producer=ProducerConfig.build(raw.get("producer"), client, f.join(path, "producer")),
-                     sink=ProducerConfig.build(sink_raw, SINK_CLIENT, f.join(path, "sink")))
-    _check(tenant, path)
-    return tenant
-
-
-def _check(tenant: StreamingTenant, path: str) -> None:
-    if tenant.output_topic == tenant.topic:
-        raise ScenarioError(f.join(path, "output_topic"), f"is the input topic {tenant.topic!r}; a pipeline writes another topic")
-    if isinstance(tenant, SparkMicroBatch) and tenant.async_progress and tenant.stateful:
-        raise ScenarioError(f.join(path, "asyncProgressTrackingEnabled"), "Spark supports it only in stateless queries (stateful: true)")
-    if tenant.exactly_once and tenant.sink.acks != "all":
-        raise ScenarioError(f.join(path, "sink.acks"), "a transactional (exactly-once) producer needs acks all")
-
-
-def validate(tenant: StreamingTenant, cluster: Any, path: str) -> None:
-    """Checks that need the cluster: the output topic exists; Spark's continuous and real-time
-    modes hold one task per input partition."""
-    names = {t.name for t in cluster.topics}
-    if tenant.output_topic not in names:
-        raise ScenarioError(f.join(path, "output_topic"), f"topic {tenant.output_topic!r} is not in cluster.topics")
-    partitions = cluster.topic(tenant.topic).partitions
-    if isinstance(tenant, (SparkContinuous, SparkRealTime)) and tenant.slots is not None and tenant.slots < partitions:
-        raise ScenarioError(f.join(path, "slots"), f"{tenant.slots} slots cannot hold a long-running task for each of "
-                                                   f"the {partitions} partitions of {tenant.topic!r}")
-
-
-def check_inputs(scenario: Any) -> None:
-    """A pipeline's input topic is written by its upstream producer alone: its latency follows
-    that producer's records (the load's, another tenant's or another pipeline's output would be
-    read too but not timed)."""
-    writers: dict[str, list[str]] = {}
-    for job in scenario.jobs:
-        writers.setdefault(job.topic, []).append("the batch load" if len(scenario.jobs) == 1 else f"batch job {job.name!r}")
-    for tenant in scenario.tenants:
-        writers.setdefault(tenant.topic, []).append(f"tenant {tenant.name!r}")
-        if isinstance(tenant, StreamingTenant):
-            writers.setdefault(tenant.output_topic, []).append(f"tenant {tenant.name!r}'s output")
-    for i, tenant in enumerate(scenario.tenants):
-        others = [w for w in writers[tenant.topic] if w != f"tenant {tenant.name!r}"]
-        if isinstance(tenant, StreamingTenant) and others:
-            raise ScenarioError(f"tenants[{i}].topic", f"{tenant.topic!r} is also written by {others[0]}; "
-                                                       "a pipeline's input topic is fed by its own producer alone")
-
-
-def is_streaming(tenant: Any) -> bool:
-    return isinstance(tenant, StreamingTenant)
+    @property
+    def checkpoint_commit_every(self) -> float | None:
+        # the exactly-once sink commits at checkpoints; unset, the model checkpoints once a minute
+        return (self.checkpoint_interval_ms or 60_000.0) / 1e3 if self.exactly_once else None

@@ -34,12 +34,13 @@ from simulator.live.kafka import KafkaCluster, answers_kafka
 from simulator.live.neighbours import Neighbours
 from simulator.live.outcome import LiveRun, build
 from simulator.live.sampler import MachineLoad, MetricsSampler
-from simulator.live.streaming import StreamingNeighbours, is_streaming, with_pipelines
+from simulator.live.streaming import StreamingNeighbours, with_pipelines
 from simulator.live.streaming import notes as streaming_notes
 from simulator.live.warmup import BROKER_WARM_UP_TOPIC, RECORD_BYTES, warm_up_brokers
 from simulator.contract import RunResult
 from simulator.contract.names import STACK_RUN_DIR
 from workloads import Scenario, ScenarioError
+from workloads.kinds import is_pipeline
 from simulator.live.night import check_night, job_lines, job_view, merged, night_result, run_jobs
 from simulator.live.spark_job import GlueJobReport
 
@@ -226,7 +227,7 @@ class LiveEvaluator:
             sampler = (MetricsSampler(cluster.scrape, list(range(cluster.brokers))) if cluster
                        else MetricsSampler(lambda b: parse_metrics(http_get(self.metrics_urls[b])), list(range(len(self.metrics_urls))))
                        if self.metrics_urls else None)
-            neighbours = Neighbours([t for t in scenario.tenants if not is_streaming(t)], bootstrap, self.security, seed,
+            neighbours = Neighbours([t for t in scenario.tenants if not is_pipeline(t)], bootstrap, self.security, seed,
                                     list(budget["neighbours"].cores) if self.pin else None)
             fault = (FaultInjector(cluster, self.kill_broker, bootstrap, scenario.batch.topic, expected.rows,
                                    before_kill=sampler.sample if sampler else lambda: None)

@@ -25,7 +25,7 @@ from simulator.contract.lines import tenant_line
 from simulator.contract import BatchSizeFigures, BrokerFigures, RunResult, Summary, TenantFigures
 from simulator.contract import explain as words
 from workloads import Scenario, appendtrace
-from workloads.streaming import is_streaming
+from workloads.kinds import is_pipeline
 
 
 @dataclass(frozen=True)
@@ -275,7 +275,7 @@ def mechanism(result: RunResult, run: LiveRun) -> list[str]:
     if s.handler_idle_pct_during is not None:
         lines.append(words.broker_load(s, run.broker_cores))
     lines.append(words.integrity(run.integrity))
-    pipelines = {tenant.name for tenant in run.scenario.tenants if is_streaming(tenant)}   # timed end to end
+    pipelines = {tenant.name for tenant in run.scenario.tenants if is_pipeline(tenant)}   # timed end to end
     lines.extend(words.neighbour_p99(tenant, tenant.name in pipelines) + "."
                  for tenant in s.tenants if tenant.p99_ms_before and tenant.p99_ms_during)
     lines.extend(words.fault(fault) for fault in run.faults)

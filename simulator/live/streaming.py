@@ -20,7 +20,6 @@ import queue
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -31,42 +30,15 @@ from simulator.contract.histograms import LatencyHistogram
 from simulator.live.jars import ROOT
 from simulator.live._process import StackError, last_error
 from simulator.processes import die_with_parent
-from simulator.live.clients import java_security, property_text
 from simulator.live.neighbours import TenantTrace
-from simulator.live.spark_job import resolve_spark_jars
+from simulator.live.pipelines import launcher
 from simulator.live.streaming_feed import PipelineTrace, StreamingFeed
-from simulator.live.streaming_java import java_pipeline_command
-from simulator.live.streaming_spark import BATCHES, PRODUCE_REQUESTS, RUNNING, request_for
-from workloads.streaming import is_streaming
+from simulator.live.streaming_spark import BATCHES, PRODUCE_REQUESTS, RUNNING
+from workloads.kinds import is_pipeline
 
 START_TIMEOUT_S = 180.0     # a pipeline's JVM up and its query or client running
 FLOW_TIMEOUT_S = 120.0      # the first output record of every pipeline
 SETTLE_S = 5.0              # after the first output: first batches, rebalances, JIT
-
-
-def java_properties(tenant: Any, bootstrap: str, security: dict[str, str]) -> dict[str, str]:
-    """A Kafka Streams or Flink tenant's properties file: the framework's and its Kafka clients'
-    own names, and the pipeline's topics and per-record work under ``quietload.*``."""
-    consumer = {"fetch.min.bytes": tenant.consumer.fetch_min_bytes, "fetch.max.wait.ms": int(tenant.consumer.fetch_max_wait_ms),
-                "max.poll.records": tenant.consumer.max_poll_records,
-                "max.partition.fetch.bytes": tenant.consumer.max_partition_fetch_bytes}
-    clients = {**{f"consumer.{k}": v for k, v in consumer.items()},
-               **{f"producer.{k}": v for k, v in tenant.sink.as_properties().items()}}
-    ours = {"quietload.input": tenant.topic, "quietload.output": tenant.output_topic,
-            "quietload.work.ns": round(tenant.record_cost * 1e9)}
-    secure = java_security(security)
-    if tenant.kind == "kafka-streams":
-        framework = {"application.id": f"quietload-{tenant.name}", "bootstrap.servers": bootstrap,
-                     "num.stream.threads": tenant.num_stream_threads, "processing.guarantee": tenant.processing_guarantee,
-                     **({"commit.interval.ms": int(tenant.commit_interval_ms)} if tenant.commit_interval_ms is not None else {}),
-                     **secure}
-    else:
-        framework = {"quietload.bootstrap": bootstrap, "quietload.group": f"quietload-{tenant.name}",
-                     "parallelism.default": tenant.parallelism, "execution.buffer-timeout": int(tenant.buffer_timeout_ms),
-                     "execution.checkpointing.interval": int(tenant.checkpoint_interval_ms or 0),
-                     "sink.delivery-guarantee": tenant.delivery_guarantee,
-                     **{f"{side}.{k}": v for side in ("consumer", "producer") for k, v in secure.items()}}
-    return {k: property_text(v) for k, v in sorted({**framework, **clients, **ours}.items())}
 
 
 class _Pipeline:
@@ -136,7 +108,7 @@ class StreamingNeighbours:
     def __init__(self, tenants: list, bootstrap: str, security: dict[str, str] | None = None, seed: int = 1,
                  cpus: list[int] | None = None, place: Callable[[int], None] = lambda pid: None,
                  progress: Callable[[str], None] = lambda line: None) -> None:
-        self.tenants = [t for t in tenants if is_streaming(t)]
+        self.tenants = [t for t in tenants if is_pipeline(t)]
         self.bootstrap, self.security, self.seed = bootstrap, security or {}, seed
         self.cpus = cpus or sorted(os.sched_getaffinity(0))
         self.place, self.say = place, progress
@@ -198,20 +170,8 @@ class StreamingNeighbours:
 
     def _launch(self, tenant: Any) -> _Pipeline:
         assert self.work is not None
-        log = self.work / f"{tenant.name}.log"
-        if tenant.kind.startswith("spark-"):
-            checkpoint = self.work / tenant.name
-            checkpoint.mkdir()
-            request = request_for(tenant, self.bootstrap, str(checkpoint), self.cpus,
-                                  [str(jar) for jar in resolve_spark_jars(self.say)])
-            secure = {f"kafka.{k}": v for k, v in java_security(self.security).items()}
-            request["source"] |= secure
-            request["sink"] |= secure
-            return _Pipeline(tenant, [sys.executable, "-m", "simulator.live.streaming_spark"], json.dumps(request), log)
-        properties = self.work / f"{tenant.name}.properties"
-        properties.touch(mode=0o600)     # it may hold the cluster's credentials
-        properties.write_text("".join(f"{k}={v}\n" for k, v in java_properties(tenant, self.bootstrap, self.security).items()))
-        return _Pipeline(tenant, java_pipeline_command(tenant.kind, properties, self.work, self.say), None, log)
+        command, request = launcher(tenant).launch(tenant, self.work, self.bootstrap, self.security, self.cpus, self.say)
+        return _Pipeline(tenant, command, request, self.work / f"{tenant.name}.log")
 
     def stop(self) -> list[TenantTrace]:
         """The feed first (its last records drain through the pipelines), then each pipeline."""
@@ -315,10 +275,10 @@ def notes(tenants: list) -> list[str]:
     """What the live run's streaming tenants were, in a line each."""
     lines = []
     for tenant in tenants:
-        if not is_streaming(tenant):
+        if not is_pipeline(tenant):
             continue
-        work = ("no per-record work (a Spark query's records pass through; record_cost is the model's only)"
-                if tenant.kind.startswith("spark-") else f"{tenant.record_cost * 1e6:g} µs of CPU per record")
+        work = (f"{tenant.record_cost * 1e6:g} µs of CPU per record" if launcher(tenant).does_work
+                else "no per-record work (a Spark query's records pass through; record_cost is the model's only)")
         lines.append(f"Streaming tenant {tenant.name}: a {tenant.kind} pipeline {tenant.topic} -> {tenant.output_topic}, "
                      f"fed at {tenant.rate:g} records/s by its own producer, {work}; end-to-end latency from each input "
                      "record's intended send time to its output record seen by a consumer of the output topic. "

@@ -10,20 +10,19 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from simulator.live.jars import ROOT, java_command, run_maven
 from simulator.live._process import StackError
 
 APPS = ROOT / "simulator" / "live" / "streaming_apps"
 BUILDS = ROOT / ".build" / "streaming-apps"
-MAIN_CLASSES = {"kafka-streams": "quietload.streaming.KafkaStreamsPipeline", "flink": "quietload.streaming.FlinkPipeline"}
 # Flink 2.0 on Java 17 reflects into these (its documented JVM options for Java 17).
-_FLINK_OPENS = ["--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED",
+FLINK_OPENS = ("--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED",
                 "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
                 "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.net=ALL-UNNAMED",
                 "--add-opens=java.base/java.io=ALL-UNNAMED", "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-                "--add-opens=java.base/java.time=ALL-UNNAMED", "--add-opens=java.base/java.text=ALL-UNNAMED"]
+                "--add-opens=java.base/java.time=ALL-UNNAMED", "--add-opens=java.base/java.text=ALL-UNNAMED")
 
 
 def _digest(*folders: Path) -> str:
@@ -61,8 +60,27 @@ def build_app(app: str, progress: Callable[[str], None] = lambda line: None) -> 
     return cache
 
 
-def java_pipeline_command(app: str, properties: Path, work: Path, progress: Callable[[str], None] = lambda line: None) -> list[str]:
-    """The command line that runs ``app`` with the pipeline's properties file; its temporary files in ``work``."""
+def java_pipeline_command(app: str, main_class: str, jvm_options: tuple[str, ...], properties: Path, work: Path,
+                          progress: Callable[[str], None] = lambda line: None) -> list[str]:
+    """The command line that runs ``app``'s ``main_class`` with the pipeline's properties file; its
+    temporary files in ``work``."""
     build = build_app(app, progress)
-    options = ["-Xmx512m", f"-Djava.io.tmpdir={work}"] + (_FLINK_OPENS if app == "flink" else [])
-    return [java_command(), *options, "-cp", str(build / "lib" / "*"), MAIN_CLASSES[app], str(properties)]
+    options = ["-Xmx512m", f"-Djava.io.tmpdir={work}", *jvm_options]
+    return [java_command(), *options, "-cp", str(build / "lib" / "*"), main_class, str(properties)]
+
+
+def kafka_streams_settings(tenant: Any, bootstrap: str, secure: dict[str, str]) -> dict[str, Any]:
+    """A Kafka Streams application's own properties (StreamsConfig's names)."""
+    return {"application.id": f"quietload-{tenant.name}", "bootstrap.servers": bootstrap,
+            "num.stream.threads": tenant.num_stream_threads, "processing.guarantee": tenant.processing_guarantee,
+            **({"commit.interval.ms": int(tenant.commit_interval_ms)} if tenant.commit_interval_ms is not None else {}),
+            **secure}
+
+
+def flink_settings(tenant: Any, bootstrap: str, secure: dict[str, str]) -> dict[str, Any]:
+    """A Flink job's configuration (its own names), its Kafka source's and sink's security prefixed."""
+    return {"quietload.bootstrap": bootstrap, "quietload.group": f"quietload-{tenant.name}",
+            "parallelism.default": tenant.parallelism, "execution.buffer-timeout": int(tenant.buffer_timeout_ms),
+            "execution.checkpointing.interval": int(tenant.checkpoint_interval_ms or 0),
+            "sink.delivery-guarantee": tenant.delivery_guarantee,
+            **{f"{side}.{k}": v for side in ("consumer", "producer") for k, v in secure.items()}}

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -31,32 +32,50 @@ PRODUCE_REQUESTS = "quietload: produce requests "
 BATCHES = "quietload: batches "
 # StreamingQueryProgress.durationMs parts kept per batch (MicroBatchExecution's names)
 DURATIONS = ("triggerExecution", "latestOffset", "walCommit", "queryPlanning", "getBatch", "addBatch", "commitOffsets")
+
+
+@dataclass(frozen=True)
+class SparkTrigger:
+    """A query's trigger (``DataStreamWriter.trigger``'s keyword and value) and the source's and
+    sink's options that go with it."""
+
+    trigger: dict[str, str]
+    source: dict[str, Any] = field(default_factory=dict)
+    sink: dict[str, Any] = field(default_factory=dict)
+
+
 # every batch of a run kept, not Spark's last 100 (a 500 ms trigger makes 100 in 50 s)
 RECENT_PROGRESS = 100_000
 
 
-def request_for(tenant: Any, bootstrap: str, checkpoint: str, cpus: list[int], jars: list[str]) -> dict:
-    """What the driver needs from a Spark streaming tenant (workloads.streaming): the trigger
+def micro_batches(tenant: Any) -> SparkTrigger:
+    """``processingTime`` micro-batches; ``maxOffsetsPerTrigger`` on the source, asynchronous
+    progress tracking on the sink (Spark's options)."""
+    source = {"maxOffsetsPerTrigger": tenant.max_offsets_per_trigger} if tenant.max_offsets_per_trigger else {}
+    sink = ({"asyncProgressTrackingEnabled": True,
+             "asyncProgressTrackingCheckpointIntervalMs": int(tenant.async_checkpoint_interval_ms)}
+            if tenant.async_progress else {})
+    return SparkTrigger({"processingTime": f"{tenant.processing_time_ms:g} milliseconds"}, source, sink)
+
+
+def continuous(tenant: Any) -> SparkTrigger:
+    return SparkTrigger({"continuous": f"{tenant.continuous_ms:g} milliseconds"})
+
+
+def real_time(tenant: Any) -> SparkTrigger:
+    return SparkTrigger({"realTime": f"{tenant.real_time_ms:g} milliseconds"})
+
+
+def request_for(tenant: Any, trigger: SparkTrigger, bootstrap: str, checkpoint: str, cpus: list[int], jars: list[str]) -> dict:
+    """What the driver needs from a Spark streaming tenant (workloads.streaming): its ``trigger``
     under Spark's names, the source's and sink's Kafka client properties as ``kafka.*`` options."""
-    trigger: dict[str, Any] = {"kind": tenant.kind}
     source = {"kafka.fetch.min.bytes": tenant.consumer.fetch_min_bytes,
               "kafka.fetch.max.wait.ms": int(tenant.consumer.fetch_max_wait_ms),
               "kafka.max.poll.records": tenant.consumer.max_poll_records,
-              "kafka.max.partition.fetch.bytes": tenant.consumer.max_partition_fetch_bytes}
-    sink = {f"kafka.{name}": value for name, value in tenant.sink.as_properties().items()}
-    if tenant.kind == "spark-microbatch":
-        trigger["processingTime"] = f"{tenant.processing_time_ms:g} milliseconds"
-        if tenant.max_offsets_per_trigger:
-            source["maxOffsetsPerTrigger"] = tenant.max_offsets_per_trigger
-        if tenant.async_progress:
-            sink |= {"asyncProgressTrackingEnabled": True,
-                     "asyncProgressTrackingCheckpointIntervalMs": int(tenant.async_checkpoint_interval_ms)}
-    elif tenant.kind == "spark-continuous":
-        trigger["continuous"] = f"{tenant.continuous_ms:g} milliseconds"
-    else:
-        trigger["realTime"] = f"{tenant.real_time_ms:g} milliseconds"
+              "kafka.max.partition.fetch.bytes": tenant.consumer.max_partition_fetch_bytes, **trigger.source}
+    sink = {**{f"kafka.{name}": value for name, value in tenant.sink.as_properties().items()}, **trigger.sink}
     slots = max(tenant.slots or 1, 1)
-    return {"bootstrap": bootstrap, "input": tenant.topic, "output": tenant.output_topic, "trigger": trigger,
+    return {"bootstrap": bootstrap, "input": tenant.topic, "output": tenant.output_topic, "trigger": trigger.trigger,
             "source": {k: property_text(v) for k, v in source.items()},
             "sink": {k: property_text(v) for k, v in sink.items()}, "checkpoint": checkpoint, "cpus": cpus,
             "settings": {"spark.master": f"local[{slots}]", "spark.ui.enabled": "false",
@@ -130,7 +149,7 @@ def main() -> int:
             print(f"quietload: the query failed: {query.exception()}", file=sys.stderr, flush=True)
             return 1
         try:
-            if request["trigger"]["kind"] == "spark-microbatch":
+            if "processingTime" in request["trigger"]:     # micro-batches: each one's progress
                 progress = [json.loads(p.json) for p in query.recentProgress]
                 print(f"{BATCHES}{json.dumps(batch_progress(progress))}", flush=True)
             print(f"{PRODUCE_REQUESTS}{_produce_requests(spark)}", flush=True)

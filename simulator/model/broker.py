@@ -8,7 +8,10 @@
 | ``quotas`` | ``ClientQuotaManager``, ``ClientRequestQuotaManager`` | ``quota.py`` |
 | (the follower's) | ``ReplicaFetcherThread`` | ``fetcher.py`` |
 
-A request goes network -> requests -> replicas (or its client's handler) -> network. All the
+A request goes network -> requests -> replicas (or its client's handler) -> network, routed by
+its key (``ApiKeys``, as ``KafkaApis.handle`` routes). The broker's metrics (``BrokerMetrics``:
+per request kind, as Kafka's ``RequestChannel.Metrics``, and the CPU its threads use) are handed
+to the parts that count them, as Kafka hands its metrics objects to each component. All the
 broker's threads share its cores (``cpu.Cores``): a thread woken while every core is busy waits
 for one, and its CPU work takes longer when more threads are runnable than there are cores.
 
@@ -25,18 +28,18 @@ from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from simulator.model.fetcher import Fetcher, fetcher_id
 from simulator.model.handlers import RequestHandlerPool
-from simulator.model.metrics import FloatSamples, Timeline
-from simulator.model.network import PRODUCE_TIME_PARTS, SocketServer
+from simulator.model.metrics import PRODUCE_TIME_PARTS, BrokerMetrics, Timeline
+from simulator.model.network import SocketServer
 from simulator.model.quota import ProduceQuotas
 from simulator.model.replica_manager import ReplicaManager
-from simulator.model.request import Client, Connection, Handler, Partition, Request, RequestLog, RequestTimes
+from simulator.model.request import ApiKeys, Client, Connection, Handler, Partition, Request, RequestLog, RequestTimes
 from simulator.model.shared import Shared
 from workloads.profile import BrokerCosts
 from workloads.scenario import Broker as BrokerSpec
 from workloads.quota import Quota
 
-__all__ = ["Broker", "Client", "Connection", "Fetcher", "Handler", "PRODUCE_TIME_PARTS", "Partition", "Request",
-           "RequestLog", "RequestTimes", "fetcher_id", "idle_percent"]
+__all__ = ["ApiKeys", "Broker", "BrokerMetrics", "Client", "Connection", "Fetcher", "Handler", "PRODUCE_TIME_PARTS",
+           "Partition", "Request", "RequestLog", "RequestTimes", "fetcher_id", "idle_percent"]
 
 
 class Broker:
@@ -63,20 +66,13 @@ class Broker:
         self.request_log: RequestLog = request_log if request_log is not None else {}
         self.follower_batch_s = costs.follower_batch_us * 1e-6
         self.follower_byte_s = costs.follower_byte_ns * 1e-9
-        # metrics, named after the broker's own
-        self.produce_requests = Timeline()
-        self.fetch_requests = Timeline()
-        self.cpu_busy = Timeline()
-        self.produce_time = {part: FloatSamples() for part in PRODUCE_TIME_PARTS}
-        self.produce_count = 0
-        self.produce_by_client: dict[str, Timeline] = {}   # RequestsPerSec{request=Produce} by client.id, per second
-        self.records_by_client: dict[str, Timeline] = {}   # the records of those requests, per second
-        self.fetch_count = 0
+        # its metrics, named after the broker's own, handed to the parts that count them
+        self.metrics = BrokerMetrics()
         # its parts: each reaches the others through the broker
         self.quotas = ProduceQuotas(quotas or {})
-        self.replicas = ReplicaManager(self, spec.replica_fetch_wait_max_ms / 1e3, spec.replica_fetch_max_bytes)
-        self.requests = RequestHandlerPool(self, spec.num_io_threads, spec.queued_max_requests, costs)
-        self.network = SocketServer(self, spec.num_network_threads, costs)
+        self.replicas = ReplicaManager(self, self.metrics, spec.replica_fetch_wait_max_ms / 1e3, spec.replica_fetch_max_bytes)
+        self.requests = RequestHandlerPool(self, self.metrics, spec.num_io_threads, spec.queued_max_requests, costs)
+        self.network = SocketServer(self, self.metrics, spec.num_network_threads, costs)
         self.processors = self.network.processors
         self.io_threads = spec.num_io_threads
         self.handler_busy = self.requests.handler_busy

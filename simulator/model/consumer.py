@@ -17,7 +17,7 @@ import math
 from collections import deque
 from typing import Any, Callable
 
-from simulator.model.broker import Broker, Partition, Request
+from simulator.model.broker import ApiKeys, Broker, Partition, Request
 from simulator.model.engine import Engine
 from workloads.profile import BrokerCosts
 from workloads.streaming import ConsumerConfig
@@ -103,7 +103,7 @@ class Consumer:
             wanted = [log for log in logs if not self.buffered[log] and self.position[log] < self.limit[log]]
             if not wanted:
                 continue
-            request = Request("consumer", self.connections[node], FETCH_HEADER + FETCH_PARTITION * len(wanted), self, self)
+            request = Request(ApiKeys.FETCH, self.connections[node], FETCH_HEADER + FETCH_PARTITION * len(wanted), self, self)
             request.partitions = [log.partition for log in wanted]
             request.offsets = [float(self.position[log]) for log in wanted]
             request.batches = wanted          # the logs asked for
@@ -139,7 +139,7 @@ class Consumer:
         self.send_fetches(now)
         return out
 
-    # ---- the broker's side (Broker delegates requests of kind "consumer") ------------------------
+    # ---- the broker's side (its handlers delegate a consumer's fetch to its client) ------------------
     def _readable(self, request: Request) -> tuple[list[float], float]:
         """Per partition, the batches a response would hold now, and their bytes."""
         counts: list[float] = []
@@ -164,9 +164,6 @@ class Consumer:
         return self.fetch_request_s + len(request.partitions) * self.fetch_partition_s + size * self.fetch_byte_s
 
     def handled(self, request: Request, now: float) -> None:
-        broker = request.connection.broker      # RequestsPerSec{request=Fetch} counts consumers' too
-        broker.fetch_count += 1
-        broker.fetch_requests.add(now)
         counts, size = self._readable(request)
         if size >= self.min_bytes or self.max_wait <= 0.0:
             self._complete(request, counts, size, now)

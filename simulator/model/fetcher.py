@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from simulator.model.engine import Engine
-from simulator.model.request import Partition, Request
+from simulator.model.request import ApiKeys, Partition, Request
 
 if TYPE_CHECKING:
     from simulator.model.broker import Broker
@@ -20,11 +20,12 @@ class Fetcher:
         self.leo = [0.0] * len(partitions)       # this follower's log end offsets
         self.connection = leader.connect(f"broker-{broker.id}-fetcher")
         self.bytes = 0.0
+        self.cpu_busy = broker.metrics.cpu_busy     # the follower's: its threads' CPU
         self.response_at: Callable[[Request], None] = self.on_response
         self.appended_at: Callable[[Request], None] = self._appended
 
     def start(self, _: object = None) -> None:
-        request = Request("fetch", self.connection, 100 + 30 * len(self.partitions), self)
+        request = Request(ApiKeys.FETCH, self.connection, 100 + 30 * len(self.partitions), self)
         request.partitions = self.partitions
         request.offsets = self.leo[:]
         self.leader.receive(request, self.engine.now + self.broker.half_rtt)
@@ -37,7 +38,7 @@ class Fetcher:
         took = broker.on_core(now, cpu, False) if cpu else 0.0
         took += broker.disk_append(now, request.data)
         broker.fetchers_busy += 1
-        broker.cpu_busy.add(now, cpu)
+        self.cpu_busy.add(now, cpu)
         self.bytes += request.data
         self.engine.at(now + took, self.appended_at, request)
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, Callable
 
-from simulator.model.metrics import Timeline
-from simulator.model.request import Handler, Request
+from simulator.model.metrics import BrokerMetrics, RequestMetrics, Timeline
+from simulator.model.request import ApiKeys, Request
 from workloads.profile import BrokerCosts
 
 if TYPE_CHECKING:
@@ -24,14 +24,16 @@ if TYPE_CHECKING:
 class RequestHandlerPool:
     """The request queue of ``broker`` and its ``threads`` handler threads."""
 
-    def __init__(self, broker: Broker, threads: int, queue_limit: int, costs: BrokerCosts):
+    def __init__(self, broker: Broker, metrics: BrokerMetrics, threads: int, queue_limit: int, costs: BrokerCosts):
         self.broker = broker
+        self.cpu_busy: Timeline = metrics.cpu_busy
+        self.fetches: RequestMetrics = metrics.fetch
         self.threads = threads
         self.busy = 0
         self.queue_limit = queue_limit
         self.queue: deque[Request] = deque()
         self.blocked: deque[Request] = deque()
-        # metrics, named after the broker's own
+        # its own metrics, named after the broker's
         self.handler_busy = Timeline()
         self.queue_area = Timeline()
         self.queue_max = 0
@@ -75,21 +77,24 @@ class RequestHandlerPool:
             request.t_start = now
             cpu = self._cpu(request)
             took = broker.on_core(now, cpu, True)
-            if request.kind == "produce":
+            if request.api == ApiKeys.PRODUCE:
                 wire = 0.0
                 for batch in request.batches:
                     wire += batch.wire
                 took += broker.disk_append(now, wire)
             self.handler_busy.add_interval(now, now + took)
-            broker.cpu_busy.add(now, cpu)
+            self.cpu_busy.add(now, cpu)
             broker.engine.at(now + took, self.handled_at, request)
 
     def _cpu(self, request: Request) -> float:
-        if request.kind == "fetch":
+        """KafkaApis' work for the request, by its key: a produce's append, a follower's fetch;
+        a request its client handles (a consumer's fetch, a coordinator's call) costs what it says."""
+        handler = request.handler
+        if handler is not None:
+            return float(handler.handler_cpu(request, self.broker))
+        if request.api == ApiKeys.FETCH:
             return (self.fetch_request_s + len(request.partitions) * self.fetch_partition_s
                     + self.broker.replicas.fetchable(request) * self.fetch_byte_s)
-        if request.kind != "produce":   # a consumer's or a transaction's request: its client knows its cost
-            return float(_handler(request).handler_cpu(request, self.broker))
         cpu = self.produce_request_s
         decompress = self.decompress_byte_s
         for batch in request.batches:
@@ -101,16 +106,13 @@ class RequestHandlerPool:
         now = self.broker.engine.now
         self.busy -= 1
         request.t_local = now
-        if request.kind == "produce":
+        handler = request.handler
+        if handler is not None:
+            if request.api == ApiKeys.FETCH:     # RequestsPerSec{request=Fetch} counts consumers' too
+                self.fetches.record(now)
+            handler.handled(request, now)
+        elif request.api == ApiKeys.PRODUCE:
             self.broker.replicas.append(request, now)
-        elif request.kind == "fetch":
-            self.broker.replicas.fetch(request, now)
         else:
-            _handler(request).handled(request, now)
+            self.broker.replicas.fetch(request, now)
         self._dispatch(now)
-
-
-def _handler(request: Request) -> Handler:
-    handler = request.handler
-    assert handler is not None, f"a {request.kind} request without its handler"
-    return handler

@@ -94,6 +94,52 @@ class Timeline:
         return math.fsum(v for s, v in enumerate(self.buckets) if start <= s < end)
 
 
+# a request's time parts, as RequestChannel.updateRequestMetrics times them
+PRODUCE_TIME_PARTS: Final = ("RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs",
+                             "ResponseSendTimeMs", "TotalTimeMs")
+
+
+class RequestMetrics:
+    """One request kind's metrics, as Kafka's ``RequestChannel.Metrics`` keeps them per ApiKeys:
+    ``RequestsPerSec`` (per second and counted), by client.id with the records they carried, and
+    the time parts (``times``, by part name)."""
+
+    __slots__ = ("count", "per_second", "by_client", "records_by_client", "times")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.per_second = Timeline()
+        self.by_client: dict[str, Timeline] = {}
+        self.records_by_client: dict[str, Timeline] = {}
+        self.times: dict[str, FloatSamples] = {part: FloatSamples() for part in PRODUCE_TIME_PARTS}
+
+    def record(self, now: float) -> None:
+        self.count += 1
+        self.per_second.add(now)
+
+    def record_client(self, now: float, client_id: str, records: float) -> None:
+        """A request of ``client_id`` carrying ``records``: counted under its client.id."""
+        by_client = self.by_client.get(client_id)
+        if by_client is None:
+            by_client = self.by_client[client_id] = Timeline()
+            self.records_by_client[client_id] = Timeline()
+        by_client.add(now)
+        self.records_by_client[client_id].add(now, records)
+
+
+class BrokerMetrics:
+    """A broker's metrics, handed to each of its parts (as Kafka hands ``RequestChannel.Metrics``
+    to its SocketServer, KafkaApis and handler pool): the produce and fetch requests', and the CPU
+    seconds its threads use per second (``cpu_busy``)."""
+
+    __slots__ = ("produce", "fetch", "cpu_busy")
+
+    def __init__(self) -> None:
+        self.produce = RequestMetrics()
+        self.fetch = RequestMetrics()
+        self.cpu_busy = Timeline()
+
+
 class Mean:
     __slots__ = ("total", "count")
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
+from simulator.model.broker import ApiKeys
 from simulator.model.consumer import InputLog
 from simulator.model.streaming import POLLING_DELAY, Call, Pipeline
 from workloads.streaming import SparkMicroBatch
@@ -41,8 +42,8 @@ class AsyncLogWriter:
 
 class MicroBatch:
     def __init__(self, pipeline: Pipeline):
-        assert isinstance(pipeline.spec, SparkMicroBatch)
-        self.pipeline, self.engine, self.spec, self.out = pipeline, pipeline.engine, pipeline.spec, pipeline.out
+        self.pipeline, self.engine, self.out = pipeline, pipeline.engine, pipeline.out
+        self.spec = cast(SparkMicroBatch, pipeline.spec)      # the registry runs micro-batches for this kind alone
         self.costs = pipeline.costs
         self.interval = self.spec.processing_time_ms / 1e3
         self.producer = pipeline.sink(0)          # the executor's producer, shared by its tasks
@@ -74,7 +75,7 @@ class MicroBatch:
         b = self.pipeline.broker_costs
         for leader, logs in leaders.items():
             cost = b.fetch_request_us * 1e-6 + len(logs) * b.fetch_partition_us * 1e-6
-            Call(leader, cost, self.pipeline.rtt, partial(self._latest, logs)).send(now)
+            Call(ApiKeys.LIST_OFFSETS, leader, cost, self.pipeline.rtt, partial(self._latest, logs)).send(now)
 
     def _latest(self, logs: list[InputLog], now: float) -> None:
         for log in logs:          # the offsets as the leader answered (its high watermark)

@@ -20,16 +20,16 @@ from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from simulator.model.job import Load
 from simulator.model.metrics import Latencies, RecordLatencies, RequestTimesDuring
-from simulator.model.microbatch import MicroBatch
 from simulator.model.perf import PerfLoad, payload_values
 from simulator.model.producer import Producer
 from simulator.model.rows import ROW_CACHE, RowFigures, row_figures
 from simulator.model.spark import WritePlan, plan_writes
-from simulator.model.streaming import Pipeline, record_at_a_time
+from simulator.model.pipelines import PIPELINES
+from simulator.model.streaming import Pipeline
 from simulator.contract import RunResult
 from workloads import BatchJob, Scenario, ScenarioError
 from workloads.tenant import Tenant
-from workloads.streaming import SparkMicroBatch, is_streaming
+from workloads.kinds import kind_of
 
 
 @dataclass
@@ -327,13 +327,11 @@ class ModelRun:
     def _neighbour(self, tenant):
         """A producer tenant, or a streaming pipeline fed by one (simulator/model/streaming.py)."""
         run = self._tenant(tenant)
-        if not is_streaming(tenant):
+        kind = kind_of(tenant)
+        if not kind.pipeline:
             return run
         pipeline = Pipeline(self, tenant, run)   # fed by ``run``, its upstream producer
-        if isinstance(tenant, SparkMicroBatch):
-            MicroBatch(pipeline).start()
-        else:
-            record_at_a_time(pipeline)
+        PIPELINES[kind.name](pipeline)
         return pipeline.out
 
     def _tenant(self, tenant: Tenant) -> TenantRun:

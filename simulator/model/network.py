@@ -16,23 +16,24 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from simulator.model.fetcher import fetcher_of
-from simulator.model.request import Connection, Request
+from simulator.model.metrics import BrokerMetrics, FloatSamples, Timeline
+from simulator.model.request import ApiKeys, Connection, Request
 from simulator.model.shared import Shared
 from workloads.profile import BrokerCosts
 
 if TYPE_CHECKING:
     from simulator.model.broker import Broker
 
-PRODUCE_TIME_PARTS = ("RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs",
-                      "ResponseSendTimeMs", "TotalTimeMs")
 RESPONSE_BYTES = 64
 
 
 class SocketServer:
     """The acceptor and the network processors of ``broker``."""
 
-    def __init__(self, broker: Broker, processors: int, costs: BrokerCosts):
+    def __init__(self, broker: Broker, metrics: BrokerMetrics, processors: int, costs: BrokerCosts):
         self.broker = broker
+        self.cpu_busy: Timeline = metrics.cpu_busy
+        self.produce_times: dict[str, FloatSamples] = metrics.produce.times
         self.processors = [Shared(1.0, spread=True) for _ in range(processors)]
         self.connections = 0
         self.request_s = costs.network_request_us * 1e-6
@@ -70,7 +71,7 @@ class SocketServer:
         # a processor with no work in hand sleeps in select(): it wakes for this one
         broker = self.broker
         took = broker.on_core(start, cpu, self.processors[connection.processor].free_at > start)
-        broker.cpu_busy.add(start, cpu)
+        self.cpu_busy.add(start, cpu)
         return self.processors[connection.processor].take(start, took, connection)
 
     def _read(self, request: Request, start: float) -> None:
@@ -87,12 +88,13 @@ class SocketServer:
         connection = request.connection
         size = RESPONSE_BYTES + request.data
         cpu = self.request_s + request.data * self.send_byte_s
-        produce = request.kind == "produce"
+        produce = request.api == ApiKeys.PRODUCE
+        from_follower = request.api == ApiKeys.FETCH and request.handler is None
         # when the processor's earlier work for the connection is done: a produce response's wait
         begin = max(now, self.processors[connection.processor].busy_until(connection)) if produce else now
         sent = self._work(connection, now, cpu)
         delivered = broker.nic_out.take(sent, size, connection)
-        if request.kind == "fetch":
+        if from_follower:
             delivered = max(delivered, fetcher_of(request).broker.nic_in.take(sent, size, connection))
         elif produce:
             self._record_produce_times(request, begin, delivered)
@@ -104,19 +106,18 @@ class SocketServer:
         if connection.pending:
             waiting = connection.pending.popleft()
             self._read(waiting, max(connection.free_at, waiting.t_received))
-        if request.kind == "fetch" or request.acks != "0":
+        if not produce or request.acks != "0":
             broker.engine.at(delivered + broker.half_rtt, request.client.response_at, request)
 
     def _record_produce_times(self, request: Request, response_begin: float, delivered: float) -> None:
-        broker = self.broker
-        times = broker.produce_time
+        times = self.produce_times
         times["RequestQueueTimeMs"].append(request.t_start - request.t_enqueue)
         times["LocalTimeMs"].append(request.t_local - request.t_start)
         times["RemoteTimeMs"].append(request.t_complete - request.t_local)
         times["ResponseQueueTimeMs"].append(response_begin - request.t_complete)
         times["ResponseSendTimeMs"].append(delivered - response_begin)
         times["TotalTimeMs"].append(delivered - request.t_arrive)
-        rows = broker.request_log.get(request.connection.client_id)
+        rows = self.broker.request_log.get(request.connection.client_id)
         if rows is not None:
             rows.add((request.t_arrive, request.t_local - request.t_start, request.t_complete - request.t_local,
                       delivered - request.t_arrive))

@@ -32,8 +32,8 @@ def job_figures(run, latencies: dict[str, Latencies]) -> tuple[JobFigures, ...]:
             produce_requests=sum(p.requests for p in producers), batches=batches,
             records=sum(p.records_sent for p in producers), record_bytes=sum(p.bytes_sent for p in producers),
             wire_bytes=sum(p.wire_sent for p in producers),
-            broker_produce_requests=sum(b.produce_by_client[client_id].total() for b in run.brokers
-                                        if client_id in b.produce_by_client),
+            broker_produce_requests=sum(b.metrics.produce.by_client[client_id].total() for b in run.brokers
+                                        if client_id in b.metrics.produce.by_client),
             request_latency_ms=_ms(_mean([p.request_latency for p in active])),
             append_rate_bytes_per_s=_average([p.appended / p.append_seconds for p in active if p.append_seconds]),
             drain_interval_ms=_ms(_average([p.drain_interval.value for p in active if p.drain_interval.value is not None])),
@@ -50,9 +50,9 @@ def job_timelines(run, seconds: int) -> dict[str, list[float]]:
     lines = {}
     for job_run in run.jobs:
         client_id = job_run.job.client_id
-        for line, by_client in ((JOB_REQUESTS, "produce_by_client"), (JOB_RECORDS, "records_by_client")):
-            per_broker = [getattr(b, by_client)[client_id].values(seconds) for b in run.brokers
-                          if client_id in getattr(b, by_client)]
+        for line, kept in ((JOB_REQUESTS, lambda b: b.metrics.produce.by_client),
+                           (JOB_RECORDS, lambda b: b.metrics.produce.records_by_client)):
+            per_broker = [kept(b)[client_id].values(seconds) for b in run.brokers if client_id in kept(b)]
             lines[job_line(job_run.job.name, line)] = [sum(v) for v in zip(*per_broker)] if per_broker \
                 else [0.0] * seconds
     return lines

@@ -14,6 +14,7 @@ from simulator.contract.lines import tenant_line
 from simulator.model.metrics import BatchSizes, FloatSamples, Latencies, RecordLatencies
 from simulator.model.night import job_figures, job_timelines
 from simulator.model.streaming import figures as pipeline_figures
+from workloads.kinds import kind_of
 
 
 def _mean(values: list[float]) -> float | None:
@@ -121,14 +122,14 @@ def build(run) -> RunResult:
         h_idle = idle_percent(broker.handler_busy, broker.io_threads, seconds)
         n_idle = [sum(v) / len(broker.processors) for v in
                   zip(*(idle_percent(p.used, 1, seconds) for p in broker.processors))]
-        cpu_pct = [min(100.0, 100.0 * v / broker.cores.count) for v in broker.cpu_busy.values(seconds)]
+        cpu_pct = [min(100.0, 100.0 * v / broker.cores.count) for v in broker.metrics.cpu_busy.values(seconds)]
         handler_idle.append(h_idle)
         network_idle.append(n_idle)
         cpu.append(cpu_pct)
         brokers.append(BrokerFigures(
             id=broker.id,
-            produce_requests=broker.produce_count,
-            fetch_requests=broker.fetch_count,
+            produce_requests=broker.metrics.produce.count,
+            fetch_requests=broker.metrics.fetch.count,
             bytes_in=broker.nic_in.used.total(),
             bytes_out=broker.nic_out.used.total(),
             RequestQueueSize_max=broker.queue_max,
@@ -136,14 +137,14 @@ def build(run) -> RunResult:
             RequestHandlerAvgIdlePercent={w: _window_mean(h_idle, *span) for w, span in windows.items()},
             NetworkProcessorAvgIdlePercent={w: _window_mean(n_idle, *span) for w, span in windows.items()},
             cpu_percent={w: _window_mean(cpu_pct, *span) for w, span in windows.items()},
-            produce_time_ms={name: _time_figures(times) for name, times in broker.produce_time.items()},
+            produce_time_ms={name: _time_figures(times) for name, times in broker.metrics.produce.times.items()},
         ))
 
     tenants, tenant_lines, tenant_latencies = [], {}, {}
     for tenant in run.tenants:
         tenant_figures, line, tenant_latencies[tenant.spec.name] = _tenant_figures(tenant, windows, seconds)
         tenant_figures["broker_time_ms_p99_during"] = _broker_times(run, tenant.spec.name, start, end)
-        if hasattr(tenant, "stages"):   # a streaming pipeline: its latency_ms is end to end
+        if kind_of(tenant.spec).pipeline:   # its latency_ms is end to end
             tenant_figures.update(pipeline_figures(tenant, windows))
         tenants.append(tenant_figures)
         tenant_lines[tenant_line(tenant.spec.name)] = line
@@ -186,8 +187,8 @@ def build(run) -> RunResult:
     )
     timelines = {
         "second": list(range(seconds)),
-        "produce_requests_per_s": [sum(v) for v in zip(*(b.produce_requests.values(seconds) for b in run.brokers))],
-        "fetch_requests_per_s": [sum(v) for v in zip(*(b.fetch_requests.values(seconds) for b in run.brokers))],
+        "produce_requests_per_s": [sum(v) for v in zip(*(b.metrics.produce.per_second.values(seconds) for b in run.brokers))],
+        "fetch_requests_per_s": [sum(v) for v in zip(*(b.metrics.fetch.per_second.values(seconds) for b in run.brokers))],
         "bytes_in_per_s": [sum(v) for v in zip(*(b.nic_in.used.values(seconds) for b in run.brokers))],
         "handler_idle_pct_min": [min(v) for v in zip(*handler_idle)],
         "network_idle_pct_min": [min(v) for v in zip(*network_idle)],

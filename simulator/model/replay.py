@@ -20,7 +20,7 @@ from simulator.model.broker import PRODUCE_TIME_PARTS, Broker, Partition, idle_p
 from simulator.model.compression import record_overhead
 from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
-from simulator.model.request import Connection, Request
+from simulator.model.request import ApiKeys, Connection, Request
 from workloads import Scenario
 
 VALUE_BYTES = 1000           # BrokerProbe's records: 1,000-byte values, no key
@@ -146,7 +146,7 @@ class StreamClient:
             batches.append(batch)
             wire += batch.wire + PARTITION_HEADER
         self.step += 1
-        request = Request("produce", self.connection, wire, self)
+        request = Request(ApiKeys.PRODUCE, self.connection, wire, self)
         request.batches = batches
         request.acks = "1"
         request.t_created = self.engine.now
@@ -191,15 +191,16 @@ def replay(scenario: Scenario, streams: list[RequestStream], seconds: float, see
                for s in streams]
     for client in clients:
         engine.at(rng.random() * client.stream.every, client.start)
-    marks = {part: len(broker.produce_time[part]) for part in PRODUCE_TIME_PARTS}
+    times = broker.metrics.produce.times
+    marks = {part: len(times[part]) for part in PRODUCE_TIME_PARTS}
 
     def mark(_: object = None) -> None:
-        marks.update({part: len(broker.produce_time[part]) for part in PRODUCE_TIME_PARTS})
+        marks.update({part: len(times[part]) for part in PRODUCE_TIME_PARTS})
     engine.at(lead, mark)
     engine.run()
     means = {}
     for part in PRODUCE_TIME_PARTS:
-        values = list(broker.produce_time[part])[marks[part]:]
+        values = list(times[part])[marks[part]:]
         means[part] = sum(values) / len(values) if values else 0.0
     whole = int(until) + 1
     first, last = int(lead), int(until)
@@ -210,6 +211,6 @@ def replay(scenario: Scenario, streams: list[RequestStream], seconds: float, see
     handler = mean_over(idle_percent(broker.handler_busy, broker.io_threads, whole))
     network = mean_over([sum(v) / len(broker.processors)
                          for v in zip(*(idle_percent(p.used, 1, whole) for p in broker.processors))])
-    cpu = mean_over([100.0 * v / broker.cores.count for v in broker.cpu_busy.values(whole)])
+    cpu = mean_over([100.0 * v / broker.cores.count for v in broker.metrics.cpu_busy.values(whole)])
     return ReplayFigures(tuple(StreamFigures(c.stream.name, tuple(c.latencies), tuple(c.lags)) for c in clients),
-                         means, handler, network, cpu, len(broker.produce_time["TotalTimeMs"]) - marks["TotalTimeMs"])
+                         means, handler, network, cpu, len(times["TotalTimeMs"]) - marks["TotalTimeMs"])

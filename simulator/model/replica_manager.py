@@ -13,7 +13,7 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from simulator.model.fetcher import fetcher_of
-from simulator.model.metrics import Timeline
+from simulator.model.metrics import BrokerMetrics, RequestMetrics
 from simulator.model.request import Partition, Request
 
 if TYPE_CHECKING:
@@ -25,8 +25,10 @@ FETCH_RESPONSE_MAX = 10 * 1024 * 1024     # replica.fetch.response.max.bytes
 class ReplicaManager:
     """The partitions ``broker`` leads: appends, the high watermark, the produce and fetch purgatories."""
 
-    def __init__(self, broker: Broker, fetch_wait: float, fetch_max: int):
+    def __init__(self, broker: Broker, metrics: BrokerMetrics, fetch_wait: float, fetch_max: int):
         self.broker = broker
+        self.produces: RequestMetrics = metrics.produce
+        self.fetches: RequestMetrics = metrics.fetch
         self.fetch_wait = fetch_wait                            # replica.fetch.wait.max.ms, in seconds
         self.fetch_max = fetch_max                              # replica.fetch.max.bytes
         self.parked: deque[tuple[float, Request]] = deque()     # (deadline, fetch) in deadline order
@@ -34,15 +36,7 @@ class ReplicaManager:
 
     # ---- produce ------------------------------------------------------------------------------
     def append(self, request: Request, now: float) -> None:
-        broker = self.broker
-        broker.produce_count += 1
-        broker.produce_requests.add(now)
-        client_id = request.connection.client_id
-        by_client = broker.produce_by_client.get(client_id)
-        if by_client is None:
-            by_client = broker.produce_by_client[client_id] = Timeline()
-            broker.records_by_client[client_id] = Timeline()
-        by_client.add(now)
+        self.produces.record(now)
         records = 0.0
         wait_for_replicas = request.acks == "all"
         for batch in request.batches:
@@ -61,9 +55,9 @@ class ReplicaManager:
                 for fetch in waiters:
                     if fetch.parked:
                         self._complete_fetch(fetch, now)
-        broker.records_by_client[client_id].add(now, records)
+        self.produces.record_client(now, request.connection.client_id, records)
         if request.pending == 0:
-            broker.network.respond(request, now)
+            self.broker.network.respond(request, now)
 
     def _advance_hw(self, partition: Partition, now: float) -> None:
         hw = partition.leo
@@ -93,8 +87,7 @@ class ReplicaManager:
 
     def fetch(self, request: Request, now: float) -> None:
         broker = self.broker
-        broker.fetch_count += 1
-        broker.fetch_requests.add(now)
+        self.fetches.record(now)
         follower = fetcher_of(request).broker.id
         offsets = request.offsets
         for i, partition in enumerate(request.partitions):

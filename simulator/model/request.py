@@ -5,7 +5,7 @@ requests, and what a broker needs of a client (``Client``, ``Handler``) and of a
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Final, Protocol
 
 if TYPE_CHECKING:
     from simulator.model.broker import Broker
@@ -15,6 +15,18 @@ if TYPE_CHECKING:
 RequestTimes = tuple[float, float, float, float]
 # the request log of the client ids a run keeps (their produce requests' times), by client.id
 RequestLog = dict[str, "RequestTimesDuring"]
+
+
+class ApiKeys:
+    """What a request asks for, numbered as Kafka's ``ApiKeys``; a broker routes a request by it
+    (``KafkaApis.handle``). A fetch is a follower's (the leader's replica manager serves it) unless
+    its client handles it (a consumer's, ``Handler``)."""
+
+    PRODUCE: Final = 0
+    FETCH: Final = 1
+    LIST_OFFSETS: Final = 2
+    OFFSET_COMMIT: Final = 8
+    END_TXN: Final = 26
 
 
 class Client(Protocol):
@@ -64,12 +76,12 @@ _NO_BATCHES: list[Any] = []
 
 
 class Request:
-    __slots__ = ("kind", "connection", "size", "client", "handler", "batches", "acks", "pending", "partitions",
+    __slots__ = ("api", "connection", "size", "client", "handler", "batches", "acks", "pending", "partitions",
                  "offsets", "ends", "fetched_batches", "throttle", "t_created", "t_received",
                  "t_arrive", "t_enqueue", "t_start", "t_local", "t_complete", "parked", "data")
 
-    def __init__(self, kind: str, connection: Connection, size: float, client: Client, handler: Handler | None = None):
-        self.kind, self.connection, self.size, self.client, self.handler = kind, connection, size, client, handler
+    def __init__(self, api: int, connection: Connection, size: float, client: Client, handler: Handler | None = None):
+        self.api, self.connection, self.size, self.client, self.handler = api, connection, size, client, handler
         self.batches: list[Any] = _NO_BATCHES
         self.acks = "1"
         self.pending = 0

@@ -21,7 +21,7 @@ from typing import Callable
 
 from simulator.model.accumulator import RecordAccumulator
 from simulator.model.batch import PARTITION_HEADER, REQUEST_HEADER, Batch
-from simulator.model.broker import Broker, Connection, Request
+from simulator.model.broker import ApiKeys, Broker, Connection, Request
 from simulator.model.client import ClientSpec
 from simulator.model.cpu import Cores
 from simulator.model.engine import Engine
@@ -227,7 +227,7 @@ class Sender:
         wire = float(REQUEST_HEADER)
         for batch in batches:
             wire += batch.wire + PARTITION_HEADER
-        request = Request("produce", self.connections[node], wire, self)
+        request = Request(ApiKeys.PRODUCE, self.connections[node], wire, self)
         request.batches = batches
         request.acks = self.acks
         request.t_created = self.engine.now

@@ -28,13 +28,12 @@ import math
 import random
 from typing import TYPE_CHECKING, Any, Callable
 
-from simulator.model.broker import Broker, Request
+from simulator.model.broker import ApiKeys, Broker, Request
 from simulator.model.client import ClientSpec
 from simulator.model.compression import record_overhead
 from simulator.model.consumer import Consumer, InputLog
 from simulator.model.producer import Producer
-from workloads.streaming import (SINK_CLIENT, Flink, KafkaStreams, SparkContinuous, SparkRealTime,
-                                 StreamingTenant)
+from workloads.streaming import SINK_CLIENT, StreamingTenant
 
 if TYPE_CHECKING:   # annotations only: model.py builds the pipelines, so a run-time import would be a cycle
     from simulator.model.model import ModelRun, TenantRun
@@ -45,13 +44,13 @@ POLLING_DELAY = 0.010             # spark.sql.streaming.pollingDelay: an idle tr
 class Call:
     """A request to a broker whose handler cost its caller states (ListOffsets, OffsetCommit, EndTxn)."""
 
-    def __init__(self, broker: Broker, cost: float, rtt: float, on_done: Callable[[float], None]):
-        self.broker, self.cost, self.half_rtt, self.on_done = broker, cost, rtt / 2, on_done
+    def __init__(self, api: int, broker: Broker, cost: float, rtt: float, on_done: Callable[[float], None]):
+        self.api, self.broker, self.cost, self.half_rtt, self.on_done = api, broker, cost, rtt / 2, on_done
         self.connection = broker.connect("coordinator-call")
         self.response_at: Callable[[Request], None] = self._response
 
     def send(self, now: float) -> None:
-        self.broker.receive(Request("call", self.connection, 200.0, self, self), now + self.half_rtt)
+        self.broker.receive(Request(self.api, self.connection, 200.0, self, self), now + self.half_rtt)
 
     def handler_cpu(self, request: Request, broker: Broker) -> float:
         return self.cost
@@ -149,7 +148,8 @@ class Pipeline:
             on_done(now)
 
         def flushed() -> None:
-            Call(self.coordinator, cost, self.rtt, committed).send(self.engine.now)
+            api = ApiKeys.END_TXN if self.spec.exactly_once else ApiKeys.OFFSET_COMMIT
+            Call(api, self.coordinator, cost, self.rtt, committed).send(self.engine.now)
         producer.flush(flushed)
 
 
@@ -162,8 +162,8 @@ class Worker:
         self.consumer = pipeline.consumer(logs, self.wake)
         self.busy = False
         # Kafka Streams commits every commit.interval.ms; real-time mode plans a batch every realTime
-        self.commit_every = self.spec.commit_interval if isinstance(self.spec, KafkaStreams) else math.inf
-        self.batch_every = self.spec.real_time_ms / 1e3 if isinstance(self.spec, SparkRealTime) else math.inf
+        self.commit_every = self.spec.commit_every
+        self.batch_every = self.spec.plan_every
         self.next_commit = self.commit_every
         self.next_boundary = self.batch_every
 
@@ -225,14 +225,15 @@ def _checkpoints(pipeline: Pipeline, producers: list[Producer], interval: float)
 
 def record_at_a_time(pipeline: Pipeline) -> None:
     spec = pipeline.spec
-    shared = pipeline.sink(0) if isinstance(spec, (SparkContinuous, SparkRealTime)) else None   # one per executor JVM
+    shared = None if spec.producer_per_worker else pipeline.sink(0)
     sinks = []
     for i, logs in enumerate(pipeline.assigned):
         producer = shared or pipeline.sink(i)
         sinks.append(producer)
         pipeline.engine.at(0.0, Worker(pipeline, logs, producer).start)
-    if isinstance(spec, Flink) and spec.exactly_once:
-        _checkpoints(pipeline, sinks, (spec.checkpoint_interval_ms or 60_000.0) / 1e3)
+    checkpoint_every = spec.checkpoint_commit_every
+    if checkpoint_every is not None:
+        _checkpoints(pipeline, sinks, checkpoint_every)
 
 
 def _mean_ms(values: list[float]) -> float | None:

@@ -2,11 +2,11 @@
 outcomes of the same runs in this process, and never run one knob setting on one seed twice."""
 import functools
 
-from test_tune_validate import FRONT, HELD_OUT, TUNED, _objective
+from test_held_out import FRONT, HELD_OUT, TUNED, _objective
 from tuner.recommend import rounded_pick
 from tuner.runner import Execution, Runner
 from tuner.study import TrialRecord, tuning_work
-from tuner.validate import SeedRuns, validate_front
+from tuner.held_out import SeedRuns, judge_held_out
 
 
 def _pool(objective):
@@ -17,9 +17,9 @@ def test_the_front_validated_in_two_processes_is_validated_as_in_one(tiny_with):
     for sla_ms, seeds in ((5.799, HELD_OUT), (5.790, (17, 18, 19, 20))):
         objective = _objective(tiny_with, sla_ms)
         lines, runs = [], []
-        alone = validate_front(objective, FRONT, "requests", seeds)
+        alone = judge_held_out(objective, FRONT, "requests", seeds)
         with _pool(objective) as runner:
-            side_by_side = validate_front(objective, FRONT, "requests", seeds, lines.append,
+            side_by_side = judge_held_out(objective, FRONT, "requests", seeds, lines.append,
                                           lambda done, most: runs.append((done, most)), SeedRuns(objective, runner, 2))
         assert side_by_side.to_dict() == alone.to_dict()
         assert side_by_side.tried == alone.tried and side_by_side.pick == alone.pick

@@ -1,4 +1,5 @@
-"""Capacity planning: how much batch ingest each cluster option absorbs with every neighbour within SLA.
+"""Capacity planning and the night's schedule: how much batch ingest each cluster option absorbs
+with every neighbour within SLA, and when each job of a night may start.
 
 ``capacity`` sweeps a grid of batch loads over the cluster options ``whatif`` builds and judges
 each option; ``search`` extends the grid until each option's first breach is bracketed and

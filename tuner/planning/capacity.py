@@ -30,7 +30,7 @@ from simulator.contract import explain as words
 from simulator.contract import result_path, scenario_path
 from simulator.contract.files import PLAN
 from simulator.evaluator import Evaluator, model_evaluator
-from tuner.planning.jobs import JobClass, at_once, job_class
+from tuner.planning.jobs import CopiedJob, at_once, one_job
 from tuner.planning.search import LoadPoint, extend, point_of, refine
 from tuner.planning.whatif import ClusterOption, cluster_options
 from tuner.runner import Execution, Runner
@@ -83,7 +83,7 @@ def ingest_gb_per_hour(point: LoadPoint, load_seconds: float) -> float:
     return point.load_gb * point.loads * 3600.0 / load_seconds if load_seconds > 0 else 0.0
 
 
-def sized(mapping: dict, scenario: Scenario, point: LoadPoint, jobs: JobClass | None = None) -> dict:
+def sized(mapping: dict, scenario: Scenario, point: LoadPoint, jobs: CopiedJob | None = None) -> dict:
     """``mapping`` loading ``point``: every file group's size scaled by one factor, so the dataset
     keeps its shape (file count, relative sizes) and totals ``load_gb``; counting ``jobs``, its
     ``loads`` are that many jobs of their own (``tuner.planning.jobs``)."""
@@ -120,12 +120,12 @@ def parse_plan_options(given: dict[str, Any]) -> dict[str, Any]:
 
 def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str, Any], seeds: Sequence[int],
                 keep_dir: str | Path | None = None, force: bool = False, job: str | None = None,
-                as_jobs: bool = False) -> tuple[Scenario, Grid, list[ClusterOption], list[dict], JobClass | None]:
-    """The scenario, the grid, the cluster options, one task per (option, point) and the job class
+                as_jobs: bool = False) -> tuple[Scenario, Grid, list[ClusterOption], list[dict], CopiedJob | None]:
+    """The scenario, the grid, the cluster options, one task per (option, point) and the job copied
     counted (``as_jobs``); every task's scenario is built here once, so bad input (or a point past
     the model's limits, unless ``force``) stops the plan before any run. A night's plan is one
     job's (``job``, default the first)."""
-    mapping, jobs = job_class(load_mapping(scenario_file, overrides), job, as_jobs)
+    mapping, jobs = one_job(load_mapping(scenario_file, overrides), job, as_jobs)
     scenario = Scenario.from_mapping(mapping, source=str(scenario_file))
     plan = dataclasses.replace(scenario.plan, **parse_plan_options(given))
     current = current_load(scenario)
@@ -150,7 +150,7 @@ def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str
 
 
 def make_task(option: ClusterOption, scenario: Scenario, point: LoadPoint, seeds: Sequence[int],
-              keep_dir: str | Path | None, current: bool = False, jobs: JobClass | None = None) -> dict:
+              keep_dir: str | Path | None, current: bool = False, jobs: CopiedJob | None = None) -> dict:
     return {"option": option.name, **dataclasses.asdict(point), "current_plan": current, "seeds": list(seeds),
             "scenario": sized(option.mapping, scenario, point, jobs), "keep_dir": str(keep_dir) if keep_dir else None,
             "jobs_at_once": jobs is not None}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import zip_longest
 from typing import Any, Callable
 
-from tuner.planning.jobs import job_class
+from tuner.planning.jobs import one_job
 from tuner.planning.night import Nights, Window, alone, over_sla, with_starts
 from tuner.widen import changes
 from workloads import Scenario, ScenarioError
@@ -93,7 +93,7 @@ def _proposed(nights: Nights, night: dict, index: int, start: float, name: str, 
               deadline: float | None, window: Window) -> dict | None:
     """The finder's change for job ``index`` alone, run again alone in the night's form on every seed:
     the change if it holds there, else None."""
-    single, _ = job_class(alone(night, index, start), name, False)
+    single, _ = one_job(alone(night, index, start), name, False)
     lines = find_change(single, nights.seeds)
     if not lines:
         return None

@@ -13,7 +13,7 @@ import pytest
 from simulator.live import streaming
 from simulator.live._process import StackError
 from stack_probes import eventually
-from workloads import streaming as kinds
+from workloads import kinds
 
 NO_BROKER = "127.0.0.1:1"
 TENANT = {"name": "enrich", "kind": "kafka-streams", "topic": "in", "output_topic": "out", "rate": "10/s",
@@ -36,7 +36,7 @@ def pipelines_running(work: str = "") -> list[int]:
 @pytest.mark.live
 def test_a_pipeline_that_does_not_start_is_stopped_and_named(monkeypatch):
     monkeypatch.setattr(streaming, "START_TIMEOUT_S", 8.0)
-    tenant = kinds.build(dict(TENANT), "tenants[0]")
+    tenant = kinds.tenant(dict(TENANT), "tenants[0]")
     pipelines = streaming.StreamingNeighbours([tenant], NO_BROKER)
     with pytest.raises(StackError) as failure:
         with pipelines:
@@ -56,8 +56,8 @@ def test_a_pipeline_that_does_not_start_is_stopped_and_named(monkeypatch):
 def test_a_pipeline_dies_with_the_process_that_started_it(tmp_path):
     script = (f"import time, sys; sys.path.insert(0, {str(Path.cwd())!r})\n"
               "from simulator.live.streaming import StreamingNeighbours\n"
-              "from workloads import streaming\n"
-              f"pipelines = StreamingNeighbours([streaming.build({TENANT!r}, 't')], {NO_BROKER!r})\n"
+              "from workloads import kinds\n"
+              f"pipelines = StreamingNeighbours([kinds.tenant({TENANT!r}, 't')], {NO_BROKER!r})\n"
               "pipelines.launch()\n"
               "print(pipelines.work, flush=True)\n"
               "time.sleep(600)\n")

@@ -4,17 +4,26 @@ from array import array
 
 import pytest
 
-from simulator.live.streaming import batch_figures, java_properties
+from simulator.live.pipelines import LAUNCHERS
+from simulator.live.streaming import batch_figures
 from simulator.live.streaming_feed import HEADER, _lost, decode, encode
 from simulator.live.streaming_spark import batch_progress, request_for
-from workloads import streaming
+from workloads import kinds
 
 BASE = {"topic": "in", "output_topic": "out", "rate": "100/s", "record_size": "200B", "record_cost": "20us",
         "sla_p99": "1s", "client": {"kind": "librdkafka", "version": "2.3.0"}}
 
 
 def tenant(**knobs):
-    return streaming.build({**BASE, "name": "p", **knobs}, "tenants[0]")
+    return kinds.tenant({**BASE, "name": "p", **knobs}, "tenants[0]")
+
+
+def java_properties(tenant, bootstrap, security):
+    return LAUNCHERS[tenant.kind].properties(tenant, bootstrap, security)
+
+
+def spark_request(tenant):
+    return request_for(tenant, LAUNCHERS[tenant.kind].trigger(tenant), "127.0.0.1:9092", "/tmp/checkpoint", [0], [])
 
 
 def test_the_value_carries_the_intended_send_time_and_index():
@@ -53,14 +62,14 @@ def test_flink_gets_its_settings_and_its_clients_prefixed():
     ({"kind": "spark-realtime", "realTime": "5min"}, {"realTime": "300000 milliseconds"}),
 ])
 def test_spark_triggers_by_kind(knobs, trigger):
-    request = request_for(tenant(**knobs), "127.0.0.1:9092", "/tmp/checkpoint", [0], [])
-    assert request["trigger"] == {"kind": knobs["kind"], **trigger}
+    request = spark_request(tenant(**knobs))
+    assert request["trigger"] == trigger
     assert request["source"]["kafka.fetch.max.wait.ms"] == "500"
 
 
 def test_async_progress_tracking_is_an_option_of_the_sink():
-    request = request_for(tenant(kind="spark-microbatch", processingTime="0ms", maxOffsetsPerTrigger=1000,
-                                 asyncProgressTrackingEnabled=True), "127.0.0.1:9092", "/tmp/checkpoint", [0], [])
+    request = spark_request(tenant(kind="spark-microbatch", processingTime="0ms", maxOffsetsPerTrigger=1000,
+                                   asyncProgressTrackingEnabled=True))
     assert request["sink"]["asyncProgressTrackingEnabled"] == "true"
     assert request["sink"]["asyncProgressTrackingCheckpointIntervalMs"] == "1000"
     assert request["source"]["maxOffsetsPerTrigger"] == "1000"
@@ -98,5 +107,5 @@ def test_batches_per_window_in_the_models_shape_the_rest_of_a_trigger_is_its_pla
 
 
 def test_a_spark_query_keeps_every_batchs_progress():
-    request = request_for(tenant(kind="spark-microbatch"), "127.0.0.1:9092", "/tmp/c", [0], [])
+    request = spark_request(tenant(kind="spark-microbatch"))
     assert request["settings"]["spark.sql.streaming.numRecentProgressUpdates"] == "100000"

@@ -5,7 +5,7 @@ from typing import Any, Callable
 
 import pytest
 
-from simulator.model.broker import Request
+from simulator.model.broker import ApiKeys, Request
 from simulator.model.model import ModelEvaluator, ModelRun
 from workloads import Scenario
 from workloads.loader import merge as merged
@@ -67,7 +67,7 @@ class RequestLog:
         self._seen: set[int] = set()
 
     def __call__(self, action: Any, argument: Any) -> None:
-        if isinstance(argument, Request) and argument.kind == "produce" and id(argument) not in self._seen:
+        if isinstance(argument, Request) and argument.api == ApiKeys.PRODUCE and id(argument) not in self._seen:
             self._seen.add(id(argument))
             self.requests.append(argument)
 

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from simulator.model.batch import Batch
-from simulator.model.broker import Broker, Request
+from simulator.model.broker import ApiKeys, Broker, Request
 from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from workloads.profile import PROFILE_DIR, CostProfile
@@ -112,7 +112,7 @@ def broker_serving(vcpus: float, requests: int) -> float:
     batch = SimpleNamespace(partition=SimpleNamespace(leo=0.0, batches=0, followers=[], fetch_waiters=[]),
                             records=100.0, bytes=100_000.0, wire=100_000.0, codec="none")
     for _ in range(requests):
-        request = Request("produce", broker.connect("c"), 100_000.0, client)
+        request = Request(ApiKeys.PRODUCE, broker.connect("c"), 100_000.0, client)
         request.batches = [batch]
         broker.receive(request, 0.0)
     engine.run()

@@ -72,7 +72,7 @@ def test_a_broker_sharing_one_core_with_the_executor_waits_behind_its_task_threa
     assert (rig.wakes, rig.slow_wakes) == (301, 34)
     # the broker's work stretches behind the task thread: its produce requests take longer
     def local_ms(run: ModelRun) -> float:
-        times = list(run.brokers[0].produce_time["LocalTimeMs"])
+        times = list(run.brokers[0].metrics.produce.times["LocalTimeMs"])
         return 1e3 * sum(times) / len(times)
     assert local_ms(shared) > 1.9 * local_ms(own)
 

@@ -173,9 +173,9 @@ def test_the_window_is_the_scenarios_own_unless_given(tmp_path):
     assert document["window"]["length_s"] == 60.0
 
 
-def test_jobs_at_once_are_copies_of_one_class_each_its_own_client_id_until_the_first_breach(tmp_path):
+def test_jobs_at_once_are_copies_of_one_job_each_its_own_client_id_until_the_first_breach(tmp_path):
     from tuner.planning import run_plan
-    from tuner.planning.jobs import JobClass, at_once, job_class
+    from tuner.planning.jobs import CopiedJob, at_once, one_job
     path = night(tmp_path)
     plan = run_plan(path, [], {"jobs_at_once": "1,2,4"}, evaluator=Overlaps(), workers=1, extend_steps=0,
                     job="export", as_jobs=True)
@@ -186,15 +186,15 @@ def test_jobs_at_once_are_copies_of_one_class_each_its_own_client_id_until_the_f
     assert current["max_point"]["ingest_gb_per_hour"] == 360.0
     assert (current["first_breach"]["loads"], current["first_breach"]["tenant"]) == (2, "payment-api")
     assert [p["loads"] for p in plan["points"]] == [1, 2, 4]
-    one, chosen = job_class(yaml.safe_load(path.read_text()), "export", True)
-    assert chosen == JobClass("export", "export") and one["dataset"] == {"files": [{"size": "2GB"}]}
+    one, chosen = one_job(yaml.safe_load(path.read_text()), "export", True)
+    assert chosen == CopiedJob("export", "export") and one["dataset"] == {"files": [{"size": "2GB"}]}
     copies = Scenario.from_mapping(at_once(one, chosen, 3, 5.0, 0.0)).jobs
     assert [(j.name, j.client_id) for j in copies] == [("export-1", "export-1"), ("export-2", "export-2"),
                                                         ("export-3", "export-3")]
 
 
-def test_jobs_at_once_refuse_a_class_the_night_does_not_have(tmp_path):
-    from tuner.planning.jobs import job_class
+def test_jobs_at_once_refuse_a_job_the_night_does_not_have(tmp_path):
+    from tuner.planning.jobs import one_job
     with pytest.raises(ScenarioError) as refused:
-        job_class(yaml.safe_load(night(tmp_path).read_text()), "hourly", True)
+        one_job(yaml.safe_load(night(tmp_path).read_text()), "hourly", True)
     assert str(refused.value) == "--job: no job named 'hourly'; the night's jobs: daily, export, settle"

@@ -50,7 +50,7 @@ class Tried:
 
 
 @dataclass(frozen=True)
-class Validation:
+class HeldOut:
     seeds: tuple[int, ...]
     tried: list[Tried] = field(default_factory=list)
     pick: TrialRecord | None = None        # the first that held on every seed
@@ -136,10 +136,10 @@ class SeedRuns:
                 future.cancel()
 
 
-def validate_front(objective: Objective, front: list[TrialRecord], prefer: str, seeds: tuple[int, ...],
+def judge_held_out(objective: Objective, front: list[TrialRecord], prefer: str, seeds: tuple[int, ...],
                    progress: Progress | None = None,
                    runs: Callable[[int, int], None] | None = None, seed_runs: SeedRuns | None = None,
-                   price: Callable[[dict[str, Any]], float] | None = None) -> Validation:
+                   price: Callable[[dict[str, Any]], float] | None = None) -> HeldOut:
     """Each front point on ``seeds``, one seed after another until it misses on one, until a
     point holds on all of them: the cheapest first by ``price`` (of its knob values; e.g. the
     vCPUs it adds to the cluster), then in the preference's order. ``runs`` gets the model runs
@@ -168,9 +168,9 @@ def validate_front(objective: Objective, front: list[TrialRecord], prefer: str, 
             progress(f"trial {trial.number} on {len(seeds)} held-out seeds: " +
                      ("held" if missed_on is None else f"missed on seed {missed_on}"))
         if missed_on is None:
-            return Validation(seeds, tried, pick=trial)
+            return HeldOut(seeds, tried, pick=trial)
     best = max(range(len(tried)), key=lambda i: (tried[i].held_on, -i), default=None)
-    return Validation(seeds, tried, closest=points[best] if best is not None else None)
+    return HeldOut(seeds, tried, closest=points[best] if best is not None else None)
 
 
 def screened(judge: Objective, trials: list[TrialRecord], seed_runs: SeedRuns,
@@ -196,8 +196,8 @@ def _judged(number: int, params: dict[str, Any], outcome: Outcome) -> TrialRecor
                        outcome.figures, outcome.overrides)
 
 
-def cheapest_hardware(judge: Objective, validation: Validation, seed_runs: SeedRuns,
-                      progress: Progress | None = None) -> Validation:
+def cheapest_hardware(judge: Objective, validation: HeldOut, seed_runs: SeedRuns,
+                      progress: Progress | None = None) -> HeldOut:
     """The pick with the fewest vCPUs of hardware (broker count and type, the knobs that add machines)
     that still meets its constraints on ``judge``'s seeds and the held-out ones: a sampler that
     samples every knob at once seldom leaves the cluster's machines as they are, so the smaller

@@ -1,5 +1,5 @@
 from tuner import Objective, TrialRecord, search_space
-from tuner.validate import Tried, validate_front
+from tuner.held_out import Tried, judge_held_out
 from workloads import Scenario
 
 BASELINE = {"repartition": None, "compression.type": "none", "linger.ms": 0, "batch.size": 16384,
@@ -24,7 +24,7 @@ FRONT = [TrialRecord(number=1, params=TUNED, produce_requests=20, load_seconds=0
 
 
 def test_the_first_front_point_in_the_preference_s_order_that_holds_on_every_held_out_seed_is_picked(tiny_with):
-    validation = validate_front(_objective(tiny_with, 5.799), FRONT, "requests", HELD_OUT)
+    validation = judge_held_out(_objective(tiny_with, 5.799), FRONT, "requests", HELD_OUT)
     # the baseline's runs stop at its first miss, seed 12; the lingering job holds on all four
     assert validation.tried == [Tried(0, 0, 12, 1799), Tried(1, 4, None, 29)]
     assert validation.pick is FRONT[0] and validation.closest is None
@@ -37,7 +37,7 @@ def test_the_first_front_point_in_the_preference_s_order_that_holds_on_every_hel
 
 def test_with_no_point_holding_the_one_that_held_longest_is_the_closest(tiny_with):
     seen = []
-    validation = validate_front(_objective(tiny_with, 5.790), FRONT, "requests", (17, 18, 19, 20), seen.append)
+    validation = judge_held_out(_objective(tiny_with, 5.790), FRONT, "requests", (17, 18, 19, 20), seen.append)
     # linger.ms=0 holds on seeds 17 and 18 and misses on 19 (5.795 ms); lingering holds on 17-19, misses on 20 (5.791)
     assert validation.tried == [Tried(0, 2, 19, 2255), Tried(1, 3, 20, 30)]
     assert validation.pick is None and validation.closest is FRONT[0]
@@ -48,5 +48,5 @@ def test_with_no_point_holding_the_one_that_held_longest_is_the_closest(tiny_wit
 
 
 def test_preferring_duration_tries_the_shortest_load_first(tiny_with):
-    validation = validate_front(_objective(tiny_with, 5.799), FRONT, "duration", HELD_OUT)
+    validation = judge_held_out(_objective(tiny_with, 5.799), FRONT, "duration", HELD_OUT)
     assert validation.tried == [Tried(1, 4, None, 29)] and validation.pick is FRONT[0]
