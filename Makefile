@@ -5,7 +5,7 @@ VENV := .venv
 # uv installs into our own .venv and never downloads a Python.
 UV := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON_DOWNLOADS=never $(VENV)/bin/uv
 
-.PHONY: venv native browser test test-pythons demo bench interceptor clean
+.PHONY: venv native browser test test-pythons demo bench readme-path interceptor clean
 
 MODEL_SOURCES := $(wildcard simulator/model/*.py)
 
@@ -61,6 +61,10 @@ interceptor: $(VENV)/.stamp
 
 demo: native
 	$(VENV)/bin/quietload simulate workloads/catalog/paypay-glue-2gb.yaml
+
+# The README's commands in order in a fresh clone, each timed and checked against what the README shows.
+readme-path: native
+	$(VENV)/bin/python bench/readme_path.py --live
 
 bench: native
 	$(VENV)/bin/python bench/sim_speed.py

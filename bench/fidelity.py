@@ -29,6 +29,7 @@ from tuner.calibration.calibrate import machine
 from tuner.calibration.runs import live_evaluator, preflight
 from reports.fidelity import render_validation, write_validation
 from tuner.fidelity import judged, validate
+from quietload.stopping import stop_signals_interrupt
 
 
 def say(line: str) -> None:
@@ -81,4 +82,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with stop_signals_interrupt():    # SIGTERM unwinds as Ctrl-C does: the stack and its CPU budgets removed
+        main()

@@ -34,6 +34,7 @@ from reports.spread import render_spread
 from simulator.evaluator import model_evaluator
 from simulator.live.evaluator import LiveEvaluator
 from workloads import CATALOG, Scenario
+from quietload.stopping import stop_signals_interrupt
 
 ONE_BROKER = ["profile=loopback", "cluster.brokers=1", "cluster.replication.factor=1", "cluster.min.insync.replicas=1",
               "cluster.network_rtt=0.1ms", "cluster.broker.vcpus=0.5", "tenant_host.vcpus=1",
@@ -121,6 +122,7 @@ def main(repeats: int, out_dir: Path) -> None:
 
 
 if __name__ == "__main__":
-    apply(sys.argv[3:])
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5,
-         Path(sys.argv[2]) if len(sys.argv) > 2 else Path("results/live-effect"))
+    with stop_signals_interrupt():    # SIGTERM unwinds as Ctrl-C does: the stack and its CPU budgets removed
+        apply(sys.argv[3:])
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 5,
+             Path(sys.argv[2]) if len(sys.argv) > 2 else Path("results/live-effect"))

@@ -19,6 +19,7 @@ from reports.sections.versus import pair_runs, versus_header, versus_rows
 from simulator.evaluator import model_evaluator
 from simulator.live.evaluator import LiveEvaluator
 from workloads import CATALOG, Scenario
+from quietload.stopping import stop_signals_interrupt
 
 OVERRIDES = ["profile=loopback", "cluster.brokers=1", "cluster.replication.factor=1", "cluster.min.insync.replicas=1",
              "cluster.network_rtt=0.1ms", "cluster.broker.vcpus=1",
@@ -49,5 +50,6 @@ def main(repeats: int, out_dir: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2,
-         Path(sys.argv[2]) if len(sys.argv) > 2 else Path("results/model-vs-live"))
+    with stop_signals_interrupt():    # SIGTERM unwinds as Ctrl-C does: the stack and its CPU budgets removed
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 2,
+             Path(sys.argv[2]) if len(sys.argv) > 2 else Path("results/model-vs-live"))

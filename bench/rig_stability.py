@@ -28,6 +28,7 @@ from simulator.live.kafka import KafkaCluster
 from simulator.live.neighbours import Neighbours
 from simulator.contract.histograms import LatencyHistogram
 from workloads import CATALOG, Scenario
+from quietload.stopping import stop_signals_interrupt
 
 OVERRIDES = ["cluster.brokers=1", "cluster.replication.factor=1", "cluster.min.insync.replicas=1", "cluster.broker.vcpus=1",
              "batch.spark.spark.executor.instances=1", "batch.spark.spark.executor.cores=1", "tenant_host.vcpus=1",
@@ -97,5 +98,6 @@ def main(runs: int, out_dir: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3,
-         Path(sys.argv[2]) if len(sys.argv) > 2 else Path("results/rig-stability"))
+    with stop_signals_interrupt():    # SIGTERM unwinds as Ctrl-C does: the stack and its CPU budgets removed
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 3,
+             Path(sys.argv[2]) if len(sys.argv) > 2 else Path("results/rig-stability"))

@@ -19,6 +19,7 @@ from simulator.contract import RunResult
 from tuner.calibration.runs import PointRuns, live_evaluator, preflight, run_points
 from tuner.calibration.streaming import MICROBATCH_ALONE, measure, render_streaming_costs, write_streaming_costs
 from workloads.profile import PROFILE_DIR
+from quietload.stopping import stop_signals_interrupt
 
 
 def say(line: str) -> None:
@@ -46,4 +47,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with stop_signals_interrupt():    # SIGTERM unwinds as Ctrl-C does: the stack and its CPU budgets removed
+        main()

@@ -45,6 +45,7 @@ from tuner.calibration.design import BASE as RIG  # noqa: E402
 from tuner.fidelity import as_placed  # noqa: E402
 from workloads import CATALOG, Scenario, appendtrace  # noqa: E402
 from workloads.scenario import QUOTA_CLIENT_ID  # noqa: E402
+from quietload.stopping import stop_signals_interrupt  # noqa: E402
 
 OVERHEAD_CASES = (("steady 22MB/s", f"steady:{22 * MB}:1"), ("unthrottled", "busy:1"), ("bursts 50/3ms", "bursts:50:3:1"))
 RESPONSE_GAP_S = 50e-6
@@ -239,4 +240,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with stop_signals_interrupt():    # SIGTERM unwinds as Ctrl-C does: the stack and its CPU budgets removed
+        main()

@@ -53,10 +53,13 @@ def render_validation(validation: Validation) -> str:
              *plain_markdown_table(["target", "verdict", "detail"],
                                    [[t.name, {None: "n/a", True: "met", False: "MISSED"}[t.passed], t.detail]
                                     for t in validation.targets])]
+    if validation.apart:
+        lines += ["", "Not judged together (shown above): " + "; ".join(f"{name}: {why}" for name, why in validation.apart.items())]
     if validation.failed_runs:
         lines += ["", "Runs that failed twice (left out): " + "; ".join(validation.failed_runs)]
     if validation.repeats:
-        lines += ["", "The live repeats (steady: the load's whole seconds at the job's full pace, as each run's line says):", "",
+        lines += ["", "The live repeats (judged over the whole load; steady: the load's whole seconds at the job's full pace, "
+                  "as each run's line says; waits for a core over the load's window, per thread group):", "",
                   *render_repeats(validation.repeats)]
     return "\n".join(lines)
 
@@ -74,7 +77,8 @@ def repeat_rows(spreads: list[Repeats]) -> list[list[str]]:
 def render_repeats(spreads: list[Repeats]) -> list[str]:
     lines = plain_markdown_table(REPEATS_HEADER, repeat_rows(spreads))
     for r in spreads:
-        verdict = {None: "not judged", True: "repeats", False: "does NOT repeat"}[r.verdict]
+        verdict = {None: "not judged" + (f" ({r.brokers} brokers)" if r.brokers > 1 else ""), True: "repeats",
+                   False: f"does NOT repeat ({', '.join(r.misses)})"}[r.verdict]
         lines.append(f"{r.configuration}: {verdict}; " + "; ".join(r.middles)
                      + ("" if not r.noise else "; NOISE " + "; ".join(r.noise)))
     return lines
@@ -87,7 +91,7 @@ def write_validation(validation: Validation, out_dir: Path) -> list[Path]:
                                     "figures": p.rows} for p in validation.pairs],
                 "summary": validation.summary,
                 "targets": [{"target": t.name, "passed": t.passed, "detail": t.detail} for t in validation.targets],
-                "failed_runs": validation.failed_runs,
+                "failed_runs": validation.failed_runs, "apart": validation.apart,
                 "repeats": [{"name": r.configuration, "seeds": list(r.seeds), "middles": list(r.middles), "noise": list(r.noise),
                              "judged": r.verdict, "figures": {title: {"values": list(spread.values), "median": spread.median,
                                                                       "distance": spread.distance}

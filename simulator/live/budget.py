@@ -204,9 +204,9 @@ class CpuBudgets:
         cores = self.budgets[rest_on].cores
         if any(set(b.cores) <= set(cores) for name, b in self.budgets.items() if name.startswith("broker-")):
             return
-        group = self.group("cpuset", REST)
-        self._rest = RestOfMachine(group, cores)
-        self._made.append(group)
+        group, behind = self.group("cpuset", REST), self.group("cpu", REST)
+        self._rest = RestOfMachine(group, cores, behind)
+        self._made += [group, behind]
         self._rest.start()
 
     def first_on_wake_up(self, component: str, pid: int) -> int:
@@ -224,6 +224,11 @@ class CpuBudgets:
     def rest_moved(self) -> int:
         """Processes ``lay_out()`` held to the job's cores (0 if it did not)."""
         return self._rest.moved if self._rest else 0
+
+    @property
+    def rest_behind(self) -> int:
+        """Processes ``lay_out()`` put behind the run's groups on the job's cores (0 if it did not)."""
+        return self._rest.behind_moved if self._rest else 0
 
     def used_by_core(self, components: list[str]) -> dict[int, float]:
         """CPU seconds ``components``' groups have used so far on each core (cpuacct.usage_percpu; empty without cgroups)."""

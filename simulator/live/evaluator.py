@@ -310,8 +310,9 @@ class LiveEvaluator:
             ended = time.time()
             notes.extend(budgets.report() if budgets else ["No CPU budgets: --no-pin."])
             if budgets and budgets.rest_moved:
-                notes.append(f"The rest of the machine ({budgets.rest_moved} processes) ran on the job's cores; "
-                              "the neighbours' threads came first on wake-up (SCHED_RR under a bounded real-time budget).")
+                notes.append(f"The rest of the machine ({budgets.rest_moved} processes) ran on the job's cores "
+                             f"({budgets.rest_behind} of them behind the run's groups, cpu.shares 2); "
+                             "the neighbours' threads came first on wake-up (SCHED_RR under a bounded real-time budget).")
             core_waits = waits.figures({"neighbours": {t.name: set(t.tids) for t in traces if t.tids}})
             if foreign and (shares := foreign.figures()):
                 core_waits[BROKER_CORES] = shares

@@ -6,6 +6,12 @@ groups alone do not give.
   ``rest`` cpuset for the run, swept again twice a second for processes started meanwhile, and
   handed back to the root cpuset when the group is removed (the kernel keeps an affinity a
   process asked for itself). Kernel threads stay where they are.
+- **The rest of the machine behind the job on the job's cores**: the same processes (but init and
+  the command itself, which samples the run) also go into a ``rest`` cpu group of the least weight
+  (``cpu.shares`` 2), so the job runs at its pace whatever else the machine runs. A nice value or
+  ``SCHED_IDLE`` does not give that: with ``kernel.sched_autogroup_enabled`` every session (a
+  terminal, a CI step) is a group of its own and takes an equal share of the core beside the job's
+  group, whatever its tasks' nice values (measured: a busy machine stretched a 9.7 s load to 43 s).
 - **The neighbours first on wake-up**: a production client has a host of its own, so a record
   it sends never waits for a core. Here the neighbour producers share the brokers' core; their
   threads run in the real-time class (``SCHED_RR``, priority 1) under a bounded real-time budget
@@ -22,6 +28,7 @@ from typing import Iterable
 from simulator.live.threads import process_tree, tasks_of
 
 REST = "rest"
+REST_SHARES = 2          # cpu.shares' least: the rest of the machine runs when the job's core has time left
 RT_PERIOD_US = 10_000    # a neighbour over its real-time budget waits at most the rest of 10 ms
 RT_SHARE = 0.3           # the neighbours' producers used 2-6 % of a core at 800 records/s (docs/live.md)
 SWEEP_S = 0.5
@@ -50,13 +57,25 @@ def in_root_cpuset(pid: int) -> bool:
         return False
 
 
+def in_root_cpu_group(pid: int) -> bool:
+    """Whether ``pid`` is in the cpu controller's root group (/proc/PID/cgroup's ``N:cpu:/`` line)."""
+    try:
+        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    except OSError:
+        return False
+    return any(line.split(":", 2)[1:] == ["cpu", "/"] or line.split(":", 2)[1:] == ["cpu,cpuacct", "/"] for line in lines)
+
+
 class RestOfMachine:
     """Every user process in the root cpuset held to ``cores`` in ``group`` (a cpuset the run made),
-    from ``start()`` to ``stop()``; ``moved`` counts them."""
+    and, with ``behind`` (a cpu group the run made), every one in the root cpu group but init and this
+    process put behind the run's groups in it, from ``start()`` to ``stop()``; ``moved`` counts the
+    processes held to ``cores``, ``behind_moved`` those put behind."""
 
-    def __init__(self, group: Path, cores: Iterable[int]) -> None:
-        self.group, self.cores = group, tuple(sorted(cores))
-        self.moved = 0
+    def __init__(self, group: Path, cores: Iterable[int], behind: Path | None = None) -> None:
+        self.group, self.cores, self.behind = group, tuple(sorted(cores)), behind
+        self.moved = self.behind_moved = 0
+        self._keep = {1, os.getpid()}
         self._halt = threading.Event()
         self._thread = threading.Thread(target=self._sweep_until_stopped, name="quietload-rest", daemon=True)
 
@@ -64,6 +83,9 @@ class RestOfMachine:
         self.group.mkdir(exist_ok=True)
         (self.group / "cpuset.mems").write_text((self.group.parent / "cpuset.mems").read_text())
         (self.group / "cpuset.cpus").write_text(",".join(map(str, self.cores)))
+        if self.behind is not None:
+            self.behind.mkdir(exist_ok=True)
+            (self.behind / "cpu.shares").write_text(str(REST_SHARES))
         self.sweep()
         self._thread.start()
 
@@ -74,6 +96,12 @@ class RestOfMachine:
                     (self.group / "cgroup.procs").write_text(str(pid))
                     self.moved += 1
                 except OSError:     # ended meanwhile, or a process the kernel keeps where it is
+                    pass
+            if self.behind is not None and pid not in self._keep and in_root_cpu_group(pid):
+                try:
+                    (self.behind / "cgroup.procs").write_text(str(pid))
+                    self.behind_moved += 1
+                except OSError:
                     pass
 
     def _sweep_until_stopped(self) -> None:

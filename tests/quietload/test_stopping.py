@@ -151,3 +151,19 @@ def test_ctrl_c_ends_policy_within_a_trial(tmp_path):
     assert lines[-1].endswith(kept("paypay-glue-2gb-policy-1-1f7fcfd0", completed_trials(database), database))
     assert [line for line in lines if not line.startswith("policy for paypay-glue-2gb: ")] == lines[-1:]
     assert [path.name for path in out.iterdir()] == [database.name]   # no policy written
+
+
+def test_every_bench_that_starts_a_live_stack_unwinds_on_sigterm():
+    """A bench killed by SIGTERM's default action would leave its CPU budgets behind, the rest of the
+    machine held to the job's cores until the next run removes them: each unwinds as Ctrl-C does."""
+    import ast
+    from pathlib import Path
+    live = []
+    for path in sorted(Path("bench").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+        if names & {"LiveEvaluator", "live_evaluator"}:
+            live.append(path.name)
+            [entry] = [node for node in tree.body if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)]
+            assert "with stop_signals_interrupt()" in ast.unparse(entry), path
+    assert len(live) >= 6

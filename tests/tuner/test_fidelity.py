@@ -45,10 +45,10 @@ def test_the_model_against_itself_has_no_error_and_meets_every_target(itself):
     assert errors and all(e == 0.0 for e in errors)
     assert {row["figure"]: row["spearman"] for row in validation.summary}["produce requests"] == 1.0
     assert [(t.name, t.passed) for t in validation.targets] == [
-        ("live repeats: steady requests/s within 15% of their median, records/request within x1.25", True),
-        ("requests within 15 % (linger.ms >= 5)", True), ("requests inside the model's interval (linger.ms = 0)", True),
-        ("mean batch within 20 %", True), ("neighbour p50 within x1.3", True), ("neighbour p99 within x1.5", True),
-        ("Spearman of produce requests >= 0.9", True), ("Spearman of neighbour p99 >= 0.9", True)]
+        ("live repeats: requests, records/request and neighbour p99 during within 15% of their median", True),
+        ("produce requests: median factor off within x1.25", True), ("records per request within x1.5", True),
+        ("neighbour p50 during within x1.5", True), ("neighbour p99 during within x2", True),
+        ("Spearman of produce requests >= 0.8", True), ("Spearman of neighbour p99 >= 0.8", True)]
 
 
 def test_validate_writes_its_table_as_json_markdown_and_csv(itself):
@@ -105,31 +105,31 @@ STREAMING_PAIR = _pair({"produce requests": (100.0, 110.0), "mean batch (KB of r
                         "payment-api p50 during (ms)": (4.0, 4.0), "payment-api p99 during (ms)": (5.0, 7.0),
                         "fraud-microbatch end-to-end p50 before (ms)": (300.0, 360.0),      # x1.20
                         "fraud-microbatch end-to-end p99 before (ms)": (500.0, 600.0),      # x1.20
-                        "fraud-microbatch end-to-end p50 during (ms)": (300.0, 400.0),      # x1.33
-                        "fraud-microbatch end-to-end p99 during (ms)": (600.0, 1000.0)})    # x1.67
+                        "fraud-microbatch end-to-end p50 during (ms)": (300.0, 500.0),      # x1.67
+                        "fraud-microbatch end-to-end p99 during (ms)": (600.0, 1500.0)})    # x2.50
 
 
 def test_the_streaming_neighbours_end_to_end_latency_is_judged_apart_from_the_producers():
     summary = fidelity_summary([STREAMING_PAIR])
     targets = {t.name: (t.passed, t.detail) for t in judge([STREAMING_PAIR], summary)}
-    assert targets["neighbour p50 within x1.3"] == (True, "1 of 1 hold")
-    assert targets["neighbour p99 within x1.5"] == (True, "1 of 1 hold")          # payment-api's x1.40 alone
-    assert targets["streaming end-to-end p50 within x1.3 (before, during)"] == (
+    assert targets["neighbour p50 during within x1.5"] == (True, "1 of 1 hold")
+    assert targets["neighbour p99 during within x2"] == (True, "1 of 1 hold")          # payment-api's x1.40 alone
+    assert targets["streaming end-to-end p50 within x1.5 (before, during)"] == (
         False, "1 of 2 hold; misses: m fraud-microbatch during")
-    assert targets["streaming end-to-end p99 within x1.5 (before, during)"] == (
+    assert targets["streaming end-to-end p99 within x2 (before, during)"] == (
         False, "1 of 2 hold; misses: m fraud-microbatch during")
     errors = {row["figure"]: (row["median_error"], row["count"]) for row in summary}
     assert errors["neighbour p99 during"] == (pytest.approx(0.4), 1)
-    assert errors["streaming end-to-end p50 during"] == (pytest.approx(1 / 3), 1)
-    assert errors["streaming end-to-end p99 during"] == (pytest.approx(2 / 3), 1)
+    assert errors["streaming end-to-end p50 during"] == (pytest.approx(2 / 3), 1)
+    assert errors["streaming end-to-end p99 during"] == (pytest.approx(1.5), 1)
 
 
 def test_the_table_shows_the_streaming_neighbours_end_to_end_figures_before_and_during():
     rows = [row for row in table_rows([STREAMING_PAIR]) if "fraud-microbatch" in row[1]]
     assert rows == [["m", "fraud-microbatch end-to-end p50 before (ms)", "300.0-300.0", "360.0 (360.0-360.0)", "1.20x"],
                     ["m", "fraud-microbatch end-to-end p99 before (ms)", "500.0-500.0", "600.0 (600.0-600.0)", "1.20x"],
-                    ["m", "fraud-microbatch end-to-end p50 during (ms)", "300.0-300.0", "400.0 (400.0-400.0)", "1.33x"],
-                    ["m", "fraud-microbatch end-to-end p99 during (ms)", "600.0-600.0", "1,000.0 (1,000.0-1,000.0)", "1.67x"]]
+                    ["m", "fraud-microbatch end-to-end p50 during (ms)", "300.0-300.0", "500.0 (500.0-500.0)", "1.67x"],
+                    ["m", "fraud-microbatch end-to-end p99 during (ms)", "600.0-600.0", "1,500.0 (1,500.0-1,500.0)", "2.50x"]]
 
 
 def test_without_a_streaming_neighbour_there_is_no_streaming_verdict():
@@ -147,8 +147,8 @@ def test_the_micro_batch_neighbour_against_itself_pairs_its_end_to_end_figures(t
         "fraud-microbatch end-to-end p50 during (ms)", "fraud-microbatch end-to-end p99 during (ms)"]
     assert all(row["model"] == row["live"] and row["model"] > 0 for row in pair.rows if row["figure"].startswith("fraud-"))
     assert [(t.name, t.passed, t.detail) for t in validation.targets if "streaming" in t.name] == [
-        ("streaming end-to-end p50 within x1.3 (before, during)", True, "2 of 2 hold"),
-        ("streaming end-to-end p99 within x1.5 (before, during)", True, "2 of 2 hold")]
+        ("streaming end-to-end p50 within x1.5 (before, during)", True, "2 of 2 hold"),
+        ("streaming end-to-end p99 within x2 (before, during)", True, "2 of 2 hold")]
 
 
 def test_the_model_runs_a_configuration_placed_as_its_live_runs_were():
@@ -181,3 +181,41 @@ def test_a_scaled_configuration_loads_that_many_times_its_csv_and_nothing_else_c
     assert scaled(point, 8).scenario("loopback-calibrated").batch.producer == point.scenario("loopback-calibrated").batch.producer
     with pytest.raises(ScenarioError, match="--scale"):
         scaled(point, 0)
+
+
+class PlacedLive(ModelAsLive):
+    """A stand-in live run that writes the hosts it placed its parts on into its scenario, as the rig does."""
+
+    WHERE = {"hosts": [{"name": "cores-0", "cpuset.cpus": [0]}, {"name": "cores-1", "cpuset.cpus": [1]}],
+             "placement": {"brokers": ["cores-0"], "executors": "cores-1", "neighbours": "cores-0"}}
+
+    def evaluate(self, scenario, seed):
+        run = super().evaluate(scenario, seed)
+        return dataclasses.replace(run, scenario={**run.scenario, **self.WHERE})
+
+
+def test_the_model_is_judged_as_production_runs_it_not_as_the_rig_placed_it(tmp_path):
+    validate(PlacedLive(), model_evaluator(), CONFIGURATIONS[:1], "loopback", 1, 1, lambda line: None, tmp_path)
+    runs = {p.name: json.loads(p.read_text()) for p in tmp_path.glob("*.json")}
+    [model] = [r for r in runs.values() if r["evaluator"] == "model"]
+    [live] = [r for r in runs.values() if r["evaluator"] == "live"]
+    assert "hosts" in live["scenario"] and "hosts" not in model["scenario"] and "placement" not in model["scenario"]
+
+
+def test_a_run_placed_badly_is_left_out_and_several_brokers_are_shown_not_judged():
+    from tuner.fidelity import judged
+    scenario = CONFIGURATIONS[1].scenario("loopback")
+    model = model_evaluator().evaluate(scenario, 1)
+    live = dataclasses.replace(model, evaluator="live")
+    badly = dataclasses.replace(live, seed=2, summary=dataclasses.replace(
+        live.summary, produce_requests=live.summary.produce_requests * 9, noise=("placed badly: payment-api waited 4.1 %",)))
+    validation = judged([model, live, badly])
+    [pair] = validation.pairs
+    assert pair.live_seeds == [1] and pair.figure("produce requests")[1] == model.summary.produce_requests
+    three = {**model.scenario, "cluster": {**model.scenario["cluster"], "brokers": 3}}
+    apart = [dataclasses.replace(run, scenario=three) for run in (model, live)]
+    validation = judged([model, live, *apart])
+    assert [p.scenario for p in validation.pairs] == [scenario.name, scenario.name]    # both shown
+    assert list(validation.apart.values()) == [
+        "3 brokers: judged on their parts alone (this machine cannot give each broker a core)"]
+    assert {t.name: t.detail for t in validation.targets}["records per request within x1.5"] == "1 of 1 hold"

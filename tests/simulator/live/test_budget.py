@@ -176,8 +176,13 @@ def test_laid_out_the_rest_of_the_machine_leaves_the_brokers_core_and_the_neighb
             group = budgets.group("cpu", "neighbours")
             assert (group / "cpu.rt_runtime_us").read_text().strip() == "3000"      # 30 % of a 10 ms period at most
             assert budgets.rest_moved >= 2
+            # behind the run's groups on the job's core, but this process (it samples the run)
+            assert Path(f"/proc/{other.pid}/cgroup").read_text().count(f":cpu:/{PARENT}/{budgets.run}/rest") == 1
+            assert (budgets.group("cpu", "rest") / "cpu.shares").read_text().strip() == "2"
+            assert ":cpu:/\n" in Path("/proc/self/cgroup").read_text() + "\n" and budgets.rest_behind >= 1
         assert os.sched_getaffinity(other.pid) == os.sched_getaffinity(0) == {0, 1}     # handed back
         assert Path(f"/proc/{other.pid}/cpuset").read_text().strip() == "/"
+        assert ":cpu:/\n" in Path(f"/proc/{other.pid}/cgroup").read_text() + "\n"
     finally:
         for process in (other, neighbour):
             process.kill()

@@ -1,0 +1,141 @@
+"""The README's path, run as a new user runs it: every command of its code blocks, in order, in a
+fresh clone, each timed, each output checked against what the README shows.
+
+A block's ``$ `` lines are commands (a trailing backslash continues one); the lines after a command,
+up to the next, are what the README shows it print. Each shown line must appear in the command's
+output, in order; ``...`` stands for whatever the README leaves out (a line of its own skips lines,
+inside a line it skips characters). A command that exits other than 0 fails its step, unless the
+README shows its exit code (``; echo "exit $?"``). The commands run with this checkout's
+``.venv/bin`` first on PATH, in a clone of its last commit; `quietload live` only with --live.
+
+    .venv/bin/python bench/readme_path.py [--live] [--readme README.md] [--keep DIR]
+
+Printed: one line per command (its step, its time, ok or what differs), then the whole path's time.
+Exit 1 when a command did not do what the README shows.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ELIDED = "..."
+
+
+@dataclass(frozen=True)
+class Command:
+    step: str            # the README's bold step it follows ("1. simulate")
+    line: str            # the command, continuation lines joined
+    shown: tuple[str, ...]
+
+
+def commands(readme: str) -> list[Command]:
+    """Every ``$ `` command of the README's plain code blocks, with the output lines it shows."""
+    found: list[Command] = []
+    step = ""
+    fenced = in_block = False        # inside any fenced block; inside a plain one (its fence bare)
+    current, shown = None, []
+
+    def close() -> None:
+        nonlocal current, shown
+        if current is not None:
+            found.append(Command(step, current, tuple(shown)))
+        current, shown = None, []
+
+    lines = readme.splitlines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.startswith("```"):
+            close()
+            fenced = not fenced
+            in_block = fenced and line.strip() == "```"
+            index += 1
+            continue
+        if not in_block:
+            if match := re.match(r"\*\*(\d+\. [^*]+)\*\*", line):
+                step = match.group(1).rstrip(":")
+        elif line.startswith("$ "):
+            close()
+            command = line[2:]
+            while command.endswith("\\") and index + 1 < len(lines):
+                index += 1
+                command = command[:-1].rstrip() + " " + lines[index].strip()
+            current = command
+        elif current is not None:
+            shown.append(line)
+        index += 1
+    return found
+
+
+def _line_matches(shown: str, actual: str) -> bool:
+    """``shown`` in ``actual``, its ``...`` standing for any characters (spaces compared loosely)."""
+    parts = [re.escape(" ".join(part.split())) for part in shown.strip().split(ELIDED)]
+    return re.search(".*".join(parts), " ".join(actual.split())) is not None
+
+
+def differs(shown: tuple[str, ...], output: str) -> str | None:
+    """The first shown line the output lacks (in order), or None when all are there."""
+    actual = output.splitlines()
+    at = 0
+    for line in shown:
+        if not line.strip() or line.strip() == ELIDED:
+            continue
+        while at < len(actual) and not _line_matches(line, actual[at]):
+            at += 1
+        if at == len(actual):
+            return f"the README shows {line.strip()[:160]!r}; not in the output (in order)"
+        at += 1
+    return None
+
+
+def run(command: Command, where: Path, env: dict[str, str]) -> tuple[float, str | None, str]:
+    began = time.monotonic()
+    done = subprocess.run(["bash", "-c", command.line], cwd=where, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+    took = time.monotonic() - began
+    problem = None
+    if done.returncode != 0 and "echo \"exit $?\"" not in command.line:
+        problem = f"exit {done.returncode}: {(done.stdout.strip().splitlines() or [''])[-1][:200]}"
+    return took, problem or differs(command.shown, done.stdout), done.stdout
+
+
+def main() -> int:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--live", action="store_true", help="run the live step too (a Kafka broker, LocalStack and Spark)")
+    options.add_argument("--readme", type=Path, default=ROOT / "README.md")
+    options.add_argument("--keep", type=Path, help="clone into this directory and keep it (default: a temporary one)")
+    args = options.parse_args()
+    steps = commands(args.readme.read_text())
+    work = args.keep or Path(tempfile.mkdtemp(prefix="quietload-readme-"))
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(work)], check=True)
+    env = {**os.environ, "PATH": f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
+    failed, began = 0, time.monotonic()
+    try:
+        for command in steps:
+            if "quietload live" in command.line and not args.live:
+                print(f"{command.step:<14} {'-':>8}  not run (live: --live runs it)  $ {command.line[:80]}", flush=True)
+                continue
+            took, problem, output = run(command, work, env)
+            failed += problem is not None
+            print(f"{command.step:<14} {took:7.1f}s  {'ok' if problem is None else 'DIFFERS: ' + problem}  $ {command.line[:80]}",
+                  flush=True)
+            if problem is not None:
+                print("  " + "\n  ".join(output.splitlines()[-12:]), flush=True)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"the README's path: {len(steps)} commands, {failed} not as shown, {time.monotonic() - began:.0f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
