@@ -36,3 +36,7 @@ def test_every_seed_and_every_change_of_the_job_is_held_to_the_one_resolved_sla(
     runs.append(evaluator.evaluate(Scenario.from_mapping(apply_overrides(resolved, ["batch.producer.linger.ms=50"])), 1))
     assert [run.summary.tenants[0].sla_p99_ms for run in runs] == [limit] * 3
     assert len({run.summary.tenants[0].p99_ms_before for run in runs}) > 1   # each run's own window before differs
+    from reports.summary import render_summary
+    alone = Scenario.from_mapping(resolved).tenants[0].sla.alone_ms
+    assert (f"  payment-api: SLA {limit:,.2f} ms = 1.5x its p99 alone, {alone:g} ms (the neighbours without the load, "
+            "model seeds 1-2 pooled)") in render_summary(runs[0]).splitlines()
