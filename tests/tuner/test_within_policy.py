@@ -54,3 +54,18 @@ def test_tunes_pick_inside_the_policy_keeps_every_rule_check_policy_holds_it_to(
     assert all(breach.kept for breach in judge_scenario(outcome.picked.scenario, policy))
     assert outcome.recommendation.explanation[-1] == "keeps every rule of policy tiny-rules (check --policy passes it)"
     assert outcome.summary.name.endswith("-in-tiny-rules")   # a narrower space: a study of its own
+
+
+def test_a_policy_derived_and_a_tune_inside_it_agree_on_the_sla_and_the_pick_keeps_the_policy(tiny, tmp_path):
+    from reports.gate import check_runs
+    from reports.policy_gate import with_policy
+    from tuner.policy import PolicyRequest, derive
+    scenario_file = tmp_path / "tiny.yaml"
+    scenario_file.write_text(yaml.safe_dump(dict(tiny, tenants=[dict(tiny["tenants"][0], sla_p99="3x")])))
+    derived = derive(PolicyRequest(scenario_file, trials=2, repeat=1, validate=1, out_dir=tmp_path / "policy"))
+    tuned = tune(TuneRequest(scenario_file, trials=2, validate=0, out_dir=tmp_path / "tune", policy=derived.policy))
+    [proven] = derived.proof["with_policy"]["tenants"]
+    [picked] = tuned.picked.summary.tenants
+    assert picked.sla_p99_ms == proven["sla_p99_ms"] and derived.proof["slas"] == tuned.recommendation.sla_sources
+    report = with_policy(check_runs([tuned.picked]), tuned.picked.scenario, derived.policy)
+    assert [v.rule for v in report.verdicts if v.failed and v.rule.startswith("policy.")] == []
