@@ -75,12 +75,17 @@ class Recommendation:
         """A scenario file that ``extends:`` the tuned one and states only the changed keys
         (with the whole resolved scenario when a --set override addressed a list item)."""
         name = {"name": f"{self.scenario_name}-tuned"}
+        whole = {**apply_overrides(base, self.overrides), **name}
+        for tenant, resolved in zip(whole.get("tenants") or [], base.get("tenants") or []):
+            tenant["sla_p99"] = resolved["sla_p99"]   # as the study held it: a relative SLA resolved once
+        if self.sla_sources:   # the SLAs the study held the pick to, stated, not resolved again
+            return whole
         try:
             fragment = apply_overrides({}, self.overrides)
         except ScenarioError:
-            return {**apply_overrides(base, self.overrides), **name}
+            return whole
         extends = os.path.relpath(Path(self.source).resolve(), out_dir.resolve()) if self.source else None
-        return {"extends": extends, **name, **fragment} if extends else {**apply_overrides(base, self.overrides), **name}
+        return {"extends": extends, **name, **fragment} if extends else whole
 
     def to_dict(self) -> dict[str, Any]:
         return {**RECOMMENDATION.document(), "scenario": self.scenario_name, "source": self.source, "seed": self.seed,

@@ -12,9 +12,9 @@ recommended change's) keep it: one SLA per study.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 from simulator.contract.histograms import LatencyHistogram
 from simulator.model.metrics import Latencies
@@ -24,9 +24,18 @@ from workloads.scenario import load_mapping
 from workloads.units import format_seeds
 
 ALONE_SEEDS = (1, 2, 3, 4, 5)
-SETTLE_S = 2.0    # after the window: the records sent at its end acknowledged, the load not yet started
+SETTLE_S = 2.0    # after the window: the records sent at its end acknowledged
 
 _resolved: dict[str, dict] = {}   # one resolution per scenario mapping in a process (a study resolves once)
+
+
+class NeighboursAlone(ModelRun):
+    """The scenario's cluster and neighbours with no load built at all: nothing of the jobs' settings
+    (their tasks, executors, repartition) draws from the run's random stream before the neighbours
+    do, so their p99 alone is the same whatever a trial or a change sets for the job."""
+
+    def _build_loads(self, appends: Any) -> None:
+        self.load_plan, self.bulk_record_bytes = None, 0.0
 
 
 def p99_alone(scenario: Scenario, seeds: tuple[int, ...] = ALONE_SEEDS,
@@ -35,13 +44,9 @@ def p99_alone(scenario: Scenario, seeds: tuple[int, ...] = ALONE_SEEDS,
     the load held back, its seeds' records pooled; None for one that sent none."""
     evaluator = evaluator or ModelEvaluator()
     window = min(scenario.job_start(job) for job in scenario.jobs)
-    held_back = dataclasses.replace(scenario, jobs=tuple(dataclasses.replace(job, start=window + SETTLE_S + 1.0)
-                                                         for job in scenario.jobs))
     pooled = {tenant.name: LatencyHistogram() for tenant in scenario.tenants}
     for seed in seeds:
-        run = ModelRun(held_back, seed, evaluator)
-        for latencies in run.latencies:
-            latencies.start = window
+        run = NeighboursAlone(scenario, seed, evaluator)
         run.engine.stop_at = window + SETTLE_S
         for fetcher in run.fetchers:
             run.engine.at(0.0, fetcher.start)

@@ -40,3 +40,11 @@ def test_every_seed_and_every_change_of_the_job_is_held_to_the_one_resolved_sla(
     alone = Scenario.from_mapping(resolved).tenants[0].sla.alone_ms
     assert (f"  payment-api: SLA {limit:,.2f} ms = 1.5x its p99 alone, {alone:g} ms (the neighbours without the load, "
             "model seeds 1-2 pooled)") in render_summary(runs[0]).splitlines()
+
+
+def test_the_p99_alone_is_the_same_whatever_the_job_is_set_to():
+    from simulator.model.alone import p99_alone
+    base = load_mapping("workloads/catalog/paypay-glue-2gb-fixed.yaml", SMALL)
+    from workloads.scenario import apply_overrides
+    changed = apply_overrides(base, ["batch.spark.repartition=120", "batch.spark.spark.executor.instances=3"])
+    assert p99_alone(Scenario.from_mapping(changed), seeds=(1,)) == p99_alone(Scenario.from_mapping(base), seeds=(1,))

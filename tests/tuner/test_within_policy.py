@@ -67,5 +67,7 @@ def test_a_policy_derived_and_a_tune_inside_it_agree_on_the_sla_and_the_pick_kee
     [proven] = derived.proof["with_policy"]["tenants"]
     [picked] = tuned.picked.summary.tenants
     assert picked.sla_p99_ms == proven["sla_p99_ms"] and derived.proof["slas"] == tuned.recommendation.sla_sources
+    written = Scenario.from_yaml(tmp_path / "tune" / "tiny-tuned.yaml").tenants[0].sla   # stated, not resolved again
+    assert (written.ms, written.alone_from) == (picked.sla_p99_ms, "model seeds 1-5")
     report = with_policy(check_runs([tuned.picked]), tuned.picked.scenario, derived.policy)
     assert [v.rule for v in report.verdicts if v.failed and v.rule.startswith("policy.")] == []
