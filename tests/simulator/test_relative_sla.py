@@ -40,6 +40,9 @@ def test_every_seed_and_every_change_of_the_job_is_held_to_the_one_resolved_sla(
     alone = Scenario.from_mapping(resolved).tenants[0].sla.alone_ms
     assert (f"  payment-api: SLA {limit:,.2f} ms = 1.5x its p99 alone, {alone:g} ms (the neighbours without the load, "
             "model seeds 1-2 pooled)") in render_summary(runs[0]).splitlines()
+    from reports.sections.runs import run_figures, run_markdown
+    assert (f"- payment-api: SLA {limit:,.2f} ms = 1.5x its p99 alone, {alone:g} ms (the neighbours without the load, "
+            "model seeds 1-2 pooled)") in run_markdown(run_figures([runs[0]])[0], [])   # the report's run section
 
 
 def test_the_p99_alone_is_the_same_whatever_the_job_is_set_to():
