@@ -30,13 +30,14 @@ from quietload.progress import simulation_progress
 from quietload.stopping import exit_stopped, received, stop_exit_code, stop_line, stop_signals_interrupt
 from quietload.terminal import echo, printable
 from workloads.text import capped
-from quietload.options import Overrides, PastLimits
+from quietload.options import MarginOption, Overrides, PastLimits
 from reports import DEFAULT_OUT_DIR
 from reports.spread import render_spread
 from reports.summary import render_summary
-from simulator.evaluator import model_evaluator
+from simulator.evaluator import load_resolved, model_evaluator
 from simulator.contract import ResultError, RunResult, result_path
 from workloads import Gate, Scenario, ScenarioError
+from workloads.scenario import apply_overrides
 from workloads._fields import keys_of
 from workloads.limits import check_run_size, estimate
 from workloads.tuning import parse_levers
@@ -148,7 +149,7 @@ def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, f
     """The scenario's RunResult for each seed from the model, with the progress line on stderr; with
     ``write_results``, the default result files (results/<scenario>-...-seed<N>.json) checked first, as
     --json would be."""
-    scenario = Scenario.from_yaml(scenario_file, overrides)
+    scenario = Scenario.from_mapping(load_resolved(scenario_file, overrides), source=str(scenario_file))
     check_run_size(scenario, runs=len(seeds), force=force)   # before a path per seed is named
     if write_results:
         check_default_outputs([result_path(scenario.name, list(overrides or []), seed) for seed in seeds], "--json",
@@ -168,7 +169,8 @@ def _named_scenario(result: RunResult) -> tuple[Path | None, list[str]]:
     if not source or not Path(source).is_file():
         return None, []
     try:
-        same = Scenario.from_yaml(Path(source), list(result.overrides or [])).as_mapping() == result.scenario
+        same = Scenario.from_mapping(load_resolved(Path(source), list(result.overrides or [])),
+                                     source=source).as_mapping() == result.scenario
     except ScenarioError:
         return None, []
     return (Path(source), list(result.overrides or [])) if same else (None, [])
@@ -176,8 +178,9 @@ def _named_scenario(result: RunResult) -> tuple[Path | None, list[str]]:
 
 def _model_trial(scenario_file: Path, overrides: list[str] | None, seeds: list[int]) -> Any:
     """The scenario with more ``--set`` values laid over it, run on ``seeds``: how check tries its advice."""
-    evaluator = model_evaluator()
-    return lambda changes: [evaluator.evaluate(Scenario.from_yaml(scenario_file, [*(overrides or []), *changes]), seed)
+    evaluator, base = model_evaluator(), load_resolved(scenario_file, overrides)   # the SLAs the check judged by
+    return lambda changes: [evaluator.evaluate(Scenario.from_mapping(apply_overrides(base, list(changes)),
+                                                                     source=str(scenario_file)), seed)
                             for seed in seeds]
 
 
@@ -226,6 +229,7 @@ def check(
     deadline: Annotated[str | None, typer.Option(metavar="DURATION", help="The load must finish within this, e.g. 10min.")] = None,
     levers: Annotated[str, typer.Option(metavar="CLASSES", help="Lever classes a recommended change may use: job, quota, cluster (as tune's --levers).")] = "job,quota",
     policy_file: Annotated[Path | None, typer.Option("--policy", metavar="FILE", help="Also hold every job to this policy (quietload policy writes one): its class's producer template and quota, one rule each.")] = None,
+    margin: MarginOption = None,
     force: PastLimits = False,
 ) -> None:
     """Gate a batch job before it ships: neighbours' p99 within SLA, broker handler idle, broker CPU,
@@ -238,6 +242,7 @@ def check(
     from reports.gate import check_runs, thresholds_of
     from reports.junit import write_junit
     from reports.policy_gate import with_policy
+    from tuner.margin import Margin
     from workloads.policy import Policy
 
     inputs = [("SCENARIO", scenario_file), *(("--result", path) for path in result_files or ())]
@@ -270,7 +275,7 @@ def check(
     scenario_file, overrides = (scenario_file, overrides) if not result_files else _named_scenario(results[0])
     trial = _model_trial(scenario_file, overrides, [r.seed for r in results]) if scenario_file else None
     report = check_runs(results, thresholds, trial, lambda label: echo(f"check: trying {label} on the model", err=True),
-                        allowed)
+                        allowed, Margin.of(results[0].scenario.get("profile"), margin))
     if policy is not None:
         report = with_policy(report, results[0].scenario, policy)
     if junit_file:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from quietload.judging import exit_without_neighbours
-from quietload.options import MaxMinutes, NightPruneFactor, Overrides, PastLimits, Prune
+from quietload.options import MarginOption, MaxMinutes, NightPruneFactor, Overrides, PastLimits, Prune
 from quietload.paths import check_output_dir
 from quietload.progress import with_study_progress
 from quietload.terminal import echo
@@ -26,6 +26,7 @@ def policy(
     prune: Prune = True,
     prune_factor: NightPruneFactor = 1.0,
     max_minutes: MaxMinutes = 60.0,
+    margin: MarginOption = None,
 ) -> None:
     """Derive a policy for the scenario's batch jobs: per class of job (one per job of the scenario) the
     producer template (the least linger.ms and batch.size, the codec, acks) and the quota per client.id
@@ -49,7 +50,7 @@ def policy(
     check_study_size(scenario, trials or scenario.tune.trials, repeat or scenario.tune.repeat,
                      validate or scenario.tune.validate, 1, max_minutes, copies=jobs_at_once)
     request = PolicyRequest(scenario_file, tuple(overrides or ()), jobs_at_once, trials, repeat, validate, seed, out_dir,
-                            prune, prune_factor)
+                            prune, prune_factor, margin)
     label = f"policy for {scenario_file.stem}"
     outcome = with_study_progress(label, lambda *progress: derive(request, *progress))
     echo(outcome.render())

@@ -8,7 +8,7 @@ import typer
 
 from quietload.paths import check_output_dir
 from quietload.progress import with_study_progress
-from quietload.options import MaxMinutes, Overrides, PastLimits, Prune, PruneFactor
+from quietload.options import MarginOption, MaxMinutes, Overrides, PastLimits, Prune, PruneFactor
 from quietload.terminal import echo
 
 
@@ -29,6 +29,8 @@ def tune(
     prune: Prune = True,
     prune_factor: PruneFactor = 3.0,
     max_minutes: MaxMinutes = 60.0,
+    margin: MarginOption = None,
+    policy_file: Annotated[Path | None, typer.Option("--policy", metavar="FILE", help="Search inside this policy (quietload policy writes one): the job's class bounds the knobs (its floors, ceilings, codecs and quota), so the pick passes check --policy.")] = None,
 ) -> None:
     """Search the levers allowed (the job's repartition, compression.type, acks with enable.idempotence,
     linger.ms, batch.size, buffer.memory, max.in.flight.requests.per.connection; its client quota;
@@ -38,6 +40,8 @@ def tune(
     recommendation, 1 if no trial met the constraints (the closest is written, with the cheapest
     lever of a wider class that makes it pass), 2 for unusable input.
 
+    With --policy, the search keeps inside the cluster's policy for the job's class.
+
     Example: quietload tune workloads/catalog/paypay-glue-2gb.yaml --trials 100 --workers 2
     """
     from tuner import TuneRequest, run_tune
@@ -45,10 +49,12 @@ def tune(
     from workloads import Scenario, ScenarioError
     from workloads.limits import check_run_size, check_study_size
     from tuner.runner import usable_cores
+    from workloads.policy import Policy
     from workloads.tuning import parse_levers
     if sampler not in ("tpe", "random"):
         raise ScenarioError("--sampler", f"expected tpe or random, got {sampler!r}")
     scenario = Scenario.from_yaml(scenario_file, overrides)
+    policy = Policy.from_yaml(policy_file) if policy_file is not None else None   # refused before any run
     check_output_dir(out_dir, "--out", [("SCENARIO", scenario_file)], written_files(scenario.name))
     # the scenario as given, on each trial's and each validation's seeds; the knobs move it little
     check_run_size(scenario, runs=repeat or scenario.tune.repeat, runs_field="--repeat" if repeat else "tune.repeat", force=force)
@@ -59,7 +65,7 @@ def tune(
                      min(workers, trials or scenario.tune.trials, usable_cores()), max_minutes)
     request = TuneRequest(scenario_file, tuple(overrides or ()), trials, workers, seed, storage, study_name,
                           parse_levers(levers, "--levers"), sampler, out_dir, repeat, validate,
-                          prune, prune_factor)
+                          prune, prune_factor, policy, margin)
     label = f"tuning {scenario_file.stem}"
     outcome = with_study_progress(label, lambda *progress: run_tune(request, *progress))
     echo(outcome.recommendation.render())

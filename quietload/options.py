@@ -42,3 +42,9 @@ NightPruneFactor = Annotated[float, typer.Option(
 MaxMinutes = Annotated[float, typer.Option(
     min=0.0, help="Refuse, before it starts, a study this machine cannot end within this many minutes "
                   "(trials x seeds x the least a run takes, over the workers); 0: no limit.")]
+
+MarginOption = Annotated[float | None, typer.Option(
+    "--margin", min=1.0, metavar="FACTOR",
+    help="A pass (or a pick) whose neighbour p99 times FACTOR is over its SLA is marginal, and a study prefers picks "
+         "that hold with it; 1: no margin [default: the profile's neighbour p99 error at the model's latest "
+         "validation, error.neighbour_p99_during] (see docs/gate.md: Marginal).")]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from reports.advice import Trial, tried_advice
+from tuner.margin import Margin
 from tuner.snippets import paste_lines
 from workloads.tuning import DEFAULT_LEVERS
 from simulator.contract import BrokerFigures, ResultError, RunResult
@@ -266,6 +267,8 @@ class GateReport:
     paste_needs: str = ""         # a wider lever class's change: who else must agree to it
     change: tuple[str, ...] = ()  # the recommended change's --set values: the model predicts every rule passes with it
     slas: tuple[tuple[str, str, tuple[float, ...]], ...] = ()   # each neighbour's SLA as stated, in ms on each seed
+    sla_sources: tuple[str, ...] = ()   # where each relative SLA's figure came from (explain.sla_sources)
+    marginal: str = ""            # a pass within the model's error of an SLA: which, and the factor (tuner.margin)
 
     @property
     def runs(self) -> str:
@@ -306,19 +309,23 @@ class GateReport:
                 "thresholds": gate_thresholds(self.thresholds),
                 "verdicts": [_verdict_dict(v) for v in self.verdicts], "recommendations": list(self.recommendations), "paste": list(self.paste),
                 "change": list(self.change), "paste_needs": self.paste_needs,
-                "slas": [{"name": name, "sla_p99": stated, "sla_p99_ms": list(ms)} for name, stated, ms in self.slas]}
+                "slas": [{"name": name, "sla_p99": stated, "sla_p99_ms": list(ms)} for name, stated, ms in self.slas],
+                "sla_sources": list(self.sla_sources), "marginal": self.marginal or None}
 
     def write_json(self, path: str | Path) -> Path:
         return GATE.write(self.to_dict(), path)
 
     def render(self) -> str:
-        """A headline, one line per violated rule, then the recommended change."""
+        """A headline, one line per violated rule, where the SLAs came from, then the recommended change."""
         skipped = self.count(SKIPPED)
         tail = f", {skipped} skipped" if skipped else ""
         title = f"{self.scenario} ({self.evaluator}, {self.runs})"
         margins = "; ".join(v.margin for v in self.verdicts if v.status == PASS and v.margin)
+        sources = [f"  {line}" for line in self.sla_sources]
         if self.passed:
-            return f"PASS {title}: {self.count(PASS)} of {len(self.verdicts)} rules passed{tail}" + (f": {margins}" if margins else "")
+            return "\n".join([f"PASS {title}: {self.count(PASS)} of {len(self.verdicts)} rules passed{tail}"
+                              + (f": {margins}" if margins else ""), *sources,
+                              *([f"  {self.marginal}"] if self.marginal else [])])
         if self.outcome == NOTHING_TO_JUDGE:
             why = str(self.unjudged_reason)
             return (f"NOTHING TO JUDGE {title}: {why}, so no neighbour's SLA holds the load; "
@@ -326,6 +333,7 @@ class GateReport:
                     + f"\n  next: {_NEXT.get(why, _NEXT[NO_NEIGHBOURS])}")
         lines = [f"FAIL {title}: {self.count(FAIL)} of {len(self.verdicts)} rules failed{tail}",
                  *(f"  {v.rule}: {v.reason}" for v in self.verdicts if v.failed),
+                 *sources,
                  "recommended change",
                  *(f"  - {advice}" for advice in self.recommendations),
                  *([f"to paste{', if ' + self.paste_needs + ' agrees' if self.paste_needs else ''}",
@@ -365,7 +373,7 @@ def check(result: RunResult, thresholds: Gate = Gate()) -> GateReport:
     advice = ((UNTRIED,) if failed else ())
     return GateReport(scenario=str(result.scenario.get("name", "scenario")), evaluator=result.evaluator,
                       seed=result.seed, thresholds=thresholds, verdicts=verdicts, recommendations=advice,
-                      slas=slas_of([result]))
+                      slas=slas_of([result]), sla_sources=tuple(words.sla_sources(result.scenario)))
 
 
 def _across(per_seed: list[tuple[int, Verdict]]) -> Verdict:
@@ -392,11 +400,26 @@ UNTRIED = "no change tried: no scenario file to run it on (the result names none
 
 
 def check_runs(results: list[RunResult], thresholds: Gate = Gate(), trial: Trial | None = None,
-               tried: Callable[[str], None] | None = None, levers: tuple[str, ...] = DEFAULT_LEVERS) -> GateReport:
+               tried: Callable[[str], None] | None = None, levers: tuple[str, ...] = DEFAULT_LEVERS,
+               margin: Margin = Margin()) -> GateReport:
     """The gate over several seeds' runs of one scenario: a rule fails if it fails on any seed.
     With ``trial`` (the scenario run with changes on these seeds) the recommended change is what
     the model predicts passes (``reports.advice``) with the lever classes allowed, and its snippet;
-    without, no change is recommended (an untested hint is not advice)."""
+    without, no change is recommended (an untested hint is not advice). A pass within ``margin`` of
+    a neighbour's SLA is marginal (``tuner.margin``)."""
+    report = _check_runs(results, thresholds, trial, tried, levers)
+    if not report.passed:
+        return report
+    worst = {}
+    for result in results:
+        for t in result.summary.tenants:
+            if t.p99_ms_during is not None and (t.name not in worst or t.p99_ms_during > worst[t.name][1]):
+                worst[t.name] = (t.name, t.p99_ms_during, t.sla_p99_ms)
+    return dataclasses.replace(report, marginal=margin.marginal(worst.values()))
+
+
+def _check_runs(results: list[RunResult], thresholds: Gate, trial: Trial | None,
+                tried: Callable[[str], None] | None, levers: tuple[str, ...]) -> GateReport:
     reports = [check(result, thresholds) for result in results]
     failing = next((report for report in reports if report.failed), None)
     advice, paste, needs, change = (failing.recommendations if failing else ()), (), "", ()
@@ -412,4 +435,4 @@ def check_runs(results: list[RunResult], thresholds: Gate = Gate(), trial: Trial
     first = reports[0]
     return GateReport(scenario=first.scenario, evaluator=first.evaluator, seed=first.seed, thresholds=thresholds,
                       verdicts=verdicts, recommendations=advice, seeds=tuple(report.seed for report in reports),
-                      paste=paste, paste_needs=needs, change=change, slas=slas_of(results))
+                      paste=paste, paste_needs=needs, change=change, slas=slas_of(results), sla_sources=first.sla_sources)

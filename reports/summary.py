@@ -27,7 +27,7 @@ def _neighbour_lines(neighbours: tuple[TenantFigures, ...]) -> list[str]:
     lines = [f"  {'neighbour p99 (ms)':<{width}}  {'before':>9}  {'during':>9}  {'after':>9}  {'SLA':>9}"]
     for n in neighbours:
         figures = "  ".join(f"{_number(getattr(n, f'p99_ms_{w}')):>9}" for w in ("before", "during", "after"))
-        lines.append(f"  {n.name:<{width}}  {figures}  {_number(n.sla_p99_ms):>9}  {words.sla_verdict_by_window({w: getattr(n, f'p99_ms_{w}') for w in WINDOWS}, n.sla_p99_ms)}")
+        lines.append(f"  {n.name:<{width}}  {figures}  {'n/a' if n.sla_p99_ms is None else words.sla_figure(n.sla_p99_ms):>9}  {words.sla_verdict_by_window({w: getattr(n, f'p99_ms_{w}') for w in WINDOWS}, n.sla_p99_ms)}")
     return lines
 
 
@@ -90,6 +90,7 @@ def render_summary(result: RunResult) -> str:
         "",
         *_job_lines(result),
         *_neighbour_lines(s.tenants),
+        *(f"  {line}" for line in words.sla_sources(result.scenario)),
         "",
         "mechanism",
         *(f"  - {sentence}" for sentence in result.mechanism),

@@ -1,6 +1,7 @@
 """The Evaluator protocol: a scenario and a seed in, a RunResult out."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable, Protocol
 
 from simulator.contract import RunResult
@@ -18,7 +19,7 @@ class Evaluator(Protocol):
         ...
 
 
-__all__ = ["Evaluator", "Progress", "RunStopped", "StopWhen", "model_evaluator", "stops_early"]
+__all__ = ["Evaluator", "Progress", "RunStopped", "StopWhen", "load_resolved", "model_evaluator", "stops_early"]
 
 
 def model_evaluator() -> Evaluator:
@@ -26,6 +27,13 @@ def model_evaluator() -> Evaluator:
     measures rows with) loads here, on the first run, not when a command starts."""
     from simulator.model.model import ModelEvaluator
     return ModelEvaluator()
+
+
+def load_resolved(path: Path, overrides: list[str] | None = None) -> dict:
+    """A scenario file's mapping with its ``--set`` values, each SLA relative to a neighbour's p99 alone
+    resolved once on the model (``simulator.model.alone``), which loads here when a scenario has one."""
+    from simulator.model.alone import load_resolved as resolve
+    return resolve(path, overrides)
 
 
 def stops_early(evaluator: object) -> bool:

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterator
 
 from simulator.contract import RunResult
 from simulator.contract import explain as words
+from tuner.margin import Margin
 from tuner.objective import Objective, Outcome
 from tuner.runner import Runner
 from tuner.study import TrialRecord, ranked
@@ -139,10 +140,12 @@ class SeedRuns:
 def judge_held_out(objective: Objective, front: list[TrialRecord], prefer: str, seeds: tuple[int, ...],
                    progress: Progress | None = None,
                    runs: Callable[[int, int], None] | None = None, seed_runs: SeedRuns | None = None,
-                   price: Callable[[dict[str, Any]], float] | None = None) -> HeldOut:
+                   price: Callable[[dict[str, Any]], float] | None = None,
+                   margin: Margin = Margin()) -> HeldOut:
     """Each front point on ``seeds``, one seed after another until it misses on one, until a
-    point holds on all of them: the cheapest first by ``price`` (of its knob values; e.g. the
-    vCPUs it adds to the cluster), then in the preference's order. ``runs`` gets the model runs
+    point holds on all of them: those that held with ``margin`` on the study's seeds first (the
+    model's own error, ``tuner.margin``), then the cheapest by ``price`` (of its knob values; e.g.
+    the vCPUs it adds to the cluster), then in the preference's order. ``runs`` gets the model runs
     done and the most there can be (every point on every seed) after each run. ``seed_runs``
     runs a point's next seeds while one is judged: the outcome is the same, sooner."""
     seed_runs = seed_runs or SeedRuns(objective)
@@ -150,6 +153,7 @@ def judge_held_out(objective: Objective, front: list[TrialRecord], prefer: str, 
     points = ranked(front, prefer)
     if price is not None:     # a stable sort: the preference's order among points of one price
         points.sort(key=lambda point: round(price(point.params), 6))
+    points.sort(key=lambda point: not margin.holds_constraints(point.constraints))
     done, most = 0, len(points) * len(seeds)
     for trial in points:
         held, missed_on, requests = 0, None, 0

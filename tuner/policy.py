@@ -18,12 +18,15 @@ against each SLA with the policy and without it (the jobs' own settings), on the
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from simulator.contract import file_part, scenario_path
+from simulator.contract.explain import sla_figure, sla_sources
 from simulator.contract.files import POLICY_PROOF
+from tuner.margin import Margin, tenants_of
 from tuner.night import POLICY_KNOBS, NightObjective, classes_of
 from tuner.recommend import rounded_pick
 from tuner.runner import Execution, Runner
@@ -36,7 +39,7 @@ from workloads.policy import JobClass, Match, Policy, Proven, Template
 from workloads.quota import Quota
 from workloads._fields import build
 from workloads.reader import dump_yaml, safe_yaml
-from workloads.scenario import load_mapping
+from simulator.evaluator import load_resolved
 from workloads.text import one_line
 from workloads.units import format_seeds
 
@@ -56,6 +59,7 @@ class PolicyRequest:
     out_dir: Path = Path("results")
     prune: bool = True             # stop each trial at its verdict (tuner.study.StudySettings)
     prune_factor: float = 1.0      # beaten on both by a trial that held (tuner.pruning): never the pick
+    margin: float | None = None    # the model's error as a factor on each SLA [default: the profile's] (tuner.margin)
 
 
 @dataclass(frozen=True)
@@ -115,7 +119,7 @@ def _policy(name: str, base: dict, params: dict[str, Any], request: PolicyReques
 def derive(request: PolicyRequest, progress: Progress | None = None, line: Callable[[str], None] | None = None,
            runs: Callable[[int, int], None] | None = None) -> PolicyOutcome:
     """Search, validate on held-out seeds and write the policy, its quota commands and its proof."""
-    base = load_mapping(request.scenario_file, list(request.overrides))
+    base = load_resolved(request.scenario_file, list(request.overrides))
     scenario = Scenario.from_mapping(base, source=str(request.scenario_file))
     objective = NightObjective(base, policy_space(scenario), request.seed, request.jobs_at_once,
                                repeat=request.repeat or scenario.tune.repeat)
@@ -135,12 +139,15 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
         seed_runs.outcome_on({}, (request.seed,))   # the night as it is runs and is judged, or is refused in one line before any trial
         request.out_dir.mkdir(parents=True, exist_ok=True)
         summary = run_study(objective, settings, progress, line, runner)
-        validation = judge_held_out(objective, summary.front, PREFER, held_out, line, runs, seed_runs)
+        margin = Margin.of(scenario.profile, request.margin)
+        validation = judge_held_out(objective, summary.front, PREFER, held_out, line, runs, seed_runs, margin=margin)
         chosen = validation.pick or validation.closest or closest_miss(summary.trials) or closest_miss(summary.pruned)
         if chosen is None:
             raise ScenarioError("policy", f"no trial of study {summary.name!r} completed ({summary.failed} failed)")
         held = validation.pick is not None
         params, rounding = rounded_pick(objective, chosen, held_out if held else (), seed_runs)
+        if "producer_byte_rate" in params:   # as the policy file writes it: whole bytes per second (no looser)
+            params["producer_byte_rate"] = float(math.floor(params["producer_byte_rate"]))
         with_policy = seed_runs.outcome_on(params, held_out)
         without = seed_runs.outcome_on({}, held_out)
     held = held and with_policy.feasible
@@ -150,10 +157,11 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
         jobs_at_once=request.jobs_at_once, jobs=[job.name for job in night.jobs],
         model_seeds=list(objective.seeds), held_out_seeds=list(held_out), held=held, trials=len(summary.trials), pruned=len(summary.pruned),
         trial=chosen.number, params=params, policy=policy.as_mapping(),
-        notes=rounding + (validation.lines() if summary.front else
-                          [f"no trial of {_trials(summary)} met every SLA on model {format_seeds(objective.seeds)}: "
-                           f"trial {chosen.number}, the closest{' so far (pruned)' if chosen.pruned else ''}, is written"]),
-        with_policy=_night_figures(with_policy), without_policy=_night_figures(without))
+        notes=rounding + ([marginal] if (marginal := margin.marginal(tenants_of(with_policy.figures))) and held else [])
+        + (validation.lines() if summary.front else
+           [f"no trial of {_trials(summary)} met every SLA on model {format_seeds(objective.seeds)}: "
+            f"trial {chosen.number}, the closest{' so far (pruned)' if chosen.pruned else ''}, is written"]),
+        with_policy=_night_figures(with_policy), without_policy=_night_figures(without), slas=sla_sources(base))
     paths = _write(name, policy, proof, base, request.out_dir)
     return PolicyOutcome(policy, held, proof, paths)
 
@@ -209,10 +217,11 @@ def render_proof(proof: dict[str, Any]) -> str:
     without = {t["name"]: t for t in proof["without_policy"]["tenants"]}
     for tenant in proof["with_policy"]["tenants"]:
         other = without.get(tenant["name"], {})
-        lines.append(f"  {tenant['name']:<22} {tenant['sla_p99_ms']:>6.1f} ms {tenant['p99_ms_during']:>9.1f} ms "
+        lines.append(f"  {tenant['name']:<22} {sla_figure(tenant['sla_p99_ms']):>6} ms {tenant['p99_ms_during']:>9.1f} ms "
                      f"{other.get('p99_ms_during', float('nan')):>9.1f} ms")
     lines.append(f"  night's load {proof['with_policy']['load_seconds']:,.1f} s with the policy, "
                  f"{proof['without_policy']['load_seconds']:,.1f} s without; produce requests "
                  f"{proof['with_policy']['produce_requests']:,} against {proof['without_policy']['produce_requests']:,}")
+    lines += [f"  {line}" for line in proof.get("slas", [])]
     lines += [f"  - {note}" for note in proof["notes"]]
     return "\n".join(lines)

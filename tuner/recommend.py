@@ -64,6 +64,8 @@ class Recommendation:
     wider: str = ""               # with no feasible trial: the cheapest lever of a class not searched that makes it pass
     model_seeds: list[int] = field(default_factory=list)   # each trial's runs (none given: seed); before/after are the first's
     validation: dict[str, Any] | None = None   # the front's points on held-out seeds, when run
+    sla_sources: list[str] = field(default_factory=list)   # where each relative SLA's figure came from
+    marginal: str = ""            # a pick within the model's error of an SLA: which, and the factor (tuner.margin)
 
     @property
     def seeds(self) -> list[int]:
@@ -73,19 +75,25 @@ class Recommendation:
         """A scenario file that ``extends:`` the tuned one and states only the changed keys
         (with the whole resolved scenario when a --set override addressed a list item)."""
         name = {"name": f"{self.scenario_name}-tuned"}
+        whole = {**apply_overrides(base, self.overrides), **name}
+        for tenant, resolved in zip(whole.get("tenants") or [], base.get("tenants") or []):
+            tenant["sla_p99"] = resolved["sla_p99"]   # as the study held it: a relative SLA resolved once
+        if self.sla_sources:   # the SLAs the study held the pick to, stated, not resolved again
+            return whole
         try:
             fragment = apply_overrides({}, self.overrides)
         except ScenarioError:
-            return {**apply_overrides(base, self.overrides), **name}
+            return whole
         extends = os.path.relpath(Path(self.source).resolve(), out_dir.resolve()) if self.source else None
-        return {"extends": extends, **name, **fragment} if extends else {**apply_overrides(base, self.overrides), **name}
+        return {"extends": extends, **name, **fragment} if extends else whole
 
     def to_dict(self) -> dict[str, Any]:
         return {**RECOMMENDATION.document(), "scenario": self.scenario_name, "source": self.source, "seed": self.seed,
                 "model_seeds": self.seeds, "validation": self.validation,
                 "trial": self.trial, "meets_constraints": self.feasible, "missed": self.missed,
                 "params": self.params, "overrides": self.overrides, "predicted": {"before": self.before, "after": self.after},
-                "explanation": self.explanation, "wider_lever": self.wider or None, "snippets": self.snippets}
+                "explanation": self.explanation, "wider_lever": self.wider or None, "snippets": self.snippets,
+                "slas": self.sla_sources, "marginal": self.marginal or None}
 
     def write(self, out_dir: Path, base: dict[str, Any]) -> list[Path]:
         """``<scenario>-recommendation.yaml``, ``<scenario>-tuned.yaml`` and ``<scenario>-snippets.txt``."""
@@ -109,6 +117,8 @@ class Recommendation:
                 f"no trial met the constraints; closest (trial {self.trial}) missed: {', '.join(self.missed)}")
         return "\n".join([head] + [f"  {line}" for line in by_lever(self.params)]
                          + ([f"  {self.wider}"] if self.wider else [])
+                         + [f"  {line}" for line in self.sla_sources]
+                         + ([f"  {self.marginal}"] if self.marginal else [])
                          + ["", "why"] + [f"  - {line}" for line in self.explanation])
 
 

@@ -28,7 +28,7 @@ from tuner.objective import OBJECTIVES, Objective, Outcome, record
 from tuner.pruning import TrialTask, running_progress, stop_when
 from tuner.runner import Execution, Runner
 from tuner.storage import Kept, kept_in
-from workloads import Scenario, ScenarioError
+from workloads import CostProfile, Scenario, ScenarioError
 from workloads._fields import file_key, unsaid
 
 SAMPLERS = ("tpe", "random")
@@ -164,6 +164,8 @@ def scenario_fields(scenario: Scenario) -> dict[str, Any]:
             for item in dataclasses.fields(value):
                 if item.metadata.get("internal") or (item.name == "dataset" and getattr(value, "own_dataset", True) is False):
                     continue   # how the file said it, or the scenario's files a job reads: not the job's own
+                if isinstance(value, CostProfile) and item.name == "error":
+                    continue   # the model's error at its validation: no run's outcome depends on it
                 if not unsaid(item, getattr(value, item.name)):   # a setting added later, left unset: as before it
                     walk(getattr(value, item.name), f"{path}.{file_key(item)}" if path else file_key(item))
         elif isinstance(value, dict):

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Callable
 
 from simulator.contract import RunResult, file_part, scenario_path
+from simulator.contract.explain import sla_sources
+from tuner.margin import Margin, tenants_of
 from tuner.objective import Objective
 from tuner.recommend import (Recommendation, explain, missed_constraints, rounded_pick, snippets, spread_lines,
                              summary_figures)
@@ -17,9 +19,11 @@ from tuner.study import (Progress, StudySettings, StudySummary, closest_miss, ru
                           scenario_fields)
 from tuner.held_out import SCREEN_SEEDS, SeedRuns, HeldOut, cheapest_hardware, screened, judge_held_out
 from workloads import Scenario, ScenarioError
-from workloads.scenario import load_mapping
+from simulator.evaluator import load_resolved
 from workloads.tuning import DEFAULT_LEVERS
 from tuner.widen import wider_lever
+from tuner.within_policy import bounded, kept
+from workloads.policy import Policy
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,8 @@ class TuneRequest:
     validate: int | None = None    # held-out seeds the pick must hold on [default: tune.validate]
     prune: bool = True             # stop each trial at its verdict (tuner.study.StudySettings)
     prune_factor: float = 3.0
+    policy: Policy | None = None   # the cluster's policy: the search keeps inside the job's class (tuner.within_policy)
+    margin: float | None = None    # the model's error as a factor on each SLA [default: the profile's] (tuner.margin)
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,7 @@ def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
     # trials judged on the old one; a named study refuses another scenario (tuner.study)
     digest = scenario_digest(scenario_fields(scenario))[:8]
     levers = "" if request.levers == DEFAULT_LEVERS else "-" + "-".join(request.levers)
+    levers += f"-in-{request.policy.name}" if request.policy is not None else ""   # a narrower space: a study of its own
     study = request.study_name or (f"{scenario.name}-{digest}{levers}"
                                    f"{'-random' if request.sampler == 'random' else ''}")
     trials = request.trials or scenario.tune.trials
@@ -76,7 +83,7 @@ def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
 
 def _validated(objective: Objective, judge: Objective, summary: StudySummary, count: int,
                progress_line: Callable[[str], None] | None, runs: Callable[[int, int], None] | None,
-               seed_runs: SeedRuns) -> tuple[StudySummary, HeldOut | None]:
+               seed_runs: SeedRuns, margin: Margin) -> tuple[StudySummary, HeldOut | None]:
     """The study with its pick replaced by the first feasible trial, judged at its worst on
     ``judge``'s seeds, that holds on ``count`` seeds after those (no pick when none holds)."""
     if not count or not summary.front:
@@ -85,7 +92,8 @@ def _validated(objective: Objective, judge: Objective, summary: StudySummary, co
                   else summary.trials)
     first = judge.seeds[-1] + 1
     validation = judge_held_out(judge, [c for c in candidates if c.feasible], summary.settings.prefer,
-                                tuple(range(first, first + count)), progress_line, runs, seed_runs, judge.added_vcpus)
+                                tuple(range(first, first + count)), progress_line, runs, seed_runs, judge.added_vcpus,
+                                margin)
     validation = dataclasses.replace(validation, screened_on=judge.seeds)
     if validation.pick is None and validation.closest is None:    # none stayed within them at its worst
         validation = dataclasses.replace(validation, closest=closest_miss(candidates))
@@ -99,10 +107,12 @@ def tune(request: TuneRequest, progress: Progress | None = None,
     """Run (or resume) the study, pick from its feasible Pareto front the first point that holds
     on held-out seeds, explain the pick against the scenario as it is, and write the study JSON,
     the recommendation, the tuned scenario and the snippets under ``out_dir``."""
-    base = load_mapping(request.scenario_file, list(request.overrides))
+    base = load_resolved(request.scenario_file, list(request.overrides))
     scenario = Scenario.from_mapping(base, source=str(request.scenario_file))
-    objective = Objective(base, search_space(scenario, request.levers), request.seed,
-                          repeat=request.repeat or scenario.tune.repeat)
+    space, inside = search_space(scenario, request.levers), []
+    if request.policy is not None:
+        space, inside = bounded(space, scenario, request.policy)
+    objective = Objective(base, space, request.seed, repeat=request.repeat or scenario.tune.repeat)
     settings = settings_for(request, scenario)
     # one set of worker processes for the trials, the held-out seeds, the rounded pick and the runs before and after
     work = functools.partial(tuning_work, objective.on(None))
@@ -112,7 +122,9 @@ def tune(request: TuneRequest, progress: Progress | None = None,
         seed_runs.submit({}, objective.seed)   # the baseline, while the front is validated
         count = scenario.tune.validate if request.validate is None else request.validate
         judge = objective.judged(SCREEN_SEEDS)
-        summary, validation = _validated(objective, judge, summary, count, progress_line, validation_runs, seed_runs)
+        margin = Margin.of(scenario.profile, request.margin)
+        summary, validation = _validated(objective, judge, summary, count, progress_line, validation_runs, seed_runs,
+                                         margin)
         judge = judge if validation is not None else objective    # the seeds the pick was judged on
         chosen = summary.pick or (validation.closest if validation else None) or closest_miss(summary.trials) \
             or closest_miss(summary.pruned)   # all pruned: the one that missed by the least so far, marked
@@ -132,14 +144,17 @@ def tune(request: TuneRequest, progress: Progress | None = None,
         overrides=list(request.overrides) + objective.space.overrides(params), before=summary_figures(baseline),
         after=summary_figures(picked),
         explanation=(explain(baseline, picked, scenario, params) + spread_lines(chosen.figures)
-                     + (validation.lines() if validation else []) + rounding),
+                     + (validation.lines() if validation else []) + rounding + inside
+                     + (kept(picked.scenario, request.policy) if request.policy is not None else [])),
         snippets=snippets(params, scenario.batch.key, scenario),
         missed=missed_constraints(shown.constraints, shown.figures) + ([] if held else validation.missed(chosen.number)),
-        model_seeds=list(judge.seeds), validation=validation.to_dict() if validation else None)
+        model_seeds=list(judge.seeds), validation=validation.to_dict() if validation else None,
+        sla_sources=sla_sources(base), marginal=margin.marginal(tenants_of(shown.figures)) if feasible else "")
     study_file = scenario_path(recommendation.scenario_name, "study.json", request.out_dir)
     paths = [summary.write_json(study_file, {"name": scenario.name, "source": str(request.scenario_file),
                                              "overrides": list(request.overrides),
-                                             "digest": scenario_digest(scenario_fields(scenario))},
+                                             "digest": scenario_digest(scenario_fields(scenario)),
+                                             "slas": sla_sources(base)},
                                 summary_figures(baseline),
                                 {"trial": recommendation.trial, "meets_constraints": recommendation.feasible,
                                  "params": params, "missed": recommendation.missed,

@@ -91,6 +91,35 @@ class TlsCosts:
     source: str = f.prop(parse=f.one_of("measured", "fitted", "assumed"), default="assumed")
 
 
+def _factor(value: Any, path: str) -> float:
+    """A factor off, either way (``5.84``: 5.84 times too many or too few): at least 1."""
+    number = _cost(value, path)
+    if number < 1:
+        raise ScenarioError(path, f"a factor off is at least 1 (40x too many and 40x too few both read 40), got {value!r}")
+    return number
+
+
+@dataclass(frozen=True)
+class ModelError:
+    """The model's error at its latest validation against the live rig: each figure's median factor
+    off, either way (``tuner.pairing.factor_off``), and which validation measured it. A verdict whose
+    figure is within that factor of its bound is marginal (``quietload check``, ``tune``, ``policy``:
+    ``--margin``, by default ``neighbour_p99_during``)."""
+
+    validation: str = f.prop(parse=f.text)          # where the figures are published (docs/fidelity.md#...)
+    commit: str = f.prop(parse=f.text)
+    date: str = f.prop(parse=f.text)
+    produce_requests: float = f.prop(parse=_factor)
+    records_per_request: float = f.prop(parse=_factor)
+    neighbour_p50_during: float = f.prop(parse=_factor)
+    neighbour_p99_during: float = f.prop(parse=_factor)
+
+    def describe(self) -> str:
+        """``the model's neighbour p99 was a median 3.24x off at its validation of 2026-11-26 (baffb48)``."""
+        return (f"the model's neighbour p99 during the load was a median {self.neighbour_p99_during:g}x off at its "
+                f"latest validation ({self.date}, {self.commit})")
+
+
 @dataclass(frozen=True)
 class SchedulerFigures:
     """The Linux scheduler (EEVDF) the threads run under, and the threads the model does not
@@ -222,6 +251,8 @@ class CostProfile:
     streaming: StreamingCosts = f.prop(parse=lambda v, p: f.build(StreamingCosts, v, p),
                                        default_factory=StreamingCosts)
     tls: TlsCosts = f.prop(parse=lambda v, p: f.build(TlsCosts, v, p), default_factory=TlsCosts, unset_unsaid=True)
+    # the model's error at its latest validation (none stated: no margin by default)
+    error: ModelError | None = f.prop(parse=lambda v, p: f.build(ModelError, v, p), default=None, unset_unsaid=True)
 
     def with_tls(self, on: bool) -> "CostProfile":
         """This profile's costs on a cluster with TLS ``on`` or off: the same when it was measured so;

@@ -125,7 +125,7 @@ def _headline(plan: dict) -> list[str]:
     return [f"{plan['scenario']} plan ({plan['evaluator']}, {runs_of}): {len(plan['options'])} cluster option(s), "
             f"{runs * len(seeds)} runs{bisected}",
             f"current plan: {_where(cur)}: {_gbh(cur['ingest_gb_per_hour'])} on the current cluster, "
-            f"{words.within_sla(cur['feasible'])}"]
+            f"{words.within_sla(cur['feasible'])}", *plan.get("slas", [])]
 
 
 def _after_table(plan: dict) -> list[str]:

@@ -85,7 +85,8 @@ def record_latency_rows(run: RunFigures) -> list[list[str]]:
 
 
 def neighbour_rows(run: RunFigures) -> list[list[str]]:
-    return [[n["name"], *(format_ms(n[f"p99_ms_{w}"]) for w in WINDOWS), format_ms(n["sla_p99_ms"]), sla_verdict(n)]
+    return [[n["name"], *(format_ms(n[f"p99_ms_{w}"]) for w in WINDOWS),
+             "n/a" if n["sla_p99_ms"] is None else words.sla_figure(n["sla_p99_ms"]), sla_verdict(n)]
             for n in run.neighbours]
 
 
@@ -136,6 +137,8 @@ def run_markdown(run: RunFigures, batch_sizes: list[str]) -> list[str]:
         lines += [*markdown_table(RECORD_LATENCY_HEADER, record_latency_rows(run)), ""]
     lines += (markdown_table(NEIGHBOUR_HEADER, neighbour_rows(run)) if run.neighbours
               else ["No neighbours in this scenario."]) + [""]
+    sources = words.sla_sources(run.result.scenario)   # where a relative SLA's figure came from
+    lines += [*(f"- {line}" for line in sources), ""] if sources else []
     head, jobs = job_table(run.result)
     lines += [JOBS_NOTE, "", *markdown_table(head, jobs), ""] if jobs else []
     lines += [*batch_sizes, ""]
@@ -149,6 +152,7 @@ def run_html(run: RunFigures) -> list[str]:
         parts.append(html_table(RECORD_LATENCY_HEADER, record_latency_rows(run)))
     if run.neighbours:
         parts.append(html_table(NEIGHBOUR_HEADER, neighbour_rows(run)))
+        parts += [f"<p>{escape(line)}</p>" for line in words.sla_sources(run.result.scenario)]
     head, jobs = job_table(run.result)
     if jobs:
         parts += [f"<p>{escape(JOBS_NOTE)}</p>", html_table(head, jobs)]

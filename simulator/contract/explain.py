@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from simulator.contract.figures import Summary, TenantFigures
+from workloads.sla import parse_sla
 from workloads.units import format_bytes
 
 
@@ -28,8 +29,13 @@ def ms(value: float, digits: int = 1) -> str:
 
 def ms_against(value: float, limit: float) -> tuple[str, str]:
     """Both figures, with a second decimal where one would show a value just over its limit as equal."""
-    digits = 2 if value != limit and ms(value) == ms(limit) else 1
+    digits = 2 if (value != limit and ms(value) == ms(limit)) or round(limit, 1) != limit else 1
     return ms(value, digits), ms(limit, digits)
+
+
+def sla_figure(sla_ms: float) -> str:
+    """An SLA's ms as every output prints it: ``10.0``; a resolved relative one to the hundredth, ``12.35``."""
+    return f"{sla_ms:,.1f}" if round(sla_ms, 1) == sla_ms else f"{sla_ms:,.2f}"
 
 
 def kb(size: float) -> str:
@@ -61,7 +67,19 @@ def changed(name: str, before: str, after: str) -> str:
 # --- a neighbour's p99 against its SLA -------------------------------------------------------------
 
 def sla(sla_ms: float) -> str:
-    return f"SLA {round(sla_ms, 1):g} ms"   # a relative SLA (1.5x its p99 alone) is no round figure
+    return f"SLA {round(sla_ms, 1):g} ms" if round(sla_ms, 1) == sla_ms else f"SLA {sla_figure(sla_ms)} ms"
+
+
+def sla_sources(scenario: Mapping[str, Any]) -> list[str]:
+    """One line per neighbour whose SLA was resolved from its p99 alone (``simulator.model.alone``), from a
+    scenario's mapping (a RunResult's ``scenario``): ``payment-api: SLA 12.35 ms = 1.5x its p99 alone, ...``."""
+    lines = []
+    for tenant in scenario.get("tenants") or []:
+        sla = parse_sla(tenant["sla_p99"], "sla_p99") if tenant.get("sla_p99") is not None else None
+        if sla is not None and sla.alone_ms is not None:
+            lines.append(f"{tenant['name']}: SLA {sla.ms:,.2f} ms = {sla.factor:g}x its p99 alone, {sla.alone_ms:g} ms "
+                         f"(the neighbours without the load, {sla.alone_from} pooled)")
+    return lines
 
 
 def over(p99: float, sla_ms: float) -> bool:
@@ -119,7 +137,7 @@ def worst_neighbour(name: str, p99: float, sla_ms: float) -> str:
 
 def p99_of_sla(name: str, p99: float, sla_ms: float) -> str:
     """A predicted p99 as a share of its SLA, with the decimals that tell close figures apart."""
-    limit = f"{sla_ms:g}" if round(sla_ms, 2) == sla_ms else f"{sla_ms:,.2f}"   # a relative SLA: 1.5 x its p99 alone
+    limit = f"{sla_ms:g}" if round(sla_ms, 2) == sla_ms else f"{sla_ms:,.2f}"
     return f"{name} p99 during {p99:,.2f} ms of its {limit} ms SLA"
 
 
@@ -185,10 +203,11 @@ def replication_lag(lag_bytes: float, acks: Any) -> str:
 
 
 def neighbour_p99(tenant: TenantFigures, pipeline: bool = False) -> str:
-    """``Neighbour payment-api: p99 8.6 ms alone, 69.9 ms during the load (8.1x; SLA 10 ms)``, without its period."""
+    """``Neighbour payment-api: p99 8.6 ms before the load, 69.9 ms during it (8.1x; SLA 10 ms)``, without its period
+    (the run's own window before the load: a relative SLA's p99 alone is resolved once, ``sla_sources``)."""
     before, during = tenant.p99_ms_before, tenant.p99_ms_during
     return (f"{'Pipeline' if pipeline else 'Neighbour'} {tenant.name}: {'end to end ' if pipeline else ''}"
-            f"p99 {before:.1f} ms alone, {during:.1f} ms during the load "
+            f"p99 {before:.1f} ms before the load, {during:.1f} ms during it "
             f"({during / before:.1f}x; {sla(tenant.sla_p99_ms)})")
 
 
@@ -298,7 +317,7 @@ def summary_change(b: Summary, a: Summary) -> list[str]:
     for before, after in zip(b.tenants, a.tenants):
         lines.append(f"{after.name} p99 during the load "
                      f"{before_after(f'{before.p99_ms_during:,.1f}', f'{after.p99_ms_during:,.1f}')} ms "
-                     f"(alone {after.p99_ms_before:.1f} ms, {sla(after.sla_p99_ms)}: "
+                     f"(before it {after.p99_ms_before:.1f} ms, {sla(after.sla_p99_ms)}: "
                      f"{sla_verdict(after.p99_ms_during, after.sla_p99_ms)})")
     return lines
 

@@ -128,7 +128,7 @@ _BEFORE_AFTER = {"produce_requests": "C", "mean_batch_kb": "C", "compression_rat
 _VALIDATION = ("?", {"seeds": ["I"], "held": "B", "pick": ("?", "I"),
                      "tried": [{"trial": "I", "held_on": ("?", "I"), "missed_on": ("?", "I"), "produce_requests": "C"}]})
 _STUDY = {
-    "scenario": {"name": "S", "source": "S", "overrides": ["S"], "digest": "S"}, "study_name": "S", "storage": "S",
+    "scenario": {"name": "S", "source": "S", "overrides": ["S"], "digest": "S", "slas": ["S"]}, "study_name": "S", "storage": "S",
     "seed": "I", "model_seeds": ["I"], "sampler": "S", "prefer": "S", "baseline": _BEFORE_AFTER,
     "trials": [{"number!": "I", "params!": _knob_values, "values!": {"produce_requests!": "C", "load_seconds!": "C"},
                 "constraints!": {"*": "N"}, "feasible!": "B", "overrides": ["S"],
@@ -148,7 +148,7 @@ _STUDY = {
 _POINT = {"load_gb!": "L", "loads!": "I", "spacing_s!": "C"}
 _TENANT_P99 = {"name!": "S", "p99_ms_during!": "L", "sla_p99_ms!": "L"}
 _PLAN = {
-    "scenario": "S", "evaluator": "S", "seed": "I", "seeds": ["I"], "refine_steps": "C",
+    "scenario": "S", "evaluator": "S", "seed": "I", "seeds": ["I"], "refine_steps": "C", "slas": ["S"],
     "grid": {"load_gb": ["L"], "loads": ["I"], "spacing_s": ["C"]},
     "current_plan": {**_POINT, "ingest_gb_per_hour": "C", "feasible": "B"},
     "options": [{"name!": "S", "changes": {}, "max_ingest_gb_per_hour!": "C", "max_point": ("?", _POINT),
@@ -174,13 +174,15 @@ _SCHEDULE = {
                  "jobs": [{"name!": "S", "start_s!": "C", "end_s!": "C"}]}}
 _RECOMMENDATION = {"scenario": "S", "source": "S", "seed": "I", "model_seeds": ["I"], "validation": _VALIDATION,
                    "trial": "K", "meets_constraints": "B", "missed": ["S"], "params": _knob_values, "overrides": ["S"],
-                   "predicted": {"before": _BEFORE_AFTER, "after": _BEFORE_AFTER}, "wider_lever": ("?", "S")}
+                   "predicted": {"before": _BEFORE_AFTER, "after": _BEFORE_AFTER}, "wider_lever": ("?", "S"),
+                   "slas": ["S"], "marginal": ("?", "S")}
 VERDICT_STATUSES = ("pass", "fail", "skipped")   # a gate result's verdicts, as the gate writes them
 _GATE = {"passed": "B", "outcome": "S", "scenario": "S", "evaluator": "S", "seed": "I", "seeds": ["I"],
          "thresholds": {"handler_idle_min_pct": "P", "cpu_max_pct": "P", "requests_per_broker_max": "L", "deadline_s": "L"},
          "verdicts": [{"rule!": "S", "status!": "S", "reason": "S", "margin": "S", "tightness": "C", "job": "S"}],
          "recommendations": ["S"], "paste": ["S"], "change": ["S"], "paste_needs": "S",
-         "slas": [{"name!": "S", "sla_p99": "S", "sla_p99_ms": ["L"]}]}
+         "slas": [{"name!": "S", "sla_p99": "S", "sla_p99_ms": ["L"]}], "sla_sources": ["S"],
+         "marginal": ("?", "S")}
 
 
 def _under(rules: dict[str, Any]) -> Callable[[dict[str, Any], str], None]:
@@ -211,7 +213,7 @@ _NIGHT = {"produce_requests": "C", "load_seconds": "C", "within_sla": "B",
 _POLICY_PROOF = {"scenario": "S", "source": "S", "overrides": ["S"], "jobs_at_once": "I", "jobs": ["S"],
                  "model_seeds": ["I"], "held_out_seeds": ["I"], "held": "B", "trials": "C", "pruned": "C", "trial": "I", "params": {},
                  "notes": ["S"], "policy": {"name": "S", "classes": [{"name!": "S"}]},
-                 "with_policy": _NIGHT, "without_policy": _NIGHT}
+                 "with_policy": _NIGHT, "without_policy": _NIGHT, "slas": ["S"]}
 # quietload policy's proof: the worst night with the policy and without it (the policy itself is its YAML)
 POLICY_PROOF = FileKind("quietload-policy-proof", "policy proof",
                         ("scenario", "jobs", "held", "held_out_seeds", "policy", "with_policy", "without_policy"),

@@ -50,3 +50,13 @@ def test_with_no_point_holding_the_one_that_held_longest_is_the_closest(tiny_wit
 def test_preferring_duration_tries_the_shortest_load_first(tiny_with):
     validation = judge_held_out(_objective(tiny_with, 5.799), FRONT, "duration", HELD_OUT)
     assert validation.tried == [Tried(1, 4, None, 29)] and validation.pick is FRONT[0]
+
+
+def test_a_point_that_held_with_the_margin_is_tried_before_one_the_preference_ranks_first(tiny_with):
+    from tuner.margin import Margin
+    front = [FRONT[0], TrialRecord(number=0, params=BASELINE, produce_requests=10, load_seconds=0.3,
+                                   constraints={"sla:api": -0.6})]   # its p99 at 0.4 of its SLA: holds with 2x
+    unmargined = judge_held_out(_objective(tiny_with, 5.799), front, "duration", HELD_OUT)
+    assert [t.trial for t in unmargined.tried] == [1]    # the shortest load first, and it holds
+    validation = judge_held_out(_objective(tiny_with, 5.799), front, "duration", HELD_OUT, margin=Margin(2.0, "--margin"))
+    assert validation.tried[0].trial == 0

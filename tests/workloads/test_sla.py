@@ -48,3 +48,10 @@ def test_an_sla_and_a_scenario_holding_it_survive_pickling():
         assert pickle.loads(pickle.dumps(sla)) == sla
     scenario = Scenario.from_yaml(CATALOG / "paypay-glue-2gb.yaml", ["tenants.0.sla_p99=1.5x"])
     assert pickle.loads(pickle.dumps(scenario.tenants)) == scenario.tenants
+
+
+def test_a_resolved_relative_sla_reads_back_as_written_with_where_its_p99_alone_came_from():
+    sla = parse_sla("1.5x", "s").resolved(8.234, "model seeds 1-5")
+    assert str(sla) == "1.5x of 8.23ms (model seeds 1-5)" and sla.ms == 12.35 and not sla.relative
+    assert parse_sla(str(sla), "s") == sla and sla.limit_ms(99.0) == 12.35
+    assert sla.describe() == "12.35 ms (1.5x its p99 alone, 8.23 ms on model seeds 1-5)"

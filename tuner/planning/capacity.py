@@ -37,7 +37,8 @@ from tuner.runner import Execution, Runner
 from workloads import Scenario, ScenarioError
 from workloads.limits import check_run_size
 from workloads.reader import safe_yaml
-from workloads.scenario import load_mapping
+from simulator.contract.explain import sla_sources
+from simulator.evaluator import load_resolved
 from workloads.scenario import Plan
 from workloads.batch import first_job
 
@@ -125,7 +126,7 @@ def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str
     counted (``as_jobs``); every task's scenario is built here once, so bad input (or a point past
     the model's limits, unless ``force``) stops the plan before any run. A night's plan is one
     job's (``job``, default the first)."""
-    mapping, jobs = one_job(load_mapping(scenario_file, overrides), job, as_jobs)
+    mapping, jobs = one_job(load_resolved(scenario_file, overrides), job, as_jobs)
     scenario = Scenario.from_mapping(mapping, source=str(scenario_file))
     plan = dataclasses.replace(scenario.plan, **parse_plan_options(given))
     current = current_load(scenario)
@@ -286,7 +287,7 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
                                                      "ingest_gb_per_hour", "feasible", "jobs_at_once") if k in current},
             "options": [option_verdict(o, by_option[o.name], current["ingest_gb_per_hour"], bounds.get(o.name))
                         for o in options],
-            "points": points}
+            "points": points, "slas": sla_sources(scenario.as_mapping())}
 
 
 def plan_path(scenario_name: str) -> Path:

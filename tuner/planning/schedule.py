@@ -32,7 +32,7 @@ from tuner.planning.night_change import ChangeFinder, smallest_change
 from tuner.planning.night_search import search_starts
 from tuner.runner import Execution, Runner
 from workloads import Scenario, ScenarioError
-from workloads.scenario import load_mapping
+from simulator.evaluator import load_resolved
 
 
 def window_of(scenario: Scenario, length_s: float | None) -> Window:
@@ -76,7 +76,7 @@ def run_schedule(scenario_file: str | Path, overrides: list[str] | None = None, 
         raise ScenarioError("--repeat", f"expected at least 1, got {repeat}")
     if trials < 1:
         raise ScenarioError("--trials", f"expected at least 1, got {trials}")
-    mapping = load_mapping(scenario_file, overrides or [])
+    mapping = load_resolved(scenario_file, overrides or [])
     jobs_of(mapping)
     scenario = Scenario.from_mapping(mapping, source=str(scenario_file))
     window = window_of(scenario, window_s)
