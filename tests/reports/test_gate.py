@@ -332,3 +332,17 @@ def test_nothing_is_recommended_when_no_change_passes_on_the_model():
     assert not any(line.startswith("so: ") for line in lines)
     assert all(line.startswith("tried, not recommended: ") and "payment-api p99 700.0 ms > SLA 10.0 ms" in line
                for line in lines[1:]) and len(lines) > 1
+
+
+def test_each_set_of_changes_runs_and_is_said_once_though_the_wider_levers_search_it_again():
+    calls, said = [], []
+
+    def trial(overrides):
+        calls.append(overrides)
+        return [_run(_predicted(700.0 if "batch.producer.acks=all" in overrides else 60.0, 1000))]
+    run = _run()
+    failed = {v.rule for v in check(run).verdicts if v.failed}
+    advice = tried_advice([run], run, failed, trial, lambda runs: failed_rules(runs, DEFAULTS), tried=said.append)
+    assert not advice.passing and len(calls) > 1
+    assert sorted(calls) == sorted(set(calls))    # the job,quota search's sets, not run again by the wider one
+    assert len(said) == len(calls) and said[0] == "linger.ms=10"
