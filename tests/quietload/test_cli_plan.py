@@ -41,7 +41,7 @@ def test_plan_prints_each_cluster_options_capacity_and_writes_the_plan(planned):
     result, out = planned
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == "paypay-glue-2gb-fixed plan (model, seed 1): 3 cluster option(s), 9 runs"
+    assert lines[0] == "paypay-glue-2gb-fixed plan (model, seed 1; --repeat N judges each point on N seeds): 3 cluster option(s), 9 runs"
     assert lines[1].startswith("current plan: 1 load x 16 cores, 0.5 GB each: ") and lines[1].endswith(" OVER SLA")
     assert [line.split()[0] for line in lines[3:7]] == ["cluster", "current", "brokers=6", "broker_down"]
     assert lines[-1] == f"wrote {out / 'plan.json'}, {out / 'plan.csv'}"

@@ -227,7 +227,8 @@ def option_verdict(option: ClusterOption, points: list[dict], current_ingest: fl
             "headroom": _round(capacity / current_ingest) if current_ingest and capacity is not None else None,
             "headroom_at_least": breach is None and capacity is not None,
             "ingest_tried_gb_per_hour": [min(tried), max(tried)] if tried else None,
-            "bound": bound, "current_plan_feasible": mine["feasible"] if mine else None}
+            "bound": bound, "current_plan_feasible": mine["feasible"] if mine else None,
+            **({"caveat": option.caveat} if option.caveat else {})}
 
 
 def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, given: dict[str, Any] | None = None,
