@@ -11,7 +11,7 @@ from workloads.units import format_seeds
 
 NIGHT_HEADER = ["neighbour", "SLA p99", "p99 during, with the policy", "within SLA", "p99 during, without", "within SLA"]
 CLASS_HEADER = ["class", "client.id", "linger.ms at least", "batch.size at least", "compression.type", "acks",
-                "producer_byte_rate at most", "request_percentage at most", "proven for"]
+                "producer_byte_rate per broker at most", "request_percentage at most", "proven for"]
 
 
 def _within(tenant: dict[str, Any]) -> str:
