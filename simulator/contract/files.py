@@ -148,7 +148,7 @@ _STUDY = {
 _POINT = {"load_gb!": "L", "loads!": "I", "spacing_s!": "C"}
 _TENANT_P99 = {"name!": "S", "p99_ms_during!": "L", "sla_p99_ms!": "L"}
 _PLAN = {
-    "scenario": "S", "evaluator": "S", "seed": "I", "seeds": ["I"], "refine_steps": "C",
+    "scenario": "S", "source": "S", "overrides": ["S"], "evaluator": "S", "seed": "I", "seeds": ["I"], "refine_steps": "C",
     "grid": {"load_gb": ["L"], "loads": ["I"], "spacing_s": ["C"]},
     "current_plan": {**_POINT, "ingest_gb_per_hour": "C", "feasible": "B"},
     "options": [{"name!": "S", "changes": {}, "max_ingest_gb_per_hour!": "C", "max_point": ("?", _POINT),

@@ -66,7 +66,8 @@ def spread_path(scenario_name: str, overrides: list[str] | tuple[str, ...], firs
     return directory / f"{_stem(scenario_name, overrides, kind)}-spread-seed{first_seed}-{last_seed}.json"
 
 
-def scenario_path(scenario_name: str, what: str, directory: Path = RESULTS) -> Path:
-    """``<directory>/<scenario>-<what>``: a file of the scenario's as a whole, e.g. ``plan.json``,
-    ``study.json``, ``recommendation.yaml``."""
-    return directory / f"{file_part(scenario_name)}-{what}"
+def scenario_path(scenario_name: str, what: str, directory: Path = RESULTS,
+                  overrides: list[str] | tuple[str, ...] = ()) -> Path:
+    """``<directory>/<scenario>[-<overrides>]-<what>``: a file of the scenario's as a whole, e.g.
+    ``plan.json``, ``study.json``, ``recommendation.yaml``."""
+    return directory / f"{_stem(scenario_name, overrides, '')}-{what}"
