@@ -35,7 +35,7 @@ from reports import DEFAULT_OUT_DIR
 from reports.spread import render_spread
 from reports.summary import render_summary
 from simulator.evaluator import load_resolved, model_evaluator
-from simulator.contract import ResultError, RunResult, result_path
+from simulator.contract import ResultError, RunResult, result_path, scenario_stem
 from workloads import Gate, Scenario, ScenarioError
 from workloads.scenario import apply_overrides
 from workloads._fields import keys_of
@@ -147,13 +147,14 @@ def _finite(value: float | None) -> float | None:
 def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, force: bool = False,
                write_results: bool = False) -> list[RunResult]:
     """The scenario's RunResult for each seed from the model, with the progress line on stderr; with
-    ``write_results``, the default result files (results/<scenario>-...-seed<N>.json) checked first, as
-    --json would be."""
+    ``write_results``, the default result files (results/<scenario file>-...-seed<N>.json) checked first,
+    as --json would be, and none of them another scenario's."""
     scenario = Scenario.from_mapping(load_resolved(scenario_file, overrides), source=str(scenario_file))
     check_run_size(scenario, runs=len(seeds), force=force)   # before a path per seed is named
     if write_results:
-        check_default_outputs([result_path(scenario.name, list(overrides or []), seed) for seed in seeds], "--json",
-                              [("SCENARIO", scenario_file)])
+        given = list(overrides or [])
+        check_default_outputs([result_path(scenario_stem(scenario_file), given, seed) for seed in seeds], "--json",
+                              [("SCENARIO", scenario_file)], (scenario_file, given))
     evaluator, results = model_evaluator(), []
     for seed in seeds:
         with simulation_progress(scenario.name, estimate(scenario).seconds) as progress:
@@ -191,7 +192,7 @@ def simulate(
     seed: Annotated[int, typer.Option(min=0, help="Seed of the run's jitter; same seed, same result.")] = 1,
     repeat: Annotated[int, typer.Option(min=1, help="Run seeds SEED..SEED+N-1 and show the spread of the figures.")] = 1,
     json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE",
-                                                   help="Where to write the RunResult (- for standard output; default: results/<scenario>-<overrides>-seed<N>.json).")] = None,
+                                                   help="Where to write the RunResult (- for standard output; default: results/<scenario file>-<overrides>-seed<N>.json, never another scenario's).")] = None,
     force: PastLimits = False,
 ) -> None:
     """Run SCENARIO on the model; print a summary and write the full RunResult as JSON.
@@ -206,7 +207,7 @@ def simulate(
         typer.echo(results[0].to_json(), nl=False)
         echo(render_summary(results[0]), err=True)
         return
-    paths = [r.write(json_file or result_path(r.scenario["name"], r.overrides, r.seed)) for r in results]
+    paths = [r.write(json_file or result_path(scenario_stem(scenario_file), r.overrides, r.seed)) for r in results]
     echo(render_summary(results[0]))
     if repeat > 1:
         echo("\n" + render_spread(results))

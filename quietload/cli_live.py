@@ -13,7 +13,7 @@ from quietload.progress import say
 from quietload.options import BootstrapServers, Overrides, RunDir
 from reports.spread import render_spread, write_spread
 from reports.summary import render_summary
-from simulator.contract import RunResult, result_path, spread_path
+from simulator.contract import RunResult, result_path, scenario_stem, spread_path
 from workloads import Scenario, ScenarioError
 from quietload.terminal import echo
 
@@ -45,10 +45,12 @@ def live(
         raise ScenarioError("--json", "names one result file; with --repeat each run's goes to results/")
     check_output_file(json_file, "--json", stdout=True, inputs=[("SCENARIO", scenario_file)])
     scenario = Scenario.from_yaml(scenario_file, overrides)
+    stem, given = scenario_stem(scenario_file), list(overrides or [])
     if json_file is None:
-        runs = [result_path(scenario.name, list(overrides or []), s, "live") for s in range(seed, seed + repeat)]
-        spread = [spread_path(scenario.name, list(overrides or []), seed, seed + repeat - 1, "live")] if repeat > 1 else []
-        check_default_outputs([*runs, *spread], "--json", [("SCENARIO", scenario_file)])
+        runs = [result_path(stem, given, s, "live") for s in range(seed, seed + repeat)]
+        spread = [spread_path(stem, given, seed, seed + repeat - 1, "live")] if repeat > 1 else []
+        check_default_outputs(runs, "--json", [("SCENARIO", scenario_file)], (scenario_file, given))
+        check_default_outputs(spread, "--json", [("SCENARIO", scenario_file)])
     evaluator = LiveEvaluator(run_dir, bootstrap_servers, security_from_environment(), kill_broker, say, pin)
     evaluator.budgets(scenario)     # one the machine cannot give fails before any run
     results: list[RunResult] = []
@@ -59,12 +61,12 @@ def live(
         if is_stdout(json_file):   # the JSON alone on stdout, so that it pipes; the summary on stderr
             typer.echo(results[-1].to_json(), nl=False)
         else:
-            paths.append(path := results[-1].write(json_file or result_path(scenario.name, results[-1].overrides, run_seed, "live")))
+            paths.append(path := results[-1].write(json_file or result_path(stem, results[-1].overrides, run_seed, "live")))
             say(f"wrote {path}")
     echo(render_summary(results[-1]), err=is_stdout(json_file))
     if repeat > 1:
         echo("\n" + render_spread(results))
-        spread_file = spread_path(scenario.name, results[-1].overrides, seed, seed + repeat - 1, "live")
+        spread_file = spread_path(stem, results[-1].overrides, seed, seed + repeat - 1, "live")
         say(f"wrote {write_spread(results, paths, spread_file)}")
     lost = [r.seed for r in results if not r.summary.integrity_ok]
     if lost:

@@ -34,7 +34,7 @@ def plan(
     engine: Annotated[str, typer.Option(help="local (processes on this machine) or spark.")] = "local",
     workers: Annotated[int | None, typer.Option(min=1, help="Processes of the local engine, at least 1 [default: the CPU count].")] = None,
     master: Annotated[str, typer.Option(help="Spark master URL of the spark engine.")] = "local[*]",
-    json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Where to write the plan (default: results/<scenario>-plan.json); the points' CSV goes next to it.")] = None,
+    json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Where to write the plan (default: results/<scenario file>[-<overrides>]-plan.json, never another scenario's); the points' CSV goes next to it.")] = None,
     keep_results: Annotated[Path | None, typer.Option(metavar="DIR", help="Also write every point's full RunResult into DIR.")] = None,
     force: PastLimits = False,
     schedule: Annotated[bool, typer.Option("--schedule", help="A night's jobs (`batch:` a list): the start times within --window that keep every neighbour within its SLA and end every job in the window and within check.deadline, or the smallest change that would (see docs/planning.md).")] = False,
@@ -63,6 +63,7 @@ def plan(
         raise ScenarioError("--window" if window is not None else "--out", "only a schedule takes it: add --schedule")
     from quietload.progress import plan_progress   # the planner loads only when a plan runs
     from reports.sections.plan import render_plan_csv, render_plan_table
+    from simulator.contract import scenario_stem
     from tuner.planning import current_load, plan_path, run_plan, write_plan
     if profile is not None:   # once plan's broker types; the name now belongs to the cost profile
         raise ScenarioError("--profile", "plan's broker types are --broker-type (e.g. kafka.m5.xlarge); "
@@ -75,9 +76,10 @@ def plan(
     check_output_file(json_file, "--json", inputs=[("SCENARIO", scenario_file)], outputs=[("--json's CSV", csv_file)])
     check_output_file(csv_file, "--json", inputs=[("SCENARIO", scenario_file)])
     scenario = Scenario.from_yaml(scenario_file, overrides)
-    if json_file is None:    # results/<scenario>-plan.json and its CSV, as if --json had named them
-        default = plan_path(scenario.name)
-        check_default_outputs([default, default.with_suffix(".csv")], "--json", [("SCENARIO", scenario_file)])
+    default = plan_path(scenario_stem(scenario_file), overrides)
+    if json_file is None:    # results/<scenario file>[-<overrides>]-plan.json and its CSV, as if --json had named them
+        check_default_outputs([default], "--json", [("SCENARIO", scenario_file)], (scenario_file, list(overrides or [])), "plan")
+        check_default_outputs([default.with_suffix(".csv")], "--json", [("SCENARIO", scenario_file)])
     check_output_dir(keep_results, "--keep-results")
     current_load(scenario)     # a job plan cannot size is unusable input (exit 2) before nothing to judge (exit 3)
     exit_without_neighbours(scenario, "a capacity plan")
@@ -85,7 +87,7 @@ def plan(
         result = run_plan(scenario_file, overrides, given, seed, engine, workers, master, keep_results, progress.update,
                           repeat or 1, force, refine, extend_steps=extend, job=job, as_jobs=jobs_at_once is not None)
         progress.finish()
-    path = write_plan(result, json_file or plan_path(result["scenario"]))
+    path = write_plan(result, json_file or default)
     csv_path = path.with_suffix(".csv")
     csv_path.write_text(render_plan_csv([result]))
     echo(render_plan_table(result) + f"\n\nwrote {path}, {csv_path}")

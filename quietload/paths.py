@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from workloads import ScenarioError
-from workloads.reader import not_a_file
+from workloads.reader import not_a_file, read_json
 from workloads.text import has_control, one_line
 
 Inputs = Iterable[tuple[str, "Path | str | None"]]   # (the option that named it, a file the command reads)
@@ -112,8 +112,41 @@ def check_output_dir(path: Path | None, option: str, inputs: Inputs = (), names:
         check_output_file(path / name, option, inputs=inputs)
 
 
-def check_default_outputs(paths: Iterable[Path], option: str, inputs: Inputs = ()) -> None:
+def check_default_outputs(paths: Iterable[Path], option: str, inputs: Inputs = (),
+                          run_of: tuple[Path, list[str]] | None = None, noun: str = "run") -> None:
     """The files a command names itself (``results/<scenario>-seed1.json``, ``results/<scenario>-plan.json``)
-    checked as if ``option`` had named them: a scenario kept at such a path is refused, not overwritten."""
+    checked as if ``option`` had named them: a scenario kept at such a path is refused, not overwritten.
+    With ``run_of`` (a scenario file and its ``--set`` values), a file already there is replaced only
+    by a run of that same file with the same values (``refuse_other_run``)."""
     for path in paths:
         check_output_file(path, option, inputs=inputs)
+        if run_of is not None:
+            refuse_other_run(path, option, *run_of, noun=noun)
+
+
+def _held_run(path: Path) -> tuple[str, list[str]] | None:
+    """The scenario file and ``--set`` values of the run (or plan) a file holds, if it holds one: a run
+    names its file in ``scenario.source``, a plan in ``source``."""
+    try:
+        document = read_json(path, "--json")
+        scenario = document["scenario"]
+        source = scenario.get("source") if isinstance(scenario, dict) else document["source"]
+        return str(source or ""), list(document.get("overrides") or [])
+    except (ScenarioError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def refuse_other_run(path: Path, option: str, scenario_file: Path, overrides: list[str], noun: str = "run") -> None:
+    """A file at ``path`` (a default result name) is another scenario's unless it holds a ``noun`` (a
+    run, a plan) of ``scenario_file`` with the same ``overrides``: two scenario files of one stem in two
+    folders, or --set values whose names read alike, would otherwise replace each other's results silently."""
+    if not path.is_file():
+        return
+    held = _held_run(path)
+    if held is not None and held[0] and _same(Path(held[0]), scenario_file) and held[1] == list(overrides):
+        return
+    what = f"no {noun}" if held is None or not held[0] else \
+        f"a {noun} of {held[0]}" + (f" with --set {' '.join(held[1])}" if held[1] else "")
+    raise ScenarioError(option, f"{path} holds {what}, not of {scenario_file}"
+                                + (f" with --set {' '.join(overrides)}" if overrides else "")
+                                + f"; name another file with {option} or remove it")

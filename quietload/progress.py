@@ -3,21 +3,25 @@ their held-out validation), and for the lines of the steps that print a line eac
 calibrate, validate, the live stack's services), on stderr so that stdout stays the command's
 output.
 
-On a terminal it is rich's progress bar: done of total, elapsed, and rich's estimate of the
-time remaining (from the rate over the last 30 s). Elsewhere (CI logs, pipes) a redrawn bar
+On a terminal it is rich's progress bar: done of total, elapsed, and the time remaining as the
+step measured it: the median time each unit (a trial, a point, a simulated second) took so far,
+times the units left. A median, not a rate over the last seconds: a study's first trials run to
+the end while later ones stop at their verdict, and a few slow units would otherwise set the
+estimate for minutes. Elsewhere (CI logs, pipes) a redrawn bar
 would be noise and silence looks hung, so a plain line with the same figures is printed every
 few seconds. Either way a closing line says what the step did.
 """
 from __future__ import annotations
 
 import datetime
+import statistics
 import sys
 import time
 from typing import Any, Callable, TextIO, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from quietload import terminal
 from quietload.terminal import printable
 
@@ -48,12 +52,14 @@ class StepProgress:
         self.live = self.stream.isatty()
         self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
                              TextColumn("{task.completed:,.0f}/{task.total:,.0f} " + unit),
-                             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                             TimeElapsedColumn(), TextColumn("ETA {task.fields[eta]}"),
                              console=Console(file=self.stream, force_terminal=self.live),
                              get_time=clock, disable=not self.live, transient=True)
-        self._task = self._bar.add_task(escape(label), total=max(total, 1e-9))
+        self._task = self._bar.add_task(escape(label), total=max(total, 1e-9), eta=_duration(None))
         self.started = self.last_line = 0.0
         self.done = 0.0
+        self.unit_s: list[float] = []     # the time each unit took, as measured
+        self._mark: tuple[float, float] | None = None   # (done, time) the next unit is measured from
         self.detail: str | None = None
         self.entered = self.closed = False
 
@@ -61,6 +67,7 @@ class StepProgress:
         if self.after is not None:
             self.after.finish()
         self.started = self.last_line = self.clock()
+        self._mark = (self.done, self.started)
         self.entered = True
         self._bar.reset(self._task, total=self._bar.tasks[0].total)   # its clock starts now
         self._bar.start()
@@ -72,20 +79,32 @@ class StepProgress:
 
     @property
     def remaining_s(self) -> float | None:
-        """Rich's estimate of the time left, None until it has a rate."""
-        return self._bar.tasks[0].time_remaining
+        """The units left times the median time a unit took, None until one was measured."""
+        if not self.unit_s:
+            return None
+        return max(0.0, self.total - self.done) * statistics.median(self.unit_s)
+
+    def _measure(self, done: float, now: float) -> None:
+        if self._mark is None:
+            self._mark = (done, now)
+        elif done > self._mark[0]:
+            self.unit_s.append((now - self._mark[1]) / (done - self._mark[0]))
+            self._mark = (done, now)
 
     def update(self, done: float, total: float | None = None, detail: str | None = None) -> None:
         """``done`` of ``total`` (unchanged if None); ``detail`` follows the label on the bar,
         e.g. the best result so far."""
         if not self.entered:
             self.__enter__()
+            self._mark = None   # started by its first figure: the time that took is not known
         if detail is not None:
             self.detail = detail
             self._bar.update(self._task, description=f"{self.label} ({detail})")
+        now = self.clock()
+        self._measure(done, now)
         self.done = done
         self._bar.update(self._task, completed=done, total=max(total if total is not None else self.total, done))
-        now = self.clock()
+        self._bar.update(self._task, eta=_duration(self.remaining_s))
         if not self.live and now - self.last_line >= self.every_s:
             self.last_line = now
             shown = f" ({self.detail})" if self.detail else ""

@@ -288,11 +288,13 @@ def tried_advice(results: list[RunResult], source: RunResult, failed_rules: set[
                  deadline_s: float | None = None, tried: Callable[[str], None] | None = None,
                  levers: tuple[str, ...] = DEFAULT_LEVERS) -> Advice:
     """The recommended change with the lever classes allowed; when none passes, the changes of wider
-    classes tried too, and the first set that passes named as who would have to make it."""
-    advice = _tried(results, source, failed_rules, trial, judge, deadline_s, tried, levers)
+    classes tried too, and the first set that passes named as who would have to make it. A set of
+    changes runs once: the wider search starts over the narrower one's sets, which it reads again."""
+    run = _once(trial, tried)
+    advice = _tried(results, source, failed_rules, run, judge, deadline_s, levers)
     if advice.passing or set(levers) == set(LEVERS):
         return advice
-    wider = _tried(results, source, failed_rules, trial, judge, deadline_s, tried, LEVERS)
+    wider = _tried(results, source, failed_rules, run, judge, deadline_s, LEVERS)
     if not wider.passing:
         return advice
     needs = sorted({_lever_of(value) for value in wider.passing} - set(levers), key=LEVERS.index)
@@ -306,8 +308,29 @@ def _lever_of(override: str) -> str:
     return next((knob.lever for knob in KNOBS.values() if knob.override_key == key), "job")
 
 
-def _tried(results: list[RunResult], source: RunResult, failed_rules: set[str], trial: Trial, judge: Judge,
-           deadline_s: float | None, tried: Callable[[str], None] | None, levers: tuple[str, ...]) -> Advice:
+def _once(trial: Trial, tried: Callable[[str], None] | None) -> Callable[[tuple[Change, ...]], list[RunResult]]:
+    """``trial`` of a set of changes, run (and said, with ``tried``) the first time that set is asked for."""
+    runs: dict[tuple[str, ...], list[RunResult] | ScenarioError] = {}
+
+    def run(changes: tuple[Change, ...]) -> list[RunResult]:
+        overrides = tuple(v for c in changes for v in c.overrides)
+        if overrides not in runs:
+            if tried:
+                tried(", ".join(c.label for c in changes))
+            try:
+                runs[overrides] = trial(overrides)
+            except ScenarioError as refused:   # a combination the scenario refuses (e.g. with another of its settings)
+                runs[overrides] = refused
+        found = runs[overrides]
+        if isinstance(found, ScenarioError):
+            raise found
+        return found
+    return run
+
+
+def _tried(results: list[RunResult], source: RunResult, failed_rules: set[str],
+           run: Callable[[tuple[Change, ...]], list[RunResult]], judge: Judge, deadline_s: float | None,
+           levers: tuple[str, ...]) -> Advice:
     """The recommended change for ``results`` (the gate's runs), found as the module's notes say:
     each round runs every candidate the latest runs' figures point to on top of the changes kept
     so far, and keeps the one the model ranks best while it improves the prediction."""
@@ -324,11 +347,9 @@ def _tried(results: list[RunResult], source: RunResult, failed_rules: set[str], 
         tried_now = []
         for change in found:
             changes = _on(best.changes, change)
-            if tried:
-                tried(", ".join(c.label for c in changes))
             try:
-                runs = trial(tuple(v for c in changes for v in c.overrides))
-            except ScenarioError:   # a combination the scenario refuses (e.g. with another of its settings)
+                runs = run(changes)
+            except ScenarioError:   # a combination the scenario refuses
                 continue
             tried_now.append(predict(changes, runs, judge, deadline_s))
         better = sorted((p for p in tried_now if p.rank() < best.rank()), key=Prediction.rank)

@@ -46,14 +46,20 @@ def thresholds_of(scenario: dict) -> Gate:
     return Gate(**{key: check[key] for key in Gate.__dataclass_fields__ if check.get(key) is not None})
 
 
+POLICY_RULE = "policy."   # the prefix of a policy's rules among the gate's (reports.policy_gate)
+
+
 def outcome_of(verdicts: Iterable[tuple[str, str]]) -> str:
-    """The gate's outcome from its verdicts' (rule, status): FAIL when a rule failed, else NOTHING_TO_JUDGE
-    when the neighbours' rule was skipped or is not there, else PASS. A gate result file is judged by
-    this from its rules, never by the verdict it stores."""
+    """The gate's outcome from its verdicts' (rule, status): NOTHING_TO_JUDGE when the neighbours' rule was
+    skipped or is not there, whatever the brokers' rules said (their limits stand for the neighbours'
+    latency: with none to keep quiet, a broker's CPU fails nobody), unless a policy's rule failed; else
+    FAIL when a rule failed, else PASS. A gate result file is judged by this from its rules, never by
+    the verdict it stores."""
     statuses = dict(verdicts)
-    if FAIL in statuses.values():
+    judged = statuses.get("neighbour_sla") not in (None, SKIPPED)
+    if any(status == FAIL and (judged or rule.startswith(POLICY_RULE)) for rule, status in statuses.items()):
         return FAIL
-    return PASS if statuses.get("neighbour_sla") not in (None, SKIPPED) else NOTHING_TO_JUDGE
+    return PASS if judged else NOTHING_TO_JUDGE
 
 
 @dataclass(frozen=True)
@@ -326,11 +332,13 @@ class GateReport:
             return "\n".join([f"PASS {title}: {self.count(PASS)} of {len(self.verdicts)} rules passed{tail}"
                               + (f": {margins}" if margins else ""), *sources,
                               *([f"  {self.marginal}"] if self.marginal else [])])
-        if self.outcome == NOTHING_TO_JUDGE:
-            why = str(self.unjudged_reason)
-            return (f"NOTHING TO JUDGE {title}: {why}, so no neighbour's SLA holds the load; "
-                    f"{self.count(PASS)} of {len(self.verdicts)} rules passed{tail}" + (f": {margins}" if margins else "")
-                    + f"\n  next: {_NEXT.get(why, _NEXT[NO_NEIGHBOURS])}")
+        if self.outcome == NOTHING_TO_JUDGE:   # said first, and nothing recommended: no SLA says what a change must keep
+            why, failed = str(self.unjudged_reason), self.count(FAIL)
+            return "\n".join([f"NOTHING TO JUDGE {title}: {why}, so no neighbour's SLA holds the load; "
+                               f"{self.count(PASS)} of {len(self.verdicts)} rules passed" + (f", {failed} failed" if failed else "")
+                               + tail + (f": {margins}" if margins else ""),
+                               *(f"  {v.rule}: {v.reason}" for v in self.verdicts if v.failed),
+                               f"  next: {_NEXT.get(why, _NEXT[NO_NEIGHBOURS])}"])
         lines = [f"FAIL {title}: {self.count(FAIL)} of {len(self.verdicts)} rules failed{tail}",
                  *(f"  {v.rule}: {v.reason}" for v in self.verdicts if v.failed),
                  *sources,
@@ -369,8 +377,7 @@ def slas_of(results: list[RunResult]) -> tuple[tuple[str, str, tuple[float, ...]
 def check(result: RunResult, thresholds: Gate = Gate()) -> GateReport:
     """Apply every rule; when one fails, add the changes the result's own figures point to."""
     verdicts = tuple(_apply(rule, result, thresholds) for rule in RULES)
-    failed = {v.rule for v in verdicts if v.failed}
-    advice = ((UNTRIED,) if failed else ())
+    advice = (UNTRIED,) if outcome_of((v.rule, v.status) for v in verdicts) == FAIL else ()
     return GateReport(scenario=str(result.scenario.get("name", "scenario")), evaluator=result.evaluator,
                       seed=result.seed, thresholds=thresholds, verdicts=verdicts, recommendations=advice,
                       slas=slas_of([result]), sla_sources=tuple(words.sla_sources(result.scenario)))
@@ -421,7 +428,7 @@ def check_runs(results: list[RunResult], thresholds: Gate = Gate(), trial: Trial
 def _check_runs(results: list[RunResult], thresholds: Gate, trial: Trial | None,
                 tried: Callable[[str], None] | None, levers: tuple[str, ...]) -> GateReport:
     reports = [check(result, thresholds) for result in results]
-    failing = next((report for report in reports if report.failed), None)
+    failing = next((report for report in reports if report.outcome == FAIL), None)   # none when nothing is judged
     advice, paste, needs, change = (failing.recommendations if failing else ()), (), "", ()
     if failing and trial is not None:
         failed = {v.rule for v in failing.verdicts if v.failed}

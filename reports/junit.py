@@ -4,8 +4,9 @@ The XML follows the schema those systems read (Jenkins' junit-10.xsd, after Mave
 tests validate against it): one testsuite ``quietload.check`` with its ``timestamp`` and ``time``
 (``testsuites`` carries no ``skipped``, which that schema has no place for); one testcase per
 rule, named after the rule, with the scenario as its class; a failed rule carries its reason as
-the failure message and, in the failure's body, the reason and the recommended change (what CI
-pages show a reader); a skipped rule its reason as the skip message. A gate with nothing to judge
+the failure message and body; a skipped rule its reason as the skip message. The recommended
+change (one for the whole gate, not for each failed rule) and its lines to paste are said once, in
+the suite's ``system-out``, and each failure's body points there. A gate with nothing to judge
 (no neighbour measured during the load) says so in its skipped neighbour_sla case and in the
 suite's ``outcome`` property; check's exit code 3 is what stops the pipeline.
 """
@@ -21,8 +22,14 @@ SUITE = "quietload.check"
 
 
 def _failure_body(reason: str, report: GateReport) -> str:
-    advice = ["", "recommended change", *(f"- {line}" for line in report.recommendations)] if report.recommendations else []
-    return "\n".join([reason, *advice])
+    return reason + ("\n\nthe recommended change, for every failed rule: the suite's system-out" if report.recommendations else "")
+
+
+def _suite_output(report: GateReport) -> str:
+    """The recommended change and its lines to paste, as the gate renders them."""
+    paste = ([f"to paste{', if ' + report.paste_needs + ' agrees' if report.paste_needs else ''}",
+              *(f"  {line}" for line in report.paste)] if report.paste else [])
+    return "\n".join(["recommended change", *(f"- {line}" for line in report.recommendations), *paste])
 
 
 def junit_xml(report: GateReport, started: datetime | None = None, seconds: float = 0.0) -> str:
@@ -49,6 +56,8 @@ def junit_xml(report: GateReport, started: datetime | None = None, seconds: floa
             ET.SubElement(case, "skipped", {"message": f"{NOTHING_TO_JUDGE}: {verdict.reason}" if unjudged else verdict.reason})
         else:
             ET.SubElement(case, "system-out").text = verdict.reason
+    if report.recommendations:
+        ET.SubElement(suite, "system-out").text = _suite_output(report)
     ET.indent(root, space=" ")
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 

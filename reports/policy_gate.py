@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from reports.gate import FAIL, PASS, GateReport, Verdict
+from reports.gate import FAIL, PASS, POLICY_RULE, GateReport, Verdict
 from tuner.snippets import kafka_configs_lines
 from workloads.policy import Breach, JobClass, Policy, job_identity, jobs_judged, judge
 from workloads.tuning import KNOBS
-
-POLICY_RULE = "policy."   # the prefix of the policy's rules among the gate's
-
 
 def _verdict(breach: Breach, several: bool) -> Verdict:
     return Verdict(POLICY_RULE + breach.rule, PASS if breach.kept else FAIL, breach.sentence,

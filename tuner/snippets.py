@@ -1,5 +1,6 @@
 """Ready-to-paste text for a recommendation: the PySpark write, the AWS Glue ``DynamicFrame``
-write, and the ``kafka-configs.sh`` quota line; and the knob values rounded to what a person
+write, the producer's settings as a ``producer.properties`` file with the ``kafka-producer-perf-test.sh``
+line that checks them, and the ``kafka-configs.sh`` quota line; and the knob values rounded to what a person
 types (``131072``, not ``125416``).
 
 Producer properties are not Spark confs: Spark's Kafka sink hands every ``kafka.``-prefixed
@@ -143,6 +144,26 @@ def glue_code(params: dict[str, Any], key: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+RECORD_BYTES_PLACEHOLDER = "<record-bytes>"
+
+
+def producer_properties(params: dict[str, Any]) -> list[str]:
+    """The producer's settings as Kafka's own producer reads them (``--producer.config``): the writer
+    options without Spark's ``kafka.`` prefix, so a pick can be checked with ``kafka-producer-perf-test.sh``
+    before the job ships."""
+    options = _producer_options(params)
+    if not options:
+        return []
+    return [f"bootstrap.servers={BOOTSTRAP_PLACEHOLDER}", *(f"{name.removeprefix('kafka.')}={value}" for name, value in options)]
+
+
+def perf_test_command() -> str:
+    """Kafka's producer benchmark on ``producer.properties``: ``--throughput -1`` appends as fast as it can,
+    as a Spark task does (a rate limit would send each burst in its own request)."""
+    return (f"kafka-producer-perf-test.sh --producer.config producer.properties --topic {TOPIC_PLACEHOLDER} "
+            f"--num-records 1000000 --record-size {RECORD_BYTES_PLACEHOLDER} --throughput -1")
+
+
 def kafka_configs_lines(params: dict[str, Any], client_id: str = QUOTA_CLIENT_ID) -> list[str]:
     """The client quota for the job's client.id, set on the brokers."""
     quota = {name: value for name, value in params.items() if KNOBS[name].quota and value is not None}
@@ -217,6 +238,7 @@ def snippets(params: dict[str, Any], key: str | None = None, scenario: Any = Non
         "spark_writer_options": [f'.option({_literal(name)}, {_literal(value)})' for name, value in _producer_options(params)],
         "spark_submit_conf": [],
         "kafka_configs": kafka_configs_lines(params),
+        "producer_properties": producer_properties(params),
     }
 
 
@@ -229,6 +251,11 @@ def render_snippets(parts: dict[str, Any]) -> str:
              parts["glue_dynamic_frame"].rstrip("\n"), "",
              "# spark-submit --conf / AWS Glue --conf job parameter: Spark confs only; none of these knobs is one"]
     lines += [f"--conf {conf}" for conf in parts["spark_submit_conf"]]
+    if parts.get("producer_properties"):
+        lines += ["", "# producer.properties: the same settings as Kafka's own producer reads them, to check the pick",
+                  f"# with kafka-producer-perf-test.sh before the job ships. Replace {BOOTSTRAP_PLACEHOLDER}, {TOPIC_PLACEHOLDER} and",
+                  f"# {RECORD_BYTES_PLACEHOLDER} (a record's value, as the job writes it); add your clients' security settings.",
+                  "cat > producer.properties <<'EOF'", *parts["producer_properties"], "EOF", perf_test_command()]
     if parts["kafka_configs"]:
         lines += ["", f"# client quota on the brokers, for the job's client.id {QUOTA_CLIENT_ID}; BOOTSTRAP_SERVERS",
                   "# holds the brokers' host:port list;",

@@ -41,7 +41,7 @@ class KnobRange:
     def describe(self) -> str:
         if self.knob.kind == "choice":
             return "{" + ", ".join(self.knob.render(c) for c in self.choices) + "}"
-        return f"{self.knob.render(self.low)} .. {self.knob.render(self.high)}{' (log)' if self.knob.log else ''}"
+        return self.knob.render_range(self.low, self.high)
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class SearchSpace:
 
 
 def render_value(name: str, value: Any) -> str:
-    """The value as people read it: ``1.0 MB``, ``50 ms``, ``20.0 MB/s``."""
+    """The value as people read it: ``1.0 MB``, ``50 ms``, ``20.0 MB/s per broker``."""
     return KNOBS[name].render(value)
 
 

@@ -72,6 +72,7 @@ class Knob:
     command: str = ""              # the command that makes it ({value}: its property value), not a configuration line
     searched: bool = True          # in its lever class's default search (else only when ``tune.knobs`` names it)
     hardware: bool = False         # a change of the cluster's machines (brokers, their type), priced by the vCPUs it adds
+    per: str = ""                  # what one value applies to, said after it ("per broker": Kafka meters a quota on each)
 
     @property
     def override_key(self) -> str:
@@ -90,8 +91,13 @@ class Knob:
         return value
 
     def render(self, value: Any) -> str:
-        """As people read it: ``1.0 MB``, ``50 ms``, ``20.0 MB/s``."""
-        return _rendered(self.unit, value)
+        """As people read it: ``1.0 MB``, ``50 ms``, ``20.0 MB/s per broker``."""
+        return _rendered(self.unit, value) + (f" {self.per}" if self.per and value is not None else "")
+
+    def render_range(self, low: Any, high: Any) -> str:
+        """``5.0 MB/s .. 250.0 MB/s (log)``: a stored study's identity, so without ``per`` (the words
+        of a value's reading change; a study stored before must still resume)."""
+        return f"{_rendered(self.unit, low)} .. {_rendered(self.unit, high)}{' (log)' if self.log else ''}"
 
     def property_value(self, value: Any) -> str:
         """As Kafka's or Spark's configuration takes it: ``131072``, ``zstd``, ``20971520``."""
@@ -175,7 +181,7 @@ KNOBS: dict[str, Knob] = {knob.name: knob for knob in (
          "range", f.positive_int, bounds=lambda s: (1, MAX_IN_FLIGHT_MAX)),
     # per broker: from a sliver of the broker's NIC to a fifth of it
     Knob("producer_byte_rate", ("batch", "quota", "producer_byte_rate"), "range", _quota_value("producer_byte_rate"),
-         lever="quota", unit="byte_rate", log=True, integer=False,
+         lever="quota", unit="byte_rate", log=True, integer=False, per="per broker",
          bounds=lambda s: (float(max(MB, round(s.cluster.broker.nic_bandwidth / 250))),
                            float(round(s.cluster.broker.nic_bandwidth / 5)))),
     # % of one thread's time per quota window (Kafka: may exceed 100)

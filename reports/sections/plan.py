@@ -16,8 +16,9 @@ DEFINITIONS = (
     "A point: concurrent loads of the job, each on its executors' cores (its ingest rate), its files' GB each. "
     "Ingest (GB/h) = GB loaded over load_seconds (first load's start to last load's end) x 3600. "
     "Within SLA: every neighbour's p99 during the load at most its SLA. Headroom: the largest ingest within SLA "
-    "over the ingest of the scenario's own load on the current cluster; under 1.10x it is none (the same load at "
-    "another timing), \">=\" where no point went over SLA.")
+    "over the ingest of the scenario's own load on the current cluster; under 1.10x there is no room beyond the "
+    "current plan (the same load at another timing): \"at the limit\" where the current plan is within SLA, else "
+    "none; \">=\" where no point went over SLA.")
 
 ROOM = 1.10    # a capacity under 10 % above the current ingest is the same load at another timing, not room
 
@@ -62,8 +63,8 @@ def _breach(option: dict) -> str:
 def _headroom(option: dict) -> str:
     if option["max_ingest_gb_per_hour"] is None or option["headroom"] is None:
         return "-"   # no point within SLA: the headroom is unknown, not zero
-    if option["headroom"] < ROOM:
-        return f"none ({option['headroom']:.2f}x)"
+    if option["headroom"] < ROOM:   # no room beyond the current plan, said as the current plan's column says it
+        return f"{'at the limit' if option['current_plan_feasible'] else 'none'} ({option['headroom']:.2f}x)"
     return (">= " if option.get("headroom_at_least") else "") + f"{option['headroom']:.2f}x"
 
 
@@ -92,9 +93,12 @@ def next_step(plan: dict) -> str:
     if current is None:
         return "nothing planned on the current cluster"
     if not plan["current_plan"]["feasible"]:
-        if holding:
-            return ", ".join(o["name"] for o in holding) + " keep" + ("s" if len(holding) == 1 else "") + \
-                " the current plan within SLA: make that change, or run less at once"
+        if holding:   # each what-if was tried alone: alternatives, not one change
+            named = [o["name"] + (" (see its caveat)" if o.get("caveat") else "") for o in holding]
+            if len(named) == 1:
+                return f"{named[0]} keeps the current plan within SLA: make that change, or run less at once"
+            return (f"each of {', '.join(named[:-1])} or {named[-1]} keeps the current plan within SLA on its own: "
+                    "make one of those changes, or run less at once")
         if current["max_point"]:
             return (f"the current cluster holds {_where(current['max_point'])} ({_gbh(current['max_ingest_gb_per_hour'])}): "
                     "run no more at once, or change the job's settings (quietload check SCENARIO)")
@@ -119,7 +123,8 @@ def _headline(plan: dict) -> list[str]:
     cur = plan["current_plan"]
     runs = len(plan["points"])
     seeds = _seeds(plan)
-    runs_of = format_seeds(seeds) + (", each point at its worst" if len(seeds) > 1 else "")
+    runs_of = format_seeds(seeds) + (", each point at its worst" if len(seeds) > 1 else
+                                     "; --repeat N judges each point on N seeds")
     refined = sum(1 for p in plan["points"] if p.get("refined"))
     bisected = f", {refined} of them bisecting capacities between grid points" if refined else ""
     return [f"{plan['scenario']} plan ({plan['evaluator']}, {runs_of}): {len(plan['options'])} cluster option(s), "
@@ -130,7 +135,9 @@ def _headline(plan: dict) -> list[str]:
 
 def _after_table(plan: dict) -> list[str]:
     found = bounds(plan)
-    return [*(["not bracketed:", *(f"  {line}" for line in found)] if found else []), f"next: {next_step(plan)}"]
+    caveats = [f"{o['name']}: {o['caveat']}" for o in plan["options"] if o.get("caveat")]
+    return [*(["not bracketed:", *(f"  {line}" for line in found)] if found else []),
+            *(["caveat:", *(f"  {line}" for line in caveats)] if caveats else []), f"next: {next_step(plan)}"]
 
 
 def render_plan_table(plan: dict) -> str:

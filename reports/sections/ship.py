@@ -33,7 +33,8 @@ def who(lever: str) -> str:
 
 def _value(name: str, value: Any) -> str:
     quota = KNOBS[name].lever == "quota"   # Kafka holds a client to its quota on each broker
-    return KNOBS[name].render(value) + (" per broker" if quota else "")
+    shown = KNOBS[name].render(value)
+    return shown + (" per broker" if quota and not shown.endswith(" per broker") else "")
 
 
 def changes(params: dict[str, Any]) -> list[str]:

@@ -53,7 +53,9 @@ def headline(study: dict) -> list[str]:
 
 def knob_value(name: str, value: object) -> str:
     """A knob's value for reading; a quota's per broker, as Kafka holds a client to it on each broker."""
-    return render_value(name, value) + (" per broker" if name in KNOBS and KNOBS[name].lever == "quota" else "")
+    shown = render_value(name, value)
+    quota = name in KNOBS and KNOBS[name].lever == "quota"
+    return shown + (" per broker" if quota and not shown.endswith(" per broker") else "")
 
 
 def pick_knob_rows(study: dict) -> list[list[str]]:

@@ -12,9 +12,9 @@ COMPILED = use_compiled(__path__, "simulator.contract")   # the histograms, comp
 from simulator.contract.errors import ResultError
 from simulator.contract.figures import BatchSizeFigures, BrokerFigures, JobFigures, Summary, TenantFigures
 from simulator.contract.histograms import LatencyHistogram, SizeHistogram, batch_size_section
-from simulator.contract.names import file_part, result_path, scenario_path, spread_path
+from simulator.contract.names import file_part, result_path, scenario_path, scenario_stem, spread_path
 from simulator.contract.result import PERCENTILES, SCHEMA_VERSION, WINDOWS, RunResult, read_document
 
 __all__ = ["BatchSizeFigures", "BrokerFigures", "JobFigures", "LatencyHistogram", "PERCENTILES", "ResultError", "RunResult", "SCHEMA_VERSION",
            "SizeHistogram", "Summary", "TenantFigures", "WINDOWS", "batch_size_section", "file_part", "read_document",
-           "result_path", "scenario_path", "spread_path"]
+           "result_path", "scenario_path", "scenario_stem", "spread_path"]

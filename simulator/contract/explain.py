@@ -193,7 +193,7 @@ def quota_hold(s: Summary, producer_byte_rate: float | None, request_percentage:
         + ([f"request_percentage quota of {request_percentage:g} % of a handler thread"] if request_percentage else [])
     if not bounds:
         return None
-    return (f"The brokers held the job to its {' and '.join(bounds)} each: they throttled it for "
+    return (f"The brokers held the job to its {' and '.join(bounds)} on each broker: they throttled it for "
             f"{s.quota_throttle_s:.1f} s in all (muting its connections), and the load took {s.load_seconds:.1f} s.")
 
 

@@ -148,13 +148,15 @@ _STUDY = {
 _POINT = {"load_gb!": "L", "loads!": "I", "spacing_s!": "C"}
 _TENANT_P99 = {"name!": "S", "p99_ms_during!": "L", "sla_p99_ms!": "L"}
 _PLAN = {
-    "scenario": "S", "evaluator": "S", "seed": "I", "seeds": ["I"], "refine_steps": "C", "slas": ["S"],
+    "scenario": "S", "source": "S", "overrides": ["S"], "evaluator": "S", "seed": "I", "seeds": ["I"], "refine_steps": "C",
+    "slas": ["S"],
     "grid": {"load_gb": ["L"], "loads": ["I"], "spacing_s": ["C"]},
     "current_plan": {**_POINT, "ingest_gb_per_hour": "C", "feasible": "B"},
     "options": [{"name!": "S", "changes": {}, "max_ingest_gb_per_hour!": "C", "max_point": ("?", _POINT),
                  "first_breach!": ("?", {"tenant": "S", "p99_ms_during": "L", "sla_p99_ms": "L", "ingest_gb_per_hour": "C",
                                          **_POINT}),
-                 "headroom!": "C", "headroom_at_least": "B", "ingest_tried_gb_per_hour": ["C"], "current_plan_feasible!": "B"}],
+                 "headroom!": "C", "headroom_at_least": "B", "ingest_tried_gb_per_hour": ["C"], "current_plan_feasible!": "B",
+                 "caveat": "S"}],
     "points": [{"option!": "S", **_POINT, "current_plan!": "B", "ingest_gb_per_hour!": "C", "produce_requests!": "C",
                 "load_seconds!": "C", "feasible!": "B", "seeds_run": "I",
                 "tenants!": [_TENANT_P99]}]}

@@ -2,6 +2,8 @@
 (its scenario, what kind of file it is, the ``--set`` overrides, the seed), so that a run with
 other settings never overwrites another's, and every part is safe in a file name.
 
+A run is named after its scenario's file (``scenario_stem``), not the ``name:`` inside it: an
+edited copy of a scenario keeps the original's ``name:`` and would otherwise replace its results.
 ``<scenario>[-<kind>][-<overrides>]-seed<N>.json`` for a run
 (``paypay-glue-2gb-linger.ms=10-compression.type=zstd-seed1.json``), ``-spread-seed<N>-<M>.json``
 for the spread of several, ``<scenario>-<what>`` for a scenario's plan, study, recommendation,
@@ -26,6 +28,12 @@ _NAME_MAX = 120
 def file_part(text: str) -> str:
     """``text`` as a part of a file name."""
     return re.sub(r"[^A-Za-z0-9._=-]+", "-", text).strip("-")
+
+
+def scenario_stem(scenario_file: str | Path) -> str:
+    """What a scenario file's runs are named after: its file name without the extension
+    (``workloads/catalog/paypay-glue-2gb.yaml`` -> ``paypay-glue-2gb``)."""
+    return file_part(Path(scenario_file).stem)
 
 
 def _overrides_label(overrides: list[str] | tuple[str, ...]) -> str:
@@ -58,7 +66,8 @@ def spread_path(scenario_name: str, overrides: list[str] | tuple[str, ...], firs
     return directory / f"{_stem(scenario_name, overrides, kind)}-spread-seed{first_seed}-{last_seed}.json"
 
 
-def scenario_path(scenario_name: str, what: str, directory: Path = RESULTS) -> Path:
-    """``<directory>/<scenario>-<what>``: a file of the scenario's as a whole, e.g. ``plan.json``,
-    ``study.json``, ``recommendation.yaml``."""
-    return directory / f"{file_part(scenario_name)}-{what}"
+def scenario_path(scenario_name: str, what: str, directory: Path = RESULTS,
+                  overrides: list[str] | tuple[str, ...] = ()) -> Path:
+    """``<directory>/<scenario>[-<overrides>]-<what>``: a file of the scenario's as a whole, e.g.
+    ``plan.json``, ``study.json``, ``recommendation.yaml``."""
+    return directory / f"{_stem(scenario_name, overrides, '')}-{what}"

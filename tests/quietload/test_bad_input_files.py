@@ -174,6 +174,12 @@ def _made(name: str, make, *args: str):
     return arguments
 
 
+def _run_of(source: str, *overrides: str):
+    """What writes, at a path, a result file's fields that name its run (its scenario file, its --set values)."""
+    return lambda name: Path(name).write_text(json.dumps({"scenario": {"name": "small", "source": source},
+                                                          "overrides": list(overrides)}))
+
+
 INPUTS = {
     "import --out the Glue job": (lambda t: ["import", "--glue-job", str(t / "job.json"), "--out", str(t / "job.json")],
                                   "--out: {t}/job.json is the file --glue-job reads; name another"),
@@ -197,14 +203,22 @@ INPUTS = {
                                     "--out: {t}/report.json is the file the report reads"),
     "tune --out over its scenario": (_tuned, "--out: {t}/small-tuned.yaml is the file SCENARIO reads"),
     # the files a command names itself (results/...) are held to the same rule as those named with an option
-    "simulate's default result over its scenario": (_kept_at("results/small-seed1.json", "simulate"),
-                                                    "--json: results/small-seed1.json is the file SCENARIO reads; name another"),
-    "simulate --repeat's second result over its scenario": (_kept_at("results/small-seed2.json", "simulate", "--repeat", "2"),
-                                                            "--json: results/small-seed2.json is the file SCENARIO reads"),
-    "plan's default plan over its scenario": (_kept_at("results/small-plan.json", "plan"),
-                                              "--json: results/small-plan.json is the file SCENARIO reads"),
-    "plan's default CSV over its scenario": (_kept_at("results/small-plan.csv", "plan"),
-                                             "--json: results/small-plan.csv is the file SCENARIO reads"),
+    # a result is named after its scenario's file: another file's run, or what is no run, is never replaced
+    "simulate's default result another s.yaml's": (_made("results/s-seed1.json", _run_of("elsewhere/s.yaml"), "simulate"),
+                                                   "--json: results/s-seed1.json holds a run of elsewhere/s.yaml, not of {t}/s.yaml; "
+                                                   "name another file with --json or remove it"),
+    "simulate's default result the same file's with other --set": (
+        _made("results/s-seed1.json", _run_of("s.yaml", "windows.before=1s"), "simulate"),
+        "--json: results/s-seed1.json holds a run of s.yaml with --set windows.before=1s, not of {t}/s.yaml;"),
+    "simulate --repeat's second result no run": (_made("results/s-seed2.json", lambda n: Path(n).write_text("notes"),
+                                                       "simulate", "--repeat", "2"),
+                                                 "--json: results/s-seed2.json holds no run, not of {t}/s.yaml;"),
+    "plan's default plan another s.yaml's": (
+        _made("results/s-plan.json", lambda n: Path(n).write_text(json.dumps({"scenario": "small", "source": "elsewhere/s.yaml"})),
+              "plan"),
+        "--json: results/s-plan.json holds a plan of elsewhere/s.yaml, not of {t}/s.yaml; name another file with --json or remove it"),
+    "plan's default CSV a directory": (_made("results/s-plan.csv", os.makedirs, "plan"),
+                                       "--json: results/s-plan.csv is a directory; name a file"),
     "tune's default tuned scenario over its scenario": (_kept_at("results/small-tuned.yaml", "tune", "--trials", "1"),
                                                         "--out: results/small-tuned.yaml is the file SCENARIO reads"),
     "plan --schedule's default schedule over its scenario": (_kept_at("results/small-schedule.json", "plan", "--schedule"),

@@ -69,3 +69,18 @@ def test_a_command_that_proves_or_plans_for_no_neighbour_has_nothing_to_judge(ca
         "the load must keep quiet in the scenario's tenants: (quietload import finds them in the cluster's metrics with "
         "--cloudwatch or --prometheus)"]
     assert [p.name for p in tmp_path.iterdir()] == ["s.yaml"]
+
+
+def test_check_without_neighbours_says_nothing_to_judge_first_and_tries_no_change_even_when_a_broker_rule_fails(tmp_path):
+    """A broker busier than --cpu-max fails nobody when no neighbour is on the cluster: exit 3, no advice run."""
+    write_yaml(tmp_path, "s.yaml", changed("dataset|files|0|size", "128MB", changed("tenants", [])))   # 3 s of load
+    checked = _invoke("check", str(tmp_path / "s.yaml"), "--cpu-max", "0", "--json", str(tmp_path / "check.json"))
+    assert checked.exit_code == 3, checked.output
+    first, failed, following = checked.stdout.splitlines()
+    assert first.startswith("NOTHING TO JUDGE small (model, seed 1): no neighbours in this scenario, so no neighbour's "
+                            "SLA holds the load; 2 of 5 rules passed, 1 failed, 2 skipped: ")
+    assert failed.startswith("  broker_cpu: broker CPU during the load above 0 %: broker 0 ")
+    assert following.startswith("  next: list the neighbours")
+    assert "check: trying" not in checked.stderr   # no change run on the model
+    gate = json.loads((tmp_path / "check.json").read_text())
+    assert (gate["outcome"], gate["recommendations"], gate["paste"]) == ("nothing to judge", [], [])

@@ -41,7 +41,7 @@ def test_plan_prints_each_cluster_options_capacity_and_writes_the_plan(planned):
     result, out = planned
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == "paypay-glue-2gb-fixed plan (model, seed 1): 3 cluster option(s), 9 runs"
+    assert lines[0] == "paypay-glue-2gb-fixed plan (model, seed 1; --repeat N judges each point on N seeds): 3 cluster option(s), 9 runs"
     assert lines[1].startswith("current plan: 1 load x 16 cores, 0.5 GB each: ") and lines[1].endswith(" OVER SLA")
     assert [line.split()[0] for line in lines[3:7]] == ["cluster", "current", "brokers=6", "broker_down"]
     assert lines[-1] == f"wrote {out / 'plan.json'}, {out / 'plan.csv'}"
@@ -125,3 +125,21 @@ def test_the_issue_s_plan_brackets_its_first_breach_in_cores_and_says_what_to_tr
     row = next(line for line in lines if line.startswith("current  "))
     assert "below the smallest point tried" not in row and f"none ({current['headroom']:.2f}x)" in row
     assert lines[-3].startswith("next: the current cluster holds 1 load x ")
+
+
+def test_a_plan_is_named_after_its_scenario_file_and_its_set_values_and_never_replaces_another_files(tmp_path, monkeypatch):
+    from _bad_input import BASE, write_yaml
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "copy").mkdir()
+    write_yaml(tmp_path, "s.yaml", BASE)
+    write_yaml(tmp_path / "copy", "s.yaml", BASE)
+    grid = ["--loads", "1", "--extend", "0", "--workers", "1"]
+    for extra in ([], ["--set", "windows.after=2s"], []):     # the third: a rerun replaces its own plan
+        assert _invoke("plan", "s.yaml", *extra, *grid).exit_code == 0
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == [
+        "s-plan.csv", "s-plan.json", "s-windows.after=2s-plan.csv", "s-windows.after=2s-plan.json"]
+    plan = json.loads((tmp_path / "results" / "s-windows.after=2s-plan.json").read_text())
+    assert (plan["source"], plan["overrides"]) == ("s.yaml", ["windows.after=2s"])
+    refused = _invoke("plan", "copy/s.yaml", *grid)
+    assert (refused.exit_code, refused.stderr.strip()) == (2, "error: --json: results/s-plan.json holds a plan of s.yaml, not of "
+                                                              "copy/s.yaml; name another file with --json or remove it")

@@ -127,7 +127,7 @@ def test_the_published_baseline_breaks_the_policy_on_linger_ms_and_its_quota_in_
     lines = result.stdout.splitlines()
     assert lines[0] == "FAIL paypay-glue-2gb (model, seed 1): 8 of 12 rules failed, 1 skipped"
     assert "  policy.linger.ms: batch: linger.ms=0 ms; class card-loads allows at least 10 ms" in lines
-    assert "  policy.producer_byte_rate: batch: producer_byte_rate=none; class card-loads allows at most 20.0 MB/s" in lines
+    assert "  policy.producer_byte_rate: batch: producer_byte_rate=none; class card-loads allows at most 20.0 MB/s per broker" in lines
     assert ("  - batch (the job's owner): to keep to class card-loads, linger.ms=10, compression.type=zstd, acks=all, "
             "enable.idempotence=true") in lines
     assert ("  kafka-configs.sh --bootstrap-server \"$BOOTSTRAP_SERVERS\" --command-config client.properties --alter "

@@ -4,6 +4,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
+from _bad_input import BASE as SMALL_SCENARIO, changed, write_yaml
 from quietload.cli import app
 from workloads import CATALOG
 
@@ -146,3 +147,21 @@ def test_a_set_run_writes_its_own_file_beside_the_baseline(tmp_path, monkeypatch
     assert runs[0]["overrides"] == SMALL[1::2] + ["batch.producer.linger.ms=10", "batch.producer.compression.type=zstd"]
     assert runs[1]["overrides"] == SMALL[1::2]
     assert runs[0]["summary"]["produce_requests"] != runs[1]["summary"]["produce_requests"]
+
+
+def test_results_are_named_after_the_scenario_file_and_never_replace_another_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "copy").mkdir()
+    write_yaml(tmp_path, "small.yaml", SMALL_SCENARIO)
+    write_yaml(tmp_path / "copy", "edited.yaml", changed("batch|producer|linger.ms", 50))   # its name: is still "small"
+    write_yaml(tmp_path / "copy", "small.yaml", SMALL_SCENARIO)
+    for scenario in ("small.yaml", "copy/edited.yaml", "small.yaml"):   # a rerun of one file replaces its own run
+        assert _simulate(scenario).exit_code == 0
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == ["edited-seed1.json", "small-seed1.json"]
+    kept = (tmp_path / "results" / "small-seed1.json").read_bytes()
+    assert json.loads(kept)["scenario"]["source"] == "small.yaml"
+    refused = _simulate("copy/small.yaml")   # another file of the same stem: refused before any run, the first kept
+    assert refused.exit_code == 2
+    assert refused.stderr.strip() == ("error: --json: results/small-seed1.json holds a run of small.yaml, not of copy/small.yaml; "
+                                      "name another file with --json or remove it")
+    assert (tmp_path / "results" / "small-seed1.json").read_bytes() == kept

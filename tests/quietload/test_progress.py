@@ -2,6 +2,8 @@
 seconds elsewhere, and a closing line either way. The clock is a fake one the test moves."""
 import io
 
+import pytest
+
 from quietload.progress import best_feasible, plan_progress, simulation_progress, study_progress
 
 
@@ -91,3 +93,23 @@ def test_the_held_out_validation_has_its_own_lines_with_an_eta():
         "tuning tiny: trial 0 on 20 held-out seeds: held",
         "tuning tiny: 8 held-out runs in 7.0 s",
     ]
+
+
+def test_the_eta_is_the_median_measured_time_of_a_unit_times_the_units_left():
+    """Two trials that run to the end (8 s), then trials that stop at their verdict (0.2 s): after three
+    of those, the ETA follows them, not a rate that still holds the slow ones."""
+    stream, clock = io.StringIO(), Clock()
+    study, _ = study_progress("tuning tiny", stream=stream, clock=clock, every_s=5.0)
+    study.update(1, 100, best_feasible(None))    # the first trial starts the clock: its time is not measured
+    assert study.remaining_s is None
+    for took in (8.0, 8.0):
+        clock.now += took
+        study.update(study.done + 1, 100)
+    assert study.unit_s == [8.0, 8.0] and study.remaining_s == 97 * 8.0
+    for _ in range(3):
+        clock.now += 0.2
+        study.update(study.done + 1, 100)
+    assert study.remaining_s == pytest.approx(94 * 0.2)
+    clock.now += 0.5
+    study.update(study.done, 100, best_feasible(None, running="trial 6, seed 1: 3 s simulated"))   # no unit done: no change
+    assert study.remaining_s == pytest.approx(94 * 0.2)

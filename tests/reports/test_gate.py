@@ -348,3 +348,17 @@ def test_a_gate_result_records_each_neighbours_sla_as_stated_and_in_ms_on_each_s
     assert gate["slas"] == [{"name": "payment-api", "sla_p99": "1.5x", "sla_p99_ms": [1.5 * 8.56, 1.5 * 8.4]},
                             {"name": "fraud-scoring", "sla_p99": "10ms", "sla_p99_ms": [10.0, 10.0]}]
     assert (gate["change"], gate["paste_needs"]) == ([], "")
+
+
+def test_each_set_of_changes_runs_and_is_said_once_though_the_wider_levers_search_it_again():
+    calls, said = [], []
+
+    def trial(overrides):
+        calls.append(overrides)
+        return [_run(_predicted(700.0 if "batch.producer.acks=all" in overrides else 60.0, 1000))]
+    run = _run()
+    failed = {v.rule for v in check(run).verdicts if v.failed}
+    advice = tried_advice([run], run, failed, trial, lambda runs: failed_rules(runs, DEFAULTS), tried=said.append)
+    assert not advice.passing and len(calls) > 1
+    assert sorted(calls) == sorted(set(calls))    # the job,quota search's sets, not run again by the wider one
+    assert len(said) == len(calls) and said[0] == "linger.ms=10"

@@ -36,9 +36,22 @@ def test_neighbours_that_sent_nothing_during_the_load_are_nothing_to_judge_with_
     assert report.render().splitlines()[1] == "  next: give the neighbours a rate at which they send during the load, or a longer load"
 
 
-def test_a_broken_broker_rule_still_fails_without_neighbours():
+def test_a_broken_broker_rule_without_neighbours_is_still_nothing_to_judge_said_first_and_nothing_recommended():
+    """The brokers' limits stand for the neighbours' latency: with none, a busy broker fails nobody."""
     report = _report(Verdict("neighbour_sla", SKIPPED, NO_NEIGHBOURS),
                      Verdict("broker_cpu", FAIL, "broker CPU during the load above 60 %: broker 0 72.0 %"))
+    assert (report.outcome, report.exit_code, report.recommendations) == (NOTHING_TO_JUDGE, 3, ())
+    assert report.render().splitlines() == [
+        "NOTHING TO JUDGE glue (model, seed 1): no neighbours in this scenario, so no neighbour's SLA holds the load; "
+        "0 of 2 rules passed, 1 failed, 1 skipped",
+        "  broker_cpu: broker CPU during the load above 60 %: broker 0 72.0 %",
+        "  next: list the neighbours the load must keep quiet in the scenario's tenants: (quietload import finds them "
+        "in the cluster's metrics with --cloudwatch or --prometheus)"]
+
+
+def test_a_broken_policy_rule_fails_without_neighbours():
+    report = _report(Verdict("neighbour_sla", SKIPPED, NO_NEIGHBOURS), *BROKERS,
+                     Verdict("policy.linger.ms", FAIL, "linger.ms 0 under the class's floor of 10"))
     assert (report.outcome, report.exit_code) == (FAIL, 1)
 
 

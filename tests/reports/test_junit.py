@@ -1,3 +1,4 @@
+import dataclasses
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 from pathlib import Path
@@ -42,14 +43,16 @@ def test_one_suite_one_case_per_rule_with_failures_and_skips(tmp_path):
     failures = {c.get("name"): c.find("failure") for c in cases if c.find("failure") is not None}
     assert {name: f.get("message") for name, f in failures.items()} == {
         "neighbour_sla": VERDICTS[0].reason, "broker_cpu": VERDICTS[2].reason}
-    # the failure's body: its reason, then the recommended change, as a CI page shows it
-    assert failures["broker_cpu"].text == (VERDICTS[2].reason + "\n\nrecommended change\n"
-                                           "- set compression.type=zstd: <3.3 GB> & more")
+    # the failure's body: its reason, and where the one recommended change is, said once in the suite
+    assert failures["broker_cpu"].text == (VERDICTS[2].reason + "\n\nthe recommended change, for every failed rule: "
+                                           "the suite's system-out")
     assert cases[4].find("skipped").get("message") == VERDICTS[4].reason
     assert cases[1].find("system-out").text == VERDICTS[1].reason
     properties = {p.get("name"): p.get("value") for p in suite.find("properties")}
     assert properties == {"scenario": "paypay-glue-2gb", "evaluator": "model", "seed": "1", "outcome": "fail"}
-    assert suite.find("system-out") is None   # the advice is in the failures, not beside them
+    assert suite.find("system-out").text == "recommended change\n- set compression.type=zstd: <3.3 GB> & more"
+    assert ET.tostring(root, encoding="unicode").count("<3.3 GB>") == 0   # escaped, and
+    assert ET.tostring(root, encoding="unicode").count("&lt;3.3 GB&gt;") == 1   # said once, not once per failed rule
 
 
 def test_a_passing_report_has_no_failures_and_no_advice():
@@ -66,3 +69,11 @@ def test_the_schema_refuses_what_ci_systems_refuse():
     old = junit_xml(_report()).replace('<testsuites name="quietload" ', '<testsuites name="quietload" skipped="1" ')
     assert not SCHEMA.is_valid(old)
     assert not SCHEMA.is_valid(junit_xml(_report()).replace('time="0.000"', 'time="0.0001"'))
+
+
+def test_the_lines_to_paste_follow_the_change_once_with_who_must_agree():
+    report = dataclasses.replace(_report(), paste=('.option("kafka.linger.ms", "10")', "kafka-configs.sh --alter"),
+                                 paste_needs="the cluster's operator")
+    suite = ET.fromstring(junit_xml(report)).find("testsuite")
+    assert suite.find("system-out").text.splitlines()[2:] == [
+        "to paste, if the cluster's operator agrees", '  .option("kafka.linger.ms", "10")', "  kafka-configs.sh --alter"]

@@ -39,14 +39,15 @@ PLAN = {
 
 
 def test_the_table_shows_each_options_capacity_headroom_and_first_breach():
-    # the current cluster's 1.00x is no room (a bigger file, not more ingest), and the line after the table says what to try
+    # the current cluster's 1.00x is no room (a bigger file, not more ingest): at the limit of a plan within SLA;
+    # one seed per point, said with how to judge more; the line after the table says what to try
     assert render_plan_table(PLAN).splitlines() == [
-        "nightly plan (model, seed 1): 2 cluster option(s), 4 runs",
+        "nightly plan (model, seed 1; --repeat N judges each point on N seeds): 2 cluster option(s), 4 runs",
         "current plan: 1 load x 16 cores, 1 GB each: 400 GB/h on the current cluster, within SLA",
         "",
-        "cluster option  max ingest within SLA  reached at                    headroom      current plan  first breach",
-        "current         400 GB/h               1 load x 16 cores, 1 GB each  none (1.00x)  within SLA    api p99 10.04 ms > SLA 10.00 ms at 410 GB/h (1 load x 16 cores, 2 GB each)",
-        "brokers=6       800 GB/h               1 load x 16 cores, 2 GB each  2.00x         within SLA    none: the capacity is beyond the largest point tried",
+        "cluster option  max ingest within SLA  reached at                    headroom              current plan  first breach",
+        "current         400 GB/h               1 load x 16 cores, 1 GB each  at the limit (1.00x)  within SLA    api p99 10.04 ms > SLA 10.00 ms at 410 GB/h (1 load x 16 cores, 2 GB each)",
+        "brokers=6       800 GB/h               1 load x 16 cores, 2 GB each  2.00x                 within SLA    none: the capacity is beyond the largest point tried",
         "",
         "next: no room beyond the current plan on the current cluster; brokers=6 takes up to 1 load x 16 cores, 2 GB each (2.00x)",
     ]
@@ -138,3 +139,21 @@ def test_next_names_the_what_if_that_holds_an_overloaded_plan_or_the_room_there_
     assert next_step(roomy) == "room on the current cluster up to 2 loads x 16 cores, 1 GB each (2.00x the current ingest)"
     nothing = {**over, "options": over["options"][:1]}
     assert next_step(nothing).startswith("no option tried holds even the smallest load: change the job's settings")
+
+
+def test_what_ifs_that_each_hold_the_plan_are_alternatives_and_a_caveat_is_said_with_its_option():
+    from reports.sections.plan import next_step
+    rf2 = {**PLAN["options"][1], "name": "replication.factor=2", "changes": {"cluster.replication.factor": 2},
+           "caveat": "min.insync.replicas is 2: with one broker down its partitions keep 1 in-sync replica, and acks=all "
+                     "produces to them fail (NOT_ENOUGH_REPLICAS)"}
+    current = {**PLAN["options"][0], "current_plan_feasible": False, "max_point": None, "max_ingest_gb_per_hour": None,
+               "headroom": 0.52}
+    over = {**PLAN, "current_plan": {**PLAN["current_plan"], "feasible": False},
+            "options": [current, PLAN["options"][1], {**PLAN["options"][1], "name": "broker_type=kafka.m5.xlarge"}, rf2]}
+    assert next_step(over) == (
+        "each of brokers=6, broker_type=kafka.m5.xlarge or replication.factor=2 (see its caveat) keeps the current plan "
+        "within SLA on its own: make one of those changes, or run less at once")
+    lines = render_plan_table(over).splitlines()
+    assert lines[-3:-1] == ["caveat:", "  replication.factor=2: " + rf2["caveat"]]
+    over_sla = {**PLAN["options"][0], "headroom": 0.52, "current_plan_feasible": False}
+    assert "  none (0.52x)  OVER SLA  " in render_plan_table({**PLAN, "options": [over_sla]})

@@ -1,7 +1,7 @@
 """The one rule for the names of quietload's files: after what they hold, every part safe in a name."""
 from pathlib import Path
 
-from simulator.contract import result_path, scenario_path, spread_path
+from simulator.contract import result_path, scenario_path, scenario_stem, spread_path
 
 
 def test_a_scenarios_own_files_are_named_by_the_rule_of_the_runs():
@@ -22,3 +22,9 @@ def test_a_what_if_named_with_a_slash_stays_one_file_in_the_directory():
     # a plan's quota what-if is named quota=20MB/s: its kept runs are files of the directory
     path = result_path("quota=20MB/s", [], 1, "1gb-x2-0s", Path("kept"))
     assert path == Path("kept/quota=20MB-s-1gb-x2-0s-seed1.json") and path.parent == Path("kept")
+
+
+def test_a_run_is_named_after_its_scenario_file_not_its_name():
+    assert scenario_stem("workloads/catalog/paypay-glue-2gb.yaml") == "paypay-glue-2gb"
+    assert scenario_stem(Path("copies/my job (edited).yml")) == "my-job-edited"
+    assert result_path(scenario_stem("a/x.yaml"), ["batch.producer.linger.ms=10"], 1) == Path("results/x-linger.ms=10-seed1.json")

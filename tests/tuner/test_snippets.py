@@ -88,3 +88,18 @@ def test_a_broker_type_pastes_as_msks_update_broker_type_command():
         "--target-number-of-broker-nodes 6",
         'aws kafka update-broker-type --cluster-arn "$CLUSTER_ARN" --current-version "$CLUSTER_VERSION" '
         "--target-instance-type kafka.m5.xlarge"]
+
+
+def test_the_producer_properties_are_the_writer_options_for_kafkas_own_perf_test_and_the_block_runs_in_a_shell(tmp_path):
+    parts = snippets(rounded_params(PICKS[2]))   # a quota brings the client.id it is set on
+    assert parts["producer_properties"] == ["bootstrap.servers=<bootstrap-servers>", "linger.ms=5", "client.id=batch-load"]
+    assert snippets({"acks": "all"})["producer_properties"][1:] == ["acks=all", "enable.idempotence=true"]
+    assert snippets({"num.io.threads": 16})["producer_properties"] == []   # no producer setting: no file
+    text = render_snippets(parts)
+    start = text.index("cat > producer.properties <<'EOF'")
+    block = text[start:text.index("\n", text.index("kafka-producer-perf-test.sh", start))]
+    assert block.splitlines()[-1] == ("kafka-producer-perf-test.sh --producer.config producer.properties --topic <topic> "
+                                      "--num-records 1000000 --record-size <record-bytes> --throughput -1")
+    heredoc = block.rsplit("\n", 1)[0]   # the file as a shell writes it, without running Kafka's tool
+    assert subprocess.run(["bash", "-c", heredoc], cwd=tmp_path).returncode == 0
+    assert (tmp_path / "producer.properties").read_text().splitlines() == parts["producer_properties"]

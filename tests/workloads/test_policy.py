@@ -40,7 +40,7 @@ def test_a_job_is_held_to_the_first_class_it_fits(tmp_path):
         ("enable.idempotence", False), ("max.in.flight.requests.per.connection", True),
         ("producer_byte_rate", False), ("request_percentage", False)]
     assert breaches[0].sentence == "daily-card-load: linger.ms=0 ms; class card-loads allows at least 10 ms"
-    assert breaches[6].sentence == "daily-card-load: producer_byte_rate=none; class card-loads allows at most 20.0 MB/s"
+    assert breaches[6].sentence == "daily-card-load: producer_byte_rate=none; class card-loads allows at most 20.0 MB/s per broker"
     # another topic, or another client.id: the next class
     assert {b.job_class for b in judge({**_named(PUBLISHED, "daily-card-load"), "topic": "other"}, policy)} == {"anything-else"}
     assert [b.job_class for b in judge(PUBLISHED, policy)] == ["anything-else"]   # one job alone: client.id batch-load

@@ -230,7 +230,8 @@ def option_verdict(option: ClusterOption, points: list[dict], current_ingest: fl
             "headroom": _round(capacity / current_ingest) if current_ingest and capacity is not None else None,
             "headroom_at_least": breach is None and capacity is not None,
             "ingest_tried_gb_per_hour": [min(tried), max(tried)] if tried else None,
-            "bound": bound, "current_plan_feasible": mine["feasible"] if mine else None}
+            "bound": bound, "current_plan_feasible": mine["feasible"] if mine else None,
+            **({"caveat": option.caveat} if option.caveat else {})}
 
 
 def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, given: dict[str, Any] | None = None,
@@ -280,7 +281,8 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
     current = next(p for p in points if p["option"] == "current" and p["current_plan"])
     by_option = {o.name: [p for p in points if p["option"] == o.name] for o in options}
     return {**PLAN.document(), "scenario": scenario.name,
-            "source": str(scenario_file), "evaluator": evaluator.name, "seed": seed, "seeds": list(seeds),
+            "source": str(scenario_file), "overrides": list(overrides or []), "evaluator": evaluator.name,
+            "seed": seed, "seeds": list(seeds),
             "grid": grid.to_dict(), "extend_steps": extend_steps, "refine_steps": refine_steps,
             **({"jobs_at_once": {"job": jobs.name, "client_id": jobs.client_id}} if jobs else {}),
             "current_plan": {k: current[k] for k in ("load_gb", "loads", "spacing_s", "executors", "cores",
@@ -290,9 +292,9 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
             "points": points, "slas": sla_sources(scenario.as_mapping())}
 
 
-def plan_path(scenario_name: str) -> Path:
-    """``results/<scenario>-plan.json``, named like the run results."""
-    return scenario_path(scenario_name, "plan.json")
+def plan_path(scenario_stem: str, overrides: list[str] | None = None) -> Path:
+    """``results/<scenario file>[-<overrides>]-plan.json``, named like the run results."""
+    return scenario_path(scenario_stem, "plan.json", overrides=overrides or [])
 
 
 def write_plan(plan: dict, path: str | Path) -> Path:

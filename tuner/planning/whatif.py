@@ -7,6 +7,7 @@ A what-if is tried alone on the scenario's cluster (``brokers=6``, ``broker_type
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass, field
 
 from workloads import Scenario, ScenarioError
@@ -21,6 +22,7 @@ class ClusterOption:
     name: str
     changes: dict = field(default_factory=dict)
     mapping: dict = field(default_factory=dict, repr=False, compare=False)
+    caveat: str = ""    # what the option costs that the plan's runs do not show (e.g. a broker down)
 
 
 def cluster_options(mapping: dict, plan: Plan) -> list[ClusterOption]:
@@ -79,7 +81,13 @@ def _replication(mapping: dict, rf: int) -> ClusterOption:
     for topic in changed["cluster"]["topics"]:
         if "replication.factor" in topic:
             topic["replication.factor"] = rf
-    return ClusterOption(name, {"cluster.replication.factor": rf}, _checked(name, changed))
+    option = ClusterOption(name, {"cluster.replication.factor": rf}, _checked(name, changed))
+    least = Scenario.from_mapping(changed).cluster.min_insync_replicas
+    if rf - 1 < least:   # what broker_down refuses on such a cluster, said where the option is offered
+        option = dataclasses.replace(option, caveat=(
+            f"min.insync.replicas is {least}: with one broker down its partitions keep {rf - 1} in-sync "
+            f"replica{'s' if rf - 1 != 1 else ''}, and acks=all produces to them fail (NOT_ENOUGH_REPLICAS)"))
+    return option
 
 
 def _broker_down(mapping: dict) -> ClusterOption:

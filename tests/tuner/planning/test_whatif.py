@@ -62,3 +62,11 @@ def test_a_broker_count_the_topics_cannot_use_names_the_what_if():
     with pytest.raises(ScenarioError) as error:
         _options(BASELINE, brokers=(2,))
     assert str(error.value) == "what-if brokers=2: cluster.topics[0].replication.factor: 3 is more than the 2 brokers"
+
+
+def test_a_replication_factor_that_one_broker_down_would_take_below_min_insync_carries_that_caveat():
+    options = _options(BASELINE, replication_factor=(2, 3))   # min.insync.replicas 2
+    assert options["replication.factor=2"].caveat == (
+        "min.insync.replicas is 2: with one broker down its partitions keep 1 in-sync replica, and acks=all produces "
+        "to them fail (NOT_ENOUGH_REPLICAS)")
+    assert options["replication.factor=3"].caveat == "" and options["current"].caveat == ""
