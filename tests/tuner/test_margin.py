@@ -9,13 +9,13 @@ def test_every_profile_carries_its_latest_validations_error_with_where_it_came_f
     for name in ("default", "loopback", "loopback-calibrated"):
         error = CostProfile.load(name).error
         assert (error.commit, error.date, error.neighbour_p99_during, error.produce_requests) == \
-            ("baffb48", "2026-11-26", 3.24, 5.84)
-        assert error.validation == "docs/fidelity.md#on-96-mb-loads-baffb48-and-the-brokers-burst-rule"
+            ("8f8eb14", "2026-11-28", 1.68, 3.37)
+        assert error.validation == "docs/fidelity.md#on-the-cluster-like-layout-the-model-as-production-runs-it"
 
 
 def test_the_default_margin_is_the_profiles_neighbour_p99_error_and_the_option_overrides_it():
-    assert Margin.of("default").factor == 3.24
-    assert Margin.of("default").source.endswith("3.24x off at its latest validation (2026-11-26, baffb48)")
+    assert Margin.of("default").factor == 1.68
+    assert Margin.of("default").source.endswith("1.68x off at its latest validation (2026-11-28, 8f8eb14)")
     assert Margin.of("default", 1.2) == Margin(1.2, "--margin")
     assert Margin.of("no-such-profile") == Margin()   # a profile file not here: no figure to take
     with pytest.raises(ScenarioError, match="at least 1"):
