@@ -155,16 +155,20 @@ def validate(live: Evaluator, model: Evaluator, points: tuple[Point, ...], profi
 
 def judged(results: list[Any], failed: list[str] | None = None) -> Validation:
     """Model and live RunResults of the same configurations paired, summarised and judged (also
-    for runs made in several sittings and read back from their files). A live run marked noise
-    (placed badly: a broker or a neighbour waited for a core) is left out of the pairs; the targets
-    judge the one-broker configurations (``together``), the table shows every one."""
-    pairs = pair_results([r for r in results if r.evaluator != "live" or not r.summary.noise])
-    together = [pair for pair in pairs if brokers(pair) == 1]
+    for runs made in several sittings and read back from their files). Every configuration is
+    shown; the targets judge the one-broker configurations on their live runs not marked noise
+    (placed badly: a broker or a neighbour waited for a core) and say why they leave any out."""
+    pairs = pair_results(results)
+    clean = pair_results([r for r in results if r.evaluator != "live" or not r.summary.noise])
+    together = [pair for pair in clean if brokers(pair) == 1]
     spreads = repeats(results)
+    kept = {pair.scenario for pair in clean}
     apart = {pair.scenario: f"{brokers(pair)} brokers: judged on their parts alone (this machine cannot give each broker a core)"
              for pair in pairs if brokers(pair) > 1}
-    return Validation(pairs, fidelity_summary(together), [repeat_target(spreads), *judge(together, fidelity_summary(together))],
-                      failed or [], spreads, apart)
+    apart |= {pair.scenario: "every live run placed badly or noisy: shown, not judged"
+              for pair in pairs if pair.scenario not in kept and pair.scenario not in apart}
+    summary = fidelity_summary(together)
+    return Validation(pairs, summary, [repeat_target(spreads), *judge(together, summary)], failed or [], spreads, apart)
 
 
 def repeat_target(spreads: list[Repeats]) -> Target:

