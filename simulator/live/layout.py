@@ -7,7 +7,8 @@ groups alone do not give.
   handed back to the root cpuset when the group is removed (the kernel keeps an affinity a
   process asked for itself). Kernel threads stay where they are.
 - **The rest of the machine behind the job on the job's cores**: the same processes (but init and
-  the command itself, which samples the run) also go into a ``rest`` cpu group of the least weight
+  the command itself and the processes it starts, which it places in the run's groups) also go into
+  a ``rest`` cpu group of the least weight
   (``cpu.shares`` 2), so the job runs at its pace whatever else the machine runs. A nice value or
   ``SCHED_IDLE`` does not give that: with ``kernel.sched_autogroup_enabled`` every session (a
   terminal, a CI step) is a group of its own and takes an equal share of the core beside the job's
@@ -90,6 +91,7 @@ class RestOfMachine:
         self._thread.start()
 
     def sweep(self) -> None:
+        ours = set(process_tree(os.getpid())) if self.behind is not None else set()   # the run's parts: placed, not put behind
         for pid in user_processes():
             if in_root_cpuset(pid):
                 try:
@@ -97,7 +99,7 @@ class RestOfMachine:
                     self.moved += 1
                 except OSError:     # ended meanwhile, or a process the kernel keeps where it is
                     pass
-            if self.behind is not None and pid not in self._keep and in_root_cpu_group(pid):
+            if self.behind is not None and pid not in self._keep and pid not in ours and in_root_cpu_group(pid):
                 try:
                     (self.behind / "cgroup.procs").write_text(str(pid))
                     self.behind_moved += 1

@@ -162,29 +162,33 @@ def test_groups_of_a_run_that_was_killed_are_removed_by_the_next():
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core: nothing to keep apart")
 def test_laid_out_the_rest_of_the_machine_leaves_the_brokers_core_and_the_neighbours_come_first():
     budgets = CpuBudgets([Budget("broker-0", 0.5, (0,)), Budget("neighbours", 0.5, (0,)), Budget("job", 1, (1,))])
-    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])        # the machine's other work
+    # the machine's other work: not a descendant of this process (its shell ends, init adopts it)
+    other = int(subprocess.run(["sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!"], capture_output=True, text=True).stdout)
+    started = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])      # a part of the run, not yet placed
     neighbour = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         with budgets:
             budgets.lay_out()
             budgets.place("neighbours", neighbour.pid)
             assert budgets.first_on_wake_up("neighbours", neighbour.pid) == 1
-            assert os.sched_getaffinity(other.pid) == {1} and os.sched_getaffinity(0) == {1}   # this process too
-            assert Path(f"/proc/{other.pid}/cpuset").read_text().strip() == f"/{PARENT}/{budgets.run}/rest"
+            assert os.sched_getaffinity(other) == {1} and os.sched_getaffinity(0) == {1}   # this process too
+            assert Path(f"/proc/{other}/cpuset").read_text().strip() == f"/{PARENT}/{budgets.run}/rest"
             assert os.sched_getaffinity(neighbour.pid) == {0}
             assert os.sched_getscheduler(neighbour.pid) == os.SCHED_RR
             group = budgets.group("cpu", "neighbours")
             assert (group / "cpu.rt_runtime_us").read_text().strip() == "3000"      # 30 % of a 10 ms period at most
             assert budgets.rest_moved >= 2
             # behind the run's groups on the job's core, but this process (it samples the run)
-            assert Path(f"/proc/{other.pid}/cgroup").read_text().count(f":cpu:/{PARENT}/{budgets.run}/rest") == 1
+            assert Path(f"/proc/{other}/cgroup").read_text().count(f":cpu:/{PARENT}/{budgets.run}/rest") == 1
+            assert ":cpu:/\n" in Path(f"/proc/{started.pid}/cgroup").read_text() + "\n"   # the run places it itself
             assert (budgets.group("cpu", "rest") / "cpu.shares").read_text().strip() == "2"
             assert ":cpu:/\n" in Path("/proc/self/cgroup").read_text() + "\n" and budgets.rest_behind >= 1
-        assert os.sched_getaffinity(other.pid) == os.sched_getaffinity(0) == {0, 1}     # handed back
-        assert Path(f"/proc/{other.pid}/cpuset").read_text().strip() == "/"
-        assert ":cpu:/\n" in Path(f"/proc/{other.pid}/cgroup").read_text() + "\n"
+        assert os.sched_getaffinity(other) == os.sched_getaffinity(0) == {0, 1}     # handed back
+        assert Path(f"/proc/{other}/cpuset").read_text().strip() == "/"
+        assert ":cpu:/\n" in Path(f"/proc/{other}/cgroup").read_text() + "\n"
     finally:
-        for process in (other, neighbour):
+        os.kill(other, 9)
+        for process in (started, neighbour):
             process.kill()
             process.wait()
     for controller in ("cpu", "cpuacct", "cpuset"):
