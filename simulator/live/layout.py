@@ -64,7 +64,7 @@ def in_root_cpu_group(pid: int) -> bool:
         lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
     except OSError:
         return False
-    return any(line.split(":", 2)[1:] == ["cpu", "/"] or line.split(":", 2)[1:] == ["cpu,cpuacct", "/"] for line in lines)
+    return any(line.split(":", 2)[1:] in (["cpu", "/"], ["cpu,cpuacct", "/"]) for line in lines)
 
 
 class RestOfMachine:
@@ -76,7 +76,6 @@ class RestOfMachine:
     def __init__(self, group: Path, cores: Iterable[int], behind: Path | None = None) -> None:
         self.group, self.cores, self.behind = group, tuple(sorted(cores)), behind
         self.moved = self.behind_moved = 0
-        self._keep = {1, os.getpid()}
         self._halt = threading.Event()
         self._thread = threading.Thread(target=self._sweep_until_stopped, name="quietload-rest", daemon=True)
 
@@ -91,7 +90,8 @@ class RestOfMachine:
         self._thread.start()
 
     def sweep(self) -> None:
-        ours = set(process_tree(os.getpid())) if self.behind is not None else set()   # the run's parts: placed, not put behind
+        # init, this process and the run's parts (placed in their own groups) are never put behind
+        keep = {1, *process_tree(os.getpid())} if self.behind is not None else set()
         for pid in user_processes():
             if in_root_cpuset(pid):
                 try:
@@ -99,7 +99,7 @@ class RestOfMachine:
                     self.moved += 1
                 except OSError:     # ended meanwhile, or a process the kernel keeps where it is
                     pass
-            if self.behind is not None and pid not in self._keep and pid not in ours and in_root_cpu_group(pid):
+            if self.behind is not None and pid not in keep and in_root_cpu_group(pid):
                 try:
                     (self.behind / "cgroup.procs").write_text(str(pid))
                     self.behind_moved += 1
