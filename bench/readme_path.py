@@ -138,4 +138,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from quietload.stopping import stop_signals_interrupt
+    with stop_signals_interrupt():      # SIGTERM unwinds as Ctrl-C does: the clone is removed
+        sys.exit(main())
