@@ -8,6 +8,7 @@ UV := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON_DOWNLOADS=never $(VENV)/bin/uv
 .PHONY: venv native browser test test-pythons demo bench readme-path interceptor clean
 
 MODEL_SOURCES := $(wildcard simulator/model/*.py)
+CORE_SOURCES := core/Cargo.toml core/Cargo.lock core/build.py $(wildcard core/src/*.rs)
 
 $(VENV)/.stamp: pyproject.toml uv.lock
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' \
@@ -19,11 +20,16 @@ $(VENV)/.stamp: pyproject.toml uv.lock
 
 venv: $(VENV)/.stamp
 
+# The event core (core/, Rust with PyO3) built into simulator/_core for the venv's Python: needs cargo.
+.build/core/stamp: $(VENV)/.stamp $(CORE_SOURCES)
+	$(VENV)/bin/python core/build.py
+	touch $@
+
 # The model's hot modules compiled with mypyc (used only while they match their sources).
-.build/mypyc/manifest: $(VENV)/.stamp $(MODEL_SOURCES) simulator/contract/histograms.py simulator/contract/_compiled.py
+.build/mypyc/manifest: $(VENV)/.stamp $(MODEL_SOURCES) simulator/_core.pyi simulator/contract/histograms.py simulator/contract/_compiled.py
 	$(VENV)/bin/python -c "from simulator.model._native import build; raise SystemExit(build())"
 
-native: .build/mypyc/manifest
+native: .build/core/stamp .build/mypyc/manifest
 
 # The report's first-screen test opens report.html in a real browser: Debian's chromium, headless.
 browser:

@@ -17,17 +17,18 @@ from pathlib import Path
 
 from simulator.contract._compiled import BUILD, MANIFEST, ROOT, source_digest
 
-COMPILED = ("engine", "metrics", "request", "quota", "cpu", "shared", "fetcher", "network", "handlers",
+COMPILED = ("engine", "metrics", "request", "quota", "cpu", "fetcher", "network", "handlers",
             "replica_manager", "broker", "batch", "partitioner",
             "accumulator", "sender", "producer", "job", "consumer", "microbatch", "streaming", "compression")
 SUPPORT = ("spark", "client")
 CONTRACT = ("histograms",)     # compiled with the model: its batches' and neighbours' counters
 PACKAGE = Path(__file__).resolve().parent
 SOURCES = [f"simulator/model/{name}.py" for name in COMPILED] + [f"simulator/contract/{name}.py" for name in CONTRACT]
+CORE_TYPES = "simulator/_core.pyi"   # the event core's types (core/, Rust): what mypyc compiles calls to
 
 
 def build() -> int:
-    digest = source_digest(SOURCES)   # of the sources as copied below: one edited meanwhile leaves the build stale, never wrong
+    digest = source_digest([*SOURCES, CORE_TYPES])   # of the sources as copied below: one edited meanwhile leaves the build stale, never wrong
     if BUILD.exists():
         shutil.rmtree(BUILD)
     target = BUILD / "simulator" / "model"
@@ -41,6 +42,7 @@ def build() -> int:
     for path in (ROOT / "simulator" / "contract").glob("*.py"):
         if path.name != "__init__.py":
             shutil.copy2(path, contract / path.name)
+    shutil.copy2(ROOT / CORE_TYPES, BUILD / CORE_TYPES)
     env = {**os.environ, "MYPYPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "mypyc", "--follow-imports=silent", *SOURCES],
                           cwd=BUILD, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -51,7 +53,8 @@ def build() -> int:
     for path in [*target.glob("*.py"), *contract.glob("*.py")]:   # keep only the compiled modules
         if path.name != "__init__.py":
             path.unlink()
-    MANIFEST.write_text("\n".join([digest, *SOURCES]) + "\n")
+    (BUILD / CORE_TYPES).unlink()
+    MANIFEST.write_text("\n".join([digest, *SOURCES, CORE_TYPES]) + "\n")
     print(f"compiled {', '.join(COMPILED + CONTRACT)} into {BUILD}")
     return 0
 

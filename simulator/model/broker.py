@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 from typing import Callable, Mapping
 
+from simulator._core import Shared
 from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from simulator.model.fetcher import Fetcher, fetcher_id
@@ -33,7 +34,6 @@ from simulator.model.network import SocketServer
 from simulator.model.quota import ProduceQuotas
 from simulator.model.replica_manager import ReplicaManager
 from simulator.model.request import ApiKeys, Client, Connection, Handler, Partition, Request, RequestLog, RequestTimes
-from simulator.model.shared import Shared
 from workloads.profile import BrokerCosts
 from workloads.scenario import Broker as BrokerSpec
 from workloads.quota import Quota

@@ -13,6 +13,7 @@ from array import array
 from itertools import chain, compress
 from typing import Final, Iterator
 
+from simulator._core import Timeline
 from simulator.contract.histograms import LatencyHistogram, SizeHistogram
 
 
@@ -43,55 +44,6 @@ class FloatSamples:
 
     def __iter__(self) -> Iterator[float]:
         return chain.from_iterable(self.chunks)
-
-
-class Timeline:
-    """Values summed into 1-second buckets (8-byte floats in an array). The second being added
-    to is summed in place (most additions land in the current second) and written to its bucket
-    when another second comes."""
-
-    __slots__ = ("buckets", "second", "sum")
-
-    def __init__(self) -> None:
-        self.buckets: array[float] = array("d")
-        self.second = -1
-        self.sum = 0.0
-
-    def add(self, time: float, value: float = 1.0) -> None:
-        second = int(time)
-        if second == self.second:
-            self.sum += value
-            return
-        self._flush()
-        self.second = second
-        self.sum = value
-
-    def _flush(self) -> None:
-        if self.second < 0:
-            return
-        buckets = self.buckets
-        if self.second >= len(buckets):
-            buckets.extend([0.0] * (self.second + 1 - len(buckets)))
-        buckets[self.second] += self.sum
-        self.second = -1
-        self.sum = 0.0
-
-    def add_interval(self, start: float, end: float, weight: float = 1.0) -> None:
-        """Spread ``weight`` x the overlap of [start, end) with each second."""
-        while start < end:
-            boundary = math.floor(start) + 1.0
-            stop = end if end < boundary else boundary
-            self.add(start, (stop - start) * weight)
-            start = stop
-
-    def values(self, seconds: int) -> list[float]:
-        self._flush()
-        kept = self.buckets[:seconds].tolist()
-        return kept + [0.0] * (seconds - len(kept))
-
-    def total(self, start: float = 0.0, end: float = math.inf) -> float:
-        self._flush()
-        return math.fsum(v for s, v in enumerate(self.buckets) if start <= s < end)
 
 
 # a request's time parts, as RequestChannel.updateRequestMetrics times them

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from simulator._core import Shared
 from simulator.model.fetcher import fetcher_of
 from simulator.model.metrics import BrokerMetrics, FloatSamples, Timeline
 from simulator.model.request import ApiKeys, Connection, Request
-from simulator.model.shared import Shared
 from workloads.profile import BrokerCosts
 
 if TYPE_CHECKING:

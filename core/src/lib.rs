@@ -1,0 +1,20 @@
+//! quietload's event core: the model's per-event work in Rust, bound to Python as `simulator._core`.
+//!
+//! Each mechanism has one implementation, here; the Python modules of `simulator.model` build the
+//! run and read its figures. Outputs are the same bytes as the Python model's, seed for seed: the
+//! draws are MT19937's as `random.Random` makes them, and float arithmetic keeps the source's order.
+
+use pyo3::prelude::*;
+
+mod fsum;
+mod random;
+mod shared;
+mod timeline;
+
+#[pymodule]
+fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<random::Random>()?;
+    module.add_class::<timeline::Timeline>()?;
+    module.add_class::<shared::Shared>()?;
+    Ok(())
+}
