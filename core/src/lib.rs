@@ -6,6 +6,7 @@
 
 use pyo3::prelude::*;
 
+mod cpu;
 mod fsum;
 mod random;
 mod shared;
@@ -14,6 +15,8 @@ mod timeline;
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<random::Random>()?;
+    module.add_class::<cpu::Scheduler>()?;
+    module.add_class::<cpu::Cores>()?;
     module.add_class::<timeline::Timeline>()?;
     module.add_class::<shared::Shared>()?;
     Ok(())

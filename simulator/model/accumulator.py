@@ -11,10 +11,10 @@ next record stays behind and goes where the next record goes.
 from __future__ import annotations
 
 import math
-import random
 from collections import deque
 from typing import Callable
 
+from simulator._core import Random
 from simulator.model.batch import (BATCH_HEADER, DETERIORATE_STEP, ESTIMATION_FACTOR, IMPROVING_STEP, PARTITION_HEADER,
                                    REQUEST_HEADER, Batch, FlushToken)
 from simulator.model.broker import Broker, Partition
@@ -25,7 +25,7 @@ from simulator.model.partitioner import StickyPartitioner
 class RecordAccumulator:
     """The appending side of one producer and its batches until the sender completes them."""
 
-    def __init__(self, spec: ClientSpec, partitions: list[Partition], rng: random.Random,
+    def __init__(self, spec: ClientSpec, partitions: list[Partition], rng: Random,
                  on_block_change: Callable[[], None] | None = None):
         config = spec.config
         self.partitions = partitions

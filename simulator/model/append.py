@@ -13,13 +13,12 @@ Two kinds, as ``bench/ProducerProbe.java`` drives the real client:
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import dataclass
 from typing import Callable
 
+from simulator._core import Cores, Random
 from simulator.model.broker import Partition
 from simulator.model.client import ClientSpec
-from simulator.model.cpu import Cores
 from simulator.model.engine import Engine
 from simulator.model.producer import Producer
 from simulator.model.sender import RecordsAcked
@@ -67,7 +66,7 @@ class BurstExecutor:
     """The application's JVM: its one producer, its threads asleep between bursts."""
 
     def __init__(self, engine: Engine, name: str, spec: ClientSpec, partitions: list[Partition],
-                 rng: random.Random, host: Cores, on_records_acked: RecordsAcked | None = None):
+                 rng: Random, host: Cores, on_records_acked: RecordsAcked | None = None):
         self.producer = Producer(engine, name, spec, partitions, rng, host=host, runnable_elsewhere=lambda: 0.0,
                                  on_records_acked=on_records_acked)
         self.tasks_run = 1
@@ -78,7 +77,7 @@ class BurstLoad:
     ``job.Load`` gives (one executor, one task from the first burst to the flush's end)."""
 
     def __init__(self, engine: Engine, name: str, process: AppendProcess, spec: ClientSpec,
-                 partitions: list[Partition], rng: random.Random, host: Cores, on_done: Callable[["BurstLoad"], None],
+                 partitions: list[Partition], rng: Random, host: Cores, on_done: Callable[["BurstLoad"], None],
                  on_records_acked: RecordsAcked | None = None):
         self.engine, self.name, self.process, self.on_done = engine, name, process, on_done
         self.executors = [BurstExecutor(engine, f"{name}-executor0", spec, partitions, rng, host, on_records_acked)]

@@ -21,11 +21,9 @@ neighbours') go to their rows of the request log (``request_log``, by client id)
 """
 from __future__ import annotations
 
-import random
 from typing import Callable, Mapping
 
-from simulator._core import Shared
-from simulator.model.cpu import Cores, Scheduler
+from simulator._core import Cores, Random, Scheduler, Shared
 from simulator.model.engine import Engine
 from simulator.model.fetcher import Fetcher, fetcher_id
 from simulator.model.handlers import RequestHandlerPool
@@ -44,7 +42,7 @@ __all__ = ["ApiKeys", "Broker", "BrokerMetrics", "Client", "Connection", "Fetche
 
 class Broker:
     def __init__(self, engine: Engine, broker_id: int, spec: BrokerSpec, costs: BrokerCosts, rtt: float,
-                 rng: random.Random, jitter: float, scheduler: Scheduler, background: float,
+                 rng: Random, jitter: float, scheduler: Scheduler, background: float,
                  quotas: Mapping[str, Quota] | None = None, request_log: RequestLog | None = None,
                  cores: Cores | None = None):
         self.engine, self.id, self.jitter = engine, broker_id, jitter

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import functools
 import math
-import random
 from typing import Callable
 
+from simulator._core import Cores, Random
 from simulator.model.broker import Partition
 from simulator.model.client import ClientSpec
-from simulator.model.cpu import Cores
 from simulator.model.engine import Engine
 from simulator.model.producer import Producer
 from simulator.model.sender import BatchAcked
@@ -33,7 +32,7 @@ class Executor:
     thread runs on the executor's cores beside them."""
 
     def __init__(self, load: "Load", index: int, spec: ClientSpec, partitions: list[Partition],
-                 rng: random.Random, host: Cores):
+                 rng: Random, host: Cores):
         self.load, self.index, self.host = load, index, host
         self.appending: list[Task] = []
         self.tasks_run = 0
@@ -120,7 +119,7 @@ class Load:
     each of their acknowledged batches."""
 
     def __init__(self, engine: Engine, name: str, plan: WritePlan, spec: ClientSpec, partitions: list[Partition],
-                 rngs: list[random.Random], cores: int, hosts: list[Cores], task_rates: list[float],
+                 rngs: list[Random], cores: int, hosts: list[Cores], task_rates: list[float],
                  scan_seconds: list[float], executor_order: list[int], on_done: Callable[["Load"], None],
                  on_batch_acked: BatchAcked | None = None):
         self.engine, self.name, self.plan, self.cores, self.on_done = engine, name, plan, cores, on_done

@@ -5,18 +5,17 @@ from __future__ import annotations
 import dataclasses
 import gc
 import math
-import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from simulator._core import Cores, Random, Scheduler
 from simulator.stopping import StopWhen
 from simulator.model import outcome, verdict
 from simulator.model.append import AppendProcess, BurstLoad
 from simulator.model.broker import Broker, Fetcher, Partition, fetcher_id
 from simulator.model.client import ClientSpec
 from simulator.model.compression import CompressionCurve, measure_curve, record_overhead
-from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from simulator.model.job import Load
 from simulator.model.metrics import Latencies, RecordLatencies, RequestTimesDuring
@@ -143,7 +142,7 @@ class ModelEvaluator:
 class ModelRun:
     def __init__(self, scenario: Scenario, seed: int, evaluator: ModelEvaluator, appends: AppendProcess | None = None):
         self.scenario, self.seed = scenario, seed
-        self.rng = random.Random(seed)
+        self.rng = Random.seeded(seed)
         cluster, profile = scenario.cluster, scenario.profile
         self.engine = Engine(stop_at=scenario.windows.max_duration)
         self.evaluator = evaluator
@@ -157,12 +156,12 @@ class ModelRun:
         self.latencies: list[Latencies] = []   # every producer tenant's, told the load's end
         # the placement's named hosts (workloads.placement), each component placed on one sharing
         # its cores; every other component gets a host of its own, as in production
-        self.hosts = {host.name: Cores(host.vcpus, self.scheduler, random.Random(self.rng.random()), host.background)
+        self.hosts = {host.name: Cores(host.vcpus, self.scheduler, Random.seeded(self.rng.random()), host.background)
                       for host in scenario.hosts}
         quotas = {job.client_id: job.quota for job in scenario.jobs}   # kafka-configs --entity-type clients
         placement = scenario.placement
         self.brokers = [Broker(self.engine, i, cluster.broker, profile.broker, cluster.network_rtt,
-                               random.Random(self.rng.random()), scenario.jitter.service_time,
+                               Random.seeded(self.rng.random()), scenario.jitter.service_time,
                                self.scheduler, profile.scheduler.broker_background_threads,
                                quotas=quotas, request_log=self.broker_times, cores=self._host(placement.broker(i)))
                         for i in range(cluster.brokers)]
@@ -239,7 +238,7 @@ class ModelRun:
     def _start_loads(self, run: JobRun) -> None:
         job, spark, jitter, plan = run.job, run.job.spark, self.scenario.jitter.append_rate, run.plan
         for copy in range(job.loads):
-            rngs = [random.Random(self.rng.random()) for _ in range(spark.executors)]
+            rngs = [Random.seeded(self.rng.random()) for _ in range(spark.executors)]
             rates = [run.core_rate * self._noise(jitter) for _ in plan.write_tasks]
             scans = [size * run.scan_s_per_input_byte * self._noise(jitter) for size in plan.scan_tasks] if plan.shuffled else []
             order = list(range(spark.executors))
@@ -271,7 +270,7 @@ class ModelRun:
     def _start_perf_loads(self, run: JobRun) -> None:
         job, jitter = run.job, self.scenario.jitter.append_rate
         for copy in range(job.loads):
-            rngs = [random.Random(self.rng.random()) for _ in range(job.producers)]
+            rngs = [Random.seeded(self.rng.random()) for _ in range(job.producers)]
             hosts = [self._executor_host(job.host.vcpus, i, rng) for i, rng in enumerate(rngs)]
             load = PerfLoad(self.engine, f"{run.prefix}load{copy}", run.spec, self.partitions[job.topic], rngs, hosts,
                             job.records, run.core_rate * self._noise(jitter), job.throughput,
@@ -289,7 +288,7 @@ class ModelRun:
         run = JobRun(self.scenario.batch, "", None, record, spec, 0.0, 0.0)
         self.jobs.append(run)
         spark, profile = self.scenario.batch.spark, self.scenario.profile
-        rng = random.Random(self.rng.random())
+        rng = Random.seeded(self.rng.random())
         host = self._executor_host(spark.vcpus or spark.executor_cores, 0, rng)
         topic = self.partitions[self.scenario.batch.topic]
         load: Load | BurstLoad
@@ -310,7 +309,7 @@ class ModelRun:
         """The placement's host ``name`` (None: the component gets a host of its own)."""
         return self.hosts[name] if name is not None else None
 
-    def _executor_host(self, vcpus: int, executor: int, rng: random.Random) -> Cores:
+    def _executor_host(self, vcpus: int, executor: int, rng: Random) -> Cores:
         """An executor's (or a producer instance's) cores: its placed host (where its JVM's background
         work joins the host's), else a host of its own of ``vcpus``: its Glue worker's (by default a
         core per task slot), a producer job's ``host.vcpus``."""
@@ -340,7 +339,7 @@ class ModelRun:
         spec = ClientSpec(tenant.name, tenant.client, tenant.producer, self.scenario.profile.client,
                           self.rows.curve(tenant.producer.compression_type).ratio_at, record, False,
                           self.scenario.cluster.network_rtt)
-        rng = random.Random(self.rng.random())
+        rng = Random.seeded(self.rng.random())
         latencies = Latencies(self.night_start)
         self.latencies.append(latencies)
 
@@ -364,7 +363,7 @@ class ModelRun:
                               (lambda: keys[pick(len(keys))]) if keys else (lambda: None))
         return run
 
-    def _placed_producer(self, name: str, spec: ClientSpec, partitions: list[Partition], rng: random.Random,
+    def _placed_producer(self, name: str, spec: ClientSpec, partitions: list[Partition], rng: Random,
                          host: Cores, acked) -> Producer:
         seat: list[int] = []
         engine = self.engine

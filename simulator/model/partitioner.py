@@ -15,10 +15,10 @@ went to it (KAFKA-14156), to a partition weighted against long queues (adaptive 
 from __future__ import annotations
 
 import math
-import random
 from collections import deque
 from typing import Callable
 
+from simulator._core import Random
 from simulator.model.batch import Batch
 from simulator.model.broker import Partition
 
@@ -30,15 +30,15 @@ class StickyPartitioner:
     accumulator's queues (``deques``, and ``queued``: how many batches each holds) as the
     client's partitioner does."""
 
-    __slots__ = ("kind", "partitions", "deques", "queued", "rng", "random", "getrandbits", "switch_bytes",
+    __slots__ = ("kind", "partitions", "deques", "queued", "rng", "random", "randrange", "switch_bytes",
                  "drained_switch_bytes", "current", "produced", "since")
 
     def __init__(self, kind: str, partitions: list[Partition], deques: dict[Partition, deque[Batch]], queued: list[int],
-                 rng: random.Random, batch_size: int):
+                 rng: Random, batch_size: int):
         self.kind, self.partitions, self.deques, self.rng = kind, partitions, deques, rng
         self.queued = queued     # in partitions' order, counted by the accumulator
         self.random: Callable[[], float] = rng.random           # bound once: draws on every switch
-        self.getrandbits: Callable[[int], int] = rng.getrandbits
+        self.randrange: Callable[[int], int] = rng.randrange   # the core's: draws as random.Random's
         self.switch_bytes = 2 * batch_size if kind == "kip794" else math.inf
         self.drained_switch_bytes = batch_size if kind == "kip794" else math.inf   # its queue drained
         self.current: Partition | None = None
@@ -48,7 +48,7 @@ class StickyPartitioner:
     def next_round_robin(self) -> Partition:
         """``DefaultPartitioner`` before 2.4: the counter's next partition (``produced`` counts records)."""
         if self.current is None:
-            self.produced = float(self._below(len(self.partitions)))
+            self.produced = float(self.randrange(len(self.partitions)))
             self.current = self.partitions[0]
         index = int(self.produced) % len(self.partitions)
         self.produced += 1.0
@@ -74,23 +74,11 @@ class StickyPartitioner:
                     pick -= top - queued[i]
                     if pick < 0:
                         return self._stick(candidates[i], now)
-            return self._stick(candidates[self._below(len(candidates))], now)
+            return self._stick(candidates[self.randrange(len(candidates))], now)
         if self.kind == "kip480" and previous is not None and len(candidates) > 1:
-            choice = candidates[self._below(len(candidates) - 1)]  # any other partition
+            choice = candidates[self.randrange(len(candidates) - 1)]  # any other partition
             return self._stick(candidates[-1] if choice is previous else choice, now)
-        return self._stick(candidates[self._below(len(candidates))], now)
-
-    def _below(self, n: int) -> int:
-        """``rng.randrange(n)`` drawn as Random does it (getrandbits until below n), without
-        its argument checks: the same numbers from the same state."""
-        if n <= 0:
-            raise ValueError("empty range for randrange()")
-        getrandbits = self.getrandbits
-        k = n.bit_length()
-        r = getrandbits(k)
-        while r >= n:
-            r = getrandbits(k)
-        return r
+        return self._stick(candidates[self.randrange(len(candidates))], now)
 
     def _stick(self, partition: Partition, now: float) -> Partition:
         self.current, self.produced, self.since = partition, 0.0, now

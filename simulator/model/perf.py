@@ -15,9 +15,9 @@ import math
 import random
 from typing import Callable
 
+from simulator._core import Cores, Random
 from simulator.model.broker import Partition
 from simulator.model.client import ClientSpec
-from simulator.model.cpu import Cores
 from simulator.model.engine import Engine
 from simulator.model.producer import Producer
 from simulator.model.rows import RowFigures
@@ -56,7 +56,7 @@ class PerfProducer:
     """One perf-test instance: its producer and its sending thread, on ``host``."""
 
     def __init__(self, load: "PerfLoad", index: int, spec: ClientSpec, partitions: list[Partition],
-                 rng: random.Random, host: Cores, on_batch_acked: BatchAcked | None):
+                 rng: Random, host: Cores, on_batch_acked: BatchAcked | None):
         self.load, self.host, self.task = load, host, PerfTask()
         self.tasks_run = 1
         self.sending = False
@@ -140,7 +140,7 @@ class PerfLoad:
     """One load of a producer job (``name``: load0, ...): its instances, each on its own host."""
 
     def __init__(self, engine: Engine, name: str, spec: ClientSpec, partitions: list[Partition],
-                 rngs: list[random.Random], hosts: list[Cores], records: int, send_rate: float,
+                 rngs: list[Random], hosts: list[Cores], records: int, send_rate: float,
                  throughput: float | None, wake_s: float, on_done: Callable[["PerfLoad"], None],
                  on_batch_acked: BatchAcked | None = None):
         self.engine, self.name, self.on_done = engine, name, on_done

@@ -14,13 +14,12 @@ neighbour records are appended one by one so their latency is known per record.
 """
 from __future__ import annotations
 
-import random
 from typing import Callable
 
+from simulator._core import Cores, Random
 from simulator.model.accumulator import RecordAccumulator
 from simulator.model.broker import Broker, Partition
 from simulator.model.client import ClientSpec
-from simulator.model.cpu import Cores
 from simulator.model.engine import Engine
 from simulator.model.metrics import BatchSizes, Mean
 from simulator.model.sender import BatchAcked, RecordsAcked, Sender
@@ -34,7 +33,7 @@ class Producer:
     ``on_records_acked`` called with the intended send times of acknowledged records,
     ``on_batch_acked`` with each acknowledged batch of the appending flow."""
 
-    def __init__(self, engine: Engine, name: str, spec: ClientSpec, partitions: list[Partition], rng: random.Random,
+    def __init__(self, engine: Engine, name: str, spec: ClientSpec, partitions: list[Partition], rng: Random,
                  host: Cores | None = None, runnable_elsewhere: Callable[[], float] | None = None,
                  on_block_change: Callable[[], None] | None = None, on_records_acked: RecordsAcked | None = None,
                  on_batch_acked: BatchAcked | None = None):

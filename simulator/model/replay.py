@@ -11,14 +11,13 @@ idle, CPU).
 """
 from __future__ import annotations
 
-import random
 from collections import deque
 from dataclasses import dataclass
 
+from simulator._core import Cores, Random, Scheduler
 from simulator.model.batch import BATCH_HEADER, PARTITION_HEADER, REQUEST_HEADER, Batch
 from simulator.model.broker import PRODUCE_TIME_PARTS, Broker, Partition, idle_percent
 from simulator.model.compression import record_overhead
-from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from simulator.model.request import ApiKeys, Connection, Request
 from workloads import Scenario
@@ -174,15 +173,15 @@ def replay(scenario: Scenario, streams: list[RequestStream], seconds: float, see
     """``streams`` against broker 0 of ``scenario``'s cluster (its profile, its host as the
     scenario places it) for ``lead`` + ``seconds``; figures over the requests due in the last
     ``seconds``. ``client_host``: the scenario's host the probe runs on (None: a core of its own)."""
-    rng = random.Random(seed)
+    rng = Random.seeded(seed)
     until = lead + seconds
     engine = Engine(stop_at=until + 5.0)
     profile = scenario.profile
     scheduler = Scheduler.of(profile)
-    hosts = {h.name: Cores(h.vcpus, scheduler, random.Random(rng.random()), h.background) for h in scenario.hosts}
+    hosts = {h.name: Cores(h.vcpus, scheduler, Random.seeded(rng.random()), h.background) for h in scenario.hosts}
     placed = scenario.placement.broker(0)
     broker = Broker(engine, 0, scenario.cluster.broker, profile.broker, scenario.cluster.network_rtt,
-                    random.Random(rng.random()), scenario.jitter.service_time, scheduler,
+                    Random.seeded(rng.random()), scenario.jitter.service_time, scheduler,
                     profile.scheduler.broker_background_threads, cores=hosts[placed] if placed else None)
     partitions = {topic.name: [Partition(topic.name, i, broker, []) for i in range(topic.partitions)]
                   for topic in scenario.cluster.topics}

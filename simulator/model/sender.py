@@ -19,11 +19,11 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+from simulator._core import Cores
 from simulator.model.accumulator import RecordAccumulator
 from simulator.model.batch import PARTITION_HEADER, REQUEST_HEADER, Batch
 from simulator.model.broker import ApiKeys, Broker, Connection, Request
 from simulator.model.client import ClientSpec
-from simulator.model.cpu import Cores
 from simulator.model.engine import Engine
 from simulator.model.metrics import BatchSizes, Mean
 

@@ -25,9 +25,9 @@ acknowledgement (exactly-once: the commit that makes it visible).
 from __future__ import annotations
 
 import math
-import random
 from typing import TYPE_CHECKING, Any, Callable
 
+from simulator._core import Random
 from simulator.model.broker import ApiKeys, Broker, Request
 from simulator.model.client import ClientSpec
 from simulator.model.compression import record_overhead
@@ -108,7 +108,7 @@ class Pipeline:
         self.logs = [InputLog(p) for p in run.partitions[spec.topic]]
         self.out = PipelineRun(spec, upstream)
         self.record_bytes = spec.record_size + record_overhead(spec.record_size, None)
-        self.rng = random.Random(run.rng.random())
+        self.rng = Random.seeded(run.rng.random())
         workers = spec.workers or len(self.logs)
         self.assigned = [[log for i, log in enumerate(self.logs) if i % workers == w] for w in range(workers)]
         self.assigned = [logs for logs in self.assigned if logs]
@@ -119,7 +119,7 @@ class Pipeline:
         name = f"{spec.name}-sink{index}"
         sink = ClientSpec(name, SINK_CLIENT, spec.sink, run.scenario.profile.client,
                           run.rows.curve(spec.sink.compression_type).ratio_at, self.record_bytes, False, self.rtt)
-        producer = Producer(self.engine, name, sink, run.partitions[spec.output_topic], random.Random(self.rng.random()),
+        producer = Producer(self.engine, name, sink, run.partitions[spec.output_topic], Random.seeded(self.rng.random()),
                             on_records_acked=self.out.acked)
         self.out.sinks.append(producer)
         return producer

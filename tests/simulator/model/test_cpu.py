@@ -2,16 +2,15 @@
 and CPU work takes longer when more threads are runnable than there are cores."""
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 import yaml
 
+from simulator._core import Cores, Random, Scheduler
 from simulator.model.batch import Batch
 from simulator.model.broker import ApiKeys, Broker, Request
-from simulator.model.cpu import Cores, Scheduler
 from simulator.model.engine import Engine
 from workloads.profile import PROFILE_DIR, CostProfile
 from workloads.scenario import Broker as BrokerSpec
@@ -20,7 +19,7 @@ EEVDF = Scheduler(base_slice_us=750, tick_hz=250, protected_wake_share=0.06)
 
 
 def test_a_thread_with_an_idle_core_never_waits():
-    cores = Cores(2, EEVDF, random.Random(1), background=0.4)
+    cores = Cores(2, EEVDF, Random.seeded(1), background=0.4)
     assert all(cores.wake_delay(1.0) == 0.0 for _ in range(10_000))   # 1.4 runnable on 2 cores
     assert (cores.wakes, cores.waited) == (0, 0.0)
 
@@ -28,7 +27,7 @@ def test_a_thread_with_an_idle_core_never_waits():
 def test_a_thread_waking_behind_busy_threads_waits_up_to_the_next_tick():
     # one core, two busy threads: a wake finds the running one inside its protected slice
     # 6 % of the time and waits for the tick after the slice ends: (4 ms - 0.75 ms, 4 ms]
-    cores = Cores(1, EEVDF, random.Random(1))
+    cores = Cores(1, EEVDF, Random.seeded(1))
     waits = [cores.wake_delay(2.0) for _ in range(100_000)]
     slow = [w for w in waits if w > 0]
     assert all(0.004 - 0.00075 < w <= 0.004 for w in slow)
@@ -42,7 +41,7 @@ def test_a_woken_thread_waits_for_one_tick_at_most_not_behind_every_busy_thread(
     # EEVDF places it with its lag and picks it at the latest when the running thread's protected
     # slice ends: never behind each of the busy threads' slices (busy x 4 ms). The share of wakes
     # that wait is 0.06 per busy thread beyond one: 18 % with 4, 42 % with 8
-    cores = Cores(1, EEVDF, random.Random(1))
+    cores = Cores(1, EEVDF, Random.seeded(1))
     waits = [cores.wake_delay(float(busy)) for _ in range(100_000)]
     slow = [w for w in waits if w > 0]
     assert all(0.004 - 0.00075 < w <= 0.004 for w in slow)
@@ -51,14 +50,14 @@ def test_a_woken_thread_waits_for_one_tick_at_most_not_behind_every_busy_thread(
 
 def test_the_slice_grows_with_the_machines_cpus_as_the_kernel_scales_it():
     # SCHED_TUNABLESCALING_LOG: 0.75 ms x (1 + log2(min(cpus, 8)))
-    assert [Cores(n, EEVDF, random.Random(1)).slice for n in (0.5, 1, 2, 4, 8, 16)] == \
+    assert [Cores(n, EEVDF, Random.seeded(1)).slice for n in (0.5, 1, 2, 4, 8, 16)] == \
         pytest.approx([0.00075, 0.00075, 0.0015, 0.00225, 0.003, 0.003])
 
 
 def test_work_stretches_when_runnable_threads_outnumber_cores():
-    cores = Cores(2, EEVDF, random.Random(1))
+    cores = Cores(2, EEVDF, Random.seeded(1))
     assert [cores.stretch(n) for n in (1, 2, 3, 8)] == [1.0, 1.0, 1.5, 4.0]
-    budget = Cores(0.5, EEVDF, random.Random(1))      # half a core: a cgroup quota
+    budget = Cores(0.5, EEVDF, Random.seeded(1))      # half a core: a cgroup quota
     assert [budget.stretch(n) for n in (0.25, 1, 2)] == [1.0, 2.0, 4.0]
 
 
@@ -106,7 +105,7 @@ def broker_serving(vcpus: float, requests: int) -> float:
     spec = BrokerSpec(vcpus=vcpus, nic_bandwidth=1e12, disk_bandwidth=1e12, dirty_cache=10**12,
                       num_network_threads=3, num_io_threads=8, queued_max_requests=500,
                       replica_fetch_wait_max_ms=500.0, replica_fetch_max_bytes=1 << 20)
-    broker = Broker(engine, 0, spec, CostProfile.load("default").broker, 0.0, random.Random(1), 0.0, EEVDF, 0.0)
+    broker = Broker(engine, 0, spec, CostProfile.load("default").broker, 0.0, Random.seeded(1), 0.0, EEVDF, 0.0)
     answered: list[float] = []
     client = SimpleNamespace(response_at=lambda request: answered.append(engine.now))
     batch = SimpleNamespace(partition=SimpleNamespace(leo=0.0, batches=0, followers=[], fetch_waiters=[]),

@@ -2,11 +2,10 @@
 its cores and wait for each other; a component not placed has a host of its own."""
 from __future__ import annotations
 
-import random
 
 import pytest
 
-from simulator.model.cpu import Cores, Scheduler
+from simulator._core import Cores, Random, Scheduler
 from simulator.model.model import ModelRun
 from workloads import ScenarioError
 
@@ -21,7 +20,7 @@ NODE = {"hosts": [{"name": "node", "cores": 1, "background": 2.0}]}
 
 
 def test_components_on_one_host_count_each_others_runnable_threads():
-    cores = Cores(1, EEVDF, random.Random(1))
+    cores = Cores(1, EEVDF, Random.seeded(1))
     busy = {"broker": 2.0, "executor": 3.0}
     broker = cores.join(lambda now: busy["broker"])
     executor = cores.join(lambda now: busy["executor"], cpu_bound=True)
@@ -32,7 +31,7 @@ def test_components_on_one_host_count_each_others_runnable_threads():
 
 
 def test_a_component_alone_on_its_host_sees_no_others():
-    cores = Cores(1, EEVDF, random.Random(1))
+    cores = Cores(1, EEVDF, Random.seeded(1))
     only = cores.join(lambda now: 5.0)
     assert not cores.shared and cores.others(only, 0.0) == 0.0
 
