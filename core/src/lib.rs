@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 mod cpu;
 mod fsum;
+mod histograms;
 mod random;
 mod shared;
 mod timeline;
@@ -18,6 +19,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<cpu::Scheduler>()?;
     module.add_class::<cpu::Cores>()?;
     module.add_class::<timeline::Timeline>()?;
+    module.add_class::<histograms::LatencyHistogram>()?;
+    module.add_class::<histograms::SizeHistogram>()?;
     module.add_class::<shared::Shared>()?;
     Ok(())
 }

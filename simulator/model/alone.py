@@ -54,10 +54,7 @@ def p99_alone(scenario: Scenario, seeds: tuple[int, ...] = ALONE_SEEDS,
         for tenant in run.tenants:
             histogram = pooled[tenant.spec.name]
             if isinstance(tenant.latencies, Latencies):
-                for bucket, count in tenant.latencies.before.counts.items():
-                    histogram.counts[bucket] = histogram.counts.get(bucket, 0) + count
-                histogram.count += tenant.latencies.before.count
-                histogram.maximum = max(histogram.maximum, tenant.latencies.before.maximum)
+                histogram.add(tenant.latencies.before)
             else:   # a streaming pipeline's (intended, latency) pairs
                 for intended, latency in tenant.latencies:
                     if 0.0 <= intended < window and latency > 0.0:

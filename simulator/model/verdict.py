@@ -32,7 +32,7 @@ def most_records(rate: float, start: float, end: float) -> int:
 def first_bucket_over(sla_ms: float) -> int:
     """The first latency bucket every latency of which is over ``sla_ms`` (its lower edge above
     the SLA, with room for the rounding of the logarithm that picks a latency's bucket)."""
-    step = LatencyHistogram._STEP
+    step = LatencyHistogram.STEP
     bucket = int(math.log(sla_ms * 1e3 * (1 + 1e-9)) / step) + 1
     while math.exp((bucket - 1) * step) <= sla_ms * 1e3 * (1 + 1e-9):
         bucket += 1

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from simulator._core import Random, Shared, Timeline
+from simulator._core import LatencyHistogram, Random, Shared, SizeHistogram, Timeline
 
 
 @pytest.mark.parametrize("seed", [1, 2, 0.6180339887, 2**70 + 3])
@@ -78,3 +78,45 @@ def test_a_spread_resource_counts_its_busy_share_over_time() -> None:
     processor.take(0.0, 0.5, a)                      # busy [0, 0.5) alone
     processor.take(0.25, 0.5, b)                     # shares with a: [0.25, 1.25) at half
     assert processor.used.values(2) == [0.5 + 0.375, 0.125]
+
+
+def test_a_latency_counts_in_its_1_percent_bucket_from_one_microsecond() -> None:
+    step = math.log(1.01)
+    assert LatencyHistogram.STEP == step
+    assert [LatencyHistogram.bucket(s) for s in (0.0, 0.5e-6, 1e-6)] == [0, 0, 0]
+    assert LatencyHistogram.bucket(1.5e-6) == int(math.log(1.5) / step) + 1 == 41
+    assert LatencyHistogram.bucket(0.010) == int(math.log(10_000.0) / step) + 1
+
+
+def test_a_percentile_is_its_buckets_upper_edge_and_never_over_the_largest() -> None:
+    histogram = LatencyHistogram()
+    for _ in range(99):
+        histogram.record(0.001)
+    histogram.record(0.100)
+    edge_ms = math.exp(LatencyHistogram.bucket(0.001) * LatencyHistogram.STEP) / 1e3
+    assert histogram.summary() == {"count": 100, "p50": edge_ms, "p95": edge_ms, "p99": edge_ms,
+                                   "p999": 100.0, "max": 100.0}
+    assert histogram.counts == {LatencyHistogram.bucket(0.001): 99, LatencyHistogram.bucket(0.1): 100 - 99}
+    assert LatencyHistogram().percentile(0.99) is None and LatencyHistogram().summary()["max"] is None
+
+
+def test_histograms_add_up_and_rebuild_from_their_buckets() -> None:
+    a, b = LatencyHistogram(), LatencyHistogram()
+    for seconds in (0.002, 0.004, 0.004):
+        a.record(seconds)
+    b.record(0.050)
+    a.add(b)
+    assert (a.count, a.maximum) == (4, 0.050)
+    rebuilt = LatencyHistogram.of_buckets([LatencyHistogram.bucket(s) for s in (0.002, 0.004, 0.004, 0.050)], 0.050)
+    assert (rebuilt.counts, rebuilt.count, rebuilt.summary()) == (a.counts, a.count, a.summary())
+
+
+def test_a_batch_of_exactly_a_power_of_two_counts_in_its_own_size_bucket() -> None:
+    sizes = SizeHistogram()
+    for size in (100.0, 1024.0, 1025.0, 2048.0, 2049.0, 16384.0, 16384.5):
+        sizes.record(size)
+    assert sizes.counts == [2, 2, 1, 0, 1, 1]          # 16 KiB in (8, 16] KiB, 16384.5 bytes above
+    more = SizeHistogram()
+    more.record(1e9)
+    sizes.add(more)
+    assert len(sizes.counts) == 21 and sum(sizes.counts) == 8

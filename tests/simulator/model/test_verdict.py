@@ -36,7 +36,7 @@ def test_more_over_than_a_hundredth_of_the_most_the_window_holds_puts_every_p99_
 @pytest.mark.parametrize("sla_ms", [0.05, 1.0, 9.99, 10.0, 12.5, 800.0])
 def test_every_latency_of_the_first_bucket_over_is_over_and_the_bucket_below_is_not_wholly(sla_ms):
     first = first_bucket_over(sla_ms)
-    lowest = math.exp((first - 1) * LatencyHistogram._STEP) / 1e3     # ms: its lower edge
+    lowest = math.exp((first - 1) * LatencyHistogram.STEP) / 1e3     # ms: its lower edge
     assert lowest > sla_ms and LatencyHistogram.bucket(lowest * 1.000001 / 1e3) == first
     assert LatencyHistogram.bucket(sla_ms / 1e3) < first
 
