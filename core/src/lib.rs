@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 mod cpu;
 mod fsum;
 mod histograms;
+mod quota;
 mod random;
 mod shared;
 mod timeline;
@@ -22,5 +23,6 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<histograms::LatencyHistogram>()?;
     module.add_class::<histograms::SizeHistogram>()?;
     module.add_class::<shared::Shared>()?;
+    module.add_class::<quota::RateQuota>()?;
     Ok(())
 }

@@ -7,60 +7,19 @@ The rate is the usage of the last 11 samples over the window they span (at least
 Kafka's Rate pads a young window). A request that finds the rate above the bound is
 throttled for (rate - bound) / bound x window, at most one sample window for request-time
 quotas: the broker mutes the connection that long after the response, and the client sends
-nothing to that broker meanwhile.
+nothing to that broker meanwhile. The rate and the throttle are the event core's ``RateQuota``
+(``core/src/quota.rs``).
 """
 from __future__ import annotations
 
 from typing import Callable, Mapping
 
+from simulator._core import RateQuota
 from simulator.model.request import Request
 from workloads.quota import Quota
 
-SAMPLES = 11            # quota.window.num
-SAMPLE_SECONDS = 1.0    # quota.window.size.seconds
+SAMPLE_SECONDS = 1.0    # quota.window.size.seconds (the core's RateQuota samples as many: 11)
 PERCENT_PER_SECOND = 100.0   # ClientRequestQuotaManager.NanosToPercentagePerSecond, per second
-
-
-class RateQuota:
-    __slots__ = ("bound", "max_throttle", "samples", "first", "throttled")
-
-    def __init__(self, bound: float, max_throttle: float = float("inf")):
-        self.bound = bound
-        self.max_throttle = max_throttle
-        self.samples: dict[int, float] = {}
-        self.first = -1.0
-        self.throttled = 0.0    # seconds of throttle handed out
-
-    def record(self, now: float, value: float) -> float:
-        """Record a request's usage; return how long its client is throttled (seconds)."""
-        rate, window = self._add(now, value)
-        if rate <= self.bound:
-            return 0.0
-        throttle = min((rate - self.bound) / self.bound * window, self.max_throttle)
-        self.throttled += throttle
-        return throttle
-
-    def record_no_throttle(self, now: float, value: float) -> None:
-        """Usage that counts towards the rate without throttling the request that caused it."""
-        self._add(now, value)
-
-    def _add(self, now: float, value: float) -> tuple[float, float]:
-        second = int(now // SAMPLE_SECONDS)
-        self.samples[second] = self.samples.get(second, 0.0) + value
-        oldest = second - SAMPLES + 1
-        for stale in [s for s in self.samples if s < oldest]:
-            del self.samples[stale]
-        if self.first < 0:
-            self.first = now
-        start = max(min(self.samples) * SAMPLE_SECONDS, self.first - self.first % SAMPLE_SECONDS)
-        window = now - start
-        full = int(window / SAMPLE_SECONDS)
-        if full < SAMPLES - 1:
-            window += (SAMPLES - 1 - full) * SAMPLE_SECONDS
-        total = 0.0
-        for usage in self.samples.values():
-            total += usage
-        return total / window, window
 
 
 def byte_rate_quota(producer_byte_rate: float) -> RateQuota:
