@@ -40,8 +40,9 @@ def scenarios(path: Path) -> list[tuple[str, object]]:
 
 
 def result_json(scenario, seed: int) -> str:
+    """The run's RunResult JSON, its scenario file named from the project's root (goldens hold in any checkout)."""
     from simulator.model.model import ModelEvaluator
-    return ModelEvaluator().evaluate(scenario, seed).to_json()
+    return ModelEvaluator().evaluate(scenario, seed).to_json().replace(f'"source": "{ROOT}/', '"source": "')
 
 
 def golden_name(name: str, seed: int) -> str:

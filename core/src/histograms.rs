@@ -205,3 +205,31 @@ impl SizeHistogram {
         self.add(other);
     }
 }
+
+/// The batches a producer sent, by size on the wire and by uncompressed record bytes.
+#[pyclass(module = "simulator._core")]
+pub struct BatchSizes {
+    #[pyo3(get)]
+    wire: Py<SizeHistogram>,
+    #[pyo3(get)]
+    records: Py<SizeHistogram>,
+}
+
+#[pymethods]
+impl BatchSizes {
+    #[new]
+    fn new(py: Python<'_>) -> PyResult<Self> {
+        Ok(BatchSizes { wire: Py::new(py, SizeHistogram::default())?, records: Py::new(py, SizeHistogram::default())? })
+    }
+
+    fn record(&self, py: Python<'_>, wire: f64, records: f64) {
+        self.wire.borrow_mut(py).record(wire);
+        self.records.borrow_mut(py).record(records);
+    }
+
+    fn add(&self, py: Python<'_>, other: &BatchSizes) {
+        let (wire, records) = (other.wire.borrow(py).clone(), other.records.borrow(py).clone());
+        self.wire.borrow_mut(py).add(&wire);
+        self.records.borrow_mut(py).add(&records);
+    }
+}

@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 mod cpu;
 mod fsum;
 mod histograms;
+mod metrics;
 mod quota;
 mod random;
 mod shared;
@@ -22,6 +23,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<timeline::Timeline>()?;
     module.add_class::<histograms::LatencyHistogram>()?;
     module.add_class::<histograms::SizeHistogram>()?;
+    module.add_class::<histograms::BatchSizes>()?;
+    module.add_class::<metrics::Mean>()?;
     module.add_class::<shared::Shared>()?;
     module.add_class::<quota::RateQuota>()?;
     Ok(())

@@ -5,6 +5,8 @@ contract's: the live stack fills them too).
 A run keeps nothing per record or request that a figure does not need: a neighbour's latencies
 are counted into histograms as they are acknowledged, and the values an exact mean or
 percentile needs are kept as 8-byte floats in arrays (a float object in a list takes 32).
+The timelines (``Timeline``), means (``Mean``) and a producer's batch sizes (``BatchSizes``) are the
+event core's (``core/src/``).
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from itertools import chain, compress
 from typing import Final, Iterator
 
 from simulator._core import Timeline
-from simulator.contract.histograms import LatencyHistogram, SizeHistogram
+from simulator.contract.histograms import LatencyHistogram
 
 
 SAMPLES_CHUNK: Final = 8192
@@ -90,40 +92,6 @@ class BrokerMetrics:
         self.produce = RequestMetrics()
         self.fetch = RequestMetrics()
         self.cpu_busy = Timeline()
-
-
-class Mean:
-    __slots__ = ("total", "count")
-
-    def __init__(self) -> None:
-        self.total = 0.0
-        self.count = 0
-
-    def add(self, value: float) -> None:
-        self.total += value
-        self.count += 1
-
-    @property
-    def value(self) -> float | None:
-        return self.total / self.count if self.count else None
-
-
-class BatchSizes:
-    """The batches a producer sent, by size on the wire and by uncompressed record bytes."""
-
-    __slots__ = ("wire", "records")
-
-    def __init__(self) -> None:
-        self.wire = SizeHistogram()
-        self.records = SizeHistogram()
-
-    def record(self, wire: float, records: float) -> None:
-        self.wire.record(wire)
-        self.records.record(records)
-
-    def add(self, other: BatchSizes) -> None:
-        self.wire.add(other.wire)
-        self.records.add(other.records)
 
 
 class RequestTimesDuring:

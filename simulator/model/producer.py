@@ -16,12 +16,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from simulator._core import Cores, Random
+from simulator._core import BatchSizes, Cores, Mean, Random
 from simulator.model.accumulator import RecordAccumulator
 from simulator.model.broker import Broker, Partition
 from simulator.model.client import ClientSpec
 from simulator.model.engine import Engine
-from simulator.model.metrics import BatchSizes, Mean
 from simulator.model.sender import BatchAcked, RecordsAcked, Sender
 
 

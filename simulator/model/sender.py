@@ -19,13 +19,12 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from simulator._core import Cores
+from simulator._core import BatchSizes, Cores, Mean
 from simulator.model.accumulator import RecordAccumulator
 from simulator.model.batch import PARTITION_HEADER, REQUEST_HEADER, Batch
 from simulator.model.broker import ApiKeys, Broker, Connection, Request
 from simulator.model.client import ClientSpec
 from simulator.model.engine import Engine
-from simulator.model.metrics import BatchSizes, Mean
 
 # a neighbour's records done: their intended send times and when the sender read the response
 RecordsAcked = Callable[[list[float], float], None]
