@@ -10,6 +10,25 @@ fn step() -> f64 {
     1.01f64.ln()
 }
 
+/// Upper edge (ms) of a latency bucket, never over the largest latency counted.
+pub fn upper_edge_ms(index: usize, maximum: f64) -> f64 {
+    let edge = (index as f64 * step()).exp() / 1e3;
+    let most = maximum * 1e3;
+    if most < edge { most } else { edge }
+}
+
+/// A latency's figures as a RunResult gives them: count, p50, p95, p99, p999 and max (ms).
+pub fn latency_summary<'py>(py: Python<'py>, count: i64, percentile: impl Fn(f64) -> Option<f64>, any: bool,
+                            maximum: f64) -> PyResult<Bound<'py, PyDict>> {
+    let summary = PyDict::new(py);
+    summary.set_item("count", count)?;
+    for (name, fraction) in [("p50", 0.50), ("p95", 0.95), ("p99", 0.99), ("p999", 0.999)] {
+        summary.set_item(name, percentile(fraction))?;
+    }
+    summary.set_item("max", if any { Some(maximum * 1e3) } else { None })?;
+    Ok(summary)
+}
+
 /// Log-bucketed latencies (1 % wide buckets from 1 microsecond), HdrHistogram style.
 #[pyclass(module = "simulator._core")]
 #[derive(Default, Clone)]
@@ -119,22 +138,14 @@ impl LatencyHistogram {
             }
             seen += count;
             if seen >= rank {
-                let edge = (index as f64 * step()).exp() / 1e3;
-                let most = self.maximum * 1e3;
-                return Some(if most < edge { most } else { edge });
+                return Some(upper_edge_ms(index, self.maximum));
             }
         }
         Some(self.maximum * 1e3)
     }
 
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let summary = PyDict::new(py);
-        summary.set_item("count", self.count)?;
-        for (name, fraction) in [("p50", 0.50), ("p95", 0.95), ("p99", 0.99), ("p999", 0.999)] {
-            summary.set_item(name, self.percentile(fraction))?;
-        }
-        summary.set_item("max", if self.count > 0 { Some(self.maximum * 1e3) } else { None })?;
-        Ok(summary)
+        latency_summary(py, self.count as i64, |fraction| self.percentile(fraction), self.count > 0, self.maximum)
     }
 }
 

@@ -25,6 +25,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<histograms::SizeHistogram>()?;
     module.add_class::<histograms::BatchSizes>()?;
     module.add_class::<metrics::Mean>()?;
+    module.add_class::<metrics::RecordLatencies>()?;
     module.add_class::<shared::Shared>()?;
     module.add_class::<quota::RateQuota>()?;
     Ok(())

@@ -1,6 +1,9 @@
 //! The model's plain counters (`simulator/model/metrics.py` holds the rest).
 
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::histograms::{latency_summary, upper_edge_ms, LatencyHistogram};
 
 /// A mean of values added one by one (None until one is).
 #[pyclass(module = "simulator._core")]
@@ -27,5 +30,101 @@ impl Mean {
     #[getter]
     fn value(&self) -> Option<f64> {
         if self.count > 0 { Some(self.total / self.count as f64) } else { None }
+    }
+}
+
+/// points a flow's batch may count its records at, stepping through its span from batch to batch
+const SPAN_POINTS: u32 = 8;
+
+/// A batch job's records' latency, `send()` to acknowledgement, over the whole job, as
+/// kafka-producer-perf-test reports its own, in the latency histogram's 1 % buckets (weighted:
+/// a batch counts its records at once). Records appended one by one (`records_acked`) count at
+/// their intended send times. A flow's batch (`batch_acked`) took its records evenly from its
+/// creation to its close: it counts them at one point of that span, the point stepping through
+/// `SPAN_POINTS` evenly spaced positions from one batch to the next, so that over many batches
+/// their records spread over their spans as they were appended (one point a batch keeps the run
+/// as fast as it was).
+#[pyclass(module = "simulator._core")]
+#[derive(Default)]
+pub struct RecordLatencies {
+    weights: Vec<f64>, // by bucket (LatencyHistogram.bucket)
+    #[pyo3(get)]
+    maximum: f64,
+    #[pyo3(get)]
+    records: f64,
+    phase: u32,
+}
+
+impl RecordLatencies {
+    fn count(&mut self, latency: f64, weight: f64) {
+        let index = if latency > 0.0 { LatencyHistogram::bucket_of(latency) } else { 0 };
+        if index >= self.weights.len() {
+            self.weights.resize(index + 1, 0.0);
+        }
+        self.weights[index] += weight;
+        self.records += weight;
+    }
+}
+
+#[pymethods]
+impl RecordLatencies {
+    #[new]
+    fn new() -> Self {
+        RecordLatencies::default()
+    }
+
+    fn records_acked(&mut self, intended: Vec<f64>, done: f64) {
+        for t in intended {
+            self.count(done - t, 1.0);
+            if done - t > self.maximum {
+                self.maximum = done - t;
+            }
+        }
+    }
+
+    fn batch_acked(&mut self, created: f64, closed: f64, records: f64, done: f64) {
+        if records <= 0.0 {
+            return;
+        }
+        self.phase = (self.phase + 1) % SPAN_POINTS;
+        self.count(done - closed + (closed - created) * (self.phase as f64 + 0.5) / SPAN_POINTS as f64, records);
+        if done - created > self.maximum {
+            self.maximum = done - created;
+        }
+    }
+
+    fn add(&mut self, other: &RecordLatencies) {
+        if other.weights.len() > self.weights.len() {
+            self.weights.resize(other.weights.len(), 0.0);
+        }
+        for (index, weight) in other.weights.iter().enumerate() {
+            self.weights[index] += weight;
+        }
+        self.records += other.records;
+        if other.maximum > self.maximum {
+            self.maximum = other.maximum;
+        }
+    }
+
+    /// Upper edge (ms) of the bucket holding the quantile, as `LatencyHistogram.percentile`.
+    fn percentile(&self, fraction: f64) -> Option<f64> {
+        if self.records <= 0.0 {
+            return None;
+        }
+        let rank = fraction * self.records;
+        let mut seen = 0.0;
+        for (index, weight) in self.weights.iter().enumerate() {
+            seen += weight;
+            if *weight > 0.0 && seen >= rank - 1e-9 {
+                return Some(upper_edge_ms(index, self.maximum));
+            }
+        }
+        Some(self.maximum * 1e3)
+    }
+
+    /// count, p50, p95, p99, p999 and max (ms), as the neighbours' latency is given.
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        latency_summary(py, self.records.round_ties_even() as i64, |fraction| self.percentile(fraction), self.records > 0.0,
+                        self.maximum)
     }
 }

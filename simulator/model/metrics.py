@@ -5,8 +5,8 @@ contract's: the live stack fills them too).
 A run keeps nothing per record or request that a figure does not need: a neighbour's latencies
 are counted into histograms as they are acknowledged, and the values an exact mean or
 percentile needs are kept as 8-byte floats in arrays (a float object in a list takes 32).
-The timelines (``Timeline``), means (``Mean``) and a producer's batch sizes (``BatchSizes``) are the
-event core's (``core/src/``).
+The timelines (``Timeline``), means (``Mean``), a producer's batch sizes (``BatchSizes``) and a batch
+job's record latencies (``RecordLatencies``) are the event core's (``core/src/``).
 """
 from __future__ import annotations
 
@@ -194,72 +194,3 @@ class Latencies:
         return [None if second not in self.buckets else
                 LatencyHistogram.of_buckets(self.buckets[second], self.maxima[second]).percentile(0.99)
                 for second in range(seconds)]
-
-
-_LATENCY_STEP: Final = math.log(1.01)    # LatencyHistogram's buckets: 1 % wide
-
-
-class RecordLatencies:
-    """A batch job's records' latency, ``send()`` to acknowledgement, over the whole job, as
-    kafka-producer-perf-test reports its own (its callback's time less the send's start), in 1 %
-    buckets. Records appended one by one (``records_acked``) count at their intended send times. A
-    flow's batch (``batch_acked``) took its records evenly from its creation to its close: it counts
-    them at one point of that span, the point stepping through ``SPAN_POINTS`` evenly spaced
-    positions from one batch to the next, so that over many batches their records spread over their
-    spans as they were appended (one point a batch keeps the run as fast as it was)."""
-
-    __slots__ = ("weights", "maximum", "records", "phase")
-    SPAN_POINTS: Final = 8
-
-    def __init__(self) -> None:
-        self.weights: list[float] = []      # by bucket (LatencyHistogram.bucket)
-        self.maximum = 0.0
-        self.records = 0.0
-        self.phase = 0
-
-    def _add(self, latency: float, weight: float) -> None:
-        index = LatencyHistogram.bucket(latency) if latency > 0.0 else 0
-        weights = self.weights
-        if index >= len(weights):
-            weights.extend([0.0] * (index + 1 - len(weights)))
-        weights[index] += weight
-        self.records += weight
-
-    def records_acked(self, intended: list[float], done: float) -> None:
-        for t in intended:
-            self._add(done - t, 1.0)
-            if done - t > self.maximum:
-                self.maximum = done - t
-
-    def batch_acked(self, created: float, closed: float, records: float, done: float) -> None:
-        if records <= 0.0:
-            return
-        self.phase = (self.phase + 1) % self.SPAN_POINTS
-        self._add(done - closed + (closed - created) * (self.phase + 0.5) / self.SPAN_POINTS, records)
-        if done - created > self.maximum:
-            self.maximum = done - created
-
-    def add(self, other: "RecordLatencies") -> None:
-        if len(other.weights) > len(self.weights):
-            self.weights.extend([0.0] * (len(other.weights) - len(self.weights)))
-        for index, weight in enumerate(other.weights):
-            self.weights[index] += weight
-        self.records += other.records
-        self.maximum = max(self.maximum, other.maximum)
-
-    def percentile(self, fraction: float) -> float | None:
-        """Upper edge (ms) of the bucket holding the quantile, as ``LatencyHistogram.percentile``."""
-        if self.records <= 0.0:
-            return None
-        rank, seen = fraction * self.records, 0.0
-        for index, weight in enumerate(self.weights):
-            seen += weight
-            if weight > 0.0 and seen >= rank - 1e-9:
-                return min(math.exp(index * _LATENCY_STEP) / 1e3, self.maximum * 1e3)
-        return self.maximum * 1e3
-
-    def summary(self) -> dict:
-        """count, p50, p95, p99, p999 and max (ms), as the neighbours' latency is given."""
-        return {"count": round(self.records), "p50": self.percentile(0.50), "p95": self.percentile(0.95),
-                "p99": self.percentile(0.99), "p999": self.percentile(0.999),
-                "max": self.maximum * 1e3 if self.records > 0.0 else None}

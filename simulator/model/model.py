@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from simulator._core import Cores, Random, Scheduler
+from simulator._core import Cores, Random, RecordLatencies, Scheduler
 from simulator.stopping import StopWhen
 from simulator.model import outcome, verdict
 from simulator.model.append import AppendProcess, BurstLoad
@@ -18,7 +18,7 @@ from simulator.model.client import ClientSpec
 from simulator.model.compression import CompressionCurve, measure_curve, record_overhead
 from simulator.model.engine import Engine
 from simulator.model.job import Load
-from simulator.model.metrics import Latencies, RecordLatencies, RequestTimesDuring
+from simulator.model.metrics import Latencies, RequestTimesDuring
 from simulator.model.perf import PerfLoad, payload_values
 from simulator.model.producer import Producer
 from simulator.model.rows import ROW_CACHE, RowFigures, row_figures

@@ -6,13 +6,13 @@ import heapq
 import math
 from typing import Sequence
 
-from simulator._core import BatchSizes
+from simulator._core import BatchSizes, RecordLatencies
 from simulator.contract import BatchSizeFigures, BrokerFigures, RunResult, Summary, TenantFigures
 from simulator.model.broker import idle_percent
 from simulator.model.explain import mechanism
 from simulator.contract.histograms import batch_size_section
 from simulator.contract.lines import tenant_line
-from simulator.model.metrics import FloatSamples, Latencies, RecordLatencies
+from simulator.model.metrics import FloatSamples, Latencies
 from simulator.model.night import job_figures, job_timelines
 from simulator.model.streaming import figures as pipeline_figures
 from workloads.kinds import kind_of

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from simulator.model.metrics import RecordLatencies
+from simulator._core import RecordLatencies
 from simulator.model.model import ModelEvaluator
 from workloads import Scenario
 from workloads.loader import merge
