@@ -113,10 +113,13 @@ def measure(arguments: list[str]) -> None:
 
 
 def checkout(revision: str, directory: Path) -> Path:
-    """The project at ``revision`` in ``directory``, its model compiled as ``make native`` does."""
+    """The project at ``revision`` in ``directory``, its model (and event core) compiled as ``make native`` does."""
     directory.mkdir(parents=True)
     archive = subprocess.run(["git", "archive", revision], cwd=ROOT, stdout=subprocess.PIPE, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(directory)], input=archive, check=True)
+    if (directory / "core" / "build.py").is_file():   # a revision with the event core builds it first
+        subprocess.run([sys.executable, str(directory / "core" / "build.py")], cwd=directory, check=True,
+                       stdout=subprocess.DEVNULL)
     subprocess.run([sys.executable, "-c", "from simulator.model._native import build; raise SystemExit(build())"],
                    cwd=directory, env={**os.environ, "PYTHONPATH": str(directory)}, check=True,
                    stdout=subprocess.DEVNULL)
