@@ -130,9 +130,14 @@ class Runner:
         with _signals_held():
             return self._processes(self.execution.workers or 1).submit(_run_in_worker, task)
 
-    def run(self, tasks: Sequence[Any], progress: Progress | None = None) -> list[Any]:
-        """Every task's result, in task order; ``progress`` hears (done, len(tasks)) as tasks finish."""
+    def run(self, tasks: Sequence[Any], progress: Progress | None = None,
+            decided: Callable[[list[Any]], bool] | None = None) -> list[Any]:
+        """Every task's result, in task order; ``progress`` hears (done, len(tasks)) as tasks finish.
+        With ``decided``: the results up to the first whose prefix (in task order) it finds decided,
+        the tasks after it left unrun (those a pool has started finish unheard), whatever the order
+        the tasks finished in, so the same tasks give the same results on any number of workers."""
         report = progress or (lambda done, total: None)
+        settled = decided or (lambda results: False)
         if not tasks:
             return []
         if self.execution.engine == "spark":
@@ -142,14 +147,23 @@ class Runner:
             for task in tasks:
                 results.append(self.work(self.evaluator, task))
                 report(len(results), len(tasks))
+                if settled(results):
+                    break
             return results
         pool = self._processes(min(self.execution.workers or 1, len(tasks)))
         found: list[Any] = [None] * len(tasks)
+        finished, ordered = [False] * len(tasks), 0
         with _signals_held():
             index = {pool.submit(_run_in_worker, task): i for i, task in enumerate(tasks)}
         for done, future in enumerate(as_completed(index), 1):
-            found[index[future]] = future.result()
+            found[index[future]], finished[index[future]] = future.result(), True
             report(done, len(tasks))
+            while ordered < len(tasks) and finished[ordered]:
+                ordered += 1
+                if settled(found[:ordered]):
+                    for other in index:
+                        other.cancel()
+                    return found[:ordered]
         return found
 
     def _processes(self, count: int) -> ProcessPoolExecutor:

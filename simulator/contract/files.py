@@ -170,8 +170,11 @@ _SCHEDULE = {
     "tenants": [_TENANT_P99],
     "change": ("?", [{"job!": "S", "found!": "B", "tried": "C", "lever": "S", "who": "S", "setting": "S",
                       "overrides": ["S"], "alone_load_seconds": "C", "alone_tenants": [_TENANT_P99]}]),
+    "pruned": "C",
     "trials": [{"trial!": "I", "starts_s!": ["C"], "ends_s": ["C"], "night_end_s": "C", "holds!": "B",
-                "over_sla": ["S"], "violation": "C"}],
+                "over_sla": ["S"], "violation": "C", "pruned": "S",
+                "figures": {"simulated_s": "C", "load_s": "C", "produce_requests": "C",
+                            "tenants": {"*": {"p99_ms_during": "L", "sla_p99_ms": "L"}}}}],
     "timeline": {"second": ["C"], "p99_ms": {"*": ["C"]}, "sla_p99_ms": {"*": "L"},
                  "jobs": [{"name!": "S", "start_s!": "C", "end_s!": "C"}]}}
 _RECOMMENDATION = {"scenario": "S", "source": "S", "seed": "I", "model_seeds": ["I"], "validation": _VALIDATION,

@@ -69,9 +69,10 @@ def write_schedule(document: dict, path: str | Path) -> Path:
 def run_schedule(scenario_file: str | Path, overrides: list[str] | None = None, window_s: float | None = None,
                  seed: int = 1, repeat: int = 3, trials: int = 12, changes: int = 32, workers: int | None = None,
                  progress: Progress | None = None, evaluator: Evaluator | None = None,
-                 find_change: ChangeFinder | None = None) -> tuple[dict, dict]:
+                 find_change: ChangeFinder | None = None, prune: bool = True) -> tuple[dict, dict]:
     """The schedule of ``scenario_file``'s night and the scenario that runs it: ``(document, mapping)``.
-    ``find_change`` proposes the change a job that breaches alone needs (``tuner.planning.night_change``)."""
+    ``find_change`` proposes the change a job that breaches alone needs (``tuner.planning.night_change``);
+    ``prune``: a schedule's runs stop once it cannot be chosen (``tuner.planning.night_search.beaten_by``)."""
     if repeat < 1:
         raise ScenarioError("--repeat", f"expected at least 1, got {repeat}")
     if trials < 1:
@@ -101,7 +102,8 @@ def run_schedule(scenario_file: str | Path, overrides: list[str] | None = None, 
         night_mapping = change["mapping"] if change else mapping
         if change and change.get("durations"):
             durations = change["durations"]
-        found = search_starts(nights, night_mapping, scenario, window, first, durations, deadlines, names, trials)
+        found = search_starts(nights, night_mapping, scenario, window, first, durations, deadlines, names, trials,
+                              prune)
     chosen = found["chosen"]
     written = with_starts(night_mapping, chosen["starts"], window)
     written["name"] = f"{scenario.name}-schedule"
@@ -117,7 +119,8 @@ def run_schedule(scenario_file: str | Path, overrides: list[str] | None = None, 
               for i, (name, job, low, start) in enumerate(zip(names, scenario.jobs, first, chosen["starts"]))],
         tenants=chosen["night"]["tenants"], night_end_s=chosen["night"]["night_end_s"],
         change=change["document"] if change else None,
-        trials=found["trials"], timeline=found["timeline"], runs=nights.done,
+        trials=found["trials"], pruned=sum(1 for t in found["trials"] if "pruned" in t),
+        timeline=found["timeline"], runs=nights.done,
         back_to_back_window_s=_back_to_back_length(first, durations, scenario.windows.after, window))
     return document, written
 
