@@ -119,3 +119,37 @@ def test_worker_processes_die_of_a_stop_signal_and_with_their_parent(tmp_path):
     finally:
         parent.kill()
         parent.wait()
+
+
+def at_simulated_second(evaluator, task):
+    """A run that has reached ``seconds`` simulated and waits until its parent's progress saw it
+    (the file ``seen`` exists); its result its seconds."""
+    from pathlib import Path
+    from tuner.runner import simulated
+    seconds, seen = task
+    simulated(seconds)
+    for _ in range(6000):   # at most a minute: the parent reports every second while nothing finishes
+        if Path(seen).exists():
+            break
+        time.sleep(0.01)
+    return seconds
+
+
+def test_the_parent_hears_each_workers_run_at_its_simulated_second_while_it_runs(tmp_path):
+    seen, heard = tmp_path / "seen", []
+
+    def report(done, total):
+        heard.append((done, runner.running()))
+        if runner.running() == "runs at 41, 7 s simulated":
+            seen.touch()
+    with Runner(at_simulated_second, None, Execution(workers=2)) as runner:
+        assert runner.run([(7.0, str(seen)), (41.0, str(seen))], report) == [7.0, 41.0]
+        assert (0, "runs at 41, 7 s simulated") in heard
+        assert runner.running() is None   # each worker's slot is cleared as its task ends
+
+
+def test_an_inline_run_is_heard_too_and_cleared_after_it():
+    from tuner.runner import simulated
+    with Runner(lambda evaluator, seconds: (simulated(seconds), runner.running())[1], None) as runner:
+        assert runner.run([12.0, 3.0]) == ["run at 12 s simulated", "run at 3 s simulated"]
+        assert runner.running() is None

@@ -33,7 +33,7 @@ from simulator.evaluator import Evaluator, model_evaluator
 from tuner.planning.jobs import CopiedJob, at_once, one_job
 from tuner.planning.search import LoadPoint, extend, point_of, refine
 from tuner.planning.whatif import ClusterOption, cluster_options
-from tuner.runner import Execution, Runner
+from tuner.runner import Execution, Runner, simulated
 from workloads import Scenario, ScenarioError
 from workloads.limits import check_run_size
 from workloads.reader import safe_yaml
@@ -45,7 +45,7 @@ from workloads.batch import first_job
 GIB = 1024**3
 DEFAULT_EXTEND = 3                        # rounds of extension past the grid (doublings of the loads)
 
-Progress = Callable[[int, int], None]     # (points done, points in all)
+Progress = Callable[[int, int, "str | None"], None]     # (points done, points in all, the runs' simulated time)
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,7 @@ def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
     point = point_of(task)
     summaries = []
     for seed in task["seeds"]:
-        result = evaluator.evaluate(scenario, seed)
+        result = evaluator.evaluate(scenario, seed, simulated)
         if task.get("keep_dir"):
             result.write(result_path(task["option"], [], seed, f"{point.load_gb:g}gb-x{point.loads}-{point.spacing_s:g}s",
                                      Path(task["keep_dir"])))
@@ -250,14 +250,14 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
     seeds = range(seed, seed + repeat)   # a list only once the limits have passed it
     scenario, grid, options, tasks, jobs = build_tasks(scenario_file, overrides or [], given or {}, seeds, keep_dir, force,
                                                        job, as_jobs)
-    report = progress or (lambda done, total: None)
+    report = progress or (lambda done, total, running: None)
     evaluator = evaluator or model_evaluator()
     with Runner(evaluate_point, evaluator, execution) as runner:
         done = [0]
         total = [len(tasks) + (extend_steps + refine_steps) * len(options)]   # at most: an option settled stops early
 
         def run(batch: list[dict]) -> list[dict]:
-            found = runner.run(batch, lambda finished, _: report(done[0] + finished, total[0]))
+            found = runner.run(batch, lambda finished, _: report(done[0] + finished, total[0], runner.running() or ""))
             done[0] += len(found)
             return found
 

@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 
 from simulator.contract import explain as words
 from simulator.evaluator import Evaluator, RunStopped, StopWhen, stops_early
-from tuner.runner import Runner
+from tuner.runner import Runner, simulated
 from workloads import Scenario, ScenarioError
 
 Progress = Callable[[int, int, str], None]     # (runs done, runs at most, what is running)
@@ -37,9 +37,9 @@ def night_figures(evaluator: Evaluator, task: dict) -> dict:
     scenario, stop = Scenario.from_mapping(task["scenario"]), task.get("stop")
     try:
         if stop is not None and stops_early(evaluator):
-            result = evaluator.evaluate(scenario, task["seed"], stop=stop)   # type: ignore[call-arg]
+            result = evaluator.evaluate(scenario, task["seed"], simulated, stop=stop)   # type: ignore[call-arg]
         else:
-            result = evaluator.evaluate(scenario, task["seed"])
+            result = evaluator.evaluate(scenario, task["seed"], simulated)
     except RunStopped as stopped:
         return {"seed": task["seed"], "pruned": f"seed {task['seed']}: {stopped.reason}", "figures": stopped.figures}
     during = result.windows.get("during") or [None, None]
@@ -95,8 +95,10 @@ class Nights:
         def decided(runs: list[dict]) -> bool:
             last = runs[-1]
             return "pruned" in last or (misses is not None and misses(worst([last])))
-        runs = self.runner.run(tasks, lambda finished, _: self.progress(self.done + finished, self.budget, what),
-                               decided if stop is not None else None)
+        def told(finished: int, _: int) -> None:
+            running = self.runner.running()
+            self.progress(self.done + finished, self.budget, what + (f", {running}" if running else ""))
+        runs = self.runner.run(tasks, told, decided if stop is not None else None)
         self.done += len(runs)
         if "pruned" in runs[-1]:
             return {"pruned": runs[-1]["pruned"], "figures": runs[-1]["figures"], "seeds": [r["seed"] for r in runs]}

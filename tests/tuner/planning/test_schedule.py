@@ -22,7 +22,7 @@ class Overlaps:
 
     name = "stand-in"
 
-    def evaluate(self, scenario: Scenario, seed: int) -> RunResult:
+    def evaluate(self, scenario: Scenario, seed: int, progress=None) -> RunResult:
         spans = []
         for job in scenario.jobs:
             start = scenario.job_start(job)
