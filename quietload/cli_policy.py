@@ -27,6 +27,7 @@ def policy(
     prune_factor: NightPruneFactor = 1.0,
     max_minutes: MaxMinutes = 60.0,
     margin: MarginOption = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="Trials and held-out runs at once, each in its own process [default: the usable cores]; 1: the same study run after run.")] = None,
 ) -> None:
     """Derive a policy for the scenario's batch jobs: per class of job (one per job of the scenario) the
     producer template (the least linger.ms and batch.size, the codec, acks) and the quota per client.id
@@ -48,9 +49,10 @@ def policy(
     check_run_size(scenario, runs=validate or scenario.tune.validate, runs_field="--validate", force=force)
     exit_without_neighbours(scenario, "a policy")
     check_study_size(scenario, trials or scenario.tune.trials, repeat or scenario.tune.repeat,
-                     validate or scenario.tune.validate, 1, max_minutes, copies=jobs_at_once)
+                     validate or scenario.tune.validate, min(workers or usable_cores(), usable_cores()), max_minutes,
+                     copies=jobs_at_once)
     request = PolicyRequest(scenario_file, tuple(overrides or ()), jobs_at_once, trials, repeat, validate, seed, out_dir,
-                            prune, prune_factor, margin)
+                            prune, prune_factor, margin, workers)
     label = f"policy for {scenario_file.stem}"
     outcome = with_study_progress(label, lambda *progress: derive(request, *progress))
     echo(outcome.render())

@@ -29,7 +29,7 @@ from simulator.contract.files import POLICY_PROOF
 from tuner.margin import Margin, tenants_of
 from tuner.night import POLICY_KNOBS, NightObjective, classes_of
 from tuner.recommend import rounded_pick
-from tuner.runner import Execution, Runner
+from tuner.runner import Execution, Runner, usable_cores
 from tuner.snippets import kafka_configs_lines
 from tuner.space import SearchSpace, search_space
 from tuner.study import Progress, StudySettings, closest_miss, run_study, scenario_digest, scenario_fields, tuning_work
@@ -60,6 +60,7 @@ class PolicyRequest:
     prune: bool = True             # stop each trial at its verdict (tuner.study.StudySettings)
     prune_factor: float = 1.0      # beaten on both by a trial that held (tuner.pruning): never the pick
     margin: float | None = None    # the model's error as a factor on each SLA [default: the profile's] (tuner.margin)
+    workers: int | None = None     # trials and held-out runs at once, each in its own process [default: the usable cores]
 
 
 @dataclass(frozen=True)
@@ -129,13 +130,15 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
     settings = StudySettings(trials=request.trials or scenario.tune.trials, seed=request.seed, prefer=PREFER,
                              storage=f"sqlite:///{scenario_path(name, 'policy-study.db', request.out_dir)}",
                              study_name=f"{name}-policy-{request.jobs_at_once}-{digest}",
-                             prune=request.prune, prune_factor=request.prune_factor)
+                             prune=request.prune, prune_factor=request.prune_factor,
+                             workers=min(request.workers or usable_cores(), usable_cores()))
     count = scenario.tune.validate if request.validate is None else request.validate
     if count < 1:
         raise ScenarioError("--validate", "a policy is proven on held-out seeds: give at least 1")
     held_out = tuple(range(objective.seeds[-1] + 1, objective.seeds[-1] + 1 + count))
-    with Runner(functools.partial(tuning_work, objective.on(None)), objective.evaluator, Execution(workers=1)) as runner:
-        seed_runs = SeedRuns(objective, runner)
+    with Runner(functools.partial(tuning_work, objective.on(None)), objective.evaluator,
+                Execution(workers=settings.workers)) as runner:
+        seed_runs = SeedRuns(objective, runner, settings.workers)
         seed_runs.outcome_on({}, (request.seed,))   # the night as it is runs and is judged, or is refused in one line before any trial
         request.out_dir.mkdir(parents=True, exist_ok=True)
         summary = run_study(objective, settings, progress, line, runner)
