@@ -142,8 +142,10 @@ def pick(records: list[TrialRecord], prefer: str = "requests") -> TrialRecord | 
 
 
 def closest_miss(records: list[TrialRecord]) -> TrialRecord | None:
-    """With no feasible trial: the one that missed its constraints by the least."""
-    return min(records, key=lambda r: (r.violation, r.produce_requests, r.number), default=None)
+    """With no feasible trial: the one that missed its constraints by the least; a trial stopped at a
+    single run's limit, its verdict unknown (none missed so far), only after every one whose is known."""
+    return min(records, key=lambda r: (r.figures.get("verdict") == "unknown", r.violation, r.produce_requests, r.number),
+               default=None)
 
 
 # What a trial's outcome does not depend on: labels, and what only picks among trials or plans

@@ -117,7 +117,7 @@ def check(run: Any, stop: StopWhen) -> None:
         return
     if stop.events_over is not None and run.engine.events > stop.events_over:
         raise RunStopped(f"past the limit of a single run, its verdict unknown: {run.engine.events:,} events by "
-                         f"{now:,.0f} s simulated, more than {stop.events_over:,}", figures_so_far(run))
+                         f"{now:,.0f} s simulated, more than {stop.events_over:,}", {**figures_so_far(run), "verdict": "unknown"})
     requests = load_requests(run) if stop.requests_over is not None else 0
     if stop.requests_over is not None and requests > stop.requests_over:
         raise RunStopped(f"{requests:,} produce requests by {now - start:,.0f} s after the load's start, past "
