@@ -1,3 +1,4 @@
+import re
 import signal
 import subprocess
 import sys
@@ -122,29 +123,31 @@ def test_worker_processes_die_of_a_stop_signal_and_with_their_parent(tmp_path):
 
 
 def at_simulated_second(evaluator, task):
-    """A run that has reached ``seconds`` simulated and waits until its parent's progress saw it
-    (the file ``seen`` exists); its result its seconds."""
+    """A run that has reached ``seconds`` simulated and waits until its parent's progress heard it
+    (the file ``seen-<seconds>`` exists); its result its seconds."""
     from pathlib import Path
     from tuner.runner import simulated
-    seconds, seen = task
+    seconds, folder = task
     simulated(seconds)
-    for _ in range(6000):   # at most a minute: the parent reports every second while nothing finishes
-        if Path(seen).exists():
+    for _ in range(60000):   # at most ten minutes: the parent reports every second while nothing finishes
+        if (Path(folder) / f"seen-{seconds:g}").exists():
             break
         time.sleep(0.01)
     return seconds
 
 
 def test_the_parent_hears_each_workers_run_at_its_simulated_second_while_it_runs(tmp_path):
-    seen, heard = tmp_path / "seen", []
+    heard = []
 
     def report(done, total):
-        heard.append((done, runner.running()))
-        if runner.running() == "runs at 41, 7 s simulated":
-            seen.touch()
+        running = runner.running()
+        heard.append(running)
+        for seconds in re.findall(r"\d+", running or ""):   # "runs at 41, 7 s simulated"
+            (tmp_path / f"seen-{seconds}").touch()
     with Runner(at_simulated_second, None, Execution(workers=2)) as runner:
-        assert runner.run([(7.0, str(seen)), (41.0, str(seen))], report) == [7.0, 41.0]
-        assert (0, "runs at 41, 7 s simulated") in heard
+        assert runner.run([(7.0, str(tmp_path)), (41.0, str(tmp_path))], report) == [7.0, 41.0]
+        assert (tmp_path / "seen-7").exists() and (tmp_path / "seen-41").exists()   # each heard while it ran
+        assert {"run at 7 s simulated", "runs at 41, 7 s simulated", "run at 41 s simulated"} & set(heard)
         assert runner.running() is None   # each worker's slot is cleared as its task ends
 
 
