@@ -213,7 +213,7 @@ def _gate_figures(gate: dict[str, Any], source: str) -> None:
                               f"got {verdict['status']!r}")
 
 
-_NIGHT = {"produce_requests": "C", "load_seconds": "C", "within_sla": "B",
+_NIGHT = {"seeds": ["K"], "produce_requests": "C", "load_seconds": "C", "within_sla": "B",
           "tenants!": [{"name!": "S", "sla_p99_ms!": "L", "p99_ms_before": "L", "p99_ms_during!": "L", "within_sla": "B"}]}
 _POLICY_PROOF = {"scenario": "S", "source": "S", "overrides": ["S"], "jobs_at_once": "I", "jobs": ["S"],
                  "model_seeds": ["I"], "held_out_seeds": ["I"], "held": "B", "trials": "C", "pruned": "C", "trial": "I", "params": {},
