@@ -199,8 +199,9 @@ def night_in(tree: Path, name: str) -> tuple[float, float, str]:
                       f"{'held' if proof['held'] else 'not held'}")
         else:
             schedule = json.loads(next(Path(out, "results").glob("*-schedule.json")).read_text())
-            answer = (f"starts {[job['start_s'] for job in schedule['jobs']]}, {'holds' if schedule['holds'] else 'does not hold'}, "
-                      f"night end {schedule['night_end_s']:,.1f} s, {schedule['runs']} runs, {schedule.get('pruned', 0)} pruned")
+            answer = (f"starts {[job['start_s'] for job in schedule['jobs']]}, "
+                      f"{'holds' if schedule['holds'] else 'does not hold'}, night end {schedule['night_end_s']:,.1f} s, "
+                      f"{schedule['runs']} runs, {schedule.get('pruned', 0)} pruned")
     return wall_s, cpu_s, answer
 
 

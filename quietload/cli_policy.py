@@ -27,7 +27,9 @@ def policy(
     prune_factor: NightPruneFactor = 1.0,
     max_minutes: MaxMinutes = 60.0,
     margin: MarginOption = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="Trials and held-out runs at once, each in its own process [default: the usable cores]; 1: the same study run after run.")] = None,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="Trials and held-out runs at once, each in its own process [default: the usable cores]; "
+                    "1: the same study run after run.")] = None,
 ) -> None:
     """Derive a policy for the scenario's batch jobs: per class of job (one per job of the scenario) the
     producer template (the least linger.ms and batch.size, the codec, acks) and the quota per client.id

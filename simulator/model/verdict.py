@@ -58,8 +58,8 @@ def deadlines(run: Any) -> list[tuple[Any, float, float | None]]:
     scenario = run.scenario
     if len(run.jobs) == 1:
         return [(run.jobs[0], run.night_start, scenario.check.deadline)]
-    return [(job, scenario.job_start(job.job), job.job.deadline if job.job.deadline is not None else scenario.check.deadline)
-            for job in run.jobs]
+    return [(job, scenario.job_start(job.job),
+             job.job.deadline if job.job.deadline is not None else scenario.check.deadline) for job in run.jobs]
 
 
 def window_end(run: Any) -> float:
@@ -117,7 +117,8 @@ def check(run: Any, stop: StopWhen) -> None:
         return
     if stop.events_over is not None and run.engine.events > stop.events_over:
         raise RunStopped(f"past the limit of a single run, its verdict unknown: {run.engine.events:,} events by "
-                         f"{now:,.0f} s simulated, more than {stop.events_over:,}", {**figures_so_far(run), "verdict": "unknown"})
+                         f"{now:,.0f} s simulated, more than {stop.events_over:,}",
+                         {**figures_so_far(run), "verdict": "unknown"})
     requests = load_requests(run) if stop.requests_over is not None else 0
     if stop.requests_over is not None and requests > stop.requests_over:
         raise RunStopped(f"{requests:,} produce requests by {now - start:,.0f} s after the load's start, past "

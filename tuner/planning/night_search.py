@@ -87,7 +87,8 @@ def search_starts(nights: Nights, mapping: dict, scenario: Scenario, window: Win
             tried.append({"trial": number, "starts_s": starts, "holds": False, "pruned": late})
             study.tell(trial, state=TrialState.PRUNED)
             continue
-        night = nights.run(with_starts(mapping, starts, window), what, timeline=True, stop=beaten_by(held, starts) if prune else None,
+        night = nights.run(with_starts(mapping, starts, window), what, timeline=True,
+                           stop=beaten_by(held, starts) if prune else None,
                            misses=lambda seed_night: _violation(constraints(seed_night, starts, durations, window,
                                                                             deadlines, names)) > 0)
         if "figures" in night:   # a run stopped at its verdict: the night's figures as far as it went
