@@ -19,6 +19,7 @@ from tuner.snippets import paste_lines
 from workloads.tuning import DEFAULT_LEVERS
 from simulator.contract import BrokerFigures, ResultError, RunResult
 from simulator.contract import explain as words
+from simulator.contract.judgement import over
 from simulator.contract.files import GATE, VERDICT_STATUSES, gate_thresholds
 from simulator.contract.night import blames
 from workloads.batch import job_mappings
@@ -142,7 +143,7 @@ def neighbour_sla(result: RunResult, thresholds: Gate) -> Verdict:
     if not measured:
         return Verdict("neighbour_sla", SKIPPED, NO_RECORDS)
     reason = words.sla_reason(measured, unmeasured)
-    if any(words.over(p99, sla) for _, p99, sla in measured):
+    if any(over(p99, sla) for _, p99, sla in measured):
         found = blames(result)   # a night's: which job sent most of the requests while a neighbour was over
         return Verdict("neighbour_sla", FAIL, reason + "".join(f"; {words.night_blame(b)}" for b in found))
     name, p99, sla = max(measured, key=lambda m: m[1] / m[2])

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from simulator.contract import RunResult
+from simulator.contract.judgement import best_p99, worst_p99
 from simulator.evaluator import Evaluator, RunStopped, StopWhen, model_evaluator, stops_early
 from tuner.space import SearchSpace
 from workloads import Scenario
@@ -79,15 +80,15 @@ def worst_figures(results: list[RunResult]) -> dict[str, Any]:
     worst = {key: max(f[key] for f in each)
              for key in ("produce_requests", "batches", "compression_ratio", "load_seconds", "wire_bytes")}
     worst["mean_batch_bytes"] = min(f["mean_batch_bytes"] for f in each)
-    worst["tenants"] = {name: {"p99_ms_before": min(f["tenants"][name]["p99_ms_before"] for f in each),
-                               "p99_ms_during": max(f["tenants"][name]["p99_ms_during"] for f in each),
+    worst["tenants"] = {name: {"p99_ms_before": best_p99(f["tenants"][name]["p99_ms_before"] for f in each),
+                               "p99_ms_during": worst_p99(f["tenants"][name]["p99_ms_during"] for f in each),
                                "sla_p99_ms": tenant["sla_p99_ms"]}
                         for name, tenant in each[0]["tenants"].items()}
     worst["model_seeds"] = [result.seed for result in results]
     worst["spread"] = {key: [min(f[key] for f in each), max(f[key] for f in each)]
                        for key in ("produce_requests", "load_seconds")}
     worst["spread"]["p99_ms_during"] = {
-        name: [min(f["tenants"][name]["p99_ms_during"] for f in each), tenant["p99_ms_during"]]
+        name: [best_p99(f["tenants"][name]["p99_ms_during"] for f in each), tenant["p99_ms_during"]]
         for name, tenant in worst["tenants"].items()}
     return worst
 

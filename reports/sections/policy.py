@@ -7,6 +7,7 @@ from html import escape
 from typing import Any
 
 from reports.kit.tables import format_ms, html_table, markdown_table
+from simulator.contract.judgement import over
 from workloads.units import format_seeds
 
 NIGHT_HEADER = ["neighbour", "SLA p99", "p99 during, with the policy", "within SLA", "p99 during, without", "within SLA"]
@@ -19,7 +20,7 @@ def _within(tenant: dict[str, Any]) -> str:
     within = tenant.get("within_sla")
     if within is None:
         p99, sla = tenant.get("p99_ms_during"), tenant.get("sla_p99_ms")
-        within = None if p99 is None or sla is None else p99 <= sla
+        within = None if p99 is None or sla is None else not over(p99, sla)
     return "-" if within is None else ("yes" if within else "NO")
 
 

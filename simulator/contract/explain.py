@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from simulator.contract.figures import Summary, TenantFigures
+from simulator.contract.judgement import over
 from workloads.sla import parse_sla
 from workloads.units import format_bytes
 
@@ -80,11 +81,6 @@ def sla_sources(scenario: Mapping[str, Any]) -> list[str]:
             lines.append(f"{tenant['name']}: SLA {sla.ms:,.2f} ms = {sla.factor:g}x its p99 alone, {sla.alone_ms:g} ms "
                          f"(the neighbours without the load, {sla.alone_from} pooled)")
     return lines
-
-
-def over(p99: float, sla_ms: float) -> bool:
-    """The one test of a p99 against its SLA: at the SLA is within it."""
-    return p99 > sla_ms
 
 
 def against_sla(p99: float, sla_ms: float) -> str:
@@ -347,12 +343,6 @@ def so(overrides: Iterable[str]) -> str:
 
 
 # --- what a run's figures show, as the reason for a change -------------------------------------------
-
-def breaches(tenant: TenantFigures) -> bool:
-    """A neighbour over its SLA during the load (one without a p99 or an SLA is not)."""
-    return bool(tenant.p99_ms_during is not None and tenant.sla_p99_ms
-                and over(tenant.p99_ms_during, tenant.sla_p99_ms))
-
 
 def small_batches(s: Summary, linger_ms: Any, batch_size: float) -> str:
     drained = f"the sender {drained_every(s.drain_interval_ms)} and " if s.drain_interval_ms else ""
