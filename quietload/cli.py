@@ -240,10 +240,10 @@ def check(
 
     Example: quietload check workloads/catalog/paypay-glue-2gb.yaml --junit check.xml
     """
-    from reports.gate import check_runs, thresholds_of
+    from judging.gate import check_runs, thresholds_of
     from reports.junit import write_junit
-    from reports.policy_gate import with_policy
-    from tuner.margin import Margin
+    from judging.policy_gate import with_policy
+    from judging.margin import Margin
     from workloads.policy import Policy
 
     inputs = [("SCENARIO", scenario_file), *(("--result", path) for path in result_files or ())]

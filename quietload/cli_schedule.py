@@ -18,7 +18,7 @@ def plan_schedule(scenario_file: Path, overrides: list[str] | None, given: dict,
                   out: Path | None, max_minutes: float = 60.0) -> None:
     from quietload.progress import schedule_progress   # the planner loads only when a schedule runs
     from reports.sections.schedule import render_schedule_text
-    from reports.night_advice import schedule_night
+    from tuner.planning.night_advice import schedule_night
     from tuner.planning.schedule import schedule_path, write_schedule, write_scenario
     grid = [name for name, value in given.items() if value is not None]
     if grid:

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 from pathlib import Path
 
-from reports.gate import FAIL, NOTHING_TO_JUDGE, SKIPPED, GateReport
+from judging.gate import FAIL, NOTHING_TO_JUDGE, SKIPPED, GateReport
 
 SUITE = "quietload.check"
 

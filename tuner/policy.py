@@ -26,11 +26,11 @@ from typing import Any, Callable
 from simulator.contract import file_part, scenario_path
 from simulator.contract.explain import sla_figure, sla_sources
 from simulator.contract.files import POLICY_PROOF
-from tuner.margin import Margin, tenants_of
+from judging.margin import Margin, tenants_of
 from tuner.night import POLICY_KNOBS, NightObjective, classes_of
 from tuner.recommend import rounded_pick
 from tuner.runner import Execution, Runner
-from tuner.snippets import kafka_configs_lines
+from workloads.snippets import kafka_configs_lines
 from tuner.space import SearchSpace, search_space
 from tuner.study import Progress, StudySettings, closest_miss, run_study, scenario_digest, scenario_fields, tuning_work
 from tuner.held_out import SeedRuns, judge_held_out
@@ -59,7 +59,7 @@ class PolicyRequest:
     out_dir: Path = Path("results")
     prune: bool = True             # stop each trial at its verdict (tuner.study.StudySettings)
     prune_factor: float = 1.0      # beaten on both by a trial that held (tuner.pruning): never the pick
-    margin: float | None = None    # the model's error as a factor on each SLA [default: the profile's] (tuner.margin)
+    margin: float | None = None    # the model's error as a factor on each SLA [default: the profile's] (judging.margin)
 
 
 @dataclass(frozen=True)

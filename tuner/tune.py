@@ -9,7 +9,7 @@ from typing import Callable
 
 from simulator.contract import RunResult, file_part, scenario_path
 from simulator.contract.explain import sla_sources
-from tuner.margin import Margin, tenants_of
+from judging.margin import Margin, tenants_of
 from tuner.objective import Objective
 from tuner.recommend import (Recommendation, explain, missed_constraints, rounded_pick, snippets, spread_lines,
                              summary_figures)
@@ -45,7 +45,7 @@ class TuneRequest:
     prune: bool = True             # stop each trial at its verdict (tuner.study.StudySettings)
     prune_factor: float = 3.0
     policy: Policy | None = None   # the cluster's policy: the search keeps inside the job's class (tuner.within_policy)
-    margin: float | None = None    # the model's error as a factor on each SLA [default: the profile's] (tuner.margin)
+    margin: float | None = None    # the model's error as a factor on each SLA [default: the profile's] (judging.margin)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any
 
 from reports.kit.shell import continued
 from reports.sections.verdict import SHIP, SHIP_AS_IS, Answer, Verdict, verdicts
-from tuner.snippets import paste_blocks
+from workloads.snippets import paste_blocks
 from workloads.tuning import KNOBS, LEVERS, WHO
 
 # where a kind of line goes, the lever class whose owner pastes it, its code fence's language

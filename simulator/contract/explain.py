@@ -4,7 +4,7 @@ p99 against its SLA, and a change before -> after, from the typed figures (``Sum
 
 The evaluators' ``mechanism`` lines (``simulator.model.explain``, ``simulator.live.outcome``; a
 pipeline's parts from the figures ``simulator.model.streaming`` keeps), the gate's verdicts and
-advice (``reports.gate``, ``reports.advice``), the tuner's recommendation (``tuner.recommend``) and
+advice (``judging.gate``, ``judging.advice``), the tuner's recommendation (``tuner.recommend``) and
 what differs from a scenario's earlier study (``tuner.study``),
 the verdicts of a run's summary and report (``reports.summary``, ``reports.sections.runs``,
 ``reports.sections.header``) and of a plan (``reports.sections.plan``, ``tuner.planning.capacity``)

@@ -3,9 +3,9 @@ the policy's values laid over each as --set lays them; and the gate's policy ver
 import copy
 import xml.etree.ElementTree as ET
 
-from reports.gate import GateReport
+from judging.gate import GateReport
 from reports.junit import junit_xml
-from reports.policy_gate import with_policy
+from judging.policy_gate import with_policy
 from tuner.night import classes_of, worst_night
 from workloads import CATALOG, Gate, Scenario
 from workloads.policy import JobClass, Match, Policy, Template

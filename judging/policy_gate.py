@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from reports.gate import FAIL, PASS, POLICY_RULE, GateReport, Verdict
-from tuner.snippets import kafka_configs_lines
+from judging.gate import FAIL, PASS, POLICY_RULE, GateReport, Verdict
+from workloads.snippets import kafka_configs_lines
 from workloads.policy import Breach, JobClass, Policy, job_identity, jobs_judged, judge
 from workloads.tuning import KNOBS
 

@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from reports.advice import Trial, tried_advice
-from tuner.margin import Margin
-from tuner.snippets import paste_lines
+from judging.advice import Trial, tried_advice
+from judging.margin import Margin
+from workloads.snippets import paste_lines
 from workloads.tuning import DEFAULT_LEVERS
 from simulator.contract import BrokerFigures, ResultError, RunResult
 from simulator.contract import explain as words
@@ -47,7 +47,7 @@ def thresholds_of(scenario: dict) -> Gate:
     return Gate(**{key: check[key] for key in Gate.__dataclass_fields__ if check.get(key) is not None})
 
 
-POLICY_RULE = "policy."   # the prefix of a policy's rules among the gate's (reports.policy_gate)
+POLICY_RULE = "policy."   # the prefix of a policy's rules among the gate's (judging.policy_gate)
 
 
 def outcome_of(verdicts: Iterable[tuple[str, str]]) -> str:
@@ -70,7 +70,7 @@ class Verdict:
     reason: str
     margin: str = ""        # a pass's closest figure against its limit, for the PASS line
     tightness: float = 0.0  # that figure over its limit (a floor: the limit over it); 1 is at the limit
-    job: str = ""           # the job a policy rule judged, in a scenario of several jobs (reports.policy_gate)
+    job: str = ""           # the job a policy rule judged, in a scenario of several jobs (judging.policy_gate)
 
     @property
     def failed(self) -> bool:
@@ -270,12 +270,12 @@ class GateReport:
     verdicts: tuple[Verdict, ...]
     recommendations: tuple[str, ...]
     seeds: tuple[int, ...] = ()   # the runs judged, when more than one
-    paste: tuple[str, ...] = ()   # the recommended change as its owners paste it (tuner.snippets)
+    paste: tuple[str, ...] = ()   # the recommended change as its owners paste it (workloads.snippets)
     paste_needs: str = ""         # a wider lever class's change: who else must agree to it
     change: tuple[str, ...] = ()  # the recommended change's --set values: the model predicts every rule passes with it
     slas: tuple[tuple[str, str, tuple[float, ...]], ...] = ()   # each neighbour's SLA as stated, in ms on each seed
     sla_sources: tuple[str, ...] = ()   # where each relative SLA's figure came from (explain.sla_sources)
-    marginal: str = ""            # a pass within the model's error of an SLA: which, and the factor (tuner.margin)
+    marginal: str = ""            # a pass within the model's error of an SLA: which, and the factor (judging.margin)
 
     @property
     def runs(self) -> str:
@@ -412,9 +412,9 @@ def check_runs(results: list[RunResult], thresholds: Gate = Gate(), trial: Trial
                margin: Margin = Margin()) -> GateReport:
     """The gate over several seeds' runs of one scenario: a rule fails if it fails on any seed.
     With ``trial`` (the scenario run with changes on these seeds) the recommended change is what
-    the model predicts passes (``reports.advice``) with the lever classes allowed, and its snippet;
+    the model predicts passes (``judging.advice``) with the lever classes allowed, and its snippet;
     without, no change is recommended (an untested hint is not advice). A pass within ``margin`` of
-    a neighbour's SLA is marginal (``tuner.margin``)."""
+    a neighbour's SLA is marginal (``judging.margin``)."""
     report = _check_runs(results, thresholds, trial, tried, levers)
     if not report.passed:
         return report
