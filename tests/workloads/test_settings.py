@@ -18,7 +18,7 @@ from workloads.imports.script import read_script
 from workloads.policy import JobClass, Match, Policy, Template, judge
 from workloads.scenario import apply_overrides, load_mapping
 from workloads.settings import CEILING, FLOOR, ONE_OF, PRODUCER, QUOTA, SETTINGS, Setting
-from workloads.tuning import KNOBS
+from workloads.tuning import KNOBS, knobs_of
 
 PUBLISHED = CATALOG / "paypay-glue-2gb.yaml"
 TUNED = [s for s in SETTINGS.values() if s.tune]
@@ -169,3 +169,8 @@ def test_a_policy_template_at_a_picks_values_keeps_acks_with_idempotence():
     assert dataclasses.asdict(template) == {"linger_ms": 10.0, "batch_size": 131072, "compression_type": ("zstd",),
                                             "acks": "all", "enable_idempotence": True, "max_in_flight": None}
     assert Template.at({"acks": "1"}).enable_idempotence is None
+
+
+def test_a_study_suggests_the_records_knobs_in_the_order_stored_studies_were_made_in():
+    assert knobs_of(("job", "quota")) == ["repartition", "compression.type", "acks", "linger.ms", "batch.size", "buffer.memory",
+                                          "max.in.flight.requests.per.connection", "producer_byte_rate", "request_percentage"]
