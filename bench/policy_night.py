@@ -27,7 +27,8 @@ from simulator.contract.judgement import over
 from simulator.evaluator import model_evaluator
 from tuner.night import jobs_of, lay, worst_night
 from workloads import CATALOG, Scenario
-from workloads.policy import Policy, judge_scenario
+from workloads.policy import Policy, bounds_of, judge_scenario
+from workloads.tuning import KNOBS
 from workloads.scenario import load_mapping
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,13 +38,7 @@ BASELINE_RUN = ROOT / "tests" / "golden" / "paypay-glue-2gb.json"
 
 def _bounds(policy: Policy, job) -> dict:
     """The knob values of ``job``'s class at its bounds (the floors, the first codec, the quota)."""
-    job_class = policy.class_of(job.client_id, job.topic)
-    producer, quota = job_class.producer, job_class.quota
-    values = {"linger.ms": producer.linger_ms, "batch.size": producer.batch_size,
-              "compression.type": producer.compression_type[0] if producer.compression_type else None,
-              "acks": producer.acks, "producer_byte_rate": quota.producer_byte_rate,
-              "request_percentage": quota.request_percentage}
-    return {name: value for name, value in values.items() if value is not None}
+    return {name: value for name, value in bounds_of(policy.class_of(job.client_id, job.topic)).items() if name in KNOBS}
 
 
 def _night_at_bounds(base: dict, jobs_at_once: int, policy: Policy) -> Scenario:

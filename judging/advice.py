@@ -30,6 +30,7 @@ from simulator.contract.night import blames
 from workloads import ScenarioError
 from workloads.tuning import DEFAULT_LEVERS, KNOBS, LEVERS, WHO
 from workloads.batch import first_job, for_job, job_mappings
+from workloads.settings import BATCH_SIZE_CONFIG, COMPRESSION_TYPE_CONFIG, LINGER_MS_CONFIG
 
 # Batches under half of batch.size mean the sender drains faster than the tasks append.
 LOW_BATCH_FILL = 0.5
@@ -69,10 +70,10 @@ def _change(name: str, value: object, action: str, because: str) -> Change:
 
 
 def _linger(producer: dict, summary: Summary) -> Change | None:
-    fill, batch_size = summary.batch_fill, producer.get("batch.size")
-    if producer.get("linger.ms") != 0 or fill is None or fill >= LOW_BATCH_FILL or not batch_size:
+    fill, batch_size = summary.batch_fill, producer.get(BATCH_SIZE_CONFIG)
+    if producer.get(LINGER_MS_CONFIG) != 0 or fill is None or fill >= LOW_BATCH_FILL or not batch_size:
         return None
-    return _change("linger.ms", LINGER_MS, f"raise linger.ms (e.g. {LINGER_MS}) so batches fill",
+    return _change(LINGER_MS_CONFIG, LINGER_MS, f"raise linger.ms (e.g. {LINGER_MS}) so batches fill",
                    words.small_batches(summary, 0, batch_size))
 
 
@@ -91,9 +92,9 @@ def _repartition(result: RunResult, summary: Summary) -> Change | None:
 
 
 def _compression(producer: dict, summary: Summary) -> Change | None:
-    if producer.get("compression.type") != "none" or not summary.wire_bytes:
+    if producer.get(COMPRESSION_TYPE_CONFIG) != "none" or not summary.wire_bytes:
         return None
-    return _change("compression.type", "zstd", "set compression.type=zstd", words.uncompressed(summary))
+    return _change(COMPRESSION_TYPE_CONFIG, "zstd", "set compression.type=zstd", words.uncompressed(summary))
 
 
 def _acks(producer: dict, summary: Summary) -> Change | None:

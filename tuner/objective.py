@@ -1,4 +1,4 @@
-"""A trial: knob values -> scenario overrides -> model runs -> objectives and constraints.
+"""A trial: knob values -> a scenario (typed edits) -> model runs -> objectives and constraints.
 
 Objectives, both minimised: the load's produce requests and its duration. Constraints
 (feasible at <= 0, Optuna's convention), relative so that a sampler weighs a missed SLA and a
@@ -30,7 +30,6 @@ from simulator.contract.judgement import best_p99, worst_p99
 from simulator.evaluator import Evaluator, RunStopped, StopWhen, model_evaluator, stops_early
 from tuner.space import SearchSpace
 from workloads import Scenario
-from workloads.scenario import apply_overrides
 from workloads.errors import ScenarioError
 from workloads.limits import check_run_size
 
@@ -107,14 +106,16 @@ def constraints_of(result: RunResult, deadline_s: float | None) -> dict[str, flo
 class Objective:
     """Callable on an Optuna trial (a study's, or ``optuna.trial.FixedTrial`` in a test).
 
-    ``base`` is the scenario as a raw mapping (a file with its ``--set`` overrides applied), so
-    each trial lays its own overrides over it exactly as ``quietload simulate --set`` would.
+    ``base`` is the scenario as a raw mapping (a file with its ``--set`` overrides applied); each
+    trial sets its knob values on the scenario it makes (``SearchSpace.apply``), checked as
+    ``quietload simulate --set`` would check them.
     """
 
     def __init__(self, base: dict, space: SearchSpace, seed: int, evaluator: Evaluator | None = None, repeat: int = 1) -> None:
         self.base, self.space, self.seed = base, space, seed
         self.seeds = tuple(range(seed, seed + repeat))
-        self.deadline_s = Scenario.from_mapping(base).check.deadline
+        self.start = Scenario.from_mapping(base)      # the scenario as it is, each trial's knob values laid over it
+        self.deadline_s = self.start.check.deadline
         self._evaluator = evaluator
 
     def on(self, evaluator: Evaluator | None) -> "Objective":
@@ -140,7 +141,7 @@ class Objective:
         return self._evaluator
 
     def scenario(self, params: dict[str, Any]) -> Scenario:
-        return Scenario.from_mapping(apply_overrides(self.base, self.space.overrides(params)))
+        return self.space.apply(self.start, params)
 
     def added_vcpus(self, params: dict[str, Any]) -> float:
         """The price of the knob values' cluster changes: the share of vCPUs they add to the cluster

@@ -37,6 +37,7 @@ from tuner.held_out import SeedRuns, judge_held_out
 from workloads import Scenario, ScenarioError
 from workloads.policy import JobClass, Match, Policy, Proven, Template
 from workloads.quota import Quota
+from workloads.settings import QUOTA
 from workloads._fields import build
 from workloads.reader import dump_yaml, safe_yaml
 from simulator.evaluator import load_resolved
@@ -98,11 +99,8 @@ def _night_figures(outcome: Any) -> dict[str, Any]:
 def _policy(name: str, base: dict, params: dict[str, Any], request: PolicyRequest, seeds: tuple[int, ...]) -> Policy:
     """One class per job of the scenario (its client.id and its copies'), the template and quota
     ``params``; and a last class for any other client.id, held to the same, proven for none."""
-    template = Template(linger_ms=float(params["linger.ms"]), batch_size=int(params["batch.size"]),
-                        compression_type=(str(params["compression.type"]),), acks=str(params["acks"]),
-                        enable_idempotence=True if params["acks"] == "all" else None)
-    quota = Quota(producer_byte_rate=float(params["producer_byte_rate"]),
-                  request_percentage=float(params["request_percentage"]))
+    template = Template.at(params)
+    quota = Quota(**{setting.attribute: float(params[setting.name]) for setting in QUOTA if setting.name in params})
     proven = Proven(jobs_at_once=request.jobs_at_once, scenario=str(request.scenario_file), seeds=seeds)
     classes = [JobClass(name=job, match=Match(client_id=(client_id, f"{client_id}-*"), topic=(topic,)),
                         producer=template, quota=quota, proven=proven,
@@ -146,8 +144,9 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
             raise ScenarioError("policy", f"no trial of study {summary.name!r} completed ({summary.failed} failed)")
         held = validation.pick is not None
         params, rounding = rounded_pick(objective, chosen, held_out if held else (), seed_runs)
-        if "producer_byte_rate" in params:   # as the policy file writes it: whole bytes per second (no looser)
-            params["producer_byte_rate"] = float(math.floor(params["producer_byte_rate"]))
+        for setting in QUOTA:   # a byte rate as the policy file writes it: whole bytes per second (no looser)
+            if setting.unit == "byte_rate" and setting.name in params:
+                params[setting.name] = float(math.floor(params[setting.name]))
         with_policy = seed_runs.outcome_on(params, held_out)
         without = seed_runs.outcome_on({}, held_out)
     held = held and with_policy.feasible

@@ -275,7 +275,7 @@ def render_snippets(parts: dict[str, Any]) -> str:
 
 
 def params_of(overrides: tuple[str, ...]) -> dict[str, Any]:
-    """``--set`` values back as knob values (``batch.producer.linger.ms=10`` -> ``{"linger.ms": 10.0}``);
+    """``--set`` values back as knob values (``batch.producer.linger.ms=10`` -> ``{linger.ms: 10.0}``);
     a value a knob sets along with its own (enable.idempotence with acks) is left to that knob."""
     by_key = {knob.override_key: knob for knob in KNOBS.values()}
     params = {}

@@ -26,6 +26,7 @@ from simulator.contract.schema import check
 from workloads import CostProfile, Gate, ScenarioError
 from workloads.reader import dump_yaml, read_yaml
 from workloads.tuning import KNOBS
+from workloads.settings import COMPRESSION_TYPE_CONFIG, LINGER_MS_CONFIG
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ class FileKind:
 
 # A knob's value, as a study or a recommendation holds it: a number greater than 0 unless named here, then
 # what the knob's own parser takes (a codec, a broker type, a whole count), as a scenario file is read.
-_KNOB_VALUES = {"linger.ms": "C", "compression.type": "S", "acks": "S", "cluster.broker.type": "S", "repartition": ("?", "L")}
+_KNOB_VALUES = {LINGER_MS_CONFIG: "C", COMPRESSION_TYPE_CONFIG: "S", "acks": "S", "cluster.broker.type": "S", "repartition": ("?", "L")}
 
 
 def _knob_values(params: Any, where: str, source: str) -> None:
