@@ -16,6 +16,7 @@ Prints its figures; exits 1 if any of the three does not hold.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from simulator.contract.judgement import over
 from simulator.evaluator import model_evaluator
-from tuner.night import jobs_of, lay, worst_night
+from tuner.night import lay, with_jobs, worst_night
 from workloads import CATALOG, Scenario
 from workloads.policy import Policy, bounds_of, judge_scenario
 from workloads.tuning import KNOBS
@@ -43,9 +44,9 @@ def _bounds(policy: Policy, job) -> dict:
 
 def _night_at_bounds(base: dict, jobs_at_once: int, policy: Policy) -> Scenario:
     """The worst night with each job at its own class's bounds (read from the policy file)."""
-    night = worst_night(base, jobs_at_once, {})
-    laid = [lay(raw, _bounds(policy, job)) for raw, job in zip(jobs_of(night), Scenario.from_mapping(night).jobs)]
-    return Scenario.from_mapping({**night, "batch": laid if isinstance(night["batch"], list) else laid[0]})
+    night = worst_night(Scenario.from_mapping(base), jobs_at_once, {})
+    laid = [lay(night, job, _bounds(policy, job)) for job in night.jobs]
+    return with_jobs(night, laid) if night.listed else dataclasses.replace(night, jobs=tuple(laid))
 
 
 def main() -> int:
