@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 
 from judging.advice import Trial, tried_advice
 from judging.margin import Margin
-from workloads.snippets import paste_lines
+from workloads.snippets import changed_producer_properties, paste_lines, producer_properties_block
 from workloads.tuning import DEFAULT_LEVERS
 from simulator.contract import BrokerFigures, ResultError, RunResult
 from simulator.contract import explain as words
@@ -276,6 +276,7 @@ class GateReport:
     slas: tuple[tuple[str, str, tuple[float, ...]], ...] = ()   # each neighbour's SLA as stated, in ms on each seed
     sla_sources: tuple[str, ...] = ()   # where each relative SLA's figure came from (explain.sla_sources)
     marginal: str = ""            # a pass within the model's error of an SLA: which, and the factor (judging.margin)
+    producer_properties: tuple[str, ...] = ()   # the change's producer as Kafka's own producer reads it, to check it first
 
     @property
     def runs(self) -> str:
@@ -317,7 +318,8 @@ class GateReport:
                 "verdicts": [_verdict_dict(v) for v in self.verdicts], "recommendations": list(self.recommendations), "paste": list(self.paste),
                 "change": list(self.change), "paste_needs": self.paste_needs,
                 "slas": [{"name": name, "sla_p99": stated, "sla_p99_ms": list(ms)} for name, stated, ms in self.slas],
-                "sla_sources": list(self.sla_sources), "marginal": self.marginal or None}
+                "sla_sources": list(self.sla_sources), "marginal": self.marginal or None,
+                "producer_properties": list(self.producer_properties)}
 
     def write_json(self, path: str | Path) -> Path:
         return GATE.write(self.to_dict(), path)
@@ -346,8 +348,16 @@ class GateReport:
                  "recommended change",
                  *(f"  - {advice}" for advice in self.recommendations),
                  *([f"to paste{', if ' + self.paste_needs + ' agrees' if self.paste_needs else ''}",
-                    *(f"  {line}" for line in self.paste)] if self.paste else [])]
+                    *(f"  {line}" for line in self.paste)] if self.paste else []),
+                 *self.properties_lines()]
         return "\n".join(lines)
+
+    def properties_lines(self) -> list[str]:
+        """The change's producer.properties and Kafka's producer benchmark on it, as the gate prints them."""
+        if not self.producer_properties:
+            return []
+        return ["to check it with Kafka's own producer first (kafka-producer-perf-test.sh; replace the <...> values)",
+                *(f"  {line}" for line in producer_properties_block(list(self.producer_properties)))]
 
 
 def _verdict_dict(verdict: Verdict) -> dict[str, Any]:
@@ -430,17 +440,20 @@ def _check_runs(results: list[RunResult], thresholds: Gate, trial: Trial | None,
                 tried: Callable[[str], None] | None, levers: tuple[str, ...]) -> GateReport:
     reports = [check(result, thresholds) for result in results]
     failing = next((report for report in reports if report.outcome == FAIL), None)   # none when nothing is judged
-    advice, paste, needs, change = (failing.recommendations if failing else ()), (), "", ()
+    advice, paste, needs, change, properties = (failing.recommendations if failing else ()), (), "", (), ()
     if failing and trial is not None:
         failed = {v.rule for v in failing.verdicts if v.failed}
         source = results[reports.index(failing)]
         found = tried_advice(results, source, failed, trial, lambda runs: failed_rules(runs, thresholds),
                              thresholds.deadline, tried, levers)
         advice, paste, needs, change = found.lines, paste_lines(found.passing, source.scenario), found.needs, found.passing
+        properties = tuple(changed_producer_properties(found.passing, source.scenario))
     if len(reports) == 1:
-        return dataclasses.replace(reports[0], recommendations=advice, paste=paste, paste_needs=needs, change=change)
+        return dataclasses.replace(reports[0], recommendations=advice, paste=paste, paste_needs=needs, change=change,
+                                   producer_properties=properties)
     verdicts = tuple(_across([(report.seed, report.verdicts[i]) for report in reports]) for i in range(len(RULES)))
     first = reports[0]
     return GateReport(scenario=first.scenario, evaluator=first.evaluator, seed=first.seed, thresholds=thresholds,
                       verdicts=verdicts, recommendations=advice, seeds=tuple(report.seed for report in reports),
-                      paste=paste, paste_needs=needs, change=change, slas=slas_of(results), sla_sources=first.sla_sources)
+                      paste=paste, paste_needs=needs, change=change, slas=slas_of(results), sla_sources=first.sla_sources,
+                      producer_properties=properties)

@@ -304,8 +304,12 @@ def report(
     from reports.report import REPORT_FILES, report_files
 
     check_output_dir(out_dir, "--out", [("the report", path) for path in result_files], REPORT_FILES)
+    # a report is made again from its files at any time: an earlier one in DIR is replaced, and said so
+    earlier = [name for name in REPORT_FILES if (out_dir / name).is_file()]
     for path in report_files(result_files, out_dir):
         echo(f"wrote {path}")
+    if earlier:
+        echo(f"replaced the earlier report in {out_dir} (its {', '.join(earlier)}); --out DIR keeps reports apart")
 
 
 app.command()(tune)

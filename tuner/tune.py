@@ -63,6 +63,12 @@ def written_files(scenario_name: str) -> list[str]:
             for kind in ("study.db", "study.json", *Recommendation.FILES)]
 
 
+def searched(levers: tuple[str, ...], policy: Policy | None) -> dict[str, str]:
+    """What a study searched besides its scenario, as its study file holds it: a tune of the same scenario
+    with other levers or inside a policy is another study, whose files must not replace these."""
+    return {"levers": ",".join(levers), "policy": policy.name if policy is not None else "none"}
+
+
 def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
     if request.storage is None:
         request.out_dir.mkdir(parents=True, exist_ok=True)
@@ -154,6 +160,7 @@ def tune(request: TuneRequest, progress: Progress | None = None,
     paths = [summary.write_json(study_file, {"name": scenario.name, "source": str(request.scenario_file),
                                              "overrides": list(request.overrides),
                                              "digest": scenario_digest(scenario_fields(scenario)),
+                                             **searched(request.levers, request.policy),
                                              "slas": sla_sources(base)},
                                 summary_figures(baseline),
                                 {"trial": recommendation.trial, "meets_constraints": recommendation.feasible,

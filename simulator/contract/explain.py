@@ -72,14 +72,16 @@ def sla(sla_ms: float) -> str:
 
 
 def sla_sources(scenario: Mapping[str, Any]) -> list[str]:
-    """One line per neighbour whose SLA was resolved from its p99 alone (``simulator.model.alone``), from a
+    """One line per neighbour whose SLA was resolved from its p99 alone (``simulator.model.alone``, or a live
+    run's window before the load: ``simulator.live.alone``), from a
     scenario's mapping (a RunResult's ``scenario``): ``payment-api: SLA 12.35 ms = 1.5x its p99 alone, ...``."""
     lines = []
     for tenant in scenario.get("tenants") or []:
         sla = parse_sla(tenant["sla_p99"], "sla_p99") if tenant.get("sla_p99") is not None else None
-        if sla is not None and sla.alone_ms is not None:
+        if sla is not None and sla.alone_ms is not None:   # several seeds' records pooled (the model's), or one run's (live)
+            pooled = " pooled" if " seeds " in f" {sla.alone_from} " else ""
             lines.append(f"{tenant['name']}: SLA {sla.ms:,.2f} ms = {sla.factor:g}x its p99 alone, {sla.alone_ms:g} ms "
-                         f"(the neighbours without the load, {sla.alone_from} pooled)")
+                         f"(the neighbours without the load, {sla.alone_from}{pooled})")
     return lines
 
 

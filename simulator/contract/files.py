@@ -162,7 +162,7 @@ _PLAN = {
                 "load_seconds!": "C", "feasible!": "B", "seeds_run": "I",
                 "tenants!": [_TENANT_P99]}]}
 _SCHEDULE = {
-    "scenario": "S", "source": "S", "evaluator": "S", "seed": "I", "seeds": ["I"], "runs": "C", "holds": "B",
+    "scenario": "S", "source": "S", "overrides": ["S"], "evaluator": "S", "seed": "I", "seeds": ["I"], "runs": "C", "holds": "B",
     "window": {"open_s!": "C", "close_s!": "C", "length_s!": "L"}, "deadline_s": "L", "night_end_s": "C",
     "back_to_back_window_s": "L",
     "search": {"method": "S", "trials": "I", "sampler_seed": "I"},
@@ -185,7 +185,7 @@ _GATE = {"passed": "B", "outcome": "S", "scenario": "S", "evaluator": "S", "seed
          "verdicts": [{"rule!": "S", "status!": "S", "reason": "S", "margin": "S", "tightness": "C", "job": "S"}],
          "recommendations": ["S"], "paste": ["S"], "change": ["S"], "paste_needs": "S",
          "slas": [{"name!": "S", "sla_p99": "S", "sla_p99_ms": ["L"]}], "sla_sources": ["S"],
-         "marginal": ("?", "S")}
+         "marginal": ("?", "S"), "producer_properties": ["S"]}
 
 
 def _under(rules: dict[str, Any]) -> Callable[[dict[str, Any], str], None]:
