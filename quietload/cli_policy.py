@@ -8,7 +8,7 @@ import typer
 
 from quietload.judging import exit_without_neighbours
 from quietload.options import MarginOption, MaxMinutes, NightPruneFactor, Overrides, PastLimits, Prune
-from quietload.paths import check_output_dir
+from quietload.paths import check_output_dir, refuse_other_run
 from quietload.progress import with_study_progress
 from quietload.terminal import echo
 
@@ -48,6 +48,9 @@ def policy(
     from workloads.limits import check_run_size, check_study_size
     scenario = Scenario.from_yaml(scenario_file, overrides)
     check_output_dir(out_dir, "--out", [("SCENARIO", scenario_file)], written_files(scenario.name))
+    # a proof there of another scenario, other --set values or another worst night is refused, not replaced
+    refuse_other_run(out_dir / next(n for n in written_files(scenario.name) if n.endswith("policy.json")), "--out",
+                     scenario_file, list(overrides or []), "policy", {"jobs_at_once": jobs_at_once})
     check_run_size(scenario, runs=validate or scenario.tune.validate, runs_field="--validate", force=force)
     exit_without_neighbours(scenario, "a policy")
     check_study_size(scenario, trials or scenario.tune.trials, repeat or scenario.tune.repeat,

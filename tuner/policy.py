@@ -26,17 +26,18 @@ from typing import Any, Callable
 from simulator.contract import file_part, scenario_path
 from simulator.contract.explain import sla_figure, sla_sources
 from simulator.contract.files import POLICY_PROOF
-from tuner.margin import Margin, tenants_of
+from judging.margin import Margin, tenants_of
 from tuner.night import POLICY_KNOBS, NightObjective, classes_of
 from tuner.recommend import rounded_pick
 from tuner.runner import Execution, Runner, usable_cores
-from tuner.snippets import kafka_configs_lines
+from workloads.snippets import kafka_configs_lines
 from tuner.space import SearchSpace, search_space
 from tuner.study import Progress, StudySettings, closest_miss, run_study, scenario_digest, scenario_fields, tuning_work
 from tuner.held_out import SeedRuns, judge_held_out
 from workloads import Scenario, ScenarioError
 from workloads.policy import JobClass, Match, Policy, Proven, Template
 from workloads.quota import Quota
+from workloads.settings import QUOTA
 from workloads._fields import build
 from workloads.reader import dump_yaml, safe_yaml
 from simulator.evaluator import load_resolved
@@ -59,7 +60,7 @@ class PolicyRequest:
     out_dir: Path = Path("results")
     prune: bool = True             # stop each trial at its verdict (tuner.study.StudySettings)
     prune_factor: float = 1.0      # beaten on both by a trial that held (tuner.pruning): never the pick
-    margin: float | None = None    # the model's error as a factor on each SLA [default: the profile's] (tuner.margin)
+    margin: float | None = None    # the model's error as a factor on each SLA [default: the profile's] (judging.margin)
     workers: int | None = None     # trials and held-out runs at once, each in its own process [default: the usable cores]
 
 
@@ -109,11 +110,8 @@ def _night_figures(outcome: Any, seeds: tuple[int, ...]) -> dict[str, Any]:
 def _policy(name: str, base: dict, params: dict[str, Any], request: PolicyRequest, seeds: tuple[int, ...]) -> Policy:
     """One class per job of the scenario (its client.id and its copies'), the template and quota
     ``params``; and a last class for any other client.id, held to the same, proven for none."""
-    template = Template(linger_ms=float(params["linger.ms"]), batch_size=int(params["batch.size"]),
-                        compression_type=(str(params["compression.type"]),), acks=str(params["acks"]),
-                        enable_idempotence=True if params["acks"] == "all" else None)
-    quota = Quota(producer_byte_rate=float(params["producer_byte_rate"]),
-                  request_percentage=float(params["request_percentage"]))
+    template = Template.at(params)
+    quota = Quota(**{setting.attribute: float(params[setting.name]) for setting in QUOTA if setting.name in params})
     proven = Proven(jobs_at_once=request.jobs_at_once, scenario=str(request.scenario_file), seeds=seeds)
     classes = [JobClass(name=job, match=Match(client_id=(client_id, f"{client_id}-*"), topic=(topic,)),
                         producer=template, quota=quota, proven=proven,
@@ -159,8 +157,9 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
             raise ScenarioError("policy", f"no trial of study {summary.name!r} completed ({summary.failed} failed)")
         held = validation.pick is not None
         params, rounding = rounded_pick(objective, chosen, held_out if held else (), seed_runs)
-        if "producer_byte_rate" in params:   # as the policy file writes it: whole bytes per second (no looser)
-            params["producer_byte_rate"] = float(math.floor(params["producer_byte_rate"]))
+        for setting in QUOTA:   # a byte rate as the policy file writes it: whole bytes per second (no looser)
+            if setting.unit == "byte_rate" and setting.name in params:
+                params[setting.name] = float(math.floor(params[setting.name]))
         # a policy that held is proven on every held-out seed; one that did not, and the night without
         # it, are shown on the held-out seeds up to the first that misses (the seeds after it not run)
         with_policy, policy_seeds = (seed_runs.outcome_on(params, held_out), held_out) if held else \

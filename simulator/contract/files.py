@@ -26,6 +26,7 @@ from simulator.contract.schema import check
 from workloads import CostProfile, Gate, ScenarioError
 from workloads.reader import dump_yaml, read_yaml
 from workloads.tuning import KNOBS
+from workloads.settings import COMPRESSION_TYPE_CONFIG, LINGER_MS_CONFIG
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ class FileKind:
 
 # A knob's value, as a study or a recommendation holds it: a number greater than 0 unless named here, then
 # what the knob's own parser takes (a codec, a broker type, a whole count), as a scenario file is read.
-_KNOB_VALUES = {"linger.ms": "C", "compression.type": "S", "acks": "S", "cluster.broker.type": "S", "repartition": ("?", "L")}
+_KNOB_VALUES = {LINGER_MS_CONFIG: "C", COMPRESSION_TYPE_CONFIG: "S", "acks": "S", "cluster.broker.type": "S", "repartition": ("?", "L")}
 
 
 def _knob_values(params: Any, where: str, source: str) -> None:
@@ -161,7 +162,7 @@ _PLAN = {
                 "load_seconds!": "C", "feasible!": "B", "seeds_run": "I",
                 "tenants!": [_TENANT_P99]}]}
 _SCHEDULE = {
-    "scenario": "S", "source": "S", "evaluator": "S", "seed": "I", "seeds": ["I"], "runs": "C", "holds": "B",
+    "scenario": "S", "source": "S", "overrides": ["S"], "evaluator": "S", "seed": "I", "seeds": ["I"], "runs": "C", "holds": "B",
     "window": {"open_s!": "C", "close_s!": "C", "length_s!": "L"}, "deadline_s": "L", "night_end_s": "C",
     "back_to_back_window_s": "L",
     "search": {"method": "S", "trials": "I", "sampler_seed": "I"},
@@ -187,7 +188,7 @@ _GATE = {"passed": "B", "outcome": "S", "scenario": "S", "evaluator": "S", "seed
          "verdicts": [{"rule!": "S", "status!": "S", "reason": "S", "margin": "S", "tightness": "C", "job": "S"}],
          "recommendations": ["S"], "paste": ["S"], "change": ["S"], "paste_needs": "S",
          "slas": [{"name!": "S", "sla_p99": "S", "sla_p99_ms": ["L"]}], "sla_sources": ["S"],
-         "marginal": ("?", "S")}
+         "marginal": ("?", "S"), "producer_properties": ["S"]}
 
 
 def _under(rules: dict[str, Any]) -> Callable[[dict[str, Any], str], None]:

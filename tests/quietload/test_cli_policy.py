@@ -11,7 +11,7 @@ import xmlschema
 from typer.testing import CliRunner
 
 from quietload.cli import app
-from reports.policy_gate import POLICY_RULE
+from judging.policy_gate import POLICY_RULE
 from workloads import CATALOG
 from workloads.policy import Policy
 

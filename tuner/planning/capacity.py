@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from simulator.contract import explain as words
+from simulator.contract.judgement import over_sla, worst_p99
 from simulator.contract import result_path, scenario_path
 from simulator.contract.files import PLAN
 from simulator.evaluator import Evaluator, model_evaluator
@@ -161,12 +161,6 @@ def _round(value: Any) -> Any:
     return float(f"{value:.6g}") if isinstance(value, float) else value
 
 
-def _highest(values: list[float | None]) -> float | None:
-    """A neighbour's p99 over several runs: the highest of those it sent records in."""
-    sent = [v for v in values if v is not None]
-    return max(sent) if sent else None
-
-
 def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
     """Run one task on ``evaluator``, once per seed; the figures the plan keeps of it, each at its
     worst over the seeds (the runner's work: a module-level function, so process pools and
@@ -181,10 +175,10 @@ def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
             result.write(result_path(task["option"], [], seed, f"{point.load_gb:g}gb-x{point.loads}-{point.spacing_s:g}s",
                                      Path(task["keep_dir"])))
         summaries.append(result.summary)
-        if any(t.p99_ms_during is not None and words.over(t.p99_ms_during, t.sla_p99_ms) for t in result.summary.tenants):
+        if any(over_sla(t.p99_ms_during, t.sla_p99_ms) for t in result.summary.tenants):
             break
     load_seconds = max(summary.load_seconds for summary in summaries)
-    tenants = [{"name": t.name, "p99_ms_during": _round(_highest([s.tenants[i].p99_ms_during for s in summaries])),
+    tenants = [{"name": t.name, "p99_ms_during": _round(worst_p99(s.tenants[i].p99_ms_during for s in summaries)),
                 "sla_p99_ms": _round(t.sla_p99_ms)} for i, t in enumerate(summaries[0].tenants)]
     return {"option": task["option"], **{k: _round(v) for k, v in dataclasses.asdict(point).items()},
             "write_cores": point.write_cores * point.loads, "current_plan": task["current_plan"],
@@ -197,7 +191,7 @@ def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
 
 def within_sla(tenant: dict) -> bool:
     """A neighbour that sent nothing during the load (no p99) did not breach."""
-    return tenant["p99_ms_during"] is None or not words.over(tenant["p99_ms_during"], tenant["sla_p99_ms"])
+    return not over_sla(tenant["p99_ms_during"], tenant["sla_p99_ms"])
 
 
 def _worst(tenants: list[dict]) -> dict | None:

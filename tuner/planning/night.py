@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from simulator.contract import explain as words
+from simulator.contract import judgement
 from simulator.evaluator import Evaluator, RunStopped, StopWhen, stops_early
 from tuner.runner import Runner, simulated
 from workloads import Scenario, ScenarioError
@@ -64,8 +64,7 @@ def worst(runs: list[dict]) -> dict:
     """Several seeds' nights at their worst: each neighbour's highest p99, each end the latest."""
     tenants = []
     for i, tenant in enumerate(runs[0]["tenants"]):
-        sent = [r["tenants"][i]["p99_ms_during"] for r in runs if r["tenants"][i]["p99_ms_during"] is not None]
-        tenants.append({**tenant, "p99_ms_during": max(sent) if sent else None})
+        tenants.append({**tenant, "p99_ms_during": judgement.worst_p99(r["tenants"][i]["p99_ms_during"] for r in runs)})
     ends = [r["night_end_s"] for r in runs if r["night_end_s"] is not None]
     jobs = {name: [min(r["jobs"][name][0] for r in runs), max(r["jobs"][name][1] for r in runs)]
             for name in runs[0]["jobs"] if all(name in r["jobs"] for r in runs)}
@@ -75,7 +74,7 @@ def worst(runs: list[dict]) -> dict:
 
 
 def over_sla(tenants: list[dict]) -> list[dict]:
-    return [t for t in tenants if t["p99_ms_during"] is not None and words.over(t["p99_ms_during"], t["sla_p99_ms"])]
+    return [t for t in tenants if judgement.over_sla(t["p99_ms_during"], t["sla_p99_ms"])]
 
 
 class Nights:

@@ -1,6 +1,6 @@
 """The smallest change that lets a night be scheduled: when a job breaches an SLA (or its
 deadline) even alone, no start time saves it. A ``ChangeFinder`` proposes the change for the job
-alone (``quietload plan`` passes the gate's recommended change, ``reports.night_advice``); with
+alone (``quietload plan`` passes the gate's recommended change, ``tuner.planning.night_advice``); with
 none, or when it finds nothing that passes, the first single change that makes it hold alone,
 tried in ``tuner.widen``'s order (the job's own settings, then its quota, then the cluster's; each
 knob of the registry in its order), every knob's value nearest the job's own before any knob's

@@ -108,7 +108,7 @@ def run_schedule(scenario_file: str | Path, overrides: list[str] | None = None, 
     written = with_starts(night_mapping, chosen["starts"], window)
     written["name"] = f"{scenario.name}-schedule"
     document = SCHEDULE.document(
-        scenario=scenario.name, source=str(scenario_file), evaluator=evaluator.name, seed=seed, seeds=seeds,
+        scenario=scenario.name, source=str(scenario_file), overrides=list(overrides or []), evaluator=evaluator.name, seed=seed, seeds=seeds,
         window={"open_s": window.open_s, "close_s": window.close_s, "length_s": window.length_s},
         deadline_s=scenario.check.deadline, search={"method": "optuna-tpe", "trials": trials, "sampler_seed": SAMPLER_SEED,
                                       "first": "back to back, file order"},
