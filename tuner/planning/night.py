@@ -73,7 +73,7 @@ def worst(runs: list[dict]) -> dict:
             "load_seconds": max(loads) if loads else None, "seeds": [r["seed"] for r in runs]}
 
 
-def over_sla(tenants: list[dict]) -> list[dict]:
+def breaching(tenants: list[dict]) -> list[dict]:
     return [t for t in tenants if judgement.over_sla(t["p99_ms_during"], t["sla_p99_ms"])]
 
 

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from simulator.evaluator import StopWhen
 from tuner.planning.jobs import one_job
-from tuner.planning.night import Nights, Window, alone, over_sla, with_starts
+from tuner.planning.night import Nights, Window, alone, breaching, with_starts
 from tuner.widen import changes
 from workloads import Scenario, ScenarioError
 from workloads.batch import for_job
@@ -40,7 +40,7 @@ def nearest_first(scenario: Scenario) -> list[tuple[str, str, Any]]:
 
 
 def _holds(solo: dict, duration: float, deadline: float | None, window: Window) -> bool:
-    return not over_sla(solo["tenants"]) and (not deadline or duration <= deadline) and duration <= window.length_s
+    return not breaching(solo["tenants"]) and (not deadline or duration <= deadline) and duration <= window.length_s
 
 
 def _stop(scenario: Scenario, index: int) -> StopWhen | None:

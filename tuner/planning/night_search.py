@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 from simulator.contract.lines import tenant_line
 from simulator.evaluator import StopWhen
-from tuner.planning.night import (SAMPLER_SEED, Nights, Window, back_to_back, constraints, over_sla,
+from tuner.planning.night import (SAMPLER_SEED, Nights, Window, back_to_back, constraints, breaching,
                                      with_starts)
 from workloads import Scenario
 
@@ -105,7 +105,7 @@ def search_starts(nights: Nights, mapping: dict, scenario: Scenario, window: Win
             trial.set_constraint(key, value)
         record = {"trial": number, "starts_s": starts, "ends_s": ends, "night_end_s": end,
                   "holds": _violation(found) == 0 and "pruned" not in night,
-                  "over_sla": [t["name"] for t in over_sla(night["tenants"])], "violation": round(_violation(found), 6)}
+                  "over_sla": [t["name"] for t in breaching(night["tenants"])], "violation": round(_violation(found), 6)}
         if "pruned" in night:   # a seed that missed: the seeds after it not run
             tried.append({**record, "pruned": night["pruned"]})
             trial.report(end - min(starts), 0)

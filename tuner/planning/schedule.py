@@ -26,7 +26,7 @@ from pathlib import Path
 from simulator.contract import scenario_path
 from simulator.contract.files import SCHEDULE
 from simulator.evaluator import Evaluator, model_evaluator
-from tuner.planning.night import (SAMPLER_SEED, Nights, Progress, Window, alone, jobs_of, night_figures, over_sla,
+from tuner.planning.night import (SAMPLER_SEED, Nights, Progress, Window, alone, jobs_of, night_figures, breaching,
                                   with_starts)
 from tuner.planning.night_change import ChangeFinder, smallest_change
 from tuner.planning.night_search import search_starts
@@ -115,7 +115,7 @@ def run_schedule(scenario_file: str | Path, overrides: list[str] | None = None, 
         holds=chosen["holds"],
         jobs=[{"name": name, "client_id": job.client_id, "earliest_s": low, "deadline_s": deadlines[i], "start_s": start,
                "end_s": chosen["ends"][i], "alone_load_seconds": durations[i],
-               "alone_holds": not over_sla(solos[i]["tenants"])}
+               "alone_holds": not breaching(solos[i]["tenants"])}
               for i, (name, job, low, start) in enumerate(zip(names, scenario.jobs, first, chosen["starts"]))],
         tenants=chosen["night"]["tenants"], night_end_s=chosen["night"]["night_end_s"],
         change=change["document"] if change else None,
