@@ -26,6 +26,11 @@ its runs, since other work on the machine only ever adds time:
 - with ``--tune`` only a small study's figures: ``tune --trials 40 --validate 0`` on the published
   scenario cut to 64 MB (its runs short, so that what the parent process does between them
   counts), with 1 worker (the same trials here and there, said so) and with 2;
+- with ``--night`` only the night's commands, each once here and once at REV: README step 7's
+  ``plan --schedule`` of ``night-three-jobs.yaml`` and ``policy`` of it (``--out DIR``, its own
+  defaults), wall and CPU seconds (the command's and its worker processes'), and what each
+  answered (the schedule's starts, whether it holds, its runs and pruned schedules; the policy's
+  trials, pruned trials, its trial and whether it held);
 - with ``--long`` also the 100 GB load at ``linger.ms=0`` and ``batch.size`` 16 KB (one run),
   and ``tune --trials 100 --workers 2`` with validation on 20 held-out seeds (one run each;
   the study files of both are compared, trial by trial).
@@ -34,6 +39,7 @@ its runs, since other work on the machine only ever adds time:
     .venv/bin/python bench/sim_speed.py --against fbe55c6 --long
     .venv/bin/python bench/sim_speed.py --against fbe55c6 --startup
     .venv/bin/python bench/sim_speed.py --against HEAD~1 --tune
+    .venv/bin/python bench/sim_speed.py --against cb10d98 --night
     .venv/bin/python bench/sim_speed.py --against HEAD workloads/catalog/paypay-glue-2gb*.yaml
 """
 from __future__ import annotations
@@ -175,6 +181,42 @@ def tune_in(tree: Path, path: Path, arguments: tuple[str, ...] = TUNE) -> tuple[
     return wall_s, [trials, study["pick"], study["validation"]]
 
 
+NIGHT = CATALOG / "night-three-jobs.yaml"
+NIGHT_COMMANDS = {"plan --schedule": ("plan", "--schedule", str(NIGHT), "--out", "night.yaml"),
+                  "policy": ("policy", str(NIGHT), "--out", "p")}
+
+
+def night_in(tree: Path, name: str) -> tuple[float, float, str]:
+    """Wall and CPU seconds of the night's command ``name`` in ``tree``, and what it answered."""
+    with tempfile.TemporaryDirectory(prefix="quietload-night-") as out:
+        before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", "from quietload.cli import app; app()", *NIGHT_COMMANDS[name]],
+                              cwd=out, env=_environment(tree), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wall_s, after = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode not in (0, 1):   # 1: the policy did not hold, still written
+            raise SystemExit(f"{name} failed in {tree}:\n{done.stderr[-2000:]}")
+        cpu_s = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        if name == "policy":
+            proof = json.loads(next(Path(out, "p").glob("*-policy.json")).read_text())
+            answer = (f"{proof['trials']} trials, {proof.get('pruned', 0)} pruned, trial {proof['trial']}, "
+                      f"{'held' if proof['held'] else 'not held'}")
+        else:
+            schedule = json.loads(next(Path(out, "results").glob("*-schedule.json")).read_text())
+            answer = (f"starts {[job['start_s'] for job in schedule['jobs']]}, "
+                      f"{'holds' if schedule['holds'] else 'does not hold'}, night end {schedule['night_end_s']:,.1f} s, "
+                      f"{schedule['runs']} runs, {schedule.get('pruned', 0)} pruned")
+    return wall_s, cpu_s, answer
+
+
+def night(table: "Table", revision: str, other: Path) -> None:
+    """Each of the night's commands here and at ``revision``, one after the other."""
+    for name in NIGHT_COMMANDS:
+        here, there = night_in(ROOT, name), night_in(other, name)
+        table.row(f"{name}, wall", here[0], there[0])
+        table.row(f"{name}, CPU", here[1], there[1])
+        print(f"  here: {here[2]}\n  {revision}: {there[2]}", flush=True)
+
+
 class Table:
     def __init__(self, revision: str) -> None:
         print(f"{'figure':<52} {'here':>9} {revision:>9} {'x faster':>9}", flush=True)
@@ -194,7 +236,8 @@ def small_tune(table: Table, revision: str, other: Path) -> None:
             print(f"same trials and pick as {revision}: {'yes' if here_study == there_study else 'no'}", flush=True)
 
 
-def against(revision: str, paths: list[Path], long: bool, startup_only: bool = False, tune_only: bool = False) -> None:
+def against(revision: str, paths: list[Path], long: bool, startup_only: bool = False, tune_only: bool = False,
+            night_only: bool = False) -> None:
     """Each figure measured by this tree and by ``revision``, one after the other, in one run."""
     with tempfile.TemporaryDirectory(prefix="quietload-speed-") as tmp:
         other = checkout(revision, Path(tmp) / "tree")
@@ -203,6 +246,9 @@ def against(revision: str, paths: list[Path], long: bool, startup_only: bool = F
         table = Table(revision)
         if tune_only:
             small_tune(table, revision, other)
+            return
+        if night_only:
+            night(table, revision, other)
             return
         for path in [] if startup_only else paths or VARIANTS:
             here, there = measured_in(ROOT, RUNS, path.resolve()), measured_in(other, RUNS, path.resolve())
@@ -216,7 +262,7 @@ def against(revision: str, paths: list[Path], long: bool, startup_only: bool = F
             table.row(name, here["wall_s"], there["wall_s"])
             table.row(f"{name}, peak memory", here["peak_mb"], there["peak_mb"], "MB")
         here_s, there_s = startup_in(ROOT, PUBLISHED, STARTUP_RUNS + 1), startup_in(other, PUBLISHED, STARTUP_RUNS + 1)
-        table.row("CLI start-up, first run of a dataset", here_s[0], min(there_s[1:]))
+        table.row("CLI start-up, first run of a dataset", here_s[0], there_s[0])   # each tree's own first run
         table.row("CLI start-up", min(here_s[1:]), min(there_s[1:]))
         if startup_only or not long:
             return
@@ -232,7 +278,8 @@ def main(arguments: list[str]) -> None:
         measure(arguments[1:])
         return
     long, startup_only, tune_only = "--long" in arguments, "--startup" in arguments, "--tune" in arguments
-    arguments = [a for a in arguments if a not in ("--long", "--startup", "--tune")]
+    night_only = "--night" in arguments
+    arguments = [a for a in arguments if a not in ("--long", "--startup", "--tune", "--night")]
     revision = None
     if "--against" in arguments:
         at = arguments.index("--against")
@@ -240,7 +287,7 @@ def main(arguments: list[str]) -> None:
         arguments = arguments[:at] + arguments[at + 2:]
     paths = [Path(a) for a in arguments]
     if revision:
-        against(revision, paths, long, startup_only, tune_only)
+        against(revision, paths, long, startup_only, tune_only, night_only)
         return
     for path in paths or sorted(CATALOG.glob("*.yaml")):
         wall_s, sim_per_wall, _ = time_runs(path, [], RUNS)

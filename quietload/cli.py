@@ -240,10 +240,10 @@ def check(
 
     Example: quietload check workloads/catalog/paypay-glue-2gb.yaml --junit check.xml
     """
-    from reports.gate import check_runs, thresholds_of
+    from judging.gate import check_runs, thresholds_of
     from reports.junit import write_junit
-    from reports.policy_gate import with_policy
-    from tuner.margin import Margin
+    from judging.policy_gate import with_policy
+    from judging.margin import Margin
     from workloads.policy import Policy
 
     inputs = [("SCENARIO", scenario_file), *(("--result", path) for path in result_files or ())]
@@ -304,8 +304,12 @@ def report(
     from reports.report import REPORT_FILES, report_files
 
     check_output_dir(out_dir, "--out", [("the report", path) for path in result_files], REPORT_FILES)
+    # a report is made again from its files at any time: an earlier one in DIR is replaced, and said so
+    earlier = [name for name in REPORT_FILES if (out_dir / name).is_file()]
     for path in report_files(result_files, out_dir):
         echo(f"wrote {path}")
+    if earlier:
+        echo(f"replaced the earlier report in {out_dir} (its {', '.join(earlier)}); --out DIR keeps reports apart")
 
 
 app.command()(tune)

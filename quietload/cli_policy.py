@@ -8,7 +8,7 @@ import typer
 
 from quietload.judging import exit_without_neighbours
 from quietload.options import MarginOption, MaxMinutes, NightPruneFactor, Overrides, PastLimits, Prune
-from quietload.paths import check_output_dir
+from quietload.paths import check_output_dir, refuse_other_run
 from quietload.progress import with_study_progress
 from quietload.terminal import echo
 
@@ -27,6 +27,9 @@ def policy(
     prune_factor: NightPruneFactor = 1.0,
     max_minutes: MaxMinutes = 60.0,
     margin: MarginOption = None,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="Trials and held-out runs at once, each in its own process [default: the usable cores]; "
+                    "1: the same study run after run.")] = None,
 ) -> None:
     """Derive a policy for the scenario's batch jobs: per class of job (one per job of the scenario) the
     producer template (the least linger.ms and batch.size, the codec, acks) and the quota per client.id
@@ -45,12 +48,16 @@ def policy(
     from workloads.limits import check_run_size, check_study_size
     scenario = Scenario.from_yaml(scenario_file, overrides)
     check_output_dir(out_dir, "--out", [("SCENARIO", scenario_file)], written_files(scenario.name))
+    # a proof there of another scenario, other --set values or another worst night is refused, not replaced
+    refuse_other_run(out_dir / next(n for n in written_files(scenario.name) if n.endswith("policy.json")), "--out",
+                     scenario_file, list(overrides or []), "policy", {"jobs_at_once": jobs_at_once})
     check_run_size(scenario, runs=validate or scenario.tune.validate, runs_field="--validate", force=force)
     exit_without_neighbours(scenario, "a policy")
     check_study_size(scenario, trials or scenario.tune.trials, repeat or scenario.tune.repeat,
-                     validate or scenario.tune.validate, 1, max_minutes, copies=jobs_at_once)
+                     validate or scenario.tune.validate, min(workers or usable_cores(), usable_cores()), max_minutes,
+                     copies=jobs_at_once)
     request = PolicyRequest(scenario_file, tuple(overrides or ()), jobs_at_once, trials, repeat, validate, seed, out_dir,
-                            prune, prune_factor, margin)
+                            prune, prune_factor, margin, workers)
     label = f"policy for {scenario_file.stem}"
     outcome = with_study_progress(label, lambda *progress: derive(request, *progress))
     echo(outcome.render())

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from quietload.judging import exit_without_neighbours
-from quietload.paths import check_output_file
+from quietload.paths import check_output_file, refuse_other_run, refuse_other_scenario
 from quietload.terminal import echo
 from workloads import Scenario, ScenarioError
 from workloads.limits import check_study_size
@@ -18,7 +18,7 @@ def plan_schedule(scenario_file: Path, overrides: list[str] | None, given: dict,
                   out: Path | None, max_minutes: float = 60.0) -> None:
     from quietload.progress import schedule_progress   # the planner loads only when a schedule runs
     from reports.sections.schedule import render_schedule_text
-    from reports.night_advice import schedule_night
+    from tuner.planning.night_advice import schedule_night
     from tuner.planning.schedule import schedule_path, write_schedule, write_scenario
     grid = [name for name, value in given.items() if value is not None]
     if grid:
@@ -31,6 +31,9 @@ def plan_schedule(scenario_file: Path, overrides: list[str] | None, given: dict,
     out_path = out or json_path.with_suffix(".yaml")
     check_output_file(json_path, "--json", inputs=inputs, outputs=[("--out", out_path)])
     check_output_file(out_path, "--out", inputs=inputs, outputs=[("--json", json_path)])
+    if json_file is None:    # as the plan's: never another scenario's, or another's --set values
+        refuse_other_run(json_path, "--json", scenario_file, list(overrides or []), "schedule")
+    refuse_other_scenario(out_path, "--out", f"{scenario.name}-schedule")   # a night it wrote, never another file
     exit_without_neighbours(scenario, "a schedule")
     seeds = repeat or DEFAULT_REPEAT   # each schedule a night on every seed, after every job alone on every seed
     check_study_size(scenario, trials, seeds, seeds * len(scenario.jobs), workers or min(seeds, 2), max_minutes,

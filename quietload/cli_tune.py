@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from quietload.paths import check_output_dir
+from quietload.paths import check_output_dir, refuse_other_run
 from quietload.progress import with_study_progress
 from quietload.options import MarginOption, MaxMinutes, Overrides, PastLimits, Prune, PruneFactor
 from quietload.terminal import echo
@@ -45,7 +45,7 @@ def tune(
     Example: quietload tune workloads/catalog/paypay-glue-2gb.yaml --trials 100 --workers 2
     """
     from tuner import TuneRequest, run_tune
-    from tuner.tune import written_files
+    from tuner.tune import searched, written_files
     from workloads import Scenario, ScenarioError
     from workloads.limits import check_run_size, check_study_size
     from tuner.runner import usable_cores
@@ -56,6 +56,10 @@ def tune(
     scenario = Scenario.from_yaml(scenario_file, overrides)
     policy = Policy.from_yaml(policy_file) if policy_file is not None else None   # refused before any run
     check_output_dir(out_dir, "--out", [("SCENARIO", scenario_file)], written_files(scenario.name))
+    allowed = parse_levers(levers, "--levers")
+    # a study file there of another scenario, other --set values, levers or policy is refused, not replaced
+    refuse_other_run(out_dir / written_files(scenario.name)[1], "--out", scenario_file, list(overrides or []),
+                     "study", searched(allowed, policy))
     # the scenario as given, on each trial's and each validation's seeds; the knobs move it little
     check_run_size(scenario, runs=repeat or scenario.tune.repeat, runs_field="--repeat" if repeat else "tune.repeat", force=force)
     check_run_size(scenario, runs=scenario.tune.validate if validate is None else validate,
@@ -64,7 +68,7 @@ def tune(
     check_study_size(scenario, trials or scenario.tune.trials, runs, scenario.tune.validate if validate is None else validate,
                      min(workers, trials or scenario.tune.trials, usable_cores()), max_minutes)
     request = TuneRequest(scenario_file, tuple(overrides or ()), trials, workers, seed, storage, study_name,
-                          parse_levers(levers, "--levers"), sampler, out_dir, repeat, validate,
+                          allowed, sampler, out_dir, repeat, validate,
                           prune, prune_factor, policy, margin)
     label = f"tuning {scenario_file.stem}"
     outcome = with_study_progress(label, lambda *progress: run_tune(request, *progress))

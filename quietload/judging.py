@@ -11,6 +11,6 @@ def exit_without_neighbours(scenario, command: str) -> None:
     """Exit 3 with check's one line when ``scenario`` lists no tenants; else nothing."""
     if scenario.tenants:
         return
-    from reports.gate import EXIT_CODES, NOTHING_TO_JUDGE, without_neighbours
+    from judging.gate import EXIT_CODES, NOTHING_TO_JUDGE, without_neighbours
     echo(without_neighbours(scenario.name, command))
     raise typer.Exit(EXIT_CODES[NOTHING_TO_JUDGE])

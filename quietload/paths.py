@@ -11,9 +11,10 @@ import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from workloads import ScenarioError
-from workloads.reader import not_a_file, read_json
+from workloads.reader import not_a_file, read_json, read_yaml
 from workloads.text import has_control, one_line
 
 Inputs = Iterable[tuple[str, "Path | str | None"]]   # (the option that named it, a file the command reads)
@@ -113,7 +114,8 @@ def check_output_dir(path: Path | None, option: str, inputs: Inputs = (), names:
 
 
 def check_default_outputs(paths: Iterable[Path], option: str, inputs: Inputs = (),
-                          run_of: tuple[Path, list[str]] | None = None, noun: str = "run") -> None:
+                          run_of: tuple[Path, list[str]] | None = None, noun: str = "run",
+                          also: dict[str, Any] | None = None) -> None:
     """The files a command names itself (``results/<scenario>-seed1.json``, ``results/<scenario>-plan.json``)
     checked as if ``option`` had named them: a scenario kept at such a path is refused, not overwritten.
     With ``run_of`` (a scenario file and its ``--set`` values), a file already there is replaced only
@@ -121,32 +123,57 @@ def check_default_outputs(paths: Iterable[Path], option: str, inputs: Inputs = (
     for path in paths:
         check_output_file(path, option, inputs=inputs)
         if run_of is not None:
-            refuse_other_run(path, option, *run_of, noun=noun)
+            refuse_other_run(path, option, *run_of, noun=noun, also=also)
 
 
-def _held_run(path: Path) -> tuple[str, list[str]] | None:
-    """The scenario file and ``--set`` values of the run (or plan) a file holds, if it holds one: a run
-    names its file in ``scenario.source``, a plan in ``source``."""
+def _held_run(path: Path) -> tuple[str, list[str], dict[str, Any]] | None:
+    """The scenario file, ``--set`` values and document of the run (or plan, study, policy, schedule) a
+    file holds, if it holds one: a run and a study name their file in ``scenario.source``, the others in
+    ``source``; a study keeps its ``--set`` values beside it in ``scenario.overrides``."""
     try:
         document = read_json(path, "--json")
         scenario = document["scenario"]
-        source = scenario.get("source") if isinstance(scenario, dict) else document["source"]
-        return str(source or ""), list(document.get("overrides") or [])
+        named = scenario if isinstance(scenario, dict) else document
+        overrides = document["overrides"] if "overrides" in document else named.get("overrides")
+        return str(named.get("source") or ""), list(overrides or []), named
     except (ScenarioError, KeyError, TypeError, AttributeError):
         return None
 
 
-def refuse_other_run(path: Path, option: str, scenario_file: Path, overrides: list[str], noun: str = "run") -> None:
+def refuse_other_run(path: Path, option: str, scenario_file: Path, overrides: list[str], noun: str = "run",
+                     also: dict[str, Any] | None = None) -> None:
     """A file at ``path`` (a default result name) is another scenario's unless it holds a ``noun`` (a
-    run, a plan) of ``scenario_file`` with the same ``overrides``: two scenario files of one stem in two
-    folders, or --set values whose names read alike, would otherwise replace each other's results silently."""
+    run, a plan) of ``scenario_file`` with the same ``overrides`` (and the values ``also`` names, where the
+    file holds them: a study's levers and policy): two scenario files of one stem in two folders, or --set
+    values whose names read alike, would otherwise replace each other's results silently."""
     if not path.is_file():
         return
     held = _held_run(path)
     if held is not None and held[0] and _same(Path(held[0]), scenario_file) and held[1] == list(overrides):
-        return
+        differs = [key for key, value in (also or {}).items() if key in held[2] and held[2][key] != value]
+        if not differs:
+            return
+        raise ScenarioError(option, f"{path} holds a {noun} of {held[0]} with "
+                                    + ", ".join(f"{key} {held[2][key]}" for key in differs) + ", not with "
+                                    + ", ".join(f"{key} {(also or {})[key]}" for key in differs)
+                                    + f"; name another {'directory' if option == '--out' else 'file'} with {option} or remove it")
     what = f"no {noun}" if held is None or not held[0] else \
         f"a {noun} of {held[0]}" + (f" with --set {' '.join(held[1])}" if held[1] else "")
     raise ScenarioError(option, f"{path} holds {what}, not of {scenario_file}"
                                 + (f" with --set {' '.join(overrides)}" if overrides else "")
-                                + f"; name another file with {option} or remove it")
+                                + f"; name another {'directory' if option == '--out' else 'file'} with {option} or remove it")
+
+
+def refuse_other_scenario(path: Path, option: str, name: str) -> None:
+    """A scenario file at ``path`` that a command would write is replaced only when it is the one named
+    ``name`` (that command's own, written before): a scenario kept there by hand, or another's, is refused."""
+    if not path.is_file():
+        return
+    try:
+        held = read_yaml(path, option)
+    except ScenarioError:
+        held = None
+    found = held.get("name") if isinstance(held, dict) else None
+    if found != name:
+        raise ScenarioError(option, f"{path} holds " + (f"scenario {found!r}" if found else "no scenario")
+                                    + f", not {name!r}; name another file with {option} or remove it")

@@ -97,9 +97,9 @@ class StepProgress:
         if not self.entered:
             self.__enter__()
             self._mark = None   # started by its first figure: the time that took is not known
-        if detail is not None:
-            self.detail = detail
-            self._bar.update(self._task, description=f"{self.label} ({detail})")
+        if detail is not None:   # "": none any more
+            self.detail = detail or None
+            self._bar.update(self._task, description=f"{self.label} ({detail})" if detail else self.label)
         now = self.clock()
         self._measure(done, now)
         self.done = done

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 from pathlib import Path
 
-from reports.gate import FAIL, NOTHING_TO_JUDGE, SKIPPED, GateReport
+from judging.gate import FAIL, NOTHING_TO_JUDGE, SKIPPED, GateReport
 
 SUITE = "quietload.check"
 
@@ -29,7 +29,8 @@ def _suite_output(report: GateReport) -> str:
     """The recommended change and its lines to paste, as the gate renders them."""
     paste = ([f"to paste{', if ' + report.paste_needs + ' agrees' if report.paste_needs else ''}",
               *(f"  {line}" for line in report.paste)] if report.paste else [])
-    return "\n".join(["recommended change", *(f"- {line}" for line in report.recommendations), *paste])
+    return "\n".join(["recommended change", *(f"- {line}" for line in report.recommendations), *paste,
+                      *report.properties_lines()])
 
 
 def junit_xml(report: GateReport, started: datetime | None = None, seconds: float = 0.0) -> str:

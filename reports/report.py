@@ -118,7 +118,7 @@ def write_report(results: list[RunResult], out_dir: str | Path = DEFAULT_OUT_DIR
                  schedules: list[dict] | None = None) -> list[Path]:
     """Render everything first, then write the four files into ``out_dir`` (and ``batch_sizes.csv``
     when a run has a batch-size distribution, ``plans.csv`` with plan files, ``trials.csv`` with study
-    files: their sections follow the runs'); returns their paths."""
+    files: their sections follow the runs'), removing an earlier report's others; returns their paths."""
     runs, plans, studies, gates = run_figures(results, sources), plans or [], studies or [], gates or []
     policies, schedules = policies or [], schedules or []
     if inputs is None:
@@ -144,4 +144,7 @@ def write_report(results: list[RunResult], out_dir: str | Path = DEFAULT_OUT_DIR
         path = out_dir / name
         path.write_text(text, encoding="utf-8")
         paths.append(path)
+    for name in REPORT_FILES:   # an earlier report's file this one has none of would read as part of it
+        if name not in contents:
+            (out_dir / name).unlink(missing_ok=True)
     return paths

@@ -4,6 +4,7 @@ from __future__ import annotations
 from simulator.contract import WINDOWS, RunResult, TenantFigures
 from simulator.contract import explain as words
 from workloads.batch import job_mappings
+from workloads.settings import COMPRESSION_TYPE_CONFIG
 
 _LABEL_WIDTH = 22
 
@@ -71,7 +72,7 @@ def _job_lines(result: RunResult) -> list[str]:
 def render_summary(result: RunResult) -> str:
     """The figures a person reads first, then the mechanism that produced them."""
     s = result.summary
-    codecs = {job["producer"]["compression.type"] for job in job_mappings(result.scenario)}
+    codecs = {job["producer"][COMPRESSION_TYPE_CONFIG] for job in job_mappings(result.scenario)}
     codec = codecs.pop() if len(codecs) == 1 else "the jobs' " + ", ".join(sorted(codecs))
     batch_size = f"{_number(s.mean_batch_bytes / 1024)} KB of records"
     if codec != "none":

@@ -1,5 +1,5 @@
 """What a newcomer can rely on: every module imports, the packages depend on each other in one
-order (workloads <- simulator <- tuner <- reports <- quietload) with no import cycle inside any
+order (workloads <- simulator <- judging <- tuner <- reports <- quietload) with no import cycle inside any
 package (the contracts in pyproject.toml, checked by import-linter; function-level imports count),
 and no module is over 500 lines."""
 import importlib
@@ -10,7 +10,7 @@ import pytest
 from importlinter.cli import lint_imports
 
 ROOT = Path(__file__).parent.parent
-PACKAGES = ("workloads", "simulator", "tuner", "reports", "quietload")
+PACKAGES = ("workloads", "simulator", "judging", "tuner", "reports", "quietload")
 MODULES = sorted(name for package in PACKAGES
                  for name in [package, *(m.name for m in pkgutil.walk_packages([str(ROOT / package)], f"{package}."))])
 

@@ -11,7 +11,7 @@ from workloads.kinds import KINDS, PIPELINE_KINDS, kind_of
 from workloads.tenant import Tenant
 
 ROOT = Path(__file__).parent.parent
-PACKAGES = ("workloads", "simulator", "tuner", "reports", "quietload")
+PACKAGES = ("workloads", "simulator", "judging", "tuner", "reports", "quietload")
 REGISTRIES = {"workloads/kinds.py", "simulator/model/pipelines.py", "simulator/live/pipelines.py"}
 KIND_CLASSES = {kind.value.__name__ for kind in KINDS} | {
     name for name, value in vars(streaming).items() if isinstance(value, type) and issubclass(value, Tenant)}

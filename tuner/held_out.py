@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator
 
 from simulator.contract import RunResult
 from simulator.contract import explain as words
-from tuner.margin import Margin
+from judging.margin import Margin
 from tuner.objective import Objective, Outcome
 from tuner.runner import Runner
 from tuner.study import TrialRecord, ranked
@@ -144,7 +144,7 @@ def judge_held_out(objective: Objective, front: list[TrialRecord], prefer: str, 
                    margin: Margin = Margin()) -> HeldOut:
     """Each front point on ``seeds``, one seed after another until it misses on one, until a
     point holds on all of them: those that held with ``margin`` on the study's seeds first (the
-    model's own error, ``tuner.margin``), then the cheapest by ``price`` (of its knob values; e.g.
+    model's own error, ``judging.margin``), then the cheapest by ``price`` (of its knob values; e.g.
     the vCPUs it adds to the cluster), then in the preference's order. ``runs`` gets the model runs
     done and the most there can be (every point on every seed) after each run. ``seed_runs``
     runs a point's next seeds while one is judged: the outcome is the same, sooner."""

@@ -1,4 +1,4 @@
-"""A trial: knob values -> scenario overrides -> model runs -> objectives and constraints.
+"""A trial: knob values -> a scenario (typed edits) -> model runs -> objectives and constraints.
 
 Objectives, both minimised: the load's produce requests and its duration. Constraints
 (feasible at <= 0, Optuna's convention), relative so that a sampler weighs a missed SLA and a
@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from simulator.contract import RunResult
+from simulator.contract.judgement import best_p99, worst_p99
 from simulator.evaluator import Evaluator, RunStopped, StopWhen, model_evaluator, stops_early
 from tuner.space import SearchSpace
 from workloads import Scenario
-from workloads.scenario import apply_overrides
 from workloads.errors import ScenarioError
 from workloads.limits import check_run_size
 
@@ -79,15 +79,15 @@ def worst_figures(results: list[RunResult]) -> dict[str, Any]:
     worst = {key: max(f[key] for f in each)
              for key in ("produce_requests", "batches", "compression_ratio", "load_seconds", "wire_bytes")}
     worst["mean_batch_bytes"] = min(f["mean_batch_bytes"] for f in each)
-    worst["tenants"] = {name: {"p99_ms_before": min(f["tenants"][name]["p99_ms_before"] for f in each),
-                               "p99_ms_during": max(f["tenants"][name]["p99_ms_during"] for f in each),
+    worst["tenants"] = {name: {"p99_ms_before": best_p99(f["tenants"][name]["p99_ms_before"] for f in each),
+                               "p99_ms_during": worst_p99(f["tenants"][name]["p99_ms_during"] for f in each),
                                "sla_p99_ms": tenant["sla_p99_ms"]}
                         for name, tenant in each[0]["tenants"].items()}
     worst["model_seeds"] = [result.seed for result in results]
     worst["spread"] = {key: [min(f[key] for f in each), max(f[key] for f in each)]
                        for key in ("produce_requests", "load_seconds")}
     worst["spread"]["p99_ms_during"] = {
-        name: [min(f["tenants"][name]["p99_ms_during"] for f in each), tenant["p99_ms_during"]]
+        name: [best_p99(f["tenants"][name]["p99_ms_during"] for f in each), tenant["p99_ms_during"]]
         for name, tenant in worst["tenants"].items()}
     return worst
 
@@ -106,14 +106,16 @@ def constraints_of(result: RunResult, deadline_s: float | None) -> dict[str, flo
 class Objective:
     """Callable on an Optuna trial (a study's, or ``optuna.trial.FixedTrial`` in a test).
 
-    ``base`` is the scenario as a raw mapping (a file with its ``--set`` overrides applied), so
-    each trial lays its own overrides over it exactly as ``quietload simulate --set`` would.
+    ``base`` is the scenario as a raw mapping (a file with its ``--set`` overrides applied); each
+    trial sets its knob values on the scenario it makes (``SearchSpace.apply``), checked as
+    ``quietload simulate --set`` would check them.
     """
 
     def __init__(self, base: dict, space: SearchSpace, seed: int, evaluator: Evaluator | None = None, repeat: int = 1) -> None:
         self.base, self.space, self.seed = base, space, seed
         self.seeds = tuple(range(seed, seed + repeat))
-        self.deadline_s = Scenario.from_mapping(base).check.deadline
+        self.start = Scenario.from_mapping(base)      # the scenario as it is, each trial's knob values laid over it
+        self.deadline_s = self.start.check.deadline
         self._evaluator = evaluator
 
     def on(self, evaluator: Evaluator | None) -> "Objective":
@@ -139,7 +141,7 @@ class Objective:
         return self._evaluator
 
     def scenario(self, params: dict[str, Any]) -> Scenario:
-        return Scenario.from_mapping(apply_overrides(self.base, self.space.overrides(params)))
+        return self.space.apply(self.start, params)
 
     def added_vcpus(self, params: dict[str, Any]) -> float:
         """The price of the knob values' cluster changes: the share of vCPUs they add to the cluster

@@ -26,17 +26,18 @@ from typing import Any, Callable
 from simulator.contract import file_part, scenario_path
 from simulator.contract.explain import sla_figure, sla_sources
 from simulator.contract.files import POLICY_PROOF
-from tuner.margin import Margin, tenants_of
+from judging.margin import Margin, tenants_of
 from tuner.night import POLICY_KNOBS, NightObjective, classes_of
 from tuner.recommend import rounded_pick
-from tuner.runner import Execution, Runner
-from tuner.snippets import kafka_configs_lines
+from tuner.runner import Execution, Runner, usable_cores
+from workloads.snippets import kafka_configs_lines
 from tuner.space import SearchSpace, search_space
 from tuner.study import Progress, StudySettings, closest_miss, run_study, scenario_digest, scenario_fields, tuning_work
 from tuner.held_out import SeedRuns, judge_held_out
 from workloads import Scenario, ScenarioError
 from workloads.policy import JobClass, Match, Policy, Proven, Template
 from workloads.quota import Quota
+from workloads.settings import QUOTA
 from workloads._fields import build
 from workloads.reader import dump_yaml, safe_yaml
 from simulator.evaluator import load_resolved
@@ -59,7 +60,8 @@ class PolicyRequest:
     out_dir: Path = Path("results")
     prune: bool = True             # stop each trial at its verdict (tuner.study.StudySettings)
     prune_factor: float = 1.0      # beaten on both by a trial that held (tuner.pruning): never the pick
-    margin: float | None = None    # the model's error as a factor on each SLA [default: the profile's] (tuner.margin)
+    margin: float | None = None    # the model's error as a factor on each SLA [default: the profile's] (judging.margin)
+    workers: int | None = None     # trials and held-out runs at once, each in its own process [default: the usable cores]
 
 
 @dataclass(frozen=True)
@@ -83,10 +85,20 @@ def policy_space(scenario: Scenario) -> SearchSpace:
     return SearchSpace(tuple(r for r in space.ranges if r.name in POLICY_KNOBS))
 
 
-def _night_figures(outcome: Any) -> dict[str, Any]:
-    """A night's figures at its worst seed, as the proof holds them."""
+def _until_missed(seed_runs: SeedRuns, params: dict[str, Any], seeds: tuple[int, ...]) -> tuple[Any, tuple[int, ...]]:
+    """``params`` on ``seeds`` in order until one misses a constraint: the outcome of the seeds run, and those."""
+    run: list[int] = []
+    for seed, outcome in zip(seeds, seed_runs.outcomes_in_order(params, seeds)):
+        run.append(seed)
+        if not outcome.feasible:
+            break
+    return seed_runs.outcome_on(params, tuple(run)), tuple(run)
+
+
+def _night_figures(outcome: Any, seeds: tuple[int, ...]) -> dict[str, Any]:
+    """A night's figures at its worst seed, as the proof holds them, and the seeds it ran on."""
     figures = outcome.figures
-    return {"produce_requests": outcome.produce_requests, "load_seconds": outcome.load_seconds,
+    return {"seeds": list(seeds), "produce_requests": outcome.produce_requests, "load_seconds": outcome.load_seconds,
             "tenants": [{"name": name, "sla_p99_ms": t["sla_p99_ms"], "p99_ms_before": t["p99_ms_before"],
                          "p99_ms_during": t["p99_ms_during"],
                          # on every seed (an SLA relative to the p99 alone, 1.5x, is each seed's own)
@@ -98,11 +110,8 @@ def _night_figures(outcome: Any) -> dict[str, Any]:
 def _policy(name: str, base: dict, params: dict[str, Any], request: PolicyRequest, seeds: tuple[int, ...]) -> Policy:
     """One class per job of the scenario (its client.id and its copies'), the template and quota
     ``params``; and a last class for any other client.id, held to the same, proven for none."""
-    template = Template(linger_ms=float(params["linger.ms"]), batch_size=int(params["batch.size"]),
-                        compression_type=(str(params["compression.type"]),), acks=str(params["acks"]),
-                        enable_idempotence=True if params["acks"] == "all" else None)
-    quota = Quota(producer_byte_rate=float(params["producer_byte_rate"]),
-                  request_percentage=float(params["request_percentage"]))
+    template = Template.at(params)
+    quota = Quota(**{setting.attribute: float(params[setting.name]) for setting in QUOTA if setting.name in params})
     proven = Proven(jobs_at_once=request.jobs_at_once, scenario=str(request.scenario_file), seeds=seeds)
     classes = [JobClass(name=job, match=Match(client_id=(client_id, f"{client_id}-*"), topic=(topic,)),
                         producer=template, quota=quota, proven=proven,
@@ -129,13 +138,15 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
     settings = StudySettings(trials=request.trials or scenario.tune.trials, seed=request.seed, prefer=PREFER,
                              storage=f"sqlite:///{scenario_path(name, 'policy-study.db', request.out_dir)}",
                              study_name=f"{name}-policy-{request.jobs_at_once}-{digest}",
-                             prune=request.prune, prune_factor=request.prune_factor)
+                             prune=request.prune, prune_factor=request.prune_factor,
+                             workers=min(request.workers or usable_cores(), usable_cores()))
     count = scenario.tune.validate if request.validate is None else request.validate
     if count < 1:
         raise ScenarioError("--validate", "a policy is proven on held-out seeds: give at least 1")
     held_out = tuple(range(objective.seeds[-1] + 1, objective.seeds[-1] + 1 + count))
-    with Runner(functools.partial(tuning_work, objective.on(None)), objective.evaluator, Execution(workers=1)) as runner:
-        seed_runs = SeedRuns(objective, runner)
+    with Runner(functools.partial(tuning_work, objective.on(None)), objective.evaluator,
+                Execution(workers=settings.workers)) as runner:
+        seed_runs = SeedRuns(objective, runner, settings.workers)
         seed_runs.outcome_on({}, (request.seed,))   # the night as it is runs and is judged, or is refused in one line before any trial
         request.out_dir.mkdir(parents=True, exist_ok=True)
         summary = run_study(objective, settings, progress, line, runner)
@@ -146,10 +157,14 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
             raise ScenarioError("policy", f"no trial of study {summary.name!r} completed ({summary.failed} failed)")
         held = validation.pick is not None
         params, rounding = rounded_pick(objective, chosen, held_out if held else (), seed_runs)
-        if "producer_byte_rate" in params:   # as the policy file writes it: whole bytes per second (no looser)
-            params["producer_byte_rate"] = float(math.floor(params["producer_byte_rate"]))
-        with_policy = seed_runs.outcome_on(params, held_out)
-        without = seed_runs.outcome_on({}, held_out)
+        for setting in QUOTA:   # a byte rate as the policy file writes it: whole bytes per second (no looser)
+            if setting.unit == "byte_rate" and setting.name in params:
+                params[setting.name] = float(math.floor(params[setting.name]))
+        # a policy that held is proven on every held-out seed; one that did not, and the night without
+        # it, are shown on the held-out seeds up to the first that misses (the seeds after it not run)
+        with_policy, policy_seeds = (seed_runs.outcome_on(params, held_out), held_out) if held else \
+            _until_missed(seed_runs, params, held_out)
+        without, without_seeds = _until_missed(seed_runs, {}, held_out)
     held = held and with_policy.feasible
     policy = _policy(scenario.name, base, params, request, held_out)
     proof = POLICY_PROOF.document(
@@ -161,7 +176,8 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
         + (validation.lines() if summary.front else
            [f"no trial of {_trials(summary)} met every SLA on model {format_seeds(objective.seeds)}: "
             f"trial {chosen.number}, the closest{' so far (pruned)' if chosen.pruned else ''}, is written"]),
-        with_policy=_night_figures(with_policy), without_policy=_night_figures(without), slas=sla_sources(base))
+        with_policy=_night_figures(with_policy, policy_seeds),
+        without_policy=_night_figures(without, without_seeds), slas=sla_sources(base))
     paths = _write(name, policy, proof, base, request.out_dir)
     return PolicyOutcome(policy, held, proof, paths)
 
@@ -222,6 +238,9 @@ def render_proof(proof: dict[str, Any]) -> str:
     lines.append(f"  night's load {proof['with_policy']['load_seconds']:,.1f} s with the policy, "
                  f"{proof['without_policy']['load_seconds']:,.1f} s without; produce requests "
                  f"{proof['with_policy']['produce_requests']:,} against {proof['without_policy']['produce_requests']:,}")
+    for name, night in (("the policy", proof["with_policy"]), ("the night without it", proof["without_policy"])):
+        if len(night.get("seeds", proof["held_out_seeds"])) < len(proof["held_out_seeds"]):
+            lines.append(f"  {name} missed on held-out {format_seeds(night['seeds'][-1:])}: the seeds after it not run")
     lines += [f"  {line}" for line in proof.get("slas", [])]
     lines += [f"  - {note}" for note in proof["notes"]]
     return "\n".join(lines)

@@ -1,5 +1,5 @@
 """The recommendation: the picked knob values as scenario overrides and a scenario file, the
-figures before -> after with the mechanism in words, and ready-to-paste snippets (tuner.snippets).
+figures before -> after with the mechanism in words, and ready-to-paste snippets (workloads.snippets).
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 from simulator.contract import RunResult, scenario_path
 from simulator.contract import explain as words
 from simulator.contract.files import RECOMMENDATION
-from tuner.snippets import property_value, render_snippets, rounded_params, snippets
+from workloads.snippets import property_value, render_snippets, rounded_params, snippets
 from tuner.space import render_value
 from workloads import Scenario, ScenarioError
 from workloads.reader import dump_yaml
@@ -65,7 +65,7 @@ class Recommendation:
     model_seeds: list[int] = field(default_factory=list)   # each trial's runs (none given: seed); before/after are the first's
     validation: dict[str, Any] | None = None   # the front's points on held-out seeds, when run
     sla_sources: list[str] = field(default_factory=list)   # where each relative SLA's figure came from
-    marginal: str = ""            # a pick within the model's error of an SLA: which, and the factor (tuner.margin)
+    marginal: str = ""            # a pick within the model's error of an SLA: which, and the factor (judging.margin)
 
     @property
     def seeds(self) -> list[int]:

@@ -16,7 +16,7 @@ import os
 import signal
 import time
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -60,15 +60,40 @@ class Execution:
 
 _WORKER: tuple[Work, Evaluator] | None = None   # a pool process's work and evaluator
 END_GRACE_S = 2.0   # how long a worker is given to die of SIGTERM before SIGKILL
+TICK_S = 1.0        # wall seconds between progress reports while no task finishes
+
+# The simulated seconds of the run each process is running (0: none), where its progress line reads
+# them: a pool's processes write their own slot of a shared array; inline, this process its own.
+_SIMULATED: Any = None
+_SLOT = 0
+_INLINE = [0.0]
+_INLINE_TICK: list[Callable[[], None] | None] = [None]   # an inline batch's report, told each wall second
+_TICKED = [0.0]
 
 
-def _start_worker(work: Work, evaluator: Evaluator) -> None:
+def simulated(seconds: float) -> None:
+    """A run's progress, once a simulated second (``Evaluator.evaluate(..., progress)``): told to the
+    runner's parent, whose progress line shows it. Work functions hand it to their runs."""
+    if _SIMULATED is not None:
+        _SIMULATED[_SLOT] = seconds
+        return
+    _INLINE[0] = seconds
+    tick = _INLINE_TICK[0]
+    if tick is not None and seconds > 0 and time.monotonic() - _TICKED[0] >= TICK_S:
+        _TICKED[0] = time.monotonic()
+        tick()
+
+
+def _start_worker(work: Work, evaluator: Evaluator, shared: Any = None, slots: Any = None) -> None:
     """A pool process's first step. Forked, it inherited its parent's Python handlers (which turn a
     signal into a KeyboardInterrupt that the pool hands back as a task's error, then ignore the
     next one): it gets the default action back, and is killed with its parent (the thread that
     started it) however that ends: a worker has nothing to clean up. The signals were held while
     it was forked (``timeout`` and Ctrl-C signal the whole process group); they land now."""
-    global _WORKER
+    global _WORKER, _SIMULATED, _SLOT
+    if shared is not None:
+        with slots.get_lock():
+            _SIMULATED, _SLOT, slots.value = shared, slots.value, slots.value + 1
     for stopping in STOPPING_SIGNALS:
         signal.signal(stopping, signal.SIG_DFL)
     die_with_parent()
@@ -89,7 +114,10 @@ def _signals_held() -> Iterator[None]:
 def _run_in_worker(task: Any) -> Any:
     assert _WORKER is not None
     work, evaluator = _WORKER
-    return work(evaluator, task)
+    try:
+        return work(evaluator, task)
+    finally:
+        simulated(0.0)
 
 
 class Runner:
@@ -100,6 +128,7 @@ class Runner:
         self.work, self.evaluator, self.execution = work, evaluator, execution.checked()
         self._pool: ProcessPoolExecutor | None = None
         self._spark: Any = None
+        self._simulated: Any = None
 
     def __enter__(self) -> "Runner":
         return self
@@ -116,6 +145,18 @@ class Runner:
             self._spark.stop()
             self._spark = None
 
+    def simulated_s(self) -> list[float]:
+        """The simulated seconds each run now running has reached (those past their first second)."""
+        seconds = list(self._simulated) if self._simulated is not None else [_INLINE[0]]
+        return sorted((s for s in seconds if s > 0), reverse=True)
+
+    def running(self) -> str | None:
+        """The runs now running as a progress line shows them: ``runs at 41, 12 s simulated``."""
+        seconds = self.simulated_s()
+        if not seconds:
+            return None
+        return f"run{'s' if len(seconds) > 1 else ''} at {', '.join(f'{s:,.0f}' for s in seconds)} s simulated"
+
     def submit(self, task: Any) -> Future:
         """The task's result, to come; inline, it is there at once (an error too, as a pool would hand it)."""
         if self.execution.engine == "spark":
@@ -130,32 +171,62 @@ class Runner:
         with _signals_held():
             return self._processes(self.execution.workers or 1).submit(_run_in_worker, task)
 
-    def run(self, tasks: Sequence[Any], progress: Progress | None = None) -> list[Any]:
-        """Every task's result, in task order; ``progress`` hears (done, len(tasks)) as tasks finish."""
+    def run(self, tasks: Sequence[Any], progress: Progress | None = None,
+            decided: Callable[[list[Any]], bool] | None = None) -> list[Any]:
+        """Every task's result, in task order; ``progress`` hears (done, len(tasks)) as tasks finish.
+        With ``decided``: the results up to the first whose prefix (in task order) it finds decided,
+        the tasks after it left unrun (those a pool has started finish unheard), whatever the order
+        the tasks finished in, so the same tasks give the same results on any number of workers."""
         report = progress or (lambda done, total: None)
+        settled = decided or (lambda results: False)
         if not tasks:
             return []
         if self.execution.engine == "spark":
             return self._spark_session().run(tasks, report)
         if self.execution.inline:
-            results = []
-            for task in tasks:
-                results.append(self.work(self.evaluator, task))
-                report(len(results), len(tasks))
+            results: list[Any] = []
+            _INLINE_TICK[0] = lambda: report(len(results), len(tasks))
+            try:
+                for task in tasks:
+                    try:
+                        results.append(self.work(self.evaluator, task))
+                    finally:
+                        simulated(0.0)
+                    report(len(results), len(tasks))
+                    if settled(results):
+                        break
+            finally:
+                _INLINE_TICK[0] = None
             return results
         pool = self._processes(min(self.execution.workers or 1, len(tasks)))
         found: list[Any] = [None] * len(tasks)
+        finished, ordered = [False] * len(tasks), 0
         with _signals_held():
             index = {pool.submit(_run_in_worker, task): i for i, task in enumerate(tasks)}
-        for done, future in enumerate(as_completed(index), 1):
-            found[index[future]] = future.result()
-            report(done, len(tasks))
+        pending, done = set(index), 0
+        while pending:
+            ended, pending = wait(pending, timeout=TICK_S, return_when=FIRST_COMPLETED)
+            if not ended:   # none finished this second: the line shows the runs' simulated time
+                report(done, len(tasks))
+            for future in sorted(ended, key=index.__getitem__):
+                found[index[future]], finished[index[future]] = future.result(), True
+                done += 1
+                report(done, len(tasks))
+            while ordered < len(tasks) and finished[ordered]:
+                ordered += 1
+                if settled(found[:ordered]):
+                    for other in index:
+                        other.cancel()
+                    return found[:ordered]
         return found
 
     def _processes(self, count: int) -> ProcessPoolExecutor:
         """The pool, started on first use with ``count`` processes (no more than the first batch needs)."""
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(count, initializer=_start_worker, initargs=(self.work, self.evaluator))
+            import multiprocessing
+            self._simulated = multiprocessing.Array("d", count, lock=False)
+            self._pool = ProcessPoolExecutor(count, initializer=_start_worker,
+                                             initargs=(self.work, self.evaluator, self._simulated, multiprocessing.Value("i", 0)))
         return self._pool
 
     def _spark_session(self) -> Any:

@@ -8,6 +8,7 @@ from typing import Any
 from workloads import Scenario, ScenarioError
 from workloads.tuning import DEFAULT_LEVERS, KNOBS, Knob, knobs_of
 from workloads.units import format_bytes
+from workloads.settings import BATCH_SIZE_CONFIG, BUFFER_MEMORY_CONFIG
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,16 @@ class SearchSpace:
         return {r.name: r.suggest(trial) for r in self.ranges}
 
     def overrides(self, params: dict[str, Any]) -> list[str]:
-        """``--set`` overrides (``batch.producer.linger.ms=50``) that apply the knob values."""
+        """``--set`` overrides (``batch.producer.linger.ms=50``) that repeat the knob values with
+        ``quietload simulate`` (a trial's record; its scenario is made by ``apply``)."""
         return [value for name, value in params.items() for value in KNOBS[name].overrides(value)]
+
+    def apply(self, scenario: Scenario, params: dict[str, Any]) -> Scenario:
+        """``scenario`` with the knob values set, all at once (a typed edit, checked as a file's values)."""
+        if not params:
+            return scenario
+        return scenario.with_values({path: value for name, knob_value in params.items()
+                                     for path, value in KNOBS[name].changes(knob_value).items()})
 
 
 def render_value(name: str, value: Any) -> str:
@@ -100,7 +109,7 @@ def search_space(scenario: Scenario, levers: tuple[str, ...] = DEFAULT_LEVERS) -
 def _check_consistent(scenario: Scenario, space: SearchSpace) -> None:
     """Refuse ranges whose trials the producer would reject, before any trial runs."""
     by_name = {r.name: r for r in space.ranges}
-    batch, memory = by_name.get("batch.size"), by_name.get("buffer.memory")
+    batch, memory = by_name.get(BATCH_SIZE_CONFIG), by_name.get(BUFFER_MEMORY_CONFIG)
     max_request = scenario.batch.producer.max_request_size
     if batch and batch.high > max_request:
         raise ScenarioError("tune.knobs.batch.size", f"high {format_bytes(batch.high)} is above max.request.size "

@@ -26,7 +26,7 @@ from simulator.contract.files import STUDY
 from simulator.evaluator import Evaluator
 from tuner.objective import OBJECTIVES, Objective, Outcome, record
 from tuner.pruning import TrialTask, running_progress, stop_when
-from tuner.runner import Execution, Runner
+from tuner.runner import TICK_S, Execution, Runner, simulated
 from tuner.storage import Kept, kept_in
 from workloads import CostProfile, Scenario, ScenarioError
 from workloads._fields import file_key, unsaid
@@ -142,8 +142,10 @@ def pick(records: list[TrialRecord], prefer: str = "requests") -> TrialRecord | 
 
 
 def closest_miss(records: list[TrialRecord]) -> TrialRecord | None:
-    """With no feasible trial: the one that missed its constraints by the least."""
-    return min(records, key=lambda r: (r.violation, r.produce_requests, r.number), default=None)
+    """With no feasible trial: the one that missed its constraints by the least; a trial stopped at a
+    single run's limit, its verdict unknown (none missed so far), only after every one whose is known."""
+    return min(records, key=lambda r: (r.figures.get("verdict") == "unknown", r.violation, r.produce_requests, r.number),
+               default=None)
 
 
 # What a trial's outcome does not depend on: labels, and what only picks among trials or plans
@@ -277,9 +279,13 @@ def _load_study(objective: Objective, settings: StudySettings, kept: Kept,
 
 def _trial_outcome(objective: Objective, evaluator: Evaluator, task: "TrialTask | dict[str, Any]") -> Outcome:
     """The runner's work for a study: one trial's knob values on this process's evaluator."""
-    if isinstance(task, TrialTask):
-        return objective.on(evaluator).trial_outcome(task.params, task.stop, task.progress)
+    if isinstance(task, TrialTask):   # a worker's runs tell the runner's parent their simulated time
+        return objective.on(evaluator).trial_outcome(task.params, task.stop, task.progress or _told)
     return objective.on(evaluator).evaluate(task)
+
+
+def _told(seed: int, seconds: float) -> None:
+    simulated(seconds)
 
 
 def tuning_work(objective: Objective, evaluator: Evaluator, task: Any) -> Any:
@@ -368,7 +374,12 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, shown
                     pending[runner.submit(TrialTask(params, stop_when(settings, held), running))] = trial
                 if not pending:
                     break
-                finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                finished, _ = wait(list(pending), timeout=TICK_S, return_when=FIRST_COMPLETED)
+                if not finished and progress and not runner.execution.inline:   # a worker's runs, heard through the runner
+                    running = runner.running()
+                    numbers = ", ".join(str(trial.number) for trial in sorted(pending.values(), key=lambda t: t.number))
+                    progress(completed, settings.trials, best, len(study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))),
+                             f"trial{'s' if len(pending) > 1 else ''} {numbers}" + (f": {running}" if running else ""))
                 for future in sorted(finished, key=lambda fu: pending[fu].number):
                     trial = pending.pop(future)
                     error = future.exception()

@@ -9,7 +9,7 @@ from typing import Callable
 
 from simulator.contract import RunResult, file_part, scenario_path
 from simulator.contract.explain import sla_sources
-from tuner.margin import Margin, tenants_of
+from judging.margin import Margin, tenants_of
 from tuner.objective import Objective
 from tuner.recommend import (Recommendation, explain, missed_constraints, rounded_pick, snippets, spread_lines,
                              summary_figures)
@@ -45,7 +45,7 @@ class TuneRequest:
     prune: bool = True             # stop each trial at its verdict (tuner.study.StudySettings)
     prune_factor: float = 3.0
     policy: Policy | None = None   # the cluster's policy: the search keeps inside the job's class (tuner.within_policy)
-    margin: float | None = None    # the model's error as a factor on each SLA [default: the profile's] (tuner.margin)
+    margin: float | None = None    # the model's error as a factor on each SLA [default: the profile's] (judging.margin)
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,12 @@ def written_files(scenario_name: str) -> list[str]:
     """The names of the files a tune of the scenario writes into its ``--out`` directory."""
     return [scenario_path(scenario_name, kind, Path()).name
             for kind in ("study.db", "study.json", *Recommendation.FILES)]
+
+
+def searched(levers: tuple[str, ...], policy: Policy | None) -> dict[str, str]:
+    """What a study searched besides its scenario, as its study file holds it: a tune of the same scenario
+    with other levers or inside a policy is another study, whose files must not replace these."""
+    return {"levers": ",".join(levers), "policy": policy.name if policy is not None else "none"}
 
 
 def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
@@ -154,6 +160,7 @@ def tune(request: TuneRequest, progress: Progress | None = None,
     paths = [summary.write_json(study_file, {"name": scenario.name, "source": str(request.scenario_file),
                                              "overrides": list(request.overrides),
                                              "digest": scenario_digest(scenario_fields(scenario)),
+                                             **searched(request.levers, request.policy),
                                              "slas": sla_sources(base)},
                                 summary_figures(baseline),
                                 {"trial": recommendation.trial, "meets_constraints": recommendation.feasible,

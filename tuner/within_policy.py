@@ -16,7 +16,8 @@ from typing import Any
 
 from tuner.space import KnobRange, SearchSpace
 from workloads import Scenario, ScenarioError
-from workloads.policy import JobClass, Policy, judge_scenario
+from workloads.policy import JobClass, Policy, judge_scenario, rules_of
+from workloads.settings import CEILING, FLOOR, ONE_OF, SETTINGS, Setting
 from workloads.tuning import KNOBS
 
 
@@ -54,10 +55,16 @@ def job_class(scenario: Scenario, policy: Policy) -> JobClass:
     return found
 
 
+def _setter(setting: Setting) -> Setting:
+    """The setting whose knob sets ``setting`` along with its own value (enable.idempotence: acks), or itself."""
+    if setting.name in KNOBS:
+        return setting
+    return next(s for s in SETTINGS.values() if setting.name in dict(s.also(None)))
+
+
 def bounded(space: SearchSpace, scenario: Scenario, policy: Policy) -> tuple[SearchSpace, list[str]]:
     """The study's space within the rules of the job's class, and a line saying so."""
     rules = job_class(scenario, policy)
-    template, quota = rules.producer, rules.quota
     narrowed: dict[str, KnobRange] = {}
 
     def narrow(name: str, **bounds: Any) -> None:
@@ -65,40 +72,25 @@ def bounded(space: SearchSpace, scenario: Scenario, policy: Policy) -> tuple[Sea
         narrowed[name] = _between(current, **bounds) if "choices" not in bounds else \
             dataclasses.replace(current, choices=bounds["choices"])
 
-    if template.linger_ms is not None:
-        narrow("linger.ms", low=template.linger_ms)
-    if template.batch_size is not None:
-        narrow("batch.size", low=template.batch_size)
-    if template.compression_type is not None:
-        allowed = _range(space, "compression.type", scenario).choices
-        narrow("compression.type", choices=tuple(c for c in allowed if c in template.compression_type)
-               or template.compression_type)
-    acks = _range(space, "acks", scenario).choices
-    if template.acks is not None:
-        acks = (template.acks,)
-    if template.enable_idempotence is not None:   # the acks knob sets enable.idempotence with it (all: true)
-        acks = tuple(a for a in acks if (a == "all") == template.enable_idempotence) or \
-            (("all",) if template.enable_idempotence else ("1",))
-    if template.acks is not None or template.enable_idempotence is not None:
-        narrow("acks", choices=acks)
-    if template.max_in_flight is not None:
-        narrow("max.in.flight.requests.per.connection", high=template.max_in_flight)
-    if quota.producer_byte_rate is not None:
-        narrow("producer_byte_rate", high=quota.producer_byte_rate)
-    if quota.request_percentage is not None:
-        narrow("request_percentage", high=quota.request_percentage)
+    for setting, bound in rules_of(rules):
+        knob = KNOBS[_setter(setting).name]
+        current = (narrowed.get(knob.name) or _range(space, knob.name, scenario)).choices
+        if setting.rule == FLOOR:
+            narrow(knob.name, low=bound)
+        elif setting.rule == CEILING:
+            narrow(knob.name, high=bound)
+        elif setting.rule == ONE_OF:
+            narrow(knob.name, choices=tuple(c for c in current if c in bound) or bound)
+        elif knob.name == setting.name:      # a required value
+            narrow(knob.name, choices=(bound,))
+        else:                                # a required value the knob sets along with its own (acks=all: idempotence)
+            keeps = [choice for choice in current if dict(knob.also(choice))[setting.name] == bound]
+            narrow(knob.name, choices=tuple(keeps) or tuple(c for c in knob.bounds(scenario)
+                                                            if dict(knob.also(c))[setting.name] == bound))
+    ruled = {_setter(setting).name for setting, _ in rules_of(rules)}
     ranges = [narrowed.pop(r.name, r) for r in space.ranges] + list(narrowed.values())
-    within = ", ".join(f"{name} {narrowed_range.describe()}" for name, narrowed_range in
-                       ((r.name, r) for r in ranges if r.name in _ruled(template, quota)))
+    within = ", ".join(f"{r.name} {r.describe()}" for r in ranges if r.name in ruled)
     return SearchSpace(tuple(ranges)), [f"searched inside policy {policy.name}, class {rules.name}: {within}"]
-
-
-def _ruled(template: Any, quota: Any) -> set[str]:
-    names = {"linger.ms": template.linger_ms, "batch.size": template.batch_size,
-             "compression.type": template.compression_type, "acks": template.acks or template.enable_idempotence,
-             "max.in.flight.requests.per.connection": template.max_in_flight,
-             "producer_byte_rate": quota.producer_byte_rate, "request_percentage": quota.request_percentage}
-    return {name for name, rule in names.items() if rule is not None}
 
 
 def kept(result_scenario: dict[str, Any], policy: Policy) -> list[str]:

@@ -116,6 +116,8 @@ class BatchJob:
     loads: int = f.prop(parse=f.positive_int, default=1)
     spacing: float = f.prop(parse=_seconds, default=0.0)
     quota: Quota = f.prop(parse=lambda v, p: f.build(Quota, v, p), default_factory=Quota)
+    # the quota the file states, when the cluster's Express brokers hold the job to a lower byte rate
+    stated_quota: Quota | None = f.prop(default=None, internal=True)
     # where the job runs, by name ({glue: 4.0}, {emr: 7.x}, {spark: 3.5}): its kafka-clients
     platform: dict | None = f.prop(parse=lambda v, p: _platform_mapping(v, p), default=None, unset_unsaid=True)
     # a night's jobs (``batch:`` a list) each name themselves; one job as a mapping is ``batch``

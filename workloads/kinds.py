@@ -17,6 +17,7 @@ from workloads.producer import Client, ProducerConfig
 from workloads.streaming import (SINK_CLIENT, ConsumerConfig, Flink, KafkaStreams, SparkContinuous, SparkMicroBatch,
                                  SparkRealTime, StreamingTenant)
 from workloads.tenant import Tenant
+from workloads.settings import LINGER_MS_CONFIG
 
 PRODUCER = "producer"     # a tenant that names no kind
 
@@ -41,7 +42,7 @@ KINDS: tuple[NeighbourKind, ...] = (
     NeighbourKind("spark-continuous", SparkContinuous),
     NeighbourKind("spark-realtime", SparkRealTime),
     # StreamsConfig's CONSUMER/PRODUCER_DEFAULT_OVERRIDES: max.poll.records 1000, linger.ms 100
-    NeighbourKind("kafka-streams", KafkaStreams, consumer={"max.poll.records": 1000}, sink={"linger.ms": 100}),
+    NeighbourKind("kafka-streams", KafkaStreams, consumer={"max.poll.records": 1000}, sink={LINGER_MS_CONFIG: 100}),
     NeighbourKind("flink", Flink),
 )
 _BY_NAME = {kind.name: kind for kind in KINDS}

@@ -18,6 +18,7 @@ patterns (shell-style: ``daily-*``), and its topic when the class names topics.
 """
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import re
 from dataclasses import dataclass
@@ -27,13 +28,11 @@ from typing import Any
 from workloads import _fields as f
 from workloads.batch import job_mappings
 from workloads.errors import ScenarioError
-from workloads.producer import parse_acks, parse_codec
 from workloads.quota import QUOTA_CLIENT_ID, Quota
 from workloads.reader import read_yaml
-from workloads.tuning import KNOBS
-from workloads.units import parse_bytes, parse_milliseconds
+from workloads.settings import CEILING, FLOOR, ONE_OF, REQUIRED, SETTINGS, Setting, producer_setting, quota_setting
 
-LEAST, REQUIRED, MOST, ONE_OF = "allows at least", "requires", "allows at most", "allows"
+_WORDS = {FLOOR: "allows at least", CEILING: "allows at most", REQUIRED: "requires", ONE_OF: "allows"}
 
 
 def _patterns(value: Any, path: str) -> tuple[str, ...]:
@@ -42,14 +41,6 @@ def _patterns(value: Any, path: str) -> tuple[str, ...]:
     if not items:
         raise ScenarioError(path, "expected at least one pattern, got an empty list")
     return tuple(f.text(item, f"{path}[{i}]" if isinstance(value, list) else path) for i, item in enumerate(items))
-
-
-def _codecs(value: Any, path: str) -> tuple[str, ...]:
-    items = value if isinstance(value, list) else [value]
-    if not items:
-        raise ScenarioError(path, "expected at least one codec, got an empty list")
-    return tuple(dict.fromkeys(parse_codec(item, f"{path}[{i}]" if isinstance(value, list) else path)
-                               for i, item in enumerate(items)))
 
 
 _SEEDS = re.compile(r"([0-9]{1,9})(?:-([0-9]{1,9}))?")
@@ -83,14 +74,43 @@ class Match:
 
 @dataclass(frozen=True)
 class Template:
-    """The producer settings a class's jobs must keep (unset: no rule)."""
+    """The producer settings a class's jobs must keep (unset: no rule), each bounded in its setting's
+    direction (workloads.settings: a floor, a ceiling, a required value, the codecs allowed)."""
 
-    linger_ms: float | None = f.prop("linger.ms", parse_milliseconds, default=None)
-    batch_size: int | None = f.prop("batch.size", f.positive(parse_bytes), default=None)
-    compression_type: tuple[str, ...] | None = f.prop("compression.type", _codecs, default=None)
-    acks: str | None = f.prop("acks", parse_acks, default=None)
-    enable_idempotence: bool | None = f.prop("enable.idempotence", f.boolean, default=None)
-    max_in_flight: int | None = f.prop("max.in.flight.requests.per.connection", f.positive_int, default=None)
+    linger_ms: float | None = producer_setting("linger_ms").rule_prop()
+    batch_size: int | None = producer_setting("batch_size").rule_prop()
+    compression_type: tuple[str, ...] | None = producer_setting("compression_type").rule_prop()
+    acks: str | None = producer_setting("acks").rule_prop()
+    enable_idempotence: bool | None = producer_setting("enable_idempotence").rule_prop()
+    max_in_flight: int | None = producer_setting("max_in_flight").rule_prop()
+
+    @classmethod
+    def at(cls, values: dict[str, Any]) -> "Template":
+        """The template whose rules are ``values`` (a setting's name -> the value a job keeps to: a floor's
+        least, a ceiling's most, a required value, one codec allowed), with the settings that go with each
+        (``acks=all`` brings ``enable.idempotence=true``; another acks no rule on it)."""
+        rules: dict[str, Any] = {}
+        for name, value in values.items():
+            setting = SETTINGS[name]
+            if setting.section != "producer":
+                continue
+            parsed = setting.parse(value, name)
+            rules[setting.attribute] = (parsed,) if setting.rule == ONE_OF else parsed
+            rules.update({SETTINGS[key].attribute: bound or None for key, bound in setting.also(value)})
+        return cls(**rules)
+
+
+def rules_of(job_class: "JobClass") -> list[tuple[Setting, Any]]:
+    """The class's rules: each setting it bounds, with its bound, in the file's order (the template's, then the quota's)."""
+    return [(setting, getattr(part, item.name)) for part, of in ((job_class.producer, producer_setting),
+                                                                 (job_class.quota, quota_setting))
+            for item in dataclasses.fields(part) if getattr(part, item.name) is not None
+            for setting in (of(item.name),)]
+
+
+def bounds_of(job_class: "JobClass") -> dict[str, Any]:
+    """The values of a class's rules at their bounds (the floors, the ceilings, the first codec allowed)."""
+    return {setting.name: setting.at_bound(bound) for setting, bound in rules_of(job_class)}
 
 
 @dataclass(frozen=True)
@@ -144,7 +164,8 @@ class Policy:
 
 
 _SIZE_TEXT = (("MB", 1024**2), ("KB", 1024))
-_AS_TEXT = {"batch.size": "", "producer_byte_rate": "/s"}
+# a size or a byte rate a policy bounds, written as a person writes it
+_AS_TEXT = {s.name: "/s" if s.unit == "byte_rate" else "" for s in SETTINGS.values() if s.rule and s.unit in ("bytes", "byte_rate")}
 
 
 def _size_text(value: float, per: str) -> Any:
@@ -188,10 +209,6 @@ class Breach:
         return f"{self.job}: {self.rule}={self.value}; class {self.job_class} {self.allowed}"
 
 
-def _most(have: float | None, most: float) -> bool:
-    return have is not None and have <= most
-
-
 def judge(job: dict[str, Any], policy: Policy) -> list[Breach]:
     """Every rule of the job's class against the job's settings (kept or broken), in the file's order;
     a job of no class breaks the rule ``class``. ``job`` is a resolved job as a RunResult's scenario
@@ -203,43 +220,11 @@ def judge(job: dict[str, Any], policy: Policy) -> list[Breach]:
         return [Breach(name, "none", "class", f"{client_id} (topic {topic})", f"class's match ({names})", False)]
     producer, quota = job.get("producer") or {}, job.get("quota") or {}
     rules: list[Breach] = []
-
-    def rule(rule_name: str, value: str, allowed: str, kept: bool) -> None:
-        rules.append(Breach(name, job_class.name, rule_name, value, allowed, kept))
-
-    def knob_rule(rule_name: str, value: Any, bound_word: str, bound: Any, kept: bool) -> None:
-        """A rule on a knob's setting: the job's value and the bound as the knob prints them (``10 ms``, ``20.0 MB/s``)."""
-        shown = KNOBS[rule_name].render
-        rule(rule_name, shown(value), f"{bound_word} {shown(bound)}", kept)
-
-    template = job_class.producer
-    if template.linger_ms is not None:
-        linger = float(producer["linger.ms"])
-        knob_rule("linger.ms", linger, LEAST, template.linger_ms, linger >= template.linger_ms)
-    if template.batch_size is not None:
-        size = int(producer["batch.size"])
-        knob_rule("batch.size", size, LEAST, template.batch_size, size >= template.batch_size)
-    if template.compression_type is not None:
-        codec = str(producer["compression.type"])
-        rule("compression.type", codec, f"{ONE_OF} {', '.join(template.compression_type)}", codec in template.compression_type)
-    if template.acks is not None:
-        acks = str(producer["acks"])
-        rule("acks", acks, f"{REQUIRED} {template.acks}", acks == template.acks)
-    if template.enable_idempotence is not None:
-        idempotent = bool(producer["enable.idempotence"])
-        rule("enable.idempotence", str(idempotent).lower(), f"{REQUIRED} {str(template.enable_idempotence).lower()}",
-             idempotent == template.enable_idempotence)
-    if template.max_in_flight is not None:
-        in_flight = int(producer["max.in.flight.requests.per.connection"])
-        rule("max.in.flight.requests.per.connection", str(in_flight), f"{MOST} {template.max_in_flight}",
-             in_flight <= template.max_in_flight)
-    bound = job_class.quota
-    if bound.producer_byte_rate is not None:
-        rate = quota.get("producer_byte_rate")
-        knob_rule("producer_byte_rate", rate, MOST, bound.producer_byte_rate, _most(rate, bound.producer_byte_rate))
-    if bound.request_percentage is not None:
-        share = quota.get("request_percentage")
-        knob_rule("request_percentage", share, MOST, bound.request_percentage, _most(share, bound.request_percentage))
+    for setting, bound in rules_of(job_class):
+        value = (producer if setting.section == "producer" else quota).get(setting.name)
+        kept = setting.keeps(value, bound)
+        shown = ", ".join(bound) if setting.rule == ONE_OF else setting.render(bound)
+        rules.append(Breach(name, job_class.name, setting.name, setting.render(value), f"{_WORDS[setting.rule]} {shown}", kept))
     return rules
 
 

@@ -12,11 +12,10 @@ from typing import Any
 
 from workloads import _fields as f
 from workloads.errors import ScenarioError
-from workloads.units import parse_bytes, parse_milliseconds
+from workloads.settings import CLIENT_KINDS, CODECS, PRODUCER, parse_acks, parse_codec, producer_setting
 from workloads.versions import known_version, parse_version
 
-CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
-CLIENT_KINDS = ("java", "librdkafka")
+__all__ = ["CLIENT_KINDS", "CODECS", "Client", "ProducerConfig", "client_defaults", "parse_acks", "parse_codec"]
 
 
 @dataclass(frozen=True)
@@ -54,66 +53,45 @@ class Client:
 
 
 def client_defaults(client: Client) -> dict[str, Any]:
-    """The producer properties a client uses when the job does not set them."""
-    if client.kind == "librdkafka":
-        return {"batch.size": 1_000_000, "batch.num.messages": 10_000,
-                "linger.ms": 5.0 if client.version >= (1, 5, 0) else 0.5,
-                "compression.type": "none", "buffer.memory": 1_048_576 * 1024,
-                "acks": "all", "enable.idempotence": False,
-                "max.in.flight.requests.per.connection": 1_000_000,
-                "max.request.size": 1_000_000}
-    modern = client.version >= (3, 0, 0)
-    return {"batch.size": 16_384, "batch.num.messages": None,
-            "linger.ms": 5.0 if client.version >= (4, 0, 0) else 0.0,
-            "compression.type": "none", "buffer.memory": 32 * 1024 * 1024,
-            "acks": "all" if modern else "1", "enable.idempotence": modern,
-            "max.in.flight.requests.per.connection": 5, "max.request.size": 1_048_576}
-
-
-def parse_acks(value: Any, path: str) -> str:
-    """``acks`` as Kafka takes it: 0, 1, all, or -1 (all)."""
-    text = str(value).strip().lower()
-    text = "all" if text == "-1" else text
-    if text not in ("0", "1", "all"):
-        raise ScenarioError(path, f"expected 0, 1 or all, got {value!r}")
-    return text
-
-
-def parse_codec(value: Any, path: str) -> str:
-    if str(value) not in CODECS:
-        raise ScenarioError(path, f"expected one of {', '.join(CODECS)}, got unknown codec {value!r}")
-    return str(value)
+    """The producer properties a client uses when the job does not set them (workloads.settings)."""
+    return {s.name: s.default.of(client) for s in PRODUCER if s.default is not None}
 
 
 @dataclass(frozen=True)
 class ProducerConfig:
     """Producer properties, fully resolved (defaults filled in) for one client."""
 
-    batch_size: int = f.prop("batch.size", f.positive(parse_bytes))
-    linger_ms: float = f.prop("linger.ms", parse_milliseconds)
-    compression_type: str = f.prop("compression.type", parse_codec)
-    buffer_memory: int = f.prop("buffer.memory", f.positive(parse_bytes))
-    acks: str = f.prop("acks", parse_acks)
-    enable_idempotence: bool = f.prop("enable.idempotence", f.boolean)
-    max_in_flight: int = f.prop("max.in.flight.requests.per.connection", f.positive_int)
-    max_request_size: int = f.prop("max.request.size", f.positive(parse_bytes))
-    batch_num_messages: int | None = f.prop("batch.num.messages", f.positive_int, default=None)
+    batch_size: int = producer_setting("batch_size").prop()
+    linger_ms: float = producer_setting("linger_ms").prop()
+    compression_type: str = producer_setting("compression_type").prop()
+    buffer_memory: int = producer_setting("buffer_memory").prop()
+    acks: str = producer_setting("acks").prop()
+    enable_idempotence: bool = producer_setting("enable_idempotence").prop()
+    max_in_flight: int = producer_setting("max_in_flight").prop()
+    max_request_size: int = producer_setting("max_request_size").prop()
+    batch_num_messages: int | None = producer_setting("batch_num_messages").prop(default=None)
 
     @classmethod
     def build(cls, raw: Any, client: Client, path: str) -> "ProducerConfig":
         raw = f.require_mapping(raw, path)
-        if client.kind == "java" and "batch.num.messages" in raw:
-            raise ScenarioError(f.join(path, "batch.num.messages"), "is a librdkafka property, not the Java client's")
+        for setting in PRODUCER:
+            if client.kind not in setting.clients and setting.name in raw:
+                raise ScenarioError(f.join(path, setting.name), f"is a {setting.clients[0]} property, not the Java client's")
         merged = {key: value for key, value in client_defaults(client).items() if value is not None}
         parsed = f.build(cls, {**merged, **raw}, path)
         parsed = _implied_idempotence(parsed, raw, client, path)
         if parsed.batch_size > parsed.max_request_size:
-            raise ScenarioError(f.join(path, "batch.size"),
+            raise ScenarioError(f.join(path, producer_setting("batch_size").name),
                                 f"{parsed.batch_size} bytes is larger than max.request.size ({parsed.max_request_size} bytes)")
         if parsed.buffer_memory < parsed.batch_size:
-            raise ScenarioError(f.join(path, "buffer.memory"),
+            raise ScenarioError(f.join(path, producer_setting("buffer_memory").name),
                                 f"{parsed.buffer_memory} bytes cannot hold one batch of batch.size ({parsed.batch_size} bytes)")
         return parsed
+
+    def evolve(self, values: dict[str, Any], client: Client, path: str) -> "ProducerConfig":
+        """This configuration with ``values`` (Kafka's names, values as their parsers give them) set, checked
+        as a file's would be: a typed edit (a knob's value, a policy's bound)."""
+        return ProducerConfig.build({**self.as_properties(), **values}, client, path)
 
     def as_properties(self) -> dict[str, Any]:
         """Kafka property names, sorted, as a client would be configured."""

@@ -3,23 +3,8 @@ client id its producers share, model and live."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from workloads import _fields as f
-from workloads.errors import ScenarioError
-from workloads.units import finite, parse_byte_rate
-
-
-def _request_percentage(value: Any, path: str) -> float:
-    """Kafka's request_percentage: percent of one thread, so above 100 when several threads may be used."""
-    try:
-        number = float(str(value).strip().rstrip("%").strip())
-    except ValueError:
-        raise ScenarioError(path, f"expected a percentage of one thread's time like 50 or 250%, got {value!r}") from None
-    if not number > 0:
-        raise ScenarioError(path, f"must be greater than zero, got {value!r}")
-    return finite(number, path, value)
-
+from workloads.settings import QUOTA, quota_setting
 
 QUOTA_CLIENT_ID = "batch-load"   # the job's producers share it, so the brokers meter them as one client
 
@@ -30,10 +15,9 @@ class Quota:
     ``QUOTA_CLIENT_ID``), per broker: bytes per second, and percent of one request-handler
     thread's time (200 = two threads)."""
 
-    producer_byte_rate: float | None = f.prop(parse=f.positive(parse_byte_rate), default=None)
-    request_percentage: float | None = f.prop(parse=lambda v, p: _request_percentage(v, p), default=None)
+    producer_byte_rate: float | None = quota_setting("producer_byte_rate").prop(default=None)
+    request_percentage: float | None = quota_setting("request_percentage").prop(default=None)
 
     def settings(self) -> dict[str, float]:
         """The quota's settings that are set, by their kafka-configs names."""
-        return {key: value for key, value in (("producer_byte_rate", self.producer_byte_rate),
-                                              ("request_percentage", self.request_percentage)) if value is not None}
+        return {s.name: getattr(self, s.attribute) for s in QUOTA if getattr(self, s.attribute) is not None}

@@ -58,6 +58,15 @@ class Broker:
             raw = {**raw, **broker_settings(kind)}
         return f.build(cls, raw, path)
 
+    def with_values(self, values: dict[str, Any], path: str) -> "Broker":
+        """This broker with ``values`` (file keys, parsed values) set; a new ``type`` brings its vCPUs and bandwidths."""
+        known = f.keys_of(Broker)
+        if values.get("type") is not None:
+            kind = broker_type(values["type"], f.join(path, "type"))
+            typed = f.build(Broker, broker_settings(kind), path)
+            values = {**{key: getattr(typed, known[key].name) for key in broker_settings(kind)}, **values}
+        return dataclasses.replace(self, **{known[key].name: value for key, value in values.items()})
+
 
 @dataclass(frozen=True)
 class Topic:
@@ -355,6 +364,22 @@ class Scenario:
         """When ``job``'s first load starts, from the run's start."""
         return job.start if job.start is not None else self.windows.before
 
+    def with_values(self, changes: dict[tuple[str, ...], Any]) -> "Scenario":
+        """This scenario with settings changed, each at its path of file keys (``("batch", "quota",
+        "producer_byte_rate")``; ``batch``: the first job) to a value as its parser gives it, and checked as the
+        file would be: a typed edit (a knob's value), never a ``--set`` text read back."""
+        grouped: dict[tuple[str, ...], dict[str, Any]] = {}
+        for path, value in changes.items():
+            grouped.setdefault(tuple(path[:-1]), {})[path[-1]] = value
+        # each job's quota as stated, so that an Express broker's throttle is laid again on the new values
+        edited = dataclasses.replace(self, jobs=tuple(dataclasses.replace(job, quota=job.stated_quota or job.quota,
+                                                                          stated_quota=None) for job in self.jobs))
+        for parent, values in grouped.items():
+            edited = _edited(edited, parent, values, "")
+        edited = dataclasses.replace(edited, jobs=tuple(_express_throttle(edited, job) for job in edited.jobs))
+        edited.validate()
+        return edited
+
     def as_mapping(self) -> dict:
         data = f.as_mapping(self)
         data["profile"] = self.profile.name
@@ -368,6 +393,26 @@ class Scenario:
         return data
 
 
+def _edited(value: Any, parent: tuple[str, ...], values: dict[str, Any], where: str) -> Any:
+    """``value`` (a value object) with ``values`` set on the object at ``parent`` below it."""
+    if not parent:
+        if isinstance(value, Broker):
+            return value.with_values(values, where)
+        known = f.keys_of(type(value))
+        return dataclasses.replace(value, **{known[key].name: item for key, item in values.items()})
+    key, rest = parent[0], parent[1:]
+    if isinstance(value, Scenario) and key == "batch":
+        if value.listed:   # a night's jobs: ``batch`` is no one of them
+            rest_key = ".".join((*rest, next(iter(values))))
+            raise ScenarioError(f"batch.{rest[0] if rest else rest_key}", f"batch lists {len(value.jobs)} jobs: address one as "
+                                                         f"batch[0].{rest_key} or batch.{value.batch.name}.{rest_key}")
+        return dataclasses.replace(value, jobs=(_edited(value.batch, rest, values, key), *value.jobs[1:]))
+    if isinstance(value, BatchJob) and key == "producer" and not rest:
+        return dataclasses.replace(value, producer=value.producer.evolve(values, value.client, f.join(where, key)))
+    attribute = f.keys_of(type(value))[key].name
+    return dataclasses.replace(value, **{attribute: _edited(getattr(value, attribute), rest, values, f.join(where, key))})
+
+
 def _express_throttle(scenario: Scenario, job: BatchJob) -> BatchJob:
     """MSK throttles an Express broker's client ingress at its quota; a batch load is nearly all of
     that ingress, so the model meters it as the job's producer_byte_rate per broker (a lower quota
@@ -378,7 +423,8 @@ def _express_throttle(scenario: Scenario, job: BatchJob) -> BatchJob:
     own = job.quota.producer_byte_rate
     if own is not None and own <= kind.express_ingress_quota:
         return job
-    return dataclasses.replace(job, quota=dataclasses.replace(job.quota, producer_byte_rate=kind.express_ingress_quota))
+    return dataclasses.replace(job, quota=dataclasses.replace(job.quota, producer_byte_rate=kind.express_ingress_quota),
+                               stated_quota=job.quota)
 
 
 def load_mapping(path: str | Path, overrides: list[str]) -> dict:

@@ -4,9 +4,9 @@ The relative form judges the load by what it adds: the neighbour's p99 during th
 within ``factor`` times its p99 alone. That p99 alone is resolved once per study
 (``simulator.model.alone``: the neighbours without the load, on stated model seeds) and written back
 into the scenario as ``1.5x of 8.21ms (model seeds 1-5)``, so that every run, trial, policy and
-check of the study holds the neighbour to the same figure. Unresolved (a live run), it is the
-neighbour's p99 before the load in the same run. A bare number is refused: ``10`` could be
-milliseconds, seconds or a factor.
+check of the study holds the neighbour to the same figure. A live run resolves it once from the rig's
+own measure, its first run's p99 before the load (``simulator.live.alone``), for that run and every
+repeat. A bare number is refused: ``10`` could be milliseconds, seconds or a factor.
 """
 from __future__ import annotations
 

@@ -61,6 +61,10 @@ class ConsumerConfig:
     max_poll_records: int = f.prop("max.poll.records", f.positive_int, default=500)
     max_partition_fetch_bytes: int = f.prop("max.partition.fetch.bytes", f.positive(parse_bytes), default=1_048_576)
 
+    def as_properties(self) -> dict[str, Any]:
+        """KafkaConsumer's names, each value as its configuration takes it (milliseconds: a whole int)."""
+        return {key: int(value) if isinstance(value, float) else value for key, value in f.as_mapping(self).items()}
+
 
 @dataclass(frozen=True, kw_only=True)
 class StreamingTenant(Tenant):

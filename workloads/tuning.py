@@ -6,6 +6,8 @@ A ``Knob`` owns everything about one setting: its Kafka or Spark name, its scena
 default (around the scenario's own value), how its value is printed and written back, and who
 must change it (its lever class: the job's owner, the cluster owner's quota for the job, or the
 cluster's operator). The tuner, the gate's advice, the snippets and the report read it from here.
+A producer's or a quota's knob is made from its setting's record (``workloads.settings``), and sets
+its value on a typed scenario (``Knob.apply``); its ``--set`` form is how a person repeats it.
 
 In the ``tune:`` section a choice knob takes a list of values (``compression.type: [none, zstd]``),
 a range knob ``[low, high]`` (``linger.ms: [0, 50]``); a one-value list pins a knob.
@@ -19,38 +21,13 @@ from typing import Any, Callable
 from workloads import _fields as f
 from workloads.broker_types import BROKER_TYPES, broker_type
 from workloads.errors import ScenarioError
-from workloads.producer import CODECS, parse_acks, parse_codec
 from workloads.quota import Quota
-from workloads.units import format_bytes, parse_bytes, parse_milliseconds
+from workloads.settings import PRODUCER, QUOTA, Setting, property_text, rendered
 
-KB, MB = 1024, 1024**2
 LEVERS = ("job", "quota", "cluster")          # from the cheapest to change to the dearest
 DEFAULT_LEVERS = ("job", "quota")
 WHO = {"job": "the job's owner", "quota": "the cluster's owner, as a quota for the job's client.id",
        "cluster": "the cluster's operator"}
-LINGER_MS_MAX = 100
-MAX_IN_FLIGHT_MAX = 5            # above 5 the idempotent producer gives up its ordering guarantee
-
-
-def _quota_value(name: str) -> Callable[[Any, str], Any]:
-    """The quota field's own parser, so the tune range takes what ``batch.quota`` takes."""
-    def parse(value: Any, path: str) -> Any:
-        return {q.name: q for q in dataclasses.fields(Quota)}[name].metadata["parse"](value, path)
-    return parse
-
-
-def _rendered(unit: str, value: Any) -> str:
-    if value is None:
-        return "none"
-    if unit == "bytes":
-        return format_bytes(value)
-    if unit == "byte_rate":
-        return f"{format_bytes(value)}/s"
-    if unit == "ms":
-        return f"{value:g} ms"
-    if unit == "percent":
-        return f"{value:g} %"
-    return str(value)
 
 
 @dataclass(frozen=True)
@@ -68,11 +45,21 @@ class Knob:
     log: bool = False              # searched on a log scale: its effects scale with ratios
     integer: bool = True
     bounds: Callable[[Any], tuple] = lambda scenario: ()   # the default range (choices, or (low, high)) for a scenario
-    also: Callable[[Any], tuple[tuple[str, Any], ...]] = lambda value: ()   # further (knob-like path, value) it sets
+    also: Callable[[Any], tuple[tuple[str, Any], ...]] = lambda value: ()   # further (setting beside it, value) it sets
     command: str = ""              # the command that makes it ({value}: its property value), not a configuration line
     searched: bool = True          # in its lever class's default search (else only when ``tune.knobs`` names it)
     hardware: bool = False         # a change of the cluster's machines (brokers, their type), priced by the vCPUs it adds
     per: str = ""                  # what one value applies to, said after it ("per broker": Kafka meters a quota on each)
+
+    @classmethod
+    def of(cls, setting: Setting) -> "Knob":
+        """The knob of a setting a study searches (workloads.settings): a producer's is the job's lever,
+        a quota's the cluster owner's."""
+        assert setting.tune is not None
+        tune = setting.tune
+        return cls(setting.name, ("batch", setting.section, setting.name), tune.kind, setting.parse,
+                   lever="quota" if setting.section == "quota" else "job", unit=setting.unit, log=tune.log,
+                   integer=tune.integer, bounds=tune.bounds, also=setting.also, per=setting.per)
 
     @property
     def override_key(self) -> str:
@@ -92,22 +79,16 @@ class Knob:
 
     def render(self, value: Any) -> str:
         """As people read it: ``1.0 MB``, ``50 ms``, ``20.0 MB/s per broker``."""
-        return _rendered(self.unit, value) + (f" {self.per}" if self.per and value is not None else "")
+        return rendered(self.unit, value) + (f" {self.per}" if self.per and value is not None else "")
 
     def render_range(self, low: Any, high: Any) -> str:
         """``5.0 MB/s .. 250.0 MB/s (log)``: a stored study's identity, so without ``per`` (the words
         of a value's reading change; a study stored before must still resume)."""
-        return f"{_rendered(self.unit, low)} .. {_rendered(self.unit, high)}{' (log)' if self.log else ''}"
+        return f"{rendered(self.unit, low)} .. {rendered(self.unit, high)}{' (log)' if self.log else ''}"
 
     def property_value(self, value: Any) -> str:
         """As Kafka's or Spark's configuration takes it: ``131072``, ``zstd``, ``20971520``."""
-        if value is None:
-            return "none"
-        if self.unit == "byte_rate":
-            return str(int(round(value)))
-        if isinstance(value, float) and value.is_integer():
-            return str(int(value))
-        return f"{value:g}" if isinstance(value, float) else str(value)
+        return property_text(value, self.unit)
 
     def override_value(self, value: Any) -> str:
         """As a scenario file (and ``--set``) takes it."""
@@ -117,16 +98,34 @@ class Knob:
         """As a label names it: ``linger.ms=10``, ``producer_byte_rate=20.0 MB/s``, ``acks=all,
         enable.idempotence=true`` (with the settings that go with it)."""
         shown = self.render(value) if self.unit in ("bytes", "byte_rate") else self.property_value(value)
-        parent = ".".join(self.path[:-1]) + "."
-        return ", ".join([f"{self.name}={shown}"] + [f"{key.removeprefix(parent)}={v}" for key, v in self.also(value)])
+        return ", ".join([f"{self.name}={shown}"] + [f"{key}={property_text(v)}" for key, v in self.also(value)])
 
     def overrides(self, value: Any) -> list[str]:
-        """The ``--set`` values that apply ``value``, with the settings that go with it."""
-        return [f"{self.override_key}={self.override_value(value)}"] + [f"{key}={v}" for key, v in self.also(value)]
+        """The ``--set`` values that apply ``value``, with the settings that go with it: how a person
+        repeats the change with ``quietload simulate``."""
+        parent = ".".join(self.path[:-1])
+        return [f"{self.override_key}={self.override_value(value)}"] + \
+            [f"{parent}.{key}={property_text(v)}" for key, v in self.also(value)]
 
+    def typed(self, value: Any) -> Any:
+        """``value`` as the scenario holds it, through the knob's parser: a byte rate in whole bytes per
+        second and a fraction to six significant figures, as a configuration file carries them."""
+        where = self.override_key
+        if self.unit == "byte_rate" and value is not None:
+            if not value > 0:
+                raise ScenarioError(where, f"must be greater than zero, got {value!r}")
+            return float(int(round(value)))
+        if isinstance(value, float):
+            value = int(value) if value.is_integer() else float(f"{value:g}")
+        return self.parse(value, where)
 
-def _producer(scenario: Any) -> Any:
-    return scenario.batch.producer
+    def changes(self, value: Any) -> dict[tuple[str, ...], Any]:
+        """The typed values ``value`` sets, at their paths (with the settings that go with it)."""
+        return {self.path: self.typed(value), **{(*self.path[:-1], key): v for key, v in self.also(value)}}
+
+    def apply(self, scenario: Any, value: Any) -> Any:
+        """``scenario`` (a Scenario) with ``value`` set, checked as a file's value would be."""
+        return scenario.with_values(self.changes(value))
 
 
 def _partitions(scenario: Any) -> int:
@@ -137,11 +136,6 @@ def _repartitions(scenario: Any) -> tuple:
     choices = [None] + [_partitions(scenario) * k for k in (1, 2, 3, 4)]
     current = scenario.batch.spark.repartition
     return tuple(choices + ([current] if current not in choices else []))
-
-
-def _idempotence(acks: Any) -> tuple[tuple[str, Any], ...]:
-    """acks=all with the idempotent producer (no duplicates on retry), as the published fix set them."""
-    return (("batch.producer.enable.idempotence", "true" if acks == "all" else "false"),)
 
 
 def _broker_types(scenario: Any) -> tuple:
@@ -165,28 +159,11 @@ def _threads(low_share: float, high_factor: int, least: int = 1) -> Callable[[An
 
 KNOBS: dict[str, Knob] = {knob.name: knob for knob in (
     Knob("repartition", ("batch", "spark", "repartition"), "choice", f.or_none(f.positive_int), bounds=_repartitions),
-    Knob("compression.type", ("batch", "producer", "compression.type"), "choice", parse_codec,
-         bounds=lambda s: CODECS),
-    Knob("acks", ("batch", "producer", "acks"), "choice", parse_acks, bounds=lambda s: ("1", "all"), also=_idempotence),
-    Knob("linger.ms", ("batch", "producer", "linger.ms"), "range", parse_milliseconds, unit="ms",
-         bounds=lambda s: (0, max(LINGER_MS_MAX, int(_producer(s).linger_ms)))),
-    Knob("batch.size", ("batch", "producer", "batch.size"), "range", f.positive(parse_bytes), unit="bytes", log=True,
-         bounds=lambda s: (min(16 * KB, _producer(s).batch_size), _producer(s).max_request_size)),
-    Knob("buffer.memory", ("batch", "producer", "buffer.memory"), "range", f.positive(parse_bytes), unit="bytes", log=True,
-         bounds=lambda s: (min(32 * MB, _producer(s).buffer_memory), max(512 * MB, _producer(s).buffer_memory))),
+    *(Knob.of(setting) for setting in PRODUCER if setting.tune),
     # the gate's change for a load in several waves of tasks; a study searches it when tune.knobs names it
     Knob("spark.executor.instances", ("batch", "spark", "spark.executor.instances"), "range", f.positive_int,
          bounds=lambda s: (s.batch.spark.executors, 4 * s.batch.spark.executors), searched=False),
-    Knob("max.in.flight.requests.per.connection", ("batch", "producer", "max.in.flight.requests.per.connection"),
-         "range", f.positive_int, bounds=lambda s: (1, MAX_IN_FLIGHT_MAX)),
-    # per broker: from a sliver of the broker's NIC to a fifth of it
-    Knob("producer_byte_rate", ("batch", "quota", "producer_byte_rate"), "range", _quota_value("producer_byte_rate"),
-         lever="quota", unit="byte_rate", log=True, integer=False, per="per broker",
-         bounds=lambda s: (float(max(MB, round(s.cluster.broker.nic_bandwidth / 250))),
-                           float(round(s.cluster.broker.nic_bandwidth / 5)))),
-    # % of one thread's time per quota window (Kafka: may exceed 100)
-    Knob("request_percentage", ("batch", "quota", "request_percentage"), "range", _quota_value("request_percentage"),
-         lever="quota", unit="percent", integer=False, bounds=lambda s: (10.0, 200.0)),
+    *(Knob.of(setting) for setting in QUOTA if setting.tune),
     Knob("num.replica.fetchers", ("cluster", "broker", "num.replica.fetchers"), "range", f.positive_int,
          lever="cluster", bounds=lambda s: (1, max(8, s.cluster.broker.num_replica_fetchers))),
     Knob("num.io.threads", ("cluster", "broker", "num.io.threads"), "range", f.positive_int, lever="cluster",

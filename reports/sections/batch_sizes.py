@@ -14,6 +14,7 @@ from reports.kit.plot import Plot
 from reports.kit.tables import markdown_table
 from simulator.contract import BatchSizeFigures
 from workloads.batch import first_job
+from workloads.settings import BATCH_SIZE_CONFIG
 
 KB = 1024
 MISSING_LINE = ("No batch-size distribution in {what} (a result written before quietload recorded one, or a "
@@ -32,7 +33,7 @@ def distribution(run: Any) -> BatchSizeFigures | None:
 
 def batch_size_limit(run: Any) -> int | None:
     """The batch load's ``batch.size`` in bytes, as the result's scenario states it."""
-    return first_job(run.result.scenario).get("producer", {}).get("batch.size")
+    return first_job(run.result.scenario).get("producer", {}).get(BATCH_SIZE_CONFIG)
 
 
 def bucket_label(index: int, upper: int) -> str:

@@ -12,7 +12,7 @@ from html import escape
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 
-from reports.gate import FAIL, NOTHING_TO_JUDGE, PASS, RULES, SKIPPED, check, outcome_of, thresholds_of
+from judging.gate import FAIL, NOTHING_TO_JUDGE, PASS, RULES, SKIPPED, check, outcome_of, thresholds_of
 from reports.kit.tables import html_table, markdown_table
 from simulator.contract import ResultError, RunResult
 from simulator.contract import explain as words

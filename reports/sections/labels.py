@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from simulator.contract import RunResult
+from workloads.settings import BATCH_SIZE_CONFIG, BUFFER_MEMORY_CONFIG, COMPRESSION_TYPE_CONFIG
 
 # Parts of a scenario that say how to tune, plan or judge a job, not what the run did
 NOT_SETTINGS = frozenset({"name", "source", "description", "assumptions", "overrides", "tune", "plan", "check"})
 # Settings whose value alone says what it is ("zstd" rather than "compression.type=zstd"; "none": "no compression")
-VALUE_ALONE = frozenset({"compression.type"})
+VALUE_ALONE = frozenset({COMPRESSION_TYPE_CONFIG})
 # Settings in bytes, shown as a person types them in a scenario file ("256MB")
-BYTE_SETTINGS = frozenset({"batch.size", "buffer.memory", "max.request.size", "size", "record_size",
+BYTE_SETTINGS = frozenset({BATCH_SIZE_CONFIG, BUFFER_MEMORY_CONFIG, "max.request.size", "size", "record_size",
                            "spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes",
                            "replica.fetch.max.bytes", "dirty_cache", "producer_byte_rate"})
 MOST_SETTINGS_BESIDE_A_NAME = 3   # runs of different scenarios: their names say it when more differ

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from reports.gate import thresholds_of
+from judging.gate import thresholds_of
 from reports.kit import plot
 from reports.kit.plot import COLORS, LEGEND_ROW_INCHES, Plot, legend_below, legend_rows, log_axis_if_wide
 from reports.kit.tables import format_figure, html_table, markdown_table

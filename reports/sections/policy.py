@@ -7,10 +7,12 @@ from html import escape
 from typing import Any
 
 from reports.kit.tables import format_ms, html_table, markdown_table
+from simulator.contract.judgement import over
 from workloads.units import format_seeds
+from workloads.settings import BATCH_SIZE_CONFIG, COMPRESSION_TYPE_CONFIG, LINGER_MS_CONFIG
 
 NIGHT_HEADER = ["neighbour", "SLA p99", "p99 during, with the policy", "within SLA", "p99 during, without", "within SLA"]
-CLASS_HEADER = ["class", "client.id", "linger.ms at least", "batch.size at least", "compression.type", "acks",
+CLASS_HEADER = ["class", "client.id", "linger.ms at least", "batch.size at least", COMPRESSION_TYPE_CONFIG, "acks",
                 "producer_byte_rate per broker, at most", "request_percentage per broker, at most", "proven for"]
 
 
@@ -19,7 +21,7 @@ def _within(tenant: dict[str, Any]) -> str:
     within = tenant.get("within_sla")
     if within is None:
         p99, sla = tenant.get("p99_ms_during"), tenant.get("sla_p99_ms")
-        within = None if p99 is None or sla is None else p99 <= sla
+        within = None if p99 is None or sla is None else not over(p99, sla)
     return "-" if within is None else ("yes" if within else "NO")
 
 
@@ -41,8 +43,8 @@ def class_rows(proof: dict[str, Any]) -> list[list[str]]:
     for job_class in proof["policy"].get("classes", []):
         producer, quota, proven = job_class.get("producer", {}), job_class.get("quota", {}), job_class.get("proven")
         rows.append([job_class["name"], ", ".join(job_class.get("match", {}).get("client.id", [])),
-                     str(producer.get("linger.ms", "-")), str(producer.get("batch.size", "-")),
-                     ", ".join(producer.get("compression.type", [])) or "-", str(producer.get("acks", "-")),
+                     str(producer.get(LINGER_MS_CONFIG, "-")), str(producer.get(BATCH_SIZE_CONFIG, "-")),
+                     ", ".join(producer.get(COMPRESSION_TYPE_CONFIG, [])) or "-", str(producer.get("acks", "-")),
                      str(quota.get("producer_byte_rate", "-")), str(quota.get("request_percentage", "-")),
                      f"{proven['jobs_at_once']} at once, seeds {proven.get('seeds', '-')}" if proven else "not proven"])
     return rows

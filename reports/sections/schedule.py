@@ -119,6 +119,10 @@ def render_schedule_text(schedule: dict, scenario_file: object) -> str:
               f"(SLA {t['sla_p99_ms']:g}){'  OVER SLA' if t['p99_ms_during'] and t['p99_ms_during'] > t['sla_p99_ms'] else ''}"
               for t in schedule["tenants"]]
     lines += [f"change: {line}" for line in change_lines(schedule)]
+    if schedule.get("pruned"):
+        lines.append(f"{schedule['pruned']} of the {schedule['search']['trials']} schedules tried stopped at their "
+                     "verdict (pruned, never chosen): over an SLA or a deadline, or their night past the end of one "
+                     "that held")
     if not schedule["holds"]:
         lines.append(f"no schedule of the {schedule['search']['trials']} tried holds: the closest is shown")
         need = schedule.get("back_to_back_window_s")

@@ -10,7 +10,7 @@ from typing import Any
 
 from reports.kit.shell import continued
 from reports.sections.verdict import SHIP, SHIP_AS_IS, Answer, Verdict, verdicts
-from tuner.snippets import paste_blocks
+from workloads.snippets import paste_blocks
 from workloads.tuning import KNOBS, LEVERS, WHO
 
 # where a kind of line goes, the lever class whose owner pastes it, its code fence's language
@@ -32,9 +32,7 @@ def who(lever: str) -> str:
 
 
 def _value(name: str, value: Any) -> str:
-    quota = KNOBS[name].lever == "quota"   # Kafka holds a client to its quota on each broker
-    shown = KNOBS[name].render(value)
-    return shown + (" per broker" if quota and not shown.endswith(" per broker") else "")
+    return KNOBS[name].render(value)    # a quota's per broker: Kafka holds a client to it on each broker
 
 
 def changes(params: dict[str, Any]) -> list[str]:

@@ -10,7 +10,6 @@ from reports.kit import plot
 from reports.kit.plot import Plot, log_axis_if_wide
 from reports.kit.tables import html_table, markdown_table
 from tuner.space import render_value
-from workloads.tuning import KNOBS
 from workloads.units import format_seeds
 
 def _trials(study: dict) -> dict[int, dict]:
@@ -53,9 +52,7 @@ def headline(study: dict) -> list[str]:
 
 def knob_value(name: str, value: object) -> str:
     """A knob's value for reading; a quota's per broker, as Kafka holds a client to it on each broker."""
-    shown = render_value(name, value)
-    quota = name in KNOBS and KNOBS[name].lever == "quota"
-    return shown + (" per broker" if quota and not shown.endswith(" per broker") else "")
+    return render_value(name, value)
 
 
 def pick_knob_rows(study: dict) -> list[list[str]]:

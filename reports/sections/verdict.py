@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reports.sections.header import gate_outcome
-from tuner.snippets import params_of, paste_lines
+from workloads.snippets import params_of, paste_lines
 from workloads.errors import ScenarioError
 from workloads.sla import Sla, parse_sla
 from workloads.tuning import KNOBS

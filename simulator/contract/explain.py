@@ -4,7 +4,7 @@ p99 against its SLA, and a change before -> after, from the typed figures (``Sum
 
 The evaluators' ``mechanism`` lines (``simulator.model.explain``, ``simulator.live.outcome``; a
 pipeline's parts from the figures ``simulator.model.streaming`` keeps), the gate's verdicts and
-advice (``reports.gate``, ``reports.advice``), the tuner's recommendation (``tuner.recommend``) and
+advice (``judging.gate``, ``judging.advice``), the tuner's recommendation (``tuner.recommend``) and
 what differs from a scenario's earlier study (``tuner.study``),
 the verdicts of a run's summary and report (``reports.summary``, ``reports.sections.runs``,
 ``reports.sections.header``) and of a plan (``reports.sections.plan``, ``tuner.planning.capacity``)
@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from simulator.contract.figures import Summary, TenantFigures
+from simulator.contract.judgement import over
 from workloads.sla import parse_sla
 from workloads.units import format_bytes
 
@@ -71,20 +72,17 @@ def sla(sla_ms: float) -> str:
 
 
 def sla_sources(scenario: Mapping[str, Any]) -> list[str]:
-    """One line per neighbour whose SLA was resolved from its p99 alone (``simulator.model.alone``), from a
+    """One line per neighbour whose SLA was resolved from its p99 alone (``simulator.model.alone``, or a live
+    run's window before the load: ``simulator.live.alone``), from a
     scenario's mapping (a RunResult's ``scenario``): ``payment-api: SLA 12.35 ms = 1.5x its p99 alone, ...``."""
     lines = []
     for tenant in scenario.get("tenants") or []:
         sla = parse_sla(tenant["sla_p99"], "sla_p99") if tenant.get("sla_p99") is not None else None
-        if sla is not None and sla.alone_ms is not None:
+        if sla is not None and sla.alone_ms is not None:   # several seeds' records pooled (the model's), or one run's (live)
+            pooled = " pooled" if " seeds " in f" {sla.alone_from} " else ""
             lines.append(f"{tenant['name']}: SLA {sla.ms:,.2f} ms = {sla.factor:g}x its p99 alone, {sla.alone_ms:g} ms "
-                         f"(the neighbours without the load, {sla.alone_from} pooled)")
+                         f"(the neighbours without the load, {sla.alone_from}{pooled})")
     return lines
-
-
-def over(p99: float, sla_ms: float) -> bool:
-    """The one test of a p99 against its SLA: at the SLA is within it."""
-    return p99 > sla_ms
 
 
 def against_sla(p99: float, sla_ms: float) -> str:
@@ -347,12 +345,6 @@ def so(overrides: Iterable[str]) -> str:
 
 
 # --- what a run's figures show, as the reason for a change -------------------------------------------
-
-def breaches(tenant: TenantFigures) -> bool:
-    """A neighbour over its SLA during the load (one without a p99 or an SLA is not)."""
-    return bool(tenant.p99_ms_during is not None and tenant.sla_p99_ms
-                and over(tenant.p99_ms_during, tenant.sla_p99_ms))
-
 
 def small_batches(s: Summary, linger_ms: Any, batch_size: float) -> str:
     drained = f"the sender {drained_every(s.drain_interval_ms)} and " if s.drain_interval_ms else ""

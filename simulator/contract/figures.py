@@ -73,6 +73,15 @@ class TenantFigures(Figures):
     p99_ms_after: float | None = None
     broker_time_ms_p99_during: Mapping[str, float | None] | None = None
 
+    @classmethod
+    def of_run(cls, tenant: Mapping[str, Any], broker_times: Mapping[str, float | None] | None) -> "TenantFigures":
+        """A neighbour's figures from its entry in a run's ``tenants`` (its SLA and its latencies by
+        window), with the brokers' times of its requests: the one builder of the model's and the live run's."""
+        latency_ms = tenant["latency_ms"]
+        return cls(name=tenant["name"], sla_p99_ms=tenant["sla_p99_ms"], p99_ms_before=latency_ms["before"]["p99"],
+                   p99_ms_during=latency_ms["during"]["p99"], p99_ms_after=latency_ms["after"]["p99"],
+                   broker_time_ms_p99_during=broker_times)
+
 
 @dataclass(frozen=True, kw_only=True)
 class Summary(Figures):

@@ -26,6 +26,7 @@ from simulator.contract.schema import check
 from workloads import CostProfile, Gate, ScenarioError
 from workloads.reader import dump_yaml, read_yaml
 from workloads.tuning import KNOBS
+from workloads.settings import COMPRESSION_TYPE_CONFIG, LINGER_MS_CONFIG
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ class FileKind:
 
 # A knob's value, as a study or a recommendation holds it: a number greater than 0 unless named here, then
 # what the knob's own parser takes (a codec, a broker type, a whole count), as a scenario file is read.
-_KNOB_VALUES = {"linger.ms": "C", "compression.type": "S", "acks": "S", "cluster.broker.type": "S", "repartition": ("?", "L")}
+_KNOB_VALUES = {LINGER_MS_CONFIG: "C", COMPRESSION_TYPE_CONFIG: "S", "acks": "S", "cluster.broker.type": "S", "repartition": ("?", "L")}
 
 
 def _knob_values(params: Any, where: str, source: str) -> None:
@@ -161,7 +162,7 @@ _PLAN = {
                 "load_seconds!": "C", "feasible!": "B", "seeds_run": "I",
                 "tenants!": [_TENANT_P99]}]}
 _SCHEDULE = {
-    "scenario": "S", "source": "S", "evaluator": "S", "seed": "I", "seeds": ["I"], "runs": "C", "holds": "B",
+    "scenario": "S", "source": "S", "overrides": ["S"], "evaluator": "S", "seed": "I", "seeds": ["I"], "runs": "C", "holds": "B",
     "window": {"open_s!": "C", "close_s!": "C", "length_s!": "L"}, "deadline_s": "L", "night_end_s": "C",
     "back_to_back_window_s": "L",
     "search": {"method": "S", "trials": "I", "sampler_seed": "I"},
@@ -170,8 +171,11 @@ _SCHEDULE = {
     "tenants": [_TENANT_P99],
     "change": ("?", [{"job!": "S", "found!": "B", "tried": "C", "lever": "S", "who": "S", "setting": "S",
                       "overrides": ["S"], "alone_load_seconds": "C", "alone_tenants": [_TENANT_P99]}]),
+    "pruned": "C",
     "trials": [{"trial!": "I", "starts_s!": ["C"], "ends_s": ["C"], "night_end_s": "C", "holds!": "B",
-                "over_sla": ["S"], "violation": "C"}],
+                "over_sla": ["S"], "violation": "C", "pruned": "S",
+                "figures": {"simulated_s": "C", "load_s": "C", "produce_requests": "C",
+                            "tenants": {"*": {"p99_ms_during": "L", "sla_p99_ms": "L"}}}}],
     "timeline": {"second": ["C"], "p99_ms": {"*": ["C"]}, "sla_p99_ms": {"*": "L"},
                  "jobs": [{"name!": "S", "start_s!": "C", "end_s!": "C"}]}}
 _RECOMMENDATION = {"scenario": "S", "source": "S", "seed": "I", "model_seeds": ["I"], "validation": _VALIDATION,
@@ -184,7 +188,7 @@ _GATE = {"passed": "B", "outcome": "S", "scenario": "S", "evaluator": "S", "seed
          "verdicts": [{"rule!": "S", "status!": "S", "reason": "S", "margin": "S", "tightness": "C", "job": "S"}],
          "recommendations": ["S"], "paste": ["S"], "change": ["S"], "paste_needs": "S",
          "slas": [{"name!": "S", "sla_p99": "S", "sla_p99_ms": ["L"]}], "sla_sources": ["S"],
-         "marginal": ("?", "S")}
+         "marginal": ("?", "S"), "producer_properties": ["S"]}
 
 
 def _under(rules: dict[str, Any]) -> Callable[[dict[str, Any], str], None]:
@@ -210,7 +214,7 @@ def _gate_figures(gate: dict[str, Any], source: str) -> None:
                               f"got {verdict['status']!r}")
 
 
-_NIGHT = {"produce_requests": "C", "load_seconds": "C", "within_sla": "B",
+_NIGHT = {"seeds": ["K"], "produce_requests": "C", "load_seconds": "C", "within_sla": "B",
           "tenants!": [{"name!": "S", "sla_p99_ms!": "L", "p99_ms_before": "L", "p99_ms_during!": "L", "within_sla": "B"}]}
 _POLICY_PROOF = {"scenario": "S", "source": "S", "overrides": ["S"], "jobs_at_once": "I", "jobs": ["S"],
                  "model_seeds": ["I"], "held_out_seeds": ["I"], "held": "B", "trials": "C", "pruned": "C", "trial": "I", "params": {},

@@ -10,6 +10,7 @@ from simulator.contract import explain as words
 from simulator.contract import lines
 from simulator.contract.result import RunResult
 from workloads.batch import job_mappings
+from workloads.settings import BATCH_SIZE_CONFIG, COMPRESSION_TYPE_CONFIG, LINGER_MS_CONFIG
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,12 @@ def night_lines(result: RunResult) -> list[str]:
     if len(result.jobs) < 2:
         return []
     settings = {job.get("name"): job.get("producer") or {} for job in job_mappings(result.scenario)}
-    lines = [words.job_mechanism(job, settings[job.name]["linger.ms"], settings[job.name]["batch.size"],
-                                 settings[job.name]["compression.type"]) for job in result.jobs]
+    lines = [words.job_mechanism(job, settings[job.name][LINGER_MS_CONFIG], settings[job.name][BATCH_SIZE_CONFIG],
+                                 settings[job.name][COMPRESSION_TYPE_CONFIG]) for job in result.jobs]
     by_name = {job.name: job for job in result.jobs}
     found = blames(result)
     shares = dict(request_shares(result))
-    lines += [words.job_blame(b, by_name[b.job], shares.get(b.job, 0.0), settings[b.job]["linger.ms"]) for b in found]
+    lines += [words.job_blame(b, by_name[b.job], shares.get(b.job, 0.0), settings[b.job][LINGER_MS_CONFIG]) for b in found]
     if not found:
         lines.append(words.night_within(shares.items()))
     return lines

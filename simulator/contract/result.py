@@ -30,6 +30,7 @@ from simulator.contract.figures import BatchSizeFigures, BrokerFigures, JobFigur
 from simulator.contract.schema import check, rules_of
 from workloads.errors import ScenarioError
 from workloads.reader import read_json
+from workloads.settings import COMPRESSION_TYPE_CONFIG
 
 SCHEMA_VERSION = 1
 WINDOWS = ("before", "during", "after")
@@ -49,7 +50,7 @@ def read_document(path: str | Path) -> Any:
 # files lack later fields; ``from_dict`` requires the four every file has).
 _SCHEMA: dict[str, Any] = {
     "evaluator": "S", "seed": "I",
-    "scenario": {"name": "S", "batch": ("+", {"producer": {"compression.type": "S"}}),
+    "scenario": {"name": "S", "batch": ("+", {"producer": {COMPRESSION_TYPE_CONFIG: "S"}}),
                  "check": {"handler_idle_min": "P", "cpu_max": "P", "requests_per_broker_max": "L", "deadline": "L"}},
     "summary": rules_of(Summary),
     "brokers": [rules_of(BrokerFigures)],

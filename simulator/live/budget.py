@@ -291,6 +291,15 @@ class CpuBudgets:
         return [f"CPU budgets by {how}: {'; '.join(shown)}."]
 
 
+def machine_cores() -> set[int]:
+    """The cores a run may plan on: this process's, once the groups of ended runs are gone. A run killed
+    before its cleanup leaves every process of the machine behind its ``rest`` cpuset, on the cores it
+    left them (one of two here): its next run would read those as the machine's and refuse its budgets."""
+    if cgroups_available() is None:
+        remove_leftovers()
+    return os.sched_getaffinity(0)
+
+
 def remove_leftovers(root: Path = CGROUP_ROOT) -> list[str]:
     """The groups of runs whose process has ended (killed before they could clean up), removed."""
     removed = []

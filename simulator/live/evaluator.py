@@ -25,7 +25,7 @@ from simulator.live._process import StackError, http_get
 from workloads.prometheus_text import parse_metrics
 from simulator.live import clients, integrity, logdump, perf_job, s3, spark_job
 from simulator.live.background import BackgroundSampler
-from simulator.live.budget import CpuBudgets, job_vcpus, placement_of, plan_budgets
+from simulator.live.budget import CpuBudgets, job_vcpus, machine_cores, placement_of, plan_budgets
 from simulator.live.threads import process_tree
 from simulator.live.waits import BROKER_CORES, CoreWaits, ForeignTime, Group, driver_thread, executor_thread
 from simulator.live.dataset import write_dataset_csv
@@ -152,7 +152,7 @@ class LiveEvaluator:
 
     def budgets(self, scenario: Scenario) -> list:
         """The run's CPU budgets on this machine; a budget the machine cannot give is a ScenarioError."""
-        return plan_budgets(scenario, os.sched_getaffinity(0), scenario.cluster.brokers if self.bootstrap_servers is None else None)
+        return plan_budgets(scenario, machine_cores(), scenario.cluster.brokers if self.bootstrap_servers is None else None)
 
     def as_placed(self, scenario: Scenario, plan: list) -> Scenario:
         """``scenario`` with the hosts and placement the run gave its components (the local stack's

@@ -24,6 +24,7 @@ from typing import Any
 from simulator.live._process import StackError, pin_self
 from simulator.processes import STOPPING_SIGNALS, die_with_parent
 from workloads import Tenant
+from workloads.settings import librdkafka_properties
 
 STATISTICS_INTERVAL_MS = 1000
 _FLUSH_S = 30.0
@@ -55,23 +56,13 @@ class TenantTrace:
 def librdkafka_config(tenant: Tenant, bootstrap_servers: str, security: dict[str, str] | None = None) -> dict[str, Any]:
     """The tenant's producer settings under librdkafka's property names (a Java tenant keeps the
     values of its own client's defaults, which is what its application would run with)."""
-    producer = tenant.producer
     config: dict[str, Any] = {
         "bootstrap.servers": bootstrap_servers,
         "client.id": tenant.name,
-        "linger.ms": producer.linger_ms,
-        "batch.size": producer.batch_size,
-        "acks": producer.acks,
-        "enable.idempotence": producer.enable_idempotence,
-        "compression.type": producer.compression_type,
-        "max.in.flight.requests.per.connection": producer.max_in_flight,
-        "queue.buffering.max.kbytes": min(max(producer.buffer_memory // 1024, 1), 2_097_151),
-        "message.max.bytes": max(producer.max_request_size, 1000),
+        **librdkafka_properties(tenant.producer),
         "statistics.interval.ms": STATISTICS_INTERVAL_MS,
         "log_level": 0,        # none: retries show up as latency and failed deliveries, not a FAIL line each
     }
-    if producer.batch_num_messages:
-        config["batch.num.messages"] = producer.batch_num_messages
     if tenant.client.kind == "java":    # kafka-clients sets TCP_NODELAY on every connection; librdkafka's default keeps Nagle
         config["socket.nagle.disable"] = True
     config.update(security or {})

@@ -217,12 +217,7 @@ def build(run: LiveRun) -> RunResult:
         noise=tuple(noise(run)),
         machine=run.machine,
         core_waits=run.waits or None,
-        tenants=tuple(TenantFigures(name=t["name"], sla_p99_ms=t["sla_p99_ms"],
-                                    p99_ms_before=t["latency_ms"]["before"]["p99"],
-                                    p99_ms_during=t["latency_ms"]["during"]["p99"],
-                                    p99_ms_after=t["latency_ms"]["after"]["p99"],
-                                    broker_time_ms_p99_during={})   # no broker times a client's request
-                      for t in tenants),
+        tenants=tuple(TenantFigures.of_run(t, {}) for t in tenants),   # no broker times a client's request
         neighbour_send_lag_ms_p99={t.name: t.send_lag_p99_s * 1000 for t in run.traces},
     )
 

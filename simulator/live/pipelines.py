@@ -51,10 +51,7 @@ class JavaApp:
     does_work: ClassVar[bool] = True       # record_cost of CPU per record
 
     def properties(self, tenant: Any, bootstrap: str, security: dict[str, str]) -> dict[str, str]:
-        consumer = {"fetch.min.bytes": tenant.consumer.fetch_min_bytes, "fetch.max.wait.ms": int(tenant.consumer.fetch_max_wait_ms),
-                    "max.poll.records": tenant.consumer.max_poll_records,
-                    "max.partition.fetch.bytes": tenant.consumer.max_partition_fetch_bytes}
-        clients = {**{f"consumer.{k}": v for k, v in consumer.items()},
+        clients = {**{f"consumer.{k}": v for k, v in tenant.consumer.as_properties().items()},
                    **{f"producer.{k}": v for k, v in tenant.sink.as_properties().items()}}
         ours = {"quietload.input": tenant.topic, "quietload.output": tenant.output_topic,
                 "quietload.work.ns": round(tenant.record_cost * 1e9)}

@@ -69,10 +69,7 @@ def real_time(tenant: Any) -> SparkTrigger:
 def request_for(tenant: Any, trigger: SparkTrigger, bootstrap: str, checkpoint: str, cpus: list[int], jars: list[str]) -> dict:
     """What the driver needs from a Spark streaming tenant (workloads.streaming): its ``trigger``
     under Spark's names, the source's and sink's Kafka client properties as ``kafka.*`` options."""
-    source = {"kafka.fetch.min.bytes": tenant.consumer.fetch_min_bytes,
-              "kafka.fetch.max.wait.ms": int(tenant.consumer.fetch_max_wait_ms),
-              "kafka.max.poll.records": tenant.consumer.max_poll_records,
-              "kafka.max.partition.fetch.bytes": tenant.consumer.max_partition_fetch_bytes, **trigger.source}
+    source = {**{f"kafka.{name}": value for name, value in tenant.consumer.as_properties().items()}, **trigger.source}
     sink = {**{f"kafka.{name}": value for name, value in tenant.sink.as_properties().items()}, **trigger.sink}
     slots = max(tenant.slots or 1, 1)
     return {"bootstrap": bootstrap, "input": tenant.topic, "output": tenant.output_topic, "trigger": trigger.trigger,

@@ -15,6 +15,7 @@ import time
 from typing import Callable
 
 from workloads import Scenario
+from workloads.settings import BATCH_SIZE_CONFIG, LINGER_MS_CONFIG
 
 BROKER_WARM_UP_TOPIC = "quietload-broker-warm-up"
 BROKER_WARM_UP_S = 15.0          # on a whole vCPU the JIT's share falls to ~1 % after 10-15 s of load
@@ -38,7 +39,7 @@ def warm_up_brokers(scenario: Scenario, bootstrap: str, security: dict[str, str]
         config = {"min.insync.replicas": str(min(scenario.cluster.min_insync_replicas, replicas))}
         admin.create_topics([NewTopic(BROKER_WARM_UP_TOPIC, topic.partitions, replicas, config=config)]
                             )[BROKER_WARM_UP_TOPIC].result(timeout=30)
-    producer = Producer({"bootstrap.servers": bootstrap, "log_level": 3, "linger.ms": 5, "batch.size": 16384,
+    producer = Producer({"bootstrap.servers": bootstrap, "log_level": 3, LINGER_MS_CONFIG: 5, BATCH_SIZE_CONFIG: 16384,
                          "acks": "all" if scenario.batch.producer.acks == "all" else "1",
                          "client.id": "quietload-broker-warm-up", **security})
     say(f"warming up the broker(s): {seconds:.0f} s of produce load to {BROKER_WARM_UP_TOPIC}")

@@ -8,6 +8,7 @@ from simulator.contract import RunResult
 from simulator.contract import explain as words
 from simulator.contract.night import night_lines
 from workloads.batch import first_job
+from workloads.settings import BATCH_SIZE_CONFIG, COMPRESSION_TYPE_CONFIG, LINGER_MS_CONFIG
 
 
 def mechanism(result: RunResult) -> list[str]:
@@ -19,8 +20,8 @@ def mechanism(result: RunResult) -> list[str]:
         lines.append(words.producer_job(job) if job.get("kind") == "producer" else
                      words.spark_tasks(result.spark, job["spark"]["spark.executor.instances"]))
         if s.append_rate_bytes_per_s:
-            lines.append(words.batching(s, producer["linger.ms"], producer["batch.size"]))
-        lines.append(words.requests_and_batches(s, producer["compression.type"]))
+            lines.append(words.batching(s, producer[LINGER_MS_CONFIG], producer[BATCH_SIZE_CONFIG]))
+        lines.append(words.requests_and_batches(s, producer[COMPRESSION_TYPE_CONFIG]))
         if s.record_latency_ms and s.record_latency_ms.get("count"):
             lines.append(words.record_latency(s.record_latency_ms))
     if s.handler_idle_pct_during is not None:

@@ -180,11 +180,7 @@ def build(run) -> RunResult:
         drain_interval_ms=_mean([f["drain_interval_ms"] for f in active]),
         batch_fill=_mean([f["batch_fill"] for f in active]),
         record_latency_ms=_record_latency(run.jobs),
-        tenants=tuple(TenantFigures(name=t["name"], sla_p99_ms=t["sla_p99_ms"],
-                                    p99_ms_before=t["latency_ms"]["before"]["p99"],
-                                    p99_ms_during=t["latency_ms"]["during"]["p99"],
-                                    p99_ms_after=t["latency_ms"]["after"]["p99"],
-                                    broker_time_ms_p99_during=t["broker_time_ms_p99_during"]) for t in tenants),
+        tenants=tuple(TenantFigures.of_run(t, t["broker_time_ms_p99_during"]) for t in tenants),
     )
     timelines = {
         "second": list(range(seconds)),

@@ -9,7 +9,8 @@ the ranked record is in one of those buckets and the p99 is over the SLA, for ev
 most the window can hold. The window is the records meant to be sent from the load's start to its
 end, at the neighbour's fixed rate; its end is at most ``windows.max_duration`` (a load that runs
 past it fails the run), and with a ``check.deadline`` at most the deadline after the start (a load
-that ends later misses the deadline: over a constraint all the same). An SLA relative to the
+that ends later misses the deadline: over a constraint all the same); in a night of several jobs,
+each held to its own deadline from its own start as ``check`` holds it, the latest of those. An SLA relative to the
 neighbour's p99 alone is known once every record meant to be sent before the load has been
 acknowledged: the window alone is then complete.
 """
@@ -50,13 +51,25 @@ def least_window_s(over: int, rate: float) -> float:
     return max(0.0, (100 * over - 2) / rate - 1e-9)   # a nanosecond short: never longer for a rounding
 
 
+def deadlines(run: Any) -> list[tuple[Any, float, float | None]]:
+    """Each job of the run with its start and its deadline, as ``check`` holds them: one job's load
+    within ``check.deadline`` from the load's start; in a night of several, each job's from its own
+    start within its own ``deadline``, else the scenario's."""
+    scenario = run.scenario
+    if len(run.jobs) == 1:
+        return [(run.jobs[0], run.night_start, scenario.check.deadline)]
+    return [(job, scenario.job_start(job.job),
+             job.job.deadline if job.job.deadline is not None else scenario.check.deadline) for job in run.jobs]
+
+
 def window_end(run: Any) -> float:
-    """The latest the load can end: its end once known, else the run's cap or the deadline."""
+    """The latest the load can end: its end once known, else the run's cap or, when every job has one,
+    the latest of its jobs' deadlines."""
     if not math.isnan(run.load_end):
         return run.load_end
-    deadline = run.scenario.check.deadline
     cap = run.scenario.windows.max_duration
-    return cap if deadline is None else min(cap, run.night_start + deadline)
+    ends = [start + deadline for _, start, deadline in deadlines(run) if deadline is not None]
+    return cap if len(ends) < len(run.jobs) else min(cap, max(ends))
 
 
 def load_requests(run: Any) -> int:
@@ -104,15 +117,19 @@ def check(run: Any, stop: StopWhen) -> None:
         return
     if stop.events_over is not None and run.engine.events > stop.events_over:
         raise RunStopped(f"past the limit of a single run, its verdict unknown: {run.engine.events:,} events by "
-                         f"{now:,.0f} s simulated, more than {stop.events_over:,}", figures_so_far(run))
+                         f"{now:,.0f} s simulated, more than {stop.events_over:,}",
+                         {**figures_so_far(run), "verdict": "unknown"})
     requests = load_requests(run) if stop.requests_over is not None else 0
     if stop.requests_over is not None and requests > stop.requests_over:
         raise RunStopped(f"{requests:,} produce requests by {now - start:,.0f} s after the load's start, past "
                          f"{stop.requests_over:,}", figures_so_far(run))
-    deadline = run.scenario.check.deadline
-    if deadline is not None and math.isnan(run.load_end) and now - start > deadline:
-        raise RunStopped(f"the load still running {now - start:,.0f} s after its start, past check.deadline "
-                         f"{deadline:g} s", figures_so_far(run))
+    for job, job_start, deadline in deadlines(run):
+        running = math.isnan(run.load_end if len(run.jobs) == 1 else job.ended)
+        if deadline is not None and running and now - job_start > deadline:
+            whose = "the load" if len(run.jobs) == 1 else f"{job.job.name}'s load"
+            field = "check.deadline" if len(run.jobs) == 1 or job.job.deadline is None else "its deadline"
+            raise RunStopped(f"{whose} still running {now - job_start:,.0f} s after its start, past {field} "
+                             f"{deadline:g} s", figures_so_far(run))
     end = window_end(run)
     load_s = (now if math.isnan(run.load_end) else run.load_end) - start
     holding_s = load_s   # the least the load lasts were every neighbour to hold: long enough to outnumber its records over
@@ -134,5 +151,8 @@ def check(run: Any, stop: StopWhen) -> None:
         requests = requests or load_requests(run)
         if requests > most and holding_s > longest:
             held = f"{load_s:,.0f} s" if holding_s == load_s else f"at least {holding_s:,.0f} s were it to hold"
+            if most < 0:   # a point of no requests: beaten on the load's end alone (a night's schedule)
+                raise RunStopped(f"its loads run past the end of a night that held: {load_s:,.3f} s from the first "
+                                 f"start, past {longest:,.3f} s", figures_so_far(run))
             raise RunStopped(f"beaten by a trial that held: {requests:,} produce requests, past {most:,}, and a load of "
                              f"{held}, past {longest:,.1f} s", figures_so_far(run))

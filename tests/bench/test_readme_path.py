@@ -12,7 +12,7 @@ spec.loader.exec_module(readme_path)
 README = '''**1. simulate** the job:
 
 ```
-$ quietload simulate a.yaml
+$ quietload simulate a.yaml    # 1 s here
 a (model, seed 1)
   produce requests      56,297
   ...
@@ -27,7 +27,7 @@ $ not a command: a YAML block
 
 ```
 $ quietload check a.yaml \\
-    --set x=1; echo "exit $?"
+    --set x=1; echo "exit $?"   # 2.5 min here
 FAIL a (model, seed 1): 2 of 5 rules failed
 exit 1
 $ quietload check b.yaml
@@ -43,6 +43,8 @@ def test_the_readme_commands_are_read_in_order_with_what_each_shows():
         ("2. check", "quietload check b.yaml")]
     assert found[0].shown == ("a (model, seed 1)", "  produce requests      56,297", "  ...", "wrote results/a-seed1.json")
     assert found[1].shown == ("FAIL a (model, seed 1): 2 of 5 rules failed", "exit 1") and found[2].shown == ()
+    # the time the README shows beside a command is not part of the command
+    assert [(c.took_here, c.number) for c in found] == [("1 s", 1), ("2.5 min", 2), ("", 2)]
 
 
 def test_an_output_matches_when_every_shown_line_is_there_in_order_with_elisions():
@@ -53,3 +55,13 @@ def test_an_output_matches_when_every_shown_line_is_there_in_order_with_elisions
         "the README shows 'produce requests      56,297'; not in the output (in order)")
     # in order: a line shown first but printed last is missing
     assert readme_path.differs(("to paste ... fetchers=4", "a (model, seed 1)"), output) is not None
+
+
+def test_a_command_fails_its_step_on_an_exit_the_readme_does_not_show(tmp_path):
+    env = {"PATH": "/usr/bin:/bin"}
+    shows_exit = readme_path.Command("2. check", 'echo FAIL; (exit 1); echo "exit $?"', ("FAIL", "exit 1"))
+    assert readme_path.run(shows_exit, tmp_path, env)[1:] == (None, "FAIL\nexit 1\n")
+    other_exit = readme_path.Command("2. check", 'echo FAIL; (exit 3); echo "exit $?"', ("FAIL", "exit 1"))
+    assert readme_path.run(other_exit, tmp_path, env)[1] == "the README shows 'exit 1'; not in the output (in order)"
+    hides_exit = readme_path.Command("2. check", "echo FAIL; exit 1", ("FAIL",))
+    assert readme_path.run(hides_exit, tmp_path, env)[1] == "exit 1: FAIL"

@@ -237,6 +237,34 @@ INPUTS = {
                                                        "--out: out/small-quotas.sh is a directory; name a file"),
     "policy --out with its proof a named pipe": (_made("out/small-policy.json", os.mkfifo, "policy", "--out", "out"),
                                                  "--out: out/small-policy.json is a named pipe (FIFO); name a file"),
+    # a study, a policy's proof and a schedule are named after the scenario's name: another scenario file's,
+    # or the same file's with other --set values, levers or a policy, is never replaced
+    "tune's default study another s.yaml's": (_made("results/small-study.json", _run_of("elsewhere/s.yaml"), "tune", "--trials", "1"),
+                                              "--out: results/small-study.json holds a study of elsewhere/s.yaml, not of {t}/s.yaml; "
+                                              "name another directory with --out or remove it"),
+    "tune's default study of other levers": (
+        _made("results/small-study.json", lambda n: Path(n).write_text(json.dumps(
+            {"scenario": {"name": "small", "source": "s.yaml", "overrides": [], "levers": "job,quota,cluster", "policy": "none"}})),
+            "tune", "--trials", "1"),
+        "--out: results/small-study.json holds a study of s.yaml with levers job,quota,cluster, not with levers job,quota; "
+        "name another directory with --out or remove it"),
+    "policy's default proof the same file's with other --set": (
+        _made("results/small-policy.json", lambda n: Path(n).write_text(json.dumps(
+            {"scenario": "small", "source": "s.yaml", "overrides": ["windows.before=1s"], "jobs_at_once": 1})), "policy"),
+        "--out: results/small-policy.json holds a policy of s.yaml with --set windows.before=1s, not of {t}/s.yaml; "
+        "name another directory with --out or remove it"),
+    "policy's default proof of another worst night": (
+        _made("results/small-policy.json", lambda n: Path(n).write_text(json.dumps(
+            {"scenario": "small", "source": "s.yaml", "overrides": [], "jobs_at_once": 2})), "policy"),
+        "--out: results/small-policy.json holds a policy of s.yaml with jobs_at_once 2, not with jobs_at_once 1; "
+        "name another directory with --out or remove it"),
+    "plan --schedule's default schedule another s.yaml's": (
+        _made("results/small-schedule.json", lambda n: Path(n).write_text(json.dumps({"scenario": "small", "source": "elsewhere/s.yaml"})),
+              "plan", "--schedule"),
+        "--json: results/small-schedule.json holds a schedule of elsewhere/s.yaml, not of {t}/s.yaml; name another file with --json or remove it"),
+    "plan --schedule --out a scenario kept there": (
+        lambda t: [write_yaml(t, "night.yaml", {**BASE, "name": "mine"}), "plan", "--schedule", str(t / "s.yaml"), "--out", "night.yaml"][1:],
+        "--out: night.yaml holds scenario 'mine', not 'small-schedule'; name another file with --out or remove it"),
     "import --profile over the Glue job": (lambda t: ["import", "--glue-job", str(t / "job.json"), "--cloudwatch", "c", "--profile",
                                                       str(t / "job.json"), "--force", "--out", str(t / "o.yaml")],
                                            "--profile: {t}/job.json is the file --glue-job reads"),

@@ -1,5 +1,6 @@
 import copy
 import json
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -265,6 +266,25 @@ def test_check_prints_the_snippet_of_its_passing_change_with_the_cluster_lever_a
     assert "  num.replica.fetchers=4  # MSK configuration" in paste
     assert ('  kafka-configs.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --command-config client.properties --alter '
             "--entity-type brokers --entity-default --add-config num.replica.fetchers=4") in paste
+
+
+def test_check_prints_its_change_as_the_jobs_producer_properties_for_kafkas_own_perf_test(baseline, tmp_path):
+    """Issue 36: the job's producer settings with the change laid over them, in the file Kafka's producer
+    benchmark reads; the here-document writes it in a shell, and the JSON and JUnit files hold it too."""
+    result, out = baseline
+    lines = result.stdout.splitlines()
+    start = lines.index("to check it with Kafka's own producer first (kafka-producer-perf-test.sh; replace the <...> values)")
+    block = [line.removeprefix("  ") for line in lines[start + 1:]]
+    properties = ["bootstrap.servers=<bootstrap-servers>", "acks=all", "enable.idempotence=true", "batch.size=131072",
+                  "buffer.memory=33554432", "compression.type=zstd", "linger.ms=10", "max.in.flight.requests.per.connection=5"]
+    assert block == ["cat > producer.properties <<'EOF'", *properties, "EOF",
+                     "kafka-producer-perf-test.sh --producer.config producer.properties --topic <topic> --num-records 1000000 "
+                     "--record-size <record-bytes> --throughput -1"]
+    assert subprocess.run(["bash", "-c", "\n".join(block[:-1])], cwd=tmp_path).returncode == 0
+    assert (tmp_path / "producer.properties").read_text().splitlines() == properties
+    assert json.loads((out / "check.json").read_text())["producer_properties"] == properties
+    suite = ET.parse(out / "check.xml").getroot().find("testsuite")
+    assert "\n  ".join(block) in suite.find("system-out").text
 
 
 def test_with_the_default_levers_check_names_the_wider_lever_that_passes_and_who_makes_it():

@@ -11,7 +11,7 @@ import xmlschema
 from typer.testing import CliRunner
 
 from quietload.cli import app
-from reports.policy_gate import POLICY_RULE
+from judging.policy_gate import POLICY_RULE
 from workloads import CATALOG
 from workloads.policy import Policy
 
@@ -60,6 +60,9 @@ def test_the_derived_policy_holds_on_its_held_out_seeds_and_the_night_without_it
     assert (proof["held"], proof["model_seeds"], proof["held_out_seeds"], proof["jobs"]) == (True, [1], [2, 3], ["batch"])
     assert all(t["within_sla"] and t["p99_ms_during"] <= t["sla_p99_ms"] for t in proof["with_policy"]["tenants"])
     assert not any(t["within_sla"] for t in proof["without_policy"]["tenants"])
+    # the policy on every held-out seed; the night without it up to the first that misses: seed 2
+    assert (proof["with_policy"]["seeds"], proof["without_policy"]["seeds"]) == ([2, 3], [2])
+    assert "  the night without it missed on held-out seed 2: the seeds after it not run" in result.stdout.splitlines()
     assert result.stdout.startswith("policy for paypay-glue-2gb: holds every SLA on the worst night (1 job at once: batch) "
                                     "on held-out model seeds 2-3\n")
 

@@ -53,6 +53,19 @@ def test_report_of_two_catalog_results(catalog_results, tmp_path):
     assert html.count("<img") == html.count("<figcaption>") == 2 + 2 + 6 + 2
 
 
+def test_a_report_into_an_earlier_ones_directory_replaces_it_whole_and_says_so(catalog_results, tmp_path):
+    """Issue 36: no output replaced silently; and no file of the earlier report left to read as this one's."""
+    out = tmp_path / "report"
+    assert _invoke("report", *map(str, catalog_results), "--out", str(out)).exit_code == 0
+    (out / "plans.csv").write_text("an earlier report's plans\n")
+    outcome = _invoke("report", str(catalog_results[0]), "--out", str(out))
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.stdout.splitlines()[-1] == (f"replaced the earlier report in {out} (its report.md, runs.csv, report.json, "
+                                               "report.html, batch_sizes.csv, plans.csv); --out DIR keeps reports apart")
+    assert sorted(p.name for p in out.iterdir()) == ["batch_sizes.csv", "report.html", "report.json", "report.md", "runs.csv"]
+    assert [row["scenario"] for row in csv.DictReader((out / "runs.csv").open())] == ["paypay-glue-2gb"]
+
+
 def test_default_out_dir(catalog_results, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     outcome = _invoke("report", str(catalog_results[0]))

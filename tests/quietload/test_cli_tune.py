@@ -80,13 +80,13 @@ def test_repeat_runs_each_trial_on_several_model_seeds_and_counts_the_worst(tmp_
     assert "  - over model seeds 1-3, each counted at its worst: produce requests " in result.stdout
     assert yaml.safe_load((tmp_path / "results" / "paypay-glue-2gb-recommendation.yaml").read_text())["model_seeds"] == [1, 2, 3]
     # resuming it with one seed per trial would mix trials that do not compare
-    refused = _tune(BASE, *SMALL, *RELAXED_SLA, "--trials", "4", "--repeat", "1")
+    refused = _tune(BASE, *SMALL, *RELAXED_SLA, "--trials", "4", "--set", "tune.repeat=2", "--repeat", "1")
     _assert_one_line_error(refused, f"--study-name: study '{study['study_name']}' in sqlite:///results/paypay-glue-2gb-study.db "
                                     "was run with another model_repeat (2)")
 
 
-def _study(tmp_path) -> dict:
-    return json.loads((tmp_path / "results" / "paypay-glue-2gb-study.json").read_text())
+def _study(tmp_path, out: str = "results") -> dict:
+    return json.loads((tmp_path / out / "paypay-glue-2gb-study.json").read_text())
 
 
 def test_a_changed_scenario_never_resumes_a_study_judged_on_the_old_one(tmp_path, monkeypatch):
@@ -102,9 +102,14 @@ def test_a_changed_scenario_never_resumes_a_study_judged_on_the_old_one(tmp_path
         tenant["sla_p99"] = "20ms"
     copy = tmp_path / "copy.yaml"
     copy.write_text(yaml.safe_dump(raw, sort_keys=False))
-    second = _tune(str(copy), *SMALL, "--trials", "3", "--validate", "0")
+    # its files never replace the original's (results/ holds those: refused); its study in the same storage
+    kept = ("--out", "copy-results", "--storage", "sqlite:///results/paypay-glue-2gb-study.db")
+    _assert_one_line_error(_tune(str(copy), *SMALL, "--trials", "3", "--validate", "0"),
+                           f"--out: results/paypay-glue-2gb-study.json holds a study of {BASE} with --set {' '.join(SMALL[1::2])}, "
+                           f"not of {copy}")
+    second = _tune(str(copy), *SMALL, "--trials", "3", "--validate", "0", *kept)
     assert second.exit_code in (0, 1), second.output
-    after = _study(tmp_path)
+    after = _study(tmp_path, "copy-results")
     assert after["study_name"] != before["study_name"] and after["scenario"]["digest"] != before["scenario"]["digest"]
     # and says so, naming what changed
     assert (f"tuning copy: new study '{after['study_name']}': the scenario differs from study '{before['study_name']}''s "
@@ -115,16 +120,17 @@ def test_a_changed_scenario_never_resumes_a_study_judged_on_the_old_one(tmp_path
             assert tenant["sla_p99_ms"] == 20.0
             assert trial["constraints"][f"sla:{name}"] == pytest.approx(tenant["p99_ms_during"] / 20.0 - 1.0)
     # the same copy again resumes its own study
-    again = _tune(str(copy), *SMALL, "--trials", "4", "--validate", "0")
+    again = _tune(str(copy), *SMALL, "--trials", "4", "--validate", "0", *kept)
     assert again.exit_code in (0, 1), again.output
-    resumed = _study(tmp_path)
+    resumed = _study(tmp_path, "copy-results")
     assert (resumed["study_name"], len(resumed["trials"]) + len(resumed["pruned_trials"])) == (after["study_name"], 4)
     # a study named by the user refuses the changed scenario in one line naming what changed
     named = before["study_name"]
-    _assert_one_line_error(_tune(str(copy), *SMALL, "--trials", "3", "--validate", "0", "--study-name", named),
+    _assert_one_line_error(_tune(str(copy), *SMALL, "--trials", "3", "--validate", "0", "--study-name", named, *kept),
                            f"--study-name: study '{named}' in sqlite:///results/paypay-glue-2gb-study.db ran another "
                            "scenario (tenants[0].sla_p99 10ms -> 20ms, tenants[1].sla_p99 10ms -> 20ms); name a new study")
-    _assert_one_line_error(_tune(BASE, *SMALL, "--set", "tenants.0.sla_p99=12ms", "--trials", "3", "--study-name", named),
+    _assert_one_line_error(_tune(BASE, *SMALL, "--set", "tenants.0.sla_p99=12ms", "--trials", "3", "--study-name", named,
+                                 "--out", "twelve", *kept[2:]),
                            f"--study-name: study '{named}' in sqlite:///results/paypay-glue-2gb-study.db ran another "
                            "scenario (tenants[0].sla_p99 10ms -> 12ms); name a new study")
 

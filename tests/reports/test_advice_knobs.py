@@ -1,5 +1,5 @@
 """A knob is described once: its --set values and the label a recommended change carries come from it."""
-from reports.advice import _change
+from judging.advice import _change
 from workloads.tuning import KNOBS
 
 MB = 1024**2
@@ -20,7 +20,7 @@ def test_more_executors_for_a_load_in_waves_is_written_by_its_knob():
     the knob is in no study unless tune.knobs names it."""
     from types import SimpleNamespace
 
-    from reports.advice import _waves
+    from judging.advice import _waves
     from workloads.tuning import knobs_of
     result = SimpleNamespace(spark={"waves": 3, "write_tasks": 24, "slots": 8},
                              scenario={"batch": {"spark": {"spark.executor.instances": 2}}})

@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from reports.advice import candidates, tried_advice
-from reports.gate import (FAIL, PASS, SKIPPED, UNTRIED, broker_cpu, check, check_runs, failed_rules, handler_idle, load_deadline,
+from judging.advice import candidates, tried_advice
+from judging.gate import (FAIL, PASS, SKIPPED, UNTRIED, broker_cpu, check, check_runs, failed_rules, handler_idle, load_deadline,
                           neighbour_sla, produce_request_rate, Verdict)
 from simulator.contract import ResultError, RunResult
 from workloads import Gate

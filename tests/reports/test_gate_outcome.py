@@ -3,7 +3,7 @@ problem 2): PASS, FAIL or NOTHING TO JUDGE, each with its exit code, in the text
 the report's verdict line."""
 import pytest
 
-from reports.gate import (EXIT_CODES, FAIL, NO_NEIGHBOURS, NO_RECORDS, NOTHING_TO_JUDGE, PASS, SKIPPED, GateReport,
+from judging.gate import (EXIT_CODES, FAIL, NO_NEIGHBOURS, NO_RECORDS, NOTHING_TO_JUDGE, PASS, SKIPPED, GateReport,
                           Verdict, check_runs)
 from reports.junit import junit_xml
 from reports.sections.header import gate_markdown, run_verdict

@@ -6,7 +6,7 @@ import pytest
 
 from reports.sections.header import build_header, matching_gate, run_verdict
 from simulator.contract.files import is_gate_file, read_gate
-from reports.gate import check
+from judging.gate import check
 from simulator.contract import ResultError, RunResult
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import xmlschema
 
-from reports.gate import FAIL, PASS, SKIPPED, GateReport, Verdict
+from judging.gate import FAIL, PASS, SKIPPED, GateReport, Verdict
 from workloads import Gate
 from reports.junit import junit_xml, write_junit
 

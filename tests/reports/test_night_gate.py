@@ -39,7 +39,7 @@ def test_the_recommended_changes_of_a_night_are_the_loudest_job_s_addressed_to_i
     (hourly-export, the second job), read from its own figures and set on it alone."""
     import yaml
 
-    from reports.advice import candidates
+    from judging.advice import candidates
     from simulator.evaluator import model_evaluator
     from workloads import Scenario
     from workloads.scenario import apply_overrides

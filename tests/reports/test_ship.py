@@ -5,7 +5,7 @@ import copy
 from reports.kit.shell import continued
 from reports.sections.ship import ship_html, ship_markdown
 from reports.sections.study import pick_knob_rows
-from tuner.snippets import paste_blocks
+from workloads.snippets import paste_blocks
 
 PARAMS = {"linger.ms": 10.0, "acks": "all", "producer_byte_rate": 6920602.0}
 TENANTS = {"api": {"p99_ms_during": 10.3, "sla_p99_ms": 11.7}, "fraud": {"p99_ms_during": 10.9, "sla_p99_ms": 12.0}}

@@ -53,7 +53,7 @@ def test_preferring_duration_tries_the_shortest_load_first(tiny_with):
 
 
 def test_a_point_that_held_with_the_margin_is_tried_before_one_the_preference_ranks_first(tiny_with):
-    from tuner.margin import Margin
+    from judging.margin import Margin
     front = [FRONT[0], TrialRecord(number=0, params=BASELINE, produce_requests=10, load_seconds=0.3,
                                    constraints={"sla:api": -0.6})]   # its p99 at 0.4 of its SLA: holds with 2x
     unmargined = judge_held_out(_objective(tiny_with, 5.799), front, "duration", HELD_OUT)

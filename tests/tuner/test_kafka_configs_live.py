@@ -10,7 +10,7 @@ import pytest
 
 from simulator.live import KafkaCluster
 from simulator.live.jars import java_command, resolve_jars
-from tuner.snippets import QUOTA_CLIENT_ID, paste_lines
+from workloads.snippets import QUOTA_CLIENT_ID, paste_lines
 from workloads.tuning import KNOBS
 
 MB = 1024**2

@@ -1,7 +1,7 @@
 """The model's error as a margin: a pass within it of an SLA is marginal, with the factor used."""
 import pytest
 
-from tuner.margin import Margin
+from judging.margin import Margin
 from workloads import CostProfile, ScenarioError
 
 

@@ -3,9 +3,9 @@ the policy's values laid over each as --set lays them; and the gate's policy ver
 import copy
 import xml.etree.ElementTree as ET
 
-from reports.gate import GateReport
+from judging.gate import GateReport
 from reports.junit import junit_xml
-from reports.policy_gate import with_policy
+from judging.policy_gate import with_policy
 from tuner.night import classes_of, worst_night
 from workloads import CATALOG, Gate, Scenario
 from workloads.policy import JobClass, Match, Policy, Template
@@ -26,33 +26,33 @@ def _night():
 
 
 def test_one_job_at_once_is_the_scenario_itself_with_the_policy_laid_over_it():
-    night = Scenario.from_mapping(worst_night(BASE, 1, POLICY))
+    night = worst_night(Scenario.from_mapping(BASE), 1, POLICY)
     assert [(j.name, j.client_id) for j in night.jobs] == [("batch", "batch-load")] and not night.listed
     producer = night.batch.producer
     assert (producer.linger_ms, producer.batch_size, producer.compression_type, producer.acks, producer.enable_idempotence) == \
         (20.0, 262144, "zstd", "all", True)
     assert (night.batch.quota.producer_byte_rate, night.batch.quota.request_percentage) == (10 * 1024**2, 40.0)
-    assert Scenario.from_mapping(worst_night(BASE, 1, {})).as_mapping() == Scenario.from_mapping(BASE).as_mapping()
+    assert worst_night(Scenario.from_mapping(BASE), 1, {}) == Scenario.from_mapping(BASE)
 
 
 def test_the_worst_night_is_every_job_n_times_at_its_start_each_with_its_own_client_id():
     base = _night()
     assert classes_of(base) == [("daily-card-load", "daily-card-load", "card-transactions"),
                                 ("hourly-export", "export-client", "card-transactions")]
-    night = Scenario.from_mapping(worst_night(base, 3, POLICY))
+    night = worst_night(Scenario.from_mapping(base), 3, POLICY)
     assert [(j.name, j.client_id) for j in night.jobs] == [
         ("daily-card-load-1", "daily-card-load-1"), ("daily-card-load-2", "daily-card-load-2"),
         ("daily-card-load-3", "daily-card-load-3"), ("hourly-export-1", "export-client-1"),
         ("hourly-export-2", "export-client-2"), ("hourly-export-3", "export-client-3")]
     assert [night.job_start(j) for j in night.jobs] == [5.0] * 3 + [9.0] * 3   # each job's own (windows.before; 9s)
     assert {(j.producer.linger_ms, j.quota.producer_byte_rate) for j in night.jobs} == {(20.0, 10 * 1024**2)}
-    without = Scenario.from_mapping(worst_night(base, 1, {}))
+    without = worst_night(Scenario.from_mapping(base), 1, {})
     assert [(j.name, j.client_id, without.job_start(j), j.producer.linger_ms) for j in without.jobs] == [
         ("daily-card-load", "daily-card-load", 5.0, 0.0), ("hourly-export", "export-client", 9.0, 0.0)]
 
 
 def test_a_night_is_judged_job_by_job_in_the_gates_forms():
-    scenario = Scenario.from_mapping(worst_night(_night(), 1, {"linger.ms": 20})).as_mapping()
+    scenario = worst_night(Scenario.from_mapping(_night()), 1, {"linger.ms": 20}).as_mapping()
     policy = Policy(name="p", classes=(JobClass(name="card-loads", match=Match(client_id=("daily-*",)),
                                                 producer=Template(linger_ms=10.0), quota=Quota(producer_byte_rate=1e7)),))
     report = with_policy(GateReport("night", "model", 1, Gate(), (), ()), scenario, policy)

@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "quietload"))
 from _bad_input import BASE   # noqa: E402  (the small scenario the bad-input cases break)
 
 from tuner.policy import quota_script   # noqa: E402
-from tuner.snippets import glue_code, pyspark_code   # noqa: E402
+from workloads.snippets import glue_code, pyspark_code   # noqa: E402
 from workloads.policy import JobClass, Match, Policy, Template   # noqa: E402
 from workloads.quota import Quota   # noqa: E402
 

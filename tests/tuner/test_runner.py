@@ -1,3 +1,4 @@
+import re
 import signal
 import subprocess
 import sys
@@ -119,3 +120,39 @@ def test_worker_processes_die_of_a_stop_signal_and_with_their_parent(tmp_path):
     finally:
         parent.kill()
         parent.wait()
+
+
+def at_simulated_second(evaluator, task):
+    """A run that has reached ``seconds`` simulated and waits until its parent's progress heard it
+    (the file ``seen-<seconds>`` exists); its result its seconds."""
+    from pathlib import Path
+    from tuner.runner import simulated
+    seconds, folder = task
+    simulated(seconds)
+    for _ in range(60000):   # at most ten minutes: the parent reports every second while nothing finishes
+        if (Path(folder) / f"seen-{seconds:g}").exists():
+            break
+        time.sleep(0.01)
+    return seconds
+
+
+def test_the_parent_hears_each_workers_run_at_its_simulated_second_while_it_runs(tmp_path):
+    heard = []
+
+    def report(done, total):
+        running = runner.running()
+        heard.append(running)
+        for seconds in re.findall(r"\d+", running or ""):   # "runs at 41, 7 s simulated"
+            (tmp_path / f"seen-{seconds}").touch()
+    with Runner(at_simulated_second, None, Execution(workers=2)) as runner:
+        assert runner.run([(7.0, str(tmp_path)), (41.0, str(tmp_path))], report) == [7.0, 41.0]
+        assert (tmp_path / "seen-7").exists() and (tmp_path / "seen-41").exists()   # each heard while it ran
+        assert {"run at 7 s simulated", "runs at 41, 7 s simulated", "run at 41 s simulated"} & set(heard)
+        assert runner.running() is None   # each worker's slot is cleared as its task ends
+
+
+def test_an_inline_run_is_heard_too_and_cleared_after_it():
+    from tuner.runner import simulated
+    with Runner(lambda evaluator, seconds: (simulated(seconds), runner.running())[1], None) as runner:
+        assert runner.run([12.0, 3.0]) == ["run at 12 s simulated", "run at 3 s simulated"]
+        assert runner.running() is None

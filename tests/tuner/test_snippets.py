@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from tuner.snippets import render_snippets, round_value, rounded_params, snippets
+from workloads.snippets import render_snippets, round_value, rounded_params, snippets
 
 KB, MB = 1024, 1024**2
 # one of each kind of knob, with the false precision a sampler gives

@@ -11,7 +11,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from simulator.live import KafkaCluster
 from simulator.live.logdump import broker_log_dirs, topic_batches
 from simulator.live.spark_job import resolve_spark_jars
-from tuner.snippets import BOOTSTRAP_PLACEHOLDER, TOPIC_PLACEHOLDER, rounded_params, snippets
+from workloads.snippets import BOOTSTRAP_PLACEHOLDER, TOPIC_PLACEHOLDER, rounded_params, snippets
 
 TOPIC = "pasted"
 ROWS = [(i, f"{i * 1.25:.2f}") for i in range(40)]

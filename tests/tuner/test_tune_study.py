@@ -41,6 +41,15 @@ def test_without_a_feasible_trial_nothing_is_picked_and_the_closest_miss_is_know
     assert closest_miss(missed).number == 1
 
 
+def test_a_trial_stopped_at_a_single_runs_limit_is_the_closest_only_when_no_verdict_is_known():
+    import dataclasses
+    unknown = dataclasses.replace(_trial(2, 50, 1.0), constraints={}, pruned="past the limit of a single run",
+                                  figures={"verdict": "unknown"})    # nothing missed so far: a violation of 0
+    missed = [_trial(0, 100, 1.0, p99_over=2.0), _trial(1, 900, 1.0, p99_over=0.05)]
+    assert closest_miss([unknown, *missed]).number == 1
+    assert closest_miss([unknown]).number == 2
+
+
 def _objective(raw):
     return Objective(raw, search_space(Scenario.from_mapping(raw)), seed=1)
 

@@ -57,8 +57,8 @@ def test_tunes_pick_inside_the_policy_keeps_every_rule_check_policy_holds_it_to(
 
 
 def test_a_policy_derived_and_a_tune_inside_it_agree_on_the_sla_and_the_pick_keeps_the_policy(tiny, tmp_path):
-    from reports.gate import check_runs
-    from reports.policy_gate import with_policy
+    from judging.gate import check_runs
+    from judging.policy_gate import with_policy
     from tuner.policy import PolicyRequest, derive
     scenario_file = tmp_path / "tiny.yaml"
     scenario_file.write_text(yaml.safe_dump(dict(tiny, tenants=[dict(tiny["tenants"][0], sla_p99="3x")])))

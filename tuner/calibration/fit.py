@@ -30,6 +30,7 @@ import numpy as np
 from simulator.contract import RunResult
 from workloads import ScenarioError
 from workloads.batch import first_job
+from workloads.settings import COMPRESSION_TYPE_CONFIG
 
 CODECS = ("gzip", "snappy", "lz4", "zstd")
 # (profile name, unit factor to seconds); the order is the design matrix's columns
@@ -109,7 +110,7 @@ def observe(result: RunResult, run: str) -> Observation:
     return Observation(
         run=run, requests=float(summary.produce_requests), batches=float((sizes and sizes.batches) or summary.batches),
         records=float(records), wire_bytes=float(summary.wire_bytes), record_bytes=float(summary.record_bytes),
-        received_bytes=float(summary.wire_bytes), codec=first_job(scenario)["producer"]["compression.type"],
+        received_bytes=float(summary.wire_bytes), codec=first_job(scenario)["producer"][COMPRESSION_TYPE_CONFIG],
         handler_busy_s=handler[0], handler_noise_s=handler[1], cpu_s=cpu[0], cpu_noise_s=cpu[1])
 
 

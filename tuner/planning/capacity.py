@@ -26,14 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from simulator.contract import explain as words
+from simulator.contract.judgement import over_sla, worst_p99
 from simulator.contract import result_path, scenario_path
 from simulator.contract.files import PLAN
 from simulator.evaluator import Evaluator, model_evaluator
 from tuner.planning.jobs import CopiedJob, at_once, one_job
 from tuner.planning.search import LoadPoint, extend, point_of, refine
 from tuner.planning.whatif import ClusterOption, cluster_options
-from tuner.runner import Execution, Runner
+from tuner.runner import Execution, Runner, simulated
 from workloads import Scenario, ScenarioError
 from workloads.limits import check_run_size
 from workloads.reader import safe_yaml
@@ -45,7 +45,7 @@ from workloads.batch import first_job
 GIB = 1024**3
 DEFAULT_EXTEND = 3                        # rounds of extension past the grid (doublings of the loads)
 
-Progress = Callable[[int, int], None]     # (points done, points in all)
+Progress = Callable[[int, int, "str | None"], None]     # (points done, points in all, the runs' simulated time)
 
 
 @dataclass(frozen=True)
@@ -161,12 +161,6 @@ def _round(value: Any) -> Any:
     return float(f"{value:.6g}") if isinstance(value, float) else value
 
 
-def _highest(values: list[float | None]) -> float | None:
-    """A neighbour's p99 over several runs: the highest of those it sent records in."""
-    sent = [v for v in values if v is not None]
-    return max(sent) if sent else None
-
-
 def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
     """Run one task on ``evaluator``, once per seed; the figures the plan keeps of it, each at its
     worst over the seeds (the runner's work: a module-level function, so process pools and
@@ -176,15 +170,15 @@ def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
     point = point_of(task)
     summaries = []
     for seed in task["seeds"]:
-        result = evaluator.evaluate(scenario, seed)
+        result = evaluator.evaluate(scenario, seed, simulated)
         if task.get("keep_dir"):
             result.write(result_path(task["option"], [], seed, f"{point.load_gb:g}gb-x{point.loads}-{point.spacing_s:g}s",
                                      Path(task["keep_dir"])))
         summaries.append(result.summary)
-        if any(t.p99_ms_during is not None and words.over(t.p99_ms_during, t.sla_p99_ms) for t in result.summary.tenants):
+        if any(over_sla(t.p99_ms_during, t.sla_p99_ms) for t in result.summary.tenants):
             break
     load_seconds = max(summary.load_seconds for summary in summaries)
-    tenants = [{"name": t.name, "p99_ms_during": _round(_highest([s.tenants[i].p99_ms_during for s in summaries])),
+    tenants = [{"name": t.name, "p99_ms_during": _round(worst_p99(s.tenants[i].p99_ms_during for s in summaries)),
                 "sla_p99_ms": _round(t.sla_p99_ms)} for i, t in enumerate(summaries[0].tenants)]
     return {"option": task["option"], **{k: _round(v) for k, v in dataclasses.asdict(point).items()},
             "write_cores": point.write_cores * point.loads, "current_plan": task["current_plan"],
@@ -197,7 +191,7 @@ def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
 
 def within_sla(tenant: dict) -> bool:
     """A neighbour that sent nothing during the load (no p99) did not breach."""
-    return tenant["p99_ms_during"] is None or not words.over(tenant["p99_ms_during"], tenant["sla_p99_ms"])
+    return not over_sla(tenant["p99_ms_during"], tenant["sla_p99_ms"])
 
 
 def _worst(tenants: list[dict]) -> dict | None:
@@ -250,14 +244,14 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
     seeds = range(seed, seed + repeat)   # a list only once the limits have passed it
     scenario, grid, options, tasks, jobs = build_tasks(scenario_file, overrides or [], given or {}, seeds, keep_dir, force,
                                                        job, as_jobs)
-    report = progress or (lambda done, total: None)
+    report = progress or (lambda done, total, running: None)
     evaluator = evaluator or model_evaluator()
     with Runner(evaluate_point, evaluator, execution) as runner:
         done = [0]
         total = [len(tasks) + (extend_steps + refine_steps) * len(options)]   # at most: an option settled stops early
 
         def run(batch: list[dict]) -> list[dict]:
-            found = runner.run(batch, lambda finished, _: report(done[0] + finished, total[0]))
+            found = runner.run(batch, lambda finished, _: report(done[0] + finished, total[0], runner.running() or ""))
             done[0] += len(found)
             return found
 

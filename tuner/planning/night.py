@@ -8,9 +8,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from simulator.contract import explain as words
-from simulator.evaluator import Evaluator
-from tuner.runner import Runner
+from simulator.contract import judgement
+from simulator.evaluator import Evaluator, RunStopped, StopWhen, stops_early
+from tuner.runner import Runner, simulated
 from workloads import Scenario, ScenarioError
 
 Progress = Callable[[int, int, str], None]     # (runs done, runs at most, what is running)
@@ -32,8 +32,16 @@ class Window:
 def night_figures(evaluator: Evaluator, task: dict) -> dict:
     """One night on one seed: each neighbour's p99 during the jobs' loads, when the night's loads
     ended, each job's span where the run reports it, and the timeline a report draws (asked for);
+    with a ``stop`` (``StopWhen``), the run stopped at its verdict, its reason and figures so far;
     a module-level function, so process pools run it."""
-    result = evaluator.evaluate(Scenario.from_mapping(task["scenario"]), task["seed"])
+    scenario, stop = Scenario.from_mapping(task["scenario"]), task.get("stop")
+    try:
+        if stop is not None and stops_early(evaluator):
+            result = evaluator.evaluate(scenario, task["seed"], simulated, stop=stop)   # type: ignore[call-arg]
+        else:
+            result = evaluator.evaluate(scenario, task["seed"], simulated)
+    except RunStopped as stopped:
+        return {"seed": task["seed"], "pruned": f"seed {task['seed']}: {stopped.reason}", "figures": stopped.figures}
     during = result.windows.get("during") or [None, None]
     figures = {"seed": task["seed"], "load_seconds": result.summary.load_seconds, "night_end_s": during[1],
                "tenants": [{"name": t.name, "p99_ms_during": t.p99_ms_during, "sla_p99_ms": t.sla_p99_ms}
@@ -56,8 +64,7 @@ def worst(runs: list[dict]) -> dict:
     """Several seeds' nights at their worst: each neighbour's highest p99, each end the latest."""
     tenants = []
     for i, tenant in enumerate(runs[0]["tenants"]):
-        sent = [r["tenants"][i]["p99_ms_during"] for r in runs if r["tenants"][i]["p99_ms_during"] is not None]
-        tenants.append({**tenant, "p99_ms_during": max(sent) if sent else None})
+        tenants.append({**tenant, "p99_ms_during": judgement.worst_p99(r["tenants"][i]["p99_ms_during"] for r in runs)})
     ends = [r["night_end_s"] for r in runs if r["night_end_s"] is not None]
     jobs = {name: [min(r["jobs"][name][0] for r in runs), max(r["jobs"][name][1] for r in runs)]
             for name in runs[0]["jobs"] if all(name in r["jobs"] for r in runs)}
@@ -66,8 +73,8 @@ def worst(runs: list[dict]) -> dict:
             "load_seconds": max(loads) if loads else None, "seeds": [r["seed"] for r in runs]}
 
 
-def over_sla(tenants: list[dict]) -> list[dict]:
-    return [t for t in tenants if t["p99_ms_during"] is not None and words.over(t["p99_ms_during"], t["sla_p99_ms"])]
+def breaching(tenants: list[dict]) -> list[dict]:
+    return [t for t in tenants if judgement.over_sla(t["p99_ms_during"], t["sla_p99_ms"])]
 
 
 class Nights:
@@ -76,11 +83,27 @@ class Nights:
     def __init__(self, runner: Runner, seeds: Sequence[int], progress: Progress, budget: int) -> None:
         self.runner, self.seeds, self.progress, self.budget, self.done = runner, list(seeds), progress, budget, 0
 
-    def run(self, mapping: dict, what: str, timeline: bool = False) -> dict:
-        tasks = [{"scenario": mapping, "seed": seed, "timeline": timeline and i == 0} for i, seed in enumerate(self.seeds)]
-        runs = self.runner.run(tasks, lambda finished, _: self.progress(self.done + finished, self.budget, what))
+    def run(self, mapping: dict, what: str, timeline: bool = False, stop: StopWhen | None = None,
+            misses: Callable[[dict], bool] | None = None) -> dict:
+        """The night at its worst over the seeds; with ``stop``, each run stops at its verdict, and a
+        seed's run that stopped, or that ``misses`` (its night on its own), leaves the seeds after it
+        unrun: the night is then pruned (``pruned``: why, ``figures``: the stopped run's so far)."""
+        tasks = [{"scenario": mapping, "seed": seed, "timeline": timeline and i == 0, "stop": stop}
+                 for i, seed in enumerate(self.seeds)]
+
+        def decided(runs: list[dict]) -> bool:
+            last = runs[-1]
+            return "pruned" in last or (misses is not None and misses(worst([last])))
+        def told(finished: int, _: int) -> None:
+            running = self.runner.running()
+            self.progress(self.done + finished, self.budget, what + (f", {running}" if running else ""))
+        runs = self.runner.run(tasks, told, decided if stop is not None else None)
         self.done += len(runs)
+        if "pruned" in runs[-1]:
+            return {"pruned": runs[-1]["pruned"], "figures": runs[-1]["figures"], "seeds": [r["seed"] for r in runs]}
         found = worst(runs)
+        if len(runs) < len(self.seeds):
+            found["pruned"] = f"seed {runs[-1]['seed']}: the night missed; seeds after it not run"
         if timeline:
             found["timeline"] = runs[0]["timeline"]
         return found

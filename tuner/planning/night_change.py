@@ -1,6 +1,6 @@
 """The smallest change that lets a night be scheduled: when a job breaches an SLA (or its
 deadline) even alone, no start time saves it. A ``ChangeFinder`` proposes the change for the job
-alone (``quietload plan`` passes the gate's recommended change, ``reports.night_advice``); with
+alone (``quietload plan`` passes the gate's recommended change, ``tuner.planning.night_advice``); with
 none, or when it finds nothing that passes, the first single change that makes it hold alone,
 tried in ``tuner.widen``'s order (the job's own settings, then its quota, then the cluster's; each
 knob of the registry in its order), every knob's value nearest the job's own before any knob's
@@ -12,8 +12,9 @@ from __future__ import annotations
 from itertools import zip_longest
 from typing import Any, Callable
 
+from simulator.evaluator import StopWhen
 from tuner.planning.jobs import one_job
-from tuner.planning.night import Nights, Window, alone, over_sla, with_starts
+from tuner.planning.night import Nights, Window, alone, breaching, with_starts
 from tuner.widen import changes
 from workloads import Scenario, ScenarioError
 from workloads.batch import for_job
@@ -39,7 +40,21 @@ def nearest_first(scenario: Scenario) -> list[tuple[str, str, Any]]:
 
 
 def _holds(solo: dict, duration: float, deadline: float | None, window: Window) -> bool:
-    return not over_sla(solo["tenants"]) and (not deadline or duration <= deadline) and duration <= window.length_s
+    return not breaching(solo["tenants"]) and (not deadline or duration <= deadline) and duration <= window.length_s
+
+
+def _stop(scenario: Scenario, index: int) -> StopWhen | None:
+    """A job alone stops at its verdict (``simulator.model.verdict``: one job's load held to
+    ``check.deadline``) where that is the deadline it is held to here, its own unset or the same."""
+    return StopWhen() if scenario.jobs[index].deadline in (None, scenario.check.deadline) else None
+
+
+def _alone(nights: Nights, mapping: dict, what: str, deadline: float | None, window: Window,
+           stop: StopWhen | None) -> dict | None:
+    """A job alone on every seed; None once it cannot hold (only a run that holds is kept), its runs
+    stopped at their verdict and the seeds after one that missed not run."""
+    solo = nights.run(mapping, what, stop=stop, misses=lambda night: not _holds(night, night["load_seconds"], deadline, window))
+    return None if "pruned" in solo or not _holds(solo, solo["load_seconds"], deadline, window) else solo
 
 
 def smallest_change(nights: Nights, mapping: dict, scenario: Scenario, solos: list[dict], durations: list[float],
@@ -55,13 +70,15 @@ def smallest_change(nights: Nights, mapping: dict, scenario: Scenario, solos: li
     night, made, tried, durations = mapping, [], 0, list(durations)
     for i in hurt:
         start = max(window.open_s, scenario.job_start(scenario.jobs[i]))
+        stop = _stop(scenario, i)
         if night is not mapping:   # an earlier job's change may be the cluster's: this job alone again first
-            solo = nights.run(with_starts(alone(night, i, start), [start], window), f"{names[i]} alone after the change")
-            if _holds(solo, solo["load_seconds"], deadlines[i], window):
+            solo = _alone(nights, with_starts(alone(night, i, start), [start], window), f"{names[i]} alone after the change",
+                          deadlines[i], window, stop)
+            if solo is not None:
                 durations[i] = solo["load_seconds"]
                 continue
         view = Scenario.from_mapping(alone(night, i, start))   # the job alone: its knobs read as the first job's
-        found = _proposed(nights, night, i, start, names[i], find_change, deadlines[i], window) if find_change else None
+        found = _proposed(nights, night, i, start, names[i], find_change, deadlines[i], window, stop) if find_change else None
         tried += 1 if found is not None else 0
         for lever, name, value in nearest_first(view) if found is None else ():
             if tried >= budget:
@@ -73,9 +90,9 @@ def smallest_change(nights: Nights, mapping: dict, scenario: Scenario, solos: li
             except ScenarioError:
                 continue
             tried += 1
-            solo = nights.run(candidate, f"{names[i]} alone with {KNOBS[name].setting(value)}")
-            duration = solo["load_seconds"]
-            if _holds(solo, duration, deadlines[i], window):
+            solo = _alone(nights, candidate, f"{names[i]} alone with {KNOBS[name].setting(value)}", deadlines[i], window, stop)
+            if solo is not None:
+                duration = solo["load_seconds"]
                 found = {"job": names[i], "lever": lever, "who": WHO[lever], "setting": KNOBS[name].setting(value),
                          "overrides": job_overrides(name, value, i), "alone_load_seconds": duration,
                          "alone_tenants": solo["tenants"]}
@@ -90,7 +107,7 @@ def smallest_change(nights: Nights, mapping: dict, scenario: Scenario, solos: li
 
 
 def _proposed(nights: Nights, night: dict, index: int, start: float, name: str, find_change: ChangeFinder,
-              deadline: float | None, window: Window) -> dict | None:
+              deadline: float | None, window: Window, stop: StopWhen | None = None) -> dict | None:
     """The finder's change for job ``index`` alone, run again alone in the night's form on every seed:
     the change if it holds there, else None."""
     single, _ = one_job(alone(night, index, start), name, False)
@@ -98,9 +115,9 @@ def _proposed(nights: Nights, night: dict, index: int, start: float, name: str, 
     if not lines:
         return None
     overrides = for_job(lines, index)
-    solo = nights.run(with_starts(apply_overrides(alone(night, index, start), for_job(lines, 0)), [start], window),
-                      f"{name} alone with its change")
-    if not _holds(solo, solo["load_seconds"], deadline, window):
+    solo = _alone(nights, with_starts(apply_overrides(alone(night, index, start), for_job(lines, 0)), [start], window),
+                  f"{name} alone with its change", deadline, window, stop)
+    if solo is None:
         return None
     setting = ", ".join(line.split(".", 2)[-1] if line.startswith(("batch.", "cluster.")) else line for line in lines)
     return {"job": name, "lever": "gate", "who": "quietload check's recommended change", "setting": setting,

@@ -26,7 +26,7 @@ from pathlib import Path
 from simulator.contract import scenario_path
 from simulator.contract.files import SCHEDULE
 from simulator.evaluator import Evaluator, model_evaluator
-from tuner.planning.night import (SAMPLER_SEED, Nights, Progress, Window, alone, jobs_of, night_figures, over_sla,
+from tuner.planning.night import (SAMPLER_SEED, Nights, Progress, Window, alone, jobs_of, night_figures, breaching,
                                   with_starts)
 from tuner.planning.night_change import ChangeFinder, smallest_change
 from tuner.planning.night_search import search_starts
@@ -69,9 +69,10 @@ def write_schedule(document: dict, path: str | Path) -> Path:
 def run_schedule(scenario_file: str | Path, overrides: list[str] | None = None, window_s: float | None = None,
                  seed: int = 1, repeat: int = 3, trials: int = 12, changes: int = 32, workers: int | None = None,
                  progress: Progress | None = None, evaluator: Evaluator | None = None,
-                 find_change: ChangeFinder | None = None) -> tuple[dict, dict]:
+                 find_change: ChangeFinder | None = None, prune: bool = True) -> tuple[dict, dict]:
     """The schedule of ``scenario_file``'s night and the scenario that runs it: ``(document, mapping)``.
-    ``find_change`` proposes the change a job that breaches alone needs (``tuner.planning.night_change``)."""
+    ``find_change`` proposes the change a job that breaches alone needs (``tuner.planning.night_change``);
+    ``prune``: a schedule's runs stop once it cannot be chosen (``tuner.planning.night_search.beaten_by``)."""
     if repeat < 1:
         raise ScenarioError("--repeat", f"expected at least 1, got {repeat}")
     if trials < 1:
@@ -101,23 +102,25 @@ def run_schedule(scenario_file: str | Path, overrides: list[str] | None = None, 
         night_mapping = change["mapping"] if change else mapping
         if change and change.get("durations"):
             durations = change["durations"]
-        found = search_starts(nights, night_mapping, scenario, window, first, durations, deadlines, names, trials)
+        found = search_starts(nights, night_mapping, scenario, window, first, durations, deadlines, names, trials,
+                              prune)
     chosen = found["chosen"]
     written = with_starts(night_mapping, chosen["starts"], window)
     written["name"] = f"{scenario.name}-schedule"
     document = SCHEDULE.document(
-        scenario=scenario.name, source=str(scenario_file), evaluator=evaluator.name, seed=seed, seeds=seeds,
+        scenario=scenario.name, source=str(scenario_file), overrides=list(overrides or []), evaluator=evaluator.name, seed=seed, seeds=seeds,
         window={"open_s": window.open_s, "close_s": window.close_s, "length_s": window.length_s},
         deadline_s=scenario.check.deadline, search={"method": "optuna-tpe", "trials": trials, "sampler_seed": SAMPLER_SEED,
                                       "first": "back to back, file order"},
         holds=chosen["holds"],
         jobs=[{"name": name, "client_id": job.client_id, "earliest_s": low, "deadline_s": deadlines[i], "start_s": start,
                "end_s": chosen["ends"][i], "alone_load_seconds": durations[i],
-               "alone_holds": not over_sla(solos[i]["tenants"])}
+               "alone_holds": not breaching(solos[i]["tenants"])}
               for i, (name, job, low, start) in enumerate(zip(names, scenario.jobs, first, chosen["starts"]))],
         tenants=chosen["night"]["tenants"], night_end_s=chosen["night"]["night_end_s"],
         change=change["document"] if change else None,
-        trials=found["trials"], timeline=found["timeline"], runs=nights.done,
+        trials=found["trials"], pruned=sum(1 for t in found["trials"] if "pruned" in t),
+        timeline=found["timeline"], runs=nights.done,
         back_to_back_window_s=_back_to_back_length(first, durations, scenario.windows.after, window))
     return document, written
 

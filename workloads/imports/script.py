@@ -17,10 +17,11 @@ from typing import Any
 
 from workloads.errors import ScenarioError
 from workloads.imports.keys import Key, key_of
+from workloads.settings import PRODUCER
 from workloads.units import whole_number
 
-PRODUCER_PROPERTIES = ("batch.size", "linger.ms", "compression.type", "buffer.memory", "acks", "enable.idempotence",
-                       "max.in.flight.requests.per.connection", "max.request.size")
+# the producer properties a Spark job's Kafka sink (kafka-clients) takes from ``kafka.*`` options
+PRODUCER_PROPERTIES = tuple(setting.name for setting in PRODUCER if "java" in setting.clients)
 _READERS = ("csv", "load", "text", "json")
 _SECRET_PREFIXES = ("kafka.sasl.", "kafka.ssl.", "kafka.security.")
 _NUMERAL = re.compile(r"[+-]?[0-9.eE+-]+")     # a count written as text: "60", "-3", "2.5"

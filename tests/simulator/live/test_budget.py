@@ -193,3 +193,15 @@ def test_laid_out_the_rest_of_the_machine_leaves_the_brokers_core_and_the_neighb
             process.wait()
     for controller in ("cpu", "cpuacct", "cpuset"):
         assert not (CGROUP_ROOT / controller / PARENT / budgets.run).exists()
+
+
+def test_the_machines_cores_are_read_once_the_groups_of_ended_runs_are_gone(monkeypatch):
+    """A run killed before its cleanup leaves the machine behind its ``rest`` cpuset on one core: the next
+    run reads the cores after removing it, not before (it refused '2 vCPUs do not fit this machine's 1 cores')."""
+    from simulator.live import budget
+    steps = []
+    monkeypatch.setattr(budget, "cgroups_available", lambda: None)
+    monkeypatch.setattr(budget, "remove_leftovers", lambda: steps.append("leftovers removed") or [])
+    monkeypatch.setattr(budget.os, "sched_getaffinity", lambda pid: steps.append("cores read") or {0, 1})
+    assert budget.machine_cores() == {0, 1}
+    assert steps == ["leftovers removed", "cores read"]

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from quietload.cli import app
-from reports.gate import check
+from judging.gate import check
 from reports.summary import render_summary
 from simulator.live.evaluator import LiveEvaluator
 from simulator.live.neighbours import TenantTrace

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reports.gate import FAIL, neighbour_sla
+from judging.gate import FAIL, neighbour_sla
 from simulator.contract import RunResult
 from tuner.planning import within_sla
 from tuner.objective import constraints_of

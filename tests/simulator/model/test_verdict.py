@@ -107,6 +107,7 @@ def test_a_run_past_the_events_asked_stops_as_past_a_single_runs_limit(make_scen
     with pytest.raises(RunStopped, match="past the limit of a single run, its verdict unknown: ") as stopped:
         evaluator.evaluate(scenario, 1, stop=StopWhen(events_over=10_000))
     assert 0 < stopped.value.figures["simulated_s"] < evaluator.evaluate(scenario, 1).summary.simulated_seconds
+    assert stopped.value.figures["verdict"] == "unknown"
 
 
 def test_a_load_past_its_deadline_stops_the_run(make_scenario, evaluator):

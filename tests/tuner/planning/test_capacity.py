@@ -158,7 +158,7 @@ def test_the_spark_engine_gives_the_same_plan(tiny_plan):
     from pyspark import SparkContext
     seen = []
     assert run_plan(FIXED, SMALL, TINY_GRID, seed=1, engine="spark", extend_steps=0,
-                    progress=lambda d, n: seen.append((d, n))) == tiny_plan
+                    progress=lambda d, n, running: seen.append((d, n))) == tiny_plan
     assert seen[-1] == (8, 8)
     assert SparkContext._gateway is None and SparkContext._active_spark_context is None  # session and JVM stopped
 

@@ -22,7 +22,7 @@ class Overlaps:
 
     name = "stand-in"
 
-    def evaluate(self, scenario: Scenario, seed: int) -> RunResult:
+    def evaluate(self, scenario: Scenario, seed: int, progress=None) -> RunResult:
         spans = []
         for job in scenario.jobs:
             start = scenario.job_start(job)
@@ -198,3 +198,15 @@ def test_jobs_at_once_refuse_a_job_the_night_does_not_have(tmp_path):
     with pytest.raises(ScenarioError) as refused:
         one_job(yaml.safe_load(night(tmp_path).read_text()), "hourly", True)
     assert str(refused.value) == "--job: no job named 'hourly'; the night's jobs: daily, export, settle"
+
+
+def test_a_change_that_misses_alone_on_its_first_seed_is_not_run_on_the_next(tmp_path, monkeypatch):
+    import tuner.planning.night_change as night_change
+    path = night(tmp_path, **{"1__producer.compression.type": "none"})
+    document, _ = schedule(path, repeat=2, trials=1)
+    [change] = document["change"]
+    monkeypatch.setattr(night_change, "_stop", lambda scenario, index: None)   # every change on every seed
+    every, _ = schedule(path, repeat=2, trials=1)
+    assert every["change"] == document["change"] and every["jobs"] == document["jobs"]
+    # the changes tried before the one that holds missed on seed 1: seed 2 of each not run
+    assert every["runs"] - document["runs"] == change["tried"] - 1

@@ -13,12 +13,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from reports.advice import Trial, tried_advice
-from tuner.margin import Margin
-from tuner.snippets import paste_lines
+from judging.advice import Trial, tried_advice
+from judging.margin import Margin
+from workloads.snippets import changed_producer_properties, paste_lines, producer_properties_block
 from workloads.tuning import DEFAULT_LEVERS
 from simulator.contract import BrokerFigures, ResultError, RunResult
 from simulator.contract import explain as words
+from simulator.contract.judgement import over
 from simulator.contract.files import GATE, VERDICT_STATUSES, gate_thresholds
 from simulator.contract.night import blames
 from workloads.batch import job_mappings
@@ -46,7 +47,7 @@ def thresholds_of(scenario: dict) -> Gate:
     return Gate(**{key: check[key] for key in Gate.__dataclass_fields__ if check.get(key) is not None})
 
 
-POLICY_RULE = "policy."   # the prefix of a policy's rules among the gate's (reports.policy_gate)
+POLICY_RULE = "policy."   # the prefix of a policy's rules among the gate's (judging.policy_gate)
 
 
 def outcome_of(verdicts: Iterable[tuple[str, str]]) -> str:
@@ -69,7 +70,7 @@ class Verdict:
     reason: str
     margin: str = ""        # a pass's closest figure against its limit, for the PASS line
     tightness: float = 0.0  # that figure over its limit (a floor: the limit over it); 1 is at the limit
-    job: str = ""           # the job a policy rule judged, in a scenario of several jobs (reports.policy_gate)
+    job: str = ""           # the job a policy rule judged, in a scenario of several jobs (judging.policy_gate)
 
     @property
     def failed(self) -> bool:
@@ -142,7 +143,7 @@ def neighbour_sla(result: RunResult, thresholds: Gate) -> Verdict:
     if not measured:
         return Verdict("neighbour_sla", SKIPPED, NO_RECORDS)
     reason = words.sla_reason(measured, unmeasured)
-    if any(words.over(p99, sla) for _, p99, sla in measured):
+    if any(over(p99, sla) for _, p99, sla in measured):
         found = blames(result)   # a night's: which job sent most of the requests while a neighbour was over
         return Verdict("neighbour_sla", FAIL, reason + "".join(f"; {words.night_blame(b)}" for b in found))
     name, p99, sla = max(measured, key=lambda m: m[1] / m[2])
@@ -269,12 +270,13 @@ class GateReport:
     verdicts: tuple[Verdict, ...]
     recommendations: tuple[str, ...]
     seeds: tuple[int, ...] = ()   # the runs judged, when more than one
-    paste: tuple[str, ...] = ()   # the recommended change as its owners paste it (tuner.snippets)
+    paste: tuple[str, ...] = ()   # the recommended change as its owners paste it (workloads.snippets)
     paste_needs: str = ""         # a wider lever class's change: who else must agree to it
     change: tuple[str, ...] = ()  # the recommended change's --set values: the model predicts every rule passes with it
     slas: tuple[tuple[str, str, tuple[float, ...]], ...] = ()   # each neighbour's SLA as stated, in ms on each seed
     sla_sources: tuple[str, ...] = ()   # where each relative SLA's figure came from (explain.sla_sources)
-    marginal: str = ""            # a pass within the model's error of an SLA: which, and the factor (tuner.margin)
+    marginal: str = ""            # a pass within the model's error of an SLA: which, and the factor (judging.margin)
+    producer_properties: tuple[str, ...] = ()   # the change's producer as Kafka's own producer reads it, to check it first
 
     @property
     def runs(self) -> str:
@@ -316,7 +318,8 @@ class GateReport:
                 "verdicts": [_verdict_dict(v) for v in self.verdicts], "recommendations": list(self.recommendations), "paste": list(self.paste),
                 "change": list(self.change), "paste_needs": self.paste_needs,
                 "slas": [{"name": name, "sla_p99": stated, "sla_p99_ms": list(ms)} for name, stated, ms in self.slas],
-                "sla_sources": list(self.sla_sources), "marginal": self.marginal or None}
+                "sla_sources": list(self.sla_sources), "marginal": self.marginal or None,
+                "producer_properties": list(self.producer_properties)}
 
     def write_json(self, path: str | Path) -> Path:
         return GATE.write(self.to_dict(), path)
@@ -345,8 +348,16 @@ class GateReport:
                  "recommended change",
                  *(f"  - {advice}" for advice in self.recommendations),
                  *([f"to paste{', if ' + self.paste_needs + ' agrees' if self.paste_needs else ''}",
-                    *(f"  {line}" for line in self.paste)] if self.paste else [])]
+                    *(f"  {line}" for line in self.paste)] if self.paste else []),
+                 *self.properties_lines()]
         return "\n".join(lines)
+
+    def properties_lines(self) -> list[str]:
+        """The change's producer.properties and Kafka's producer benchmark on it, as the gate prints them."""
+        if not self.producer_properties:
+            return []
+        return ["to check it with Kafka's own producer first (kafka-producer-perf-test.sh; replace the <...> values)",
+                *(f"  {line}" for line in producer_properties_block(list(self.producer_properties)))]
 
 
 def _verdict_dict(verdict: Verdict) -> dict[str, Any]:
@@ -411,9 +422,9 @@ def check_runs(results: list[RunResult], thresholds: Gate = Gate(), trial: Trial
                margin: Margin = Margin()) -> GateReport:
     """The gate over several seeds' runs of one scenario: a rule fails if it fails on any seed.
     With ``trial`` (the scenario run with changes on these seeds) the recommended change is what
-    the model predicts passes (``reports.advice``) with the lever classes allowed, and its snippet;
+    the model predicts passes (``judging.advice``) with the lever classes allowed, and its snippet;
     without, no change is recommended (an untested hint is not advice). A pass within ``margin`` of
-    a neighbour's SLA is marginal (``tuner.margin``)."""
+    a neighbour's SLA is marginal (``judging.margin``)."""
     report = _check_runs(results, thresholds, trial, tried, levers)
     if not report.passed:
         return report
@@ -429,17 +440,20 @@ def _check_runs(results: list[RunResult], thresholds: Gate, trial: Trial | None,
                 tried: Callable[[str], None] | None, levers: tuple[str, ...]) -> GateReport:
     reports = [check(result, thresholds) for result in results]
     failing = next((report for report in reports if report.outcome == FAIL), None)   # none when nothing is judged
-    advice, paste, needs, change = (failing.recommendations if failing else ()), (), "", ()
+    advice, paste, needs, change, properties = (failing.recommendations if failing else ()), (), "", (), ()
     if failing and trial is not None:
         failed = {v.rule for v in failing.verdicts if v.failed}
         source = results[reports.index(failing)]
         found = tried_advice(results, source, failed, trial, lambda runs: failed_rules(runs, thresholds),
                              thresholds.deadline, tried, levers)
         advice, paste, needs, change = found.lines, paste_lines(found.passing, source.scenario), found.needs, found.passing
+        properties = tuple(changed_producer_properties(found.passing, source.scenario))
     if len(reports) == 1:
-        return dataclasses.replace(reports[0], recommendations=advice, paste=paste, paste_needs=needs, change=change)
+        return dataclasses.replace(reports[0], recommendations=advice, paste=paste, paste_needs=needs, change=change,
+                                   producer_properties=properties)
     verdicts = tuple(_across([(report.seed, report.verdicts[i]) for report in reports]) for i in range(len(RULES)))
     first = reports[0]
     return GateReport(scenario=first.scenario, evaluator=first.evaluator, seed=first.seed, thresholds=thresholds,
                       verdicts=verdicts, recommendations=advice, seeds=tuple(report.seed for report in reports),
-                      paste=paste, paste_needs=needs, change=change, slas=slas_of(results), sla_sources=first.sla_sources)
+                      paste=paste, paste_needs=needs, change=change, slas=slas_of(results), sla_sources=first.sla_sources,
+                      producer_properties=properties)

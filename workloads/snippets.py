@@ -164,6 +164,30 @@ def perf_test_command() -> str:
             f"--num-records 1000000 --record-size {RECORD_BYTES_PLACEHOLDER} --throughput -1")
 
 
+def producer_properties_block(properties: list[str]) -> list[str]:
+    """``producer.properties`` written by a shell here-document, then Kafka's producer benchmark on it:
+    what checks a pick with Kafka's own producer before the job ships; nothing without properties."""
+    return ["cat > producer.properties <<'EOF'", *properties, "EOF", perf_test_command()] if properties else []
+
+
+def job_producer_params(scenario: Any) -> dict[str, Any]:
+    """The job's producer settings in force as knob values (a Scenario, or a result's scenario mapping)."""
+    params = {}
+    for name, knob in KNOBS.items():
+        if knob.path[1] == "producer" and (value := _in_force(scenario, name)) is not None:
+            params[name] = knob.parse(value, knob.override_key) if isinstance(scenario, dict) else value
+    return params
+
+
+def changed_producer_properties(overrides: tuple[str, ...], scenario: Any) -> list[str]:
+    """A change's producer as Kafka's own producer reads it: the job's producer settings in ``scenario``
+    with the change's laid over them; nothing when the change sets no producer setting or quota."""
+    params = params_of(overrides)
+    if not any(KNOBS[name].path[1] == "producer" or KNOBS[name].quota for name in params):
+        return []
+    return producer_properties({**job_producer_params(scenario), **params})
+
+
 def kafka_configs_lines(params: dict[str, Any], client_id: str = QUOTA_CLIENT_ID) -> list[str]:
     """The client quota for the job's client.id, set on the brokers."""
     quota = {name: value for name, value in params.items() if KNOBS[name].quota and value is not None}
@@ -255,7 +279,7 @@ def render_snippets(parts: dict[str, Any]) -> str:
         lines += ["", "# producer.properties: the same settings as Kafka's own producer reads them, to check the pick",
                   f"# with kafka-producer-perf-test.sh before the job ships. Replace {BOOTSTRAP_PLACEHOLDER}, {TOPIC_PLACEHOLDER} and",
                   f"# {RECORD_BYTES_PLACEHOLDER} (a record's value, as the job writes it); add your clients' security settings.",
-                  "cat > producer.properties <<'EOF'", *parts["producer_properties"], "EOF", perf_test_command()]
+                  *producer_properties_block(parts["producer_properties"])]
     if parts["kafka_configs"]:
         lines += ["", f"# client quota on the brokers, for the job's client.id {QUOTA_CLIENT_ID}; BOOTSTRAP_SERVERS",
                   "# holds the brokers' host:port list;",
@@ -275,7 +299,7 @@ def render_snippets(parts: dict[str, Any]) -> str:
 
 
 def params_of(overrides: tuple[str, ...]) -> dict[str, Any]:
-    """``--set`` values back as knob values (``batch.producer.linger.ms=10`` -> ``{"linger.ms": 10.0}``);
+    """``--set`` values back as knob values (``batch.producer.linger.ms=10`` -> ``{linger.ms: 10.0}``);
     a value a knob sets along with its own (enable.idempotence with acks) is left to that knob."""
     by_key = {knob.override_key: knob for knob in KNOBS.values()}
     params = {}

@@ -1,6 +1,6 @@
 """A night's schedule with the gate's recommended change: ``tuner.planning.schedule`` searches the
 starts; a job that breaches alone gets what ``quietload check`` would recommend for it alone
-(``reports.advice``: candidates its own run's figures point to, each tried on the model on the
+(``judging.advice``: candidates its own run's figures point to, each tried on the model on the
 schedule's seeds, added while they help, every lever class allowed, judged on its neighbours' SLA
 and its deadline only: the rules a schedule answers to)."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from reports.advice import tried_advice
-from reports.gate import failed_rules, thresholds_of
+from judging.advice import tried_advice
+from judging.gate import failed_rules, thresholds_of
 from simulator.evaluator import Evaluator, model_evaluator
 from tuner.planning.schedule import Progress, run_schedule
 from workloads import Scenario

@@ -25,10 +25,12 @@ from typing import Callable
 
 from simulator.contract import RunResult, Summary
 from simulator.contract import explain as words
+from simulator.contract.judgement import over_sla, worst_p99
 from simulator.contract.night import blames
 from workloads import ScenarioError
 from workloads.tuning import DEFAULT_LEVERS, KNOBS, LEVERS, WHO
 from workloads.batch import first_job, for_job, job_mappings
+from workloads.settings import BATCH_SIZE_CONFIG, COMPRESSION_TYPE_CONFIG, LINGER_MS_CONFIG
 
 # Batches under half of batch.size mean the sender drains faster than the tasks append.
 LOW_BATCH_FILL = 0.5
@@ -68,10 +70,10 @@ def _change(name: str, value: object, action: str, because: str) -> Change:
 
 
 def _linger(producer: dict, summary: Summary) -> Change | None:
-    fill, batch_size = summary.batch_fill, producer.get("batch.size")
-    if producer.get("linger.ms") != 0 or fill is None or fill >= LOW_BATCH_FILL or not batch_size:
+    fill, batch_size = summary.batch_fill, producer.get(BATCH_SIZE_CONFIG)
+    if producer.get(LINGER_MS_CONFIG) != 0 or fill is None or fill >= LOW_BATCH_FILL or not batch_size:
         return None
-    return _change("linger.ms", LINGER_MS, f"raise linger.ms (e.g. {LINGER_MS}) so batches fill",
+    return _change(LINGER_MS_CONFIG, LINGER_MS, f"raise linger.ms (e.g. {LINGER_MS}) so batches fill",
                    words.small_batches(summary, 0, batch_size))
 
 
@@ -90,9 +92,9 @@ def _repartition(result: RunResult, summary: Summary) -> Change | None:
 
 
 def _compression(producer: dict, summary: Summary) -> Change | None:
-    if producer.get("compression.type") != "none" or not summary.wire_bytes:
+    if producer.get(COMPRESSION_TYPE_CONFIG) != "none" or not summary.wire_bytes:
         return None
-    return _change("compression.type", "zstd", "set compression.type=zstd", words.uncompressed(summary))
+    return _change(COMPRESSION_TYPE_CONFIG, "zstd", "set compression.type=zstd", words.uncompressed(summary))
 
 
 def _acks(producer: dict, summary: Summary) -> Change | None:
@@ -118,7 +120,7 @@ def _fetchers(result: RunResult, producer: dict) -> Change | None:
     for tenant in result.summary.tenants:
         times = tenant.broker_time_ms_p99_during or {}
         remote, total = times.get("RemoteTimeMs"), times.get("TotalTimeMs")
-        if words.breaches(tenant) and remote and total and remote >= FOLLOWER_SHARE_OF_BROKER_TIME * total:
+        if over_sla(tenant.p99_ms_during, tenant.sla_p99_ms) and remote and total and remote >= FOLLOWER_SHARE_OF_BROKER_TIME * total:
             waits.append((tenant.name, remote, total))
     if not waits:
         return None
@@ -132,7 +134,7 @@ def _fetchers(result: RunResult, producer: dict) -> Change | None:
 
 def _headroom(summary: Summary) -> str | None:
     """A neighbour over its SLA during the load that had little of it left before the load."""
-    tight = [(t.name, t.p99_ms_before, t.sla_p99_ms) for t in summary.tenants if words.breaches(t)
+    tight = [(t.name, t.p99_ms_before, t.sla_p99_ms) for t in summary.tenants if over_sla(t.p99_ms_during, t.sla_p99_ms)
              and t.p99_ms_before is not None and t.sla_p99_ms and t.p99_ms_before > BUSY_BEFORE_SHARE_OF_SLA * t.sla_p99_ms]
     if not tight:
         return None
@@ -250,8 +252,7 @@ def predict(changes: tuple[Change, ...], runs: list[RunResult], judge: Judge, de
     for index, tenant in enumerate(runs[0].summary.tenants):
         if tenant.sla_p99_ms is None:     # a neighbour without an SLA is held to none
             continue
-        sent = [p for p in (run.summary.tenants[index].p99_ms_during for run in runs) if p is not None]
-        tenants.append((tenant.name, max(sent) if sent else None, tenant.sla_p99_ms))
+        tenants.append((tenant.name, worst_p99(run.summary.tenants[index].p99_ms_during for run in runs), tenant.sla_p99_ms))
     excess = sum(max(0.0, p99 / sla - 1.0) for _, p99, sla in tenants if p99 is not None and sla)
     loads = [load for run in runs if (load := run.summary.load_seconds) is not None]
     if deadline_s and loads:

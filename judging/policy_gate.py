@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from reports.gate import FAIL, PASS, POLICY_RULE, GateReport, Verdict
-from tuner.snippets import kafka_configs_lines
-from workloads.policy import Breach, JobClass, Policy, job_identity, jobs_judged, judge
-from workloads.tuning import KNOBS
+from judging.gate import FAIL, PASS, POLICY_RULE, GateReport, Verdict
+from workloads.snippets import kafka_configs_lines
+from workloads.policy import Breach, JobClass, Policy, bounds_of, job_identity, jobs_judged, judge
+from workloads.settings import SETTINGS, property_text
 
 def _verdict(breach: Breach, several: bool) -> Verdict:
     return Verdict(POLICY_RULE + breach.rule, PASS if breach.kept else FAIL, breach.sentence,
@@ -22,14 +22,8 @@ def _verdict(breach: Breach, several: bool) -> Verdict:
 
 def _producer_changes(job_class: JobClass, broken: set[str]) -> list[tuple[str, str]]:
     """(property, value) at the class's bounds for the producer rules broken."""
-    template = job_class.producer
-    bounds = {"linger.ms": template.linger_ms, "batch.size": template.batch_size,
-              "compression.type": template.compression_type[0] if template.compression_type else None,
-              "acks": template.acks,
-              "enable.idempotence": None if template.enable_idempotence is None else str(template.enable_idempotence).lower(),
-              "max.in.flight.requests.per.connection": template.max_in_flight}
-    return [(name, KNOBS[name].property_value(value) if name in KNOBS else str(value))
-            for name, value in bounds.items() if name in broken and value is not None]
+    return [(name, property_text(value, SETTINGS[name].unit)) for name, value in bounds_of(job_class).items()
+            if name in broken and SETTINGS[name].section == "producer"]
 
 
 def _advice(job: dict, breaches: list[Breach], policy: Policy) -> tuple[list[str], list[str]]:
@@ -51,7 +45,7 @@ def _advice(job: dict, breaches: list[Breach], policy: Policy) -> tuple[list[str
     quota = {key: value for key, value in job_class.quota.settings().items() if key in broken}
     if quota:
         advice.append(f"{name} (the cluster's owner): the quota of class {job_class.name} on client.id {client_id}, "
-                      + ", ".join(f"{key}={KNOBS[key].render(value)}" for key, value in quota.items()))
+                      + ", ".join(f"{key}={SETTINGS[key].render(value)}" for key, value in quota.items()))
         paste += kafka_configs_lines(quota, client_id)
     return advice, paste
 
