@@ -82,7 +82,7 @@ pub struct Cores {
     bound: Vec<bool>,       // ... and whether they are CPU-bound
     /// more than one component on these cores
     #[pyo3(get)]
-    shared: bool,
+    pub(crate) shared: bool,
 }
 
 #[pymethods]
@@ -119,7 +119,7 @@ impl Cores {
     }
 
     /// The runnable threads of the host's other components at `now`.
-    fn others(&self, py: Python<'_>, member: usize, now: f64) -> PyResult<f64> {
+    pub(crate) fn others(&self, py: Python<'_>, member: usize, now: f64) -> PyResult<f64> {
         let mut total = 0.0;
         for (i, runnable) in self.members.iter().enumerate() {
             if i != member {
@@ -130,7 +130,7 @@ impl Cores {
     }
 
     /// Of them, the CPU-bound ones (a woken thread waits behind these).
-    fn others_bound(&self, py: Python<'_>, member: usize, now: f64) -> PyResult<f64> {
+    pub(crate) fn others_bound(&self, py: Python<'_>, member: usize, now: f64) -> PyResult<f64> {
         let mut total = 0.0;
         for (i, runnable) in self.members.iter().enumerate() {
             if i != member && self.bound[i] {
@@ -142,7 +142,7 @@ impl Cores {
 
     /// Seconds a thread waking now waits for a core, with `others` CPU-bound threads runnable on
     /// this host besides it (sampled: one draw per wake).
-    fn wake_delay(&mut self, py: Python<'_>, others: f64) -> f64 {
+    pub(crate) fn wake_delay(&mut self, py: Python<'_>, others: f64) -> f64 {
         let excess = (others + self.background) / self.count - 1.0;
         if excess <= 0.0 {
             return 0.0; // an idle core takes it
@@ -161,7 +161,7 @@ impl Cores {
 
     /// How much longer CPU work takes with `runnable` threads (this one included): each gets an
     /// equal share of the cores, and at most one core.
-    fn stretch(&self, runnable: f64) -> f64 {
+    pub(crate) fn stretch(&self, runnable: f64) -> f64 {
         let total = runnable + self.background;
         if total <= self.count {
             return 1.0;

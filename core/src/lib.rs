@@ -13,6 +13,7 @@ mod metrics;
 mod quota;
 mod random;
 mod shared;
+mod threads;
 mod timeline;
 
 #[pymodule]
@@ -28,5 +29,6 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<metrics::RecordLatencies>()?;
     module.add_class::<shared::Shared>()?;
     module.add_class::<quota::RateQuota>()?;
+    module.add_class::<threads::Threads>()?;
     Ok(())
 }

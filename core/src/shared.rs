@@ -16,7 +16,7 @@ pub struct Shared {
     until: Vec<f64>,
     /// when every flow's work is done
     #[pyo3(get)]
-    free_at: f64,
+    pub(crate) free_at: f64,
     #[pyo3(get)]
     used: Py<Timeline>,
     /// account use over time (busy %) rather than amount at start
@@ -38,7 +38,7 @@ impl Shared {
         self.flows.iter().position(|f| f.as_ptr() == flow).map_or(0.0, |i| self.until[i])
     }
 
-    fn take(&mut self, py: Python<'_>, start: f64, amount: f64, flow: &Bound<'_, PyAny>) -> f64 {
+    pub(crate) fn take(&mut self, py: Python<'_>, start: f64, amount: f64, flow: &Bound<'_, PyAny>) -> f64 {
         let pointer = flow.as_ptr();
         let count = self.flows.len();
         let mut at: Option<usize> = None;

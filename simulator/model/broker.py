@@ -21,9 +21,9 @@ neighbours') go to their rows of the request log (``request_log``, by client id)
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import Mapping
 
-from simulator._core import Cores, Random, Scheduler, Shared
+from simulator._core import Cores, Random, Scheduler, Shared, Threads
 from simulator.model.engine import Engine
 from simulator.model.fetcher import Fetcher, fetcher_id
 from simulator.model.handlers import RequestHandlerPool
@@ -46,7 +46,6 @@ class Broker:
                  quotas: Mapping[str, Quota] | None = None, request_log: RequestLog | None = None,
                  cores: Cores | None = None):
         self.engine, self.id, self.jitter = engine, broker_id, jitter
-        self.random: Callable[[], float] = rng.random   # bound once: a draw per handled request
         # its host's cores: its own (a broker on a host of its own), or a host it shares
         if cores is None:
             cores = Cores(spec.vcpus, scheduler, rng, background)
@@ -72,6 +71,8 @@ class Broker:
         self.requests = RequestHandlerPool(self, self.metrics, spec.num_io_threads, spec.queued_max_requests, costs)
         self.network = SocketServer(self, self.metrics, spec.num_network_threads, costs)
         self.processors = self.network.processors
+        # its threads' bursts on its cores (the handlers', fetchers' and network processors')
+        self.threads = Threads(cores, self.member, rng, jitter, self.processors, self.metrics.cpu_busy)
         self.io_threads = spec.num_io_threads
         self.handler_busy = self.requests.handler_busy
         self.queue_area = self.requests.queue_area
@@ -101,30 +102,18 @@ class Broker:
     # ---- CPU ----------------------------------------------------------------------------
     def runnable(self, now: float) -> int:
         """Threads of this broker runnable now: busy handlers, fetchers and network processors."""
-        return self.requests.busy + self.fetchers_busy + self.network.runnable(now)
+        return self.requests.busy + self.fetchers_busy + self.threads.processors_runnable(now)
 
     def threads_runnable(self, now: float) -> float:
         return float(self.runnable(now))
 
     def on_core(self, now: float, cpu: float, counted: bool) -> float:
-        """Wall time a thread takes for ``cpu`` seconds of work starting now: the work at its
-        share of the cores, and a wait for a tick when it wakes behind the host's CPU-bound
-        work (its background, and on a shared host the other components' CPU-bound threads).
-        The broker's own threads run bursts shorter than a slice and then sleep, so one woken
-        behind them waits for a burst's end: the share counts that.
-        ``counted``: the thread is already among the runnable ones."""
-        cores = self.cores
-        others = self.runnable(now) - (1 if counted else 0)
-        if cores.shared:
-            return (cores.wake_delay(cores.others_bound(self.member, now))
-                    + self.noisy(cpu) * cores.stretch(others + cores.others(self.member, now) + 1))
-        return cores.wake_delay(0.0) + self.noisy(cpu) * cores.stretch(others + 1)
-
-    def noisy(self, seconds: float) -> float:
-        """Service time with seeded spread (uniform, standard deviation = jitter)."""
-        if not self.jitter:
-            return seconds
-        return seconds * (1.0 + self.jitter * 3.4641016 * (self.random() - 0.5))
+        """Wall time a thread takes for ``cpu`` seconds of work starting now (``Threads.on_core``):
+        the work at its share of the cores, with the seeded spread of the broker's jitter, and a
+        wait for a tick when it wakes behind the host's CPU-bound work (its background, and on a
+        shared host the other components' CPU-bound threads). ``counted``: the thread is already
+        among the runnable ones."""
+        return self.threads.on_core(now, cpu, self.requests.busy + self.fetchers_busy - (1 if counted else 0))
 
     def disk_append(self, now: float, size: float) -> float:
         """Page-cache write; returns the stall once dirty pages exceed what the disk drains."""

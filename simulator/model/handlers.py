@@ -26,7 +26,6 @@ class RequestHandlerPool:
 
     def __init__(self, broker: Broker, metrics: BrokerMetrics, threads: int, queue_limit: int, costs: BrokerCosts):
         self.broker = broker
-        self.cpu_busy: Timeline = metrics.cpu_busy
         self.fetches: RequestMetrics = metrics.fetch
         self.threads = threads
         self.busy = 0
@@ -76,14 +75,13 @@ class RequestHandlerPool:
             self.busy += 1
             request.t_start = now
             cpu = self._cpu(request)
-            took = broker.on_core(now, cpu, True)
+            took = broker.threads.handle(now, cpu, self.busy - 1 + broker.fetchers_busy)
             if request.api == ApiKeys.PRODUCE:
                 wire = 0.0
                 for batch in request.batches:
                     wire += batch.wire
                 took += broker.disk_append(now, wire)
             self.handler_busy.add_interval(now, now + took)
-            self.cpu_busy.add(now, cpu)
             broker.engine.at(now + took, self.handled_at, request)
 
     def _cpu(self, request: Request) -> float:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable
 
 from simulator._core import Shared
 from simulator.model.fetcher import fetcher_of
-from simulator.model.metrics import BrokerMetrics, FloatSamples, Timeline
+from simulator.model.metrics import BrokerMetrics, FloatSamples
 from simulator.model.request import ApiKeys, Connection, Request
 from workloads.profile import BrokerCosts
 
@@ -32,7 +32,6 @@ class SocketServer:
 
     def __init__(self, broker: Broker, metrics: BrokerMetrics, processors: int, costs: BrokerCosts):
         self.broker = broker
-        self.cpu_busy: Timeline = metrics.cpu_busy
         self.produce_times: dict[str, FloatSamples] = metrics.produce.times
         self.processors = [Shared(1.0, spread=True) for _ in range(processors)]
         self.connections = 0
@@ -47,14 +46,6 @@ class SocketServer:
         self.connections += 1
         return Connection(self.broker, (self.connections - 1) % len(self.processors), client_id)
 
-    def runnable(self, now: float) -> int:
-        """Processors with work in hand now (a processor with none sleeps in select())."""
-        runnable = 0
-        for processor in self.processors:
-            if processor.free_at > now:
-                runnable += 1
-        return runnable
-
     def receive(self, request: Request, at: float) -> float:
         """Bytes leave the client at ``at``; returns when the broker has them all. A muted
         connection keeps the request (with its arrival time) until its response is sent."""
@@ -68,11 +59,10 @@ class SocketServer:
         return arrived
 
     def _work(self, connection: Connection, start: float, cpu: float) -> float:
-        # a processor with no work in hand sleeps in select(): it wakes for this one
+        # on the broker's cores (a processor with no work in hand sleeps in select(): it wakes
+        # for this one), then in turn with the processor's other connections
         broker = self.broker
-        took = broker.on_core(start, cpu, self.processors[connection.processor].free_at > start)
-        self.cpu_busy.add(start, cpu)
-        return self.processors[connection.processor].take(start, took, connection)
+        return broker.threads.work(connection.processor, start, cpu, broker.requests.busy + broker.fetchers_busy, connection)
 
     def _read(self, request: Request, start: float) -> None:
         request.connection.busy = True

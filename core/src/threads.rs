@@ -1,0 +1,99 @@
+//! A broker's threads on its host's cores: how long a burst of CPU work takes on one of them.
+//!
+//! The broker's threads (its I/O handlers, replica fetchers and network processors) run bursts
+//! shorter than a slice and then sleep. A burst starting now waits for a core when it wakes
+//! behind the host's CPU-bound work (EEVDF's wake delay, `Cores::wake_delay`), and takes its CPU
+//! with a seeded spread (uniform, standard deviation = the profile's jitter) at its share of the
+//! cores (`Cores::stretch`) among the threads runnable now: the busy handlers and fetchers the
+//! caller counts, and the network processors with work in hand, counted here. A network
+//! processor's work then goes in turn with the other connections it serves (`Shared`).
+
+use pyo3::prelude::*;
+
+use crate::cpu::Cores;
+use crate::random::Random;
+use crate::shared::Shared;
+use crate::timeline::Timeline;
+
+#[pyclass(module = "simulator._core")]
+pub struct Threads {
+    cores: Py<Cores>,
+    member: usize,
+    random: Py<Random>,
+    #[pyo3(get)]
+    jitter: f64,
+    processors: Vec<Py<Shared>>,
+    cpu_busy: Py<Timeline>,
+}
+
+impl Threads {
+    fn processors_runnable(&self, py: Python<'_>, now: f64) -> i64 {
+        self.processors.iter().filter(|p| p.borrow(py).free_at > now).count() as i64
+    }
+
+    /// Service time with seeded spread (uniform, standard deviation = jitter).
+    fn noisy(&self, py: Python<'_>, seconds: f64) -> f64 {
+        if self.jitter == 0.0 {
+            return seconds;
+        }
+        let draw = self.random.borrow_mut(py).twister.random();
+        seconds * (1.0 + self.jitter * 3.4641016 * (draw - 0.5))
+    }
+
+    /// Wall time for `cpu` seconds of work starting `now` with `others` of the broker's threads
+    /// runnable besides this one.
+    fn take_core(&self, py: Python<'_>, now: f64, cpu: f64, others: i64) -> PyResult<f64> {
+        let shared = self.cores.borrow(py).shared;
+        if shared {
+            let bound = self.cores.borrow(py).others_bound(py, self.member, now)?;
+            let delay = self.cores.borrow_mut(py).wake_delay(py, bound);
+            let work = self.noisy(py, cpu);
+            let besides = self.cores.borrow(py).others(py, self.member, now)?;
+            return Ok(delay + work * self.cores.borrow(py).stretch(others as f64 + besides + 1.0));
+        }
+        let delay = self.cores.borrow_mut(py).wake_delay(py, 0.0);
+        let work = self.noisy(py, cpu);
+        Ok(delay + work * self.cores.borrow(py).stretch((others + 1) as f64))
+    }
+}
+
+#[pymethods]
+impl Threads {
+    /// The threads of the broker that joined `cores` as `member`, drawing its spread from `random`.
+    #[new]
+    fn new(cores: Py<Cores>, member: usize, random: Py<Random>, jitter: f64, processors: Vec<Py<Shared>>,
+           cpu_busy: Py<Timeline>) -> Self {
+        Threads { cores, member, random, jitter, processors, cpu_busy }
+    }
+
+    /// Network processors with work in hand at `now` (a processor with none sleeps in select()).
+    #[pyo3(name = "processors_runnable")]
+    fn py_processors_runnable(&self, py: Python<'_>, now: f64) -> i64 {
+        self.processors_runnable(py, now)
+    }
+
+    /// Wall time a thread takes for `cpu` seconds of work starting `now`, with `threads` handlers
+    /// and fetchers runnable besides it (the network processors counted here).
+    fn on_core(&self, py: Python<'_>, now: f64, cpu: f64, threads: i64) -> PyResult<f64> {
+        let others = threads + self.processors_runnable(py, now);
+        self.take_core(py, now, cpu, others)
+    }
+
+    /// A handler's burst: `on_core`, its CPU counted as the broker's.
+    fn handle(&self, py: Python<'_>, now: f64, cpu: f64, threads: i64) -> PyResult<f64> {
+        let took = self.on_core(py, now, cpu, threads)?;
+        self.cpu_busy.borrow_mut(py).add(now, cpu);
+        Ok(took)
+    }
+
+    /// A network processor's burst for `flow` (a connection) from `start`, with `threads` handlers
+    /// and fetchers runnable: on a core, its CPU counted, then in turn with the processor's other
+    /// connections. Returns when it is done.
+    fn work(&self, py: Python<'_>, processor: usize, start: f64, cpu: f64, threads: i64,
+            flow: &Bound<'_, PyAny>) -> PyResult<f64> {
+        let counted = (self.processors[processor].borrow(py).free_at > start) as i64;
+        let took = self.on_core(py, start, cpu, threads - counted)?;
+        self.cpu_busy.borrow_mut(py).add(start, cpu);
+        Ok(self.processors[processor].borrow_mut(py).take(py, start, took, flow))
+    }
+}
