@@ -33,7 +33,7 @@ impl Shared {
     }
 
     /// When `flow`'s work taken so far is done (0: none lately).
-    fn busy_until(&self, flow: &Bound<'_, PyAny>) -> f64 {
+    pub(crate) fn busy_until(&self, flow: &Bound<'_, PyAny>) -> f64 {
         let flow = flow.as_ptr();
         self.flows.iter().position(|f| f.as_ptr() == flow).map_or(0.0, |i| self.until[i])
     }

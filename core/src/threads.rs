@@ -24,6 +24,9 @@ pub struct Threads {
     jitter: f64,
     processors: Vec<Py<Shared>>,
     cpu_busy: Py<Timeline>,
+    handler_busy: Py<Timeline>,
+    queue_area: Py<Timeline>,
+    nic_out: Py<Shared>,
 }
 
 impl Threads {
@@ -62,8 +65,9 @@ impl Threads {
     /// The threads of the broker that joined `cores` as `member`, drawing its spread from `random`.
     #[new]
     fn new(cores: Py<Cores>, member: usize, random: Py<Random>, jitter: f64, processors: Vec<Py<Shared>>,
-           cpu_busy: Py<Timeline>) -> Self {
-        Threads { cores, member, random, jitter, processors, cpu_busy }
+           cpu_busy: Py<Timeline>, handler_busy: Py<Timeline>, queue_area: Py<Timeline>, nic_out: Py<Shared>)
+           -> Self {
+        Threads { cores, member, random, jitter, processors, cpu_busy, handler_busy, queue_area, nic_out }
     }
 
     /// Network processors with work in hand at `now` (a processor with none sleeps in select()).
@@ -79,10 +83,18 @@ impl Threads {
         self.take_core(py, now, cpu, others)
     }
 
-    /// A handler's burst: `on_core`, its CPU counted as the broker's.
-    fn handle(&self, py: Python<'_>, now: f64, cpu: f64, threads: i64) -> PyResult<f64> {
-        let took = self.on_core(py, now, cpu, threads)?;
+    /// A handler takes a request off the queue at `now`, `waiting` requests having waited in it
+    /// since `since` (its area), with `threads` handlers and fetchers runnable besides: its burst
+    /// of `cpu` on a core then `stall` seconds of the disk's, counted as the broker's CPU and its
+    /// handlers' busy time. Returns how long the handler takes.
+    fn handle(&self, py: Python<'_>, now: f64, cpu: f64, stall: f64, threads: i64, waiting: i64, since: f64)
+              -> PyResult<f64> {
+        if waiting > 0 {
+            self.queue_area.borrow_mut(py).add_interval(since, now, waiting as f64);
+        }
+        let took = self.on_core(py, now, cpu, threads)? + stall;
         self.cpu_busy.borrow_mut(py).add(now, cpu);
+        self.handler_busy.borrow_mut(py).add_interval(now, now + took, 1.0);
         Ok(took)
     }
 
@@ -95,5 +107,24 @@ impl Threads {
         let took = self.on_core(py, start, cpu, threads - counted)?;
         self.cpu_busy.borrow_mut(py).add(start, cpu);
         Ok(self.processors[processor].borrow_mut(py).take(py, start, took, flow))
+    }
+
+    /// A response of `size` bytes for `flow` queued for its processor at `now`: the processor's
+    /// burst (`work`), then the broker's NIC. Returns when the processor's earlier work for the
+    /// connection is done (a produce response's wait begins then; `now` for other responses),
+    /// when the processor is done and when the last byte has left the NIC.
+    #[allow(clippy::too_many_arguments)]
+    fn respond(&self, py: Python<'_>, processor: usize, now: f64, cpu: f64, threads: i64, flow: &Bound<'_, PyAny>,
+               size: f64, produce: bool) -> PyResult<(f64, f64, f64)> {
+        let mut begin = now;
+        if produce {
+            let until = self.processors[processor].borrow(py).busy_until(flow);
+            if until > now {
+                begin = until;
+            }
+        }
+        let sent = self.work(py, processor, now, cpu, threads, flow)?;
+        let delivered = self.nic_out.borrow_mut(py).take(py, sent, size, flow);
+        Ok((begin, sent, delivered))
     }
 }

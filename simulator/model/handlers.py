@@ -68,20 +68,21 @@ class RequestHandlerPool:
     def _dispatch(self, now: float) -> None:
         broker = self.broker
         while self.queue and self.busy < self.threads:
-            self._queue_changed(now)
+            waiting, since = len(self.queue) + len(self.blocked), self.queue_changed
+            self.queue_changed = now
             request = self.queue.popleft()
             if self.blocked:
                 self.queue.append(self.blocked.popleft())
             self.busy += 1
             request.t_start = now
             cpu = self._cpu(request)
-            took = broker.threads.handle(now, cpu, self.busy - 1 + broker.fetchers_busy)
+            stall = 0.0
             if request.api == ApiKeys.PRODUCE:
                 wire = 0.0
                 for batch in request.batches:
                     wire += batch.wire
-                took += broker.disk_append(now, wire)
-            self.handler_busy.add_interval(now, now + took)
+                stall = broker.disk_append(now, wire)
+            took = broker.threads.handle(now, cpu, stall, self.busy - 1 + broker.fetchers_busy, waiting, since)
             broker.engine.at(now + took, self.handled_at, request)
 
     def _cpu(self, request: Request) -> float:

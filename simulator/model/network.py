@@ -80,10 +80,11 @@ class SocketServer:
         cpu = self.request_s + request.data * self.send_byte_s
         produce = request.api == ApiKeys.PRODUCE
         from_follower = request.api == ApiKeys.FETCH and request.handler is None
-        # when the processor's earlier work for the connection is done: a produce response's wait
-        begin = max(now, self.processors[connection.processor].busy_until(connection)) if produce else now
-        sent = self._work(connection, now, cpu)
-        delivered = broker.nic_out.take(sent, size, connection)
+        # written by the connection's processor, out through the NIC; a produce response waits from
+        # when the processor's earlier work for the connection is done (begin)
+        begin, sent, delivered = broker.threads.respond(connection.processor, now, cpu,
+                                                        broker.requests.busy + broker.fetchers_busy,
+                                                        connection, size, produce)
         if from_follower:
             delivered = max(delivered, fetcher_of(request).broker.nic_in.take(sent, size, connection))
         elif produce:
