@@ -4,6 +4,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::histograms::{latency_summary, upper_edge_ms, LatencyHistogram};
+use crate::timeline::Timeline;
 
 /// A mean of values added one by one (None until one is).
 #[pyclass(module = "simulator._core")]
@@ -126,5 +127,65 @@ impl RecordLatencies {
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         latency_summary(py, self.records.round_ties_even() as i64, |fraction| self.percentile(fraction), self.records > 0.0,
                         self.maximum)
+    }
+}
+
+/// One request kind's metrics, as Kafka's `RequestChannel.Metrics` keeps them per ApiKeys:
+/// `RequestsPerSec` (per second and counted), by client.id with the records they carried, and
+/// the time parts (`times`, by part name: what the caller keeps them in).
+#[pyclass(module = "simulator._core")]
+pub struct RequestMetrics {
+    #[pyo3(get)]
+    count: u64,
+    #[pyo3(get)]
+    per_second: Py<Timeline>,
+    /// client.id -> Timeline of its requests, in the order the clients first came
+    #[pyo3(get)]
+    by_client: Py<PyDict>,
+    /// client.id -> Timeline of the records its requests carried
+    #[pyo3(get)]
+    records_by_client: Py<PyDict>,
+    #[pyo3(get)]
+    times: PyObject,
+}
+
+#[pymethods]
+impl RequestMetrics {
+    #[new]
+    fn new(py: Python<'_>, times: PyObject) -> PyResult<Self> {
+        Ok(RequestMetrics { count: 0, per_second: Py::new(py, Timeline::new())?, by_client: PyDict::new(py).unbind(),
+                            records_by_client: PyDict::new(py).unbind(), times })
+    }
+
+    /// A request at `now`.
+    fn record(&mut self, py: Python<'_>, now: f64) {
+        self.count += 1;
+        self.per_second.borrow_mut(py).add(now, 1.0);
+    }
+
+    /// A request of `client_id` carrying `records` at `now`: counted under its client.id.
+    fn record_client(&self, py: Python<'_>, now: f64, client_id: &Bound<'_, PyAny>, records: f64) -> PyResult<()> {
+        let by_client = self.by_client.bind(py);
+        let records_by_client = self.records_by_client.bind(py);
+        let requests = match by_client.get_item(client_id)? {
+            Some(timeline) => timeline,
+            None => {
+                let timeline = Bound::new(py, Timeline::new())?.into_any();
+                by_client.set_item(client_id, &timeline)?;
+                records_by_client.set_item(client_id, Bound::new(py, Timeline::new())?)?;
+                timeline
+            }
+        };
+        requests.downcast::<Timeline>()?.borrow_mut().add(now, 1.0);
+        if let Some(timeline) = records_by_client.get_item(client_id)? {
+            timeline.downcast::<Timeline>()?.borrow_mut().add(now, records);
+        }
+        Ok(())
+    }
+
+    /// `record` and `record_client` of one request.
+    fn record_request(&mut self, py: Python<'_>, now: f64, client_id: &Bound<'_, PyAny>, records: f64) -> PyResult<()> {
+        self.record(py, now);
+        self.record_client(py, now, client_id, records)
     }
 }

@@ -26,6 +26,7 @@ pub struct Threads {
     cpu_busy: Py<Timeline>,
     handler_busy: Py<Timeline>,
     queue_area: Py<Timeline>,
+    nic_in: Py<Shared>,
     nic_out: Py<Shared>,
 }
 
@@ -65,9 +66,9 @@ impl Threads {
     /// The threads of the broker that joined `cores` as `member`, drawing its spread from `random`.
     #[new]
     fn new(cores: Py<Cores>, member: usize, random: Py<Random>, jitter: f64, processors: Vec<Py<Shared>>,
-           cpu_busy: Py<Timeline>, handler_busy: Py<Timeline>, queue_area: Py<Timeline>, nic_out: Py<Shared>)
-           -> Self {
-        Threads { cores, member, random, jitter, processors, cpu_busy, handler_busy, queue_area, nic_out }
+           cpu_busy: Py<Timeline>, handler_busy: Py<Timeline>, queue_area: Py<Timeline>, nic_in: Py<Shared>,
+           nic_out: Py<Shared>) -> Self {
+        Threads { cores, member, random, jitter, processors, cpu_busy, handler_busy, queue_area, nic_in, nic_out }
     }
 
     /// Network processors with work in hand at `now` (a processor with none sleeps in select()).
@@ -96,6 +97,28 @@ impl Threads {
         self.cpu_busy.borrow_mut(py).add(now, cpu);
         self.handler_busy.borrow_mut(py).add_interval(now, now + took, 1.0);
         Ok(took)
+    }
+
+    /// A fetcher's burst at `now` appending what its fetch brought (`cpu`, none for an empty one),
+    /// then `stall` seconds of the disk's, with `threads` handlers and fetchers runnable besides
+    /// it; its CPU counted as the broker's. Returns how long the fetcher takes.
+    fn fetched(&self, py: Python<'_>, now: f64, cpu: f64, stall: f64, threads: i64) -> PyResult<f64> {
+        let took = if cpu != 0.0 { self.on_core(py, now, cpu, threads)? } else { 0.0 };
+        self.cpu_busy.borrow_mut(py).add(now, cpu);
+        Ok(took + stall)
+    }
+
+    /// A request of `size` bytes for `flow` leaving its client at `at`, through the broker's NIC,
+    /// then read at once by its processor (its connection not muted) once the connection is free
+    /// (`free_at`): the processor's burst (`work`). Returns when the NIC has it all, when the
+    /// read starts and when it is done.
+    #[allow(clippy::too_many_arguments)]
+    fn receive(&self, py: Python<'_>, processor: usize, at: f64, size: f64, flow: &Bound<'_, PyAny>, free_at: f64,
+               cpu: f64, threads: i64) -> PyResult<(f64, f64, f64)> {
+        let arrived = self.nic_in.borrow_mut(py).take(py, at, size, flow);
+        let start = if free_at > arrived { free_at } else { arrived };
+        let done = self.work(py, processor, start, cpu, threads, flow)?;
+        Ok((arrived, start, done))
     }
 
     /// A network processor's burst for `flow` (a connection) from `start`, with `threads` handlers

@@ -73,7 +73,7 @@ class Broker:
         self.processors = self.network.processors
         # its threads' bursts on its cores (the handlers', fetchers' and network processors')
         self.threads = Threads(cores, self.member, rng, jitter, self.processors, self.metrics.cpu_busy,
-                               self.requests.handler_busy, self.requests.queue_area, self.nic_out)
+                               self.requests.handler_busy, self.requests.queue_area, self.nic_in, self.nic_out)
         self.io_threads = spec.num_io_threads
         self.handler_busy = self.requests.handler_busy
         self.queue_area = self.requests.queue_area

@@ -20,7 +20,6 @@ class Fetcher:
         self.leo = [0.0] * len(partitions)       # this follower's log end offsets
         self.connection = leader.connect(f"broker-{broker.id}-fetcher")
         self.bytes = 0.0
-        self.cpu_busy = broker.metrics.cpu_busy     # the follower's: its threads' CPU
         self.response_at: Callable[[Request], None] = self.on_response
         self.appended_at: Callable[[Request], None] = self._appended
 
@@ -35,10 +34,9 @@ class Fetcher:
         now = self.engine.now
         broker = self.broker
         cpu = request.fetched_batches * broker.follower_batch_s + request.data * broker.follower_byte_s
-        took = broker.on_core(now, cpu, False) if cpu else 0.0
-        took += broker.disk_append(now, request.data)
+        stall = broker.disk_append(now, request.data)
+        took = broker.threads.fetched(now, cpu, stall, broker.requests.busy + broker.fetchers_busy)
         broker.fetchers_busy += 1
-        self.cpu_busy.add(now, cpu)
         self.bytes += request.data
         self.engine.at(now + took, self.appended_at, request)
 

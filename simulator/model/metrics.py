@@ -5,8 +5,9 @@ contract's: the live stack fills them too).
 A run keeps nothing per record or request that a figure does not need: a neighbour's latencies
 are counted into histograms as they are acknowledged, and the values an exact mean or
 percentile needs are kept as 8-byte floats in arrays (a float object in a list takes 32).
-The timelines (``Timeline``), means (``Mean``), a producer's batch sizes (``BatchSizes``) and a batch
-job's record latencies (``RecordLatencies``) are the event core's (``core/src/``).
+The timelines (``Timeline``), means (``Mean``), a producer's batch sizes (``BatchSizes``), a batch
+job's record latencies (``RecordLatencies``) and a request kind's counts (``RequestMetrics``) are
+the event core's (``core/src/``).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from array import array
 from itertools import chain, compress
 from typing import Final, Iterator
 
-from simulator._core import Timeline
+from simulator._core import RequestMetrics, Timeline
 from simulator.contract.histograms import LatencyHistogram
 
 
@@ -53,32 +54,9 @@ PRODUCE_TIME_PARTS: Final = ("RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs"
                              "ResponseSendTimeMs", "TotalTimeMs")
 
 
-class RequestMetrics:
-    """One request kind's metrics, as Kafka's ``RequestChannel.Metrics`` keeps them per ApiKeys:
-    ``RequestsPerSec`` (per second and counted), by client.id with the records they carried, and
-    the time parts (``times``, by part name)."""
-
-    __slots__ = ("count", "per_second", "by_client", "records_by_client", "times")
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.per_second = Timeline()
-        self.by_client: dict[str, Timeline] = {}
-        self.records_by_client: dict[str, Timeline] = {}
-        self.times: dict[str, FloatSamples] = {part: FloatSamples() for part in PRODUCE_TIME_PARTS}
-
-    def record(self, now: float) -> None:
-        self.count += 1
-        self.per_second.add(now)
-
-    def record_client(self, now: float, client_id: str, records: float) -> None:
-        """A request of ``client_id`` carrying ``records``: counted under its client.id."""
-        by_client = self.by_client.get(client_id)
-        if by_client is None:
-            by_client = self.by_client[client_id] = Timeline()
-            self.records_by_client[client_id] = Timeline()
-        by_client.add(now)
-        self.records_by_client[client_id].add(now, records)
+def request_times() -> dict[str, FloatSamples]:
+    """A request kind's time parts (``RequestMetrics.times``), by part name."""
+    return {part: FloatSamples() for part in PRODUCE_TIME_PARTS}
 
 
 class BrokerMetrics:
@@ -89,8 +67,8 @@ class BrokerMetrics:
     __slots__ = ("produce", "fetch", "cpu_busy")
 
     def __init__(self) -> None:
-        self.produce = RequestMetrics()
-        self.fetch = RequestMetrics()
+        self.produce = RequestMetrics(request_times())
+        self.fetch = RequestMetrics(request_times())
         self.cpu_busy = Timeline()
 
 

@@ -50,12 +50,20 @@ class SocketServer:
         """Bytes leave the client at ``at``; returns when the broker has them all. A muted
         connection keeps the request (with its arrival time) until its response is sent."""
         connection = request.connection
-        arrived = self.broker.nic_in.take(at, request.size, connection)
-        request.t_received = arrived
+        broker = self.broker
         if connection.busy or connection.pending:
+            arrived = broker.nic_in.take(at, request.size, connection)
+            request.t_received = arrived
             connection.pending.append(request)
-        else:
-            self._read(request, max(arrived, connection.free_at))
+            return arrived
+        # read at once, once the connection is free
+        connection.busy = True
+        cpu = self.request_s + request.size * self.byte_s
+        arrived, request.t_arrive, done = broker.threads.receive(connection.processor, at, request.size, connection,
+                                                                 connection.free_at, cpu,
+                                                                 broker.requests.busy + broker.fetchers_busy)
+        request.t_received = arrived
+        broker.engine.at(done, self.read_done, request)
         return arrived
 
     def _work(self, connection: Connection, start: float, cpu: float) -> float:

@@ -36,7 +36,6 @@ class ReplicaManager:
 
     # ---- produce ------------------------------------------------------------------------------
     def append(self, request: Request, now: float) -> None:
-        self.produces.record(now)
         records = 0.0
         wait_for_replicas = request.acks == "all"
         for batch in request.batches:
@@ -55,7 +54,7 @@ class ReplicaManager:
                 for fetch in waiters:
                     if fetch.parked:
                         self._complete_fetch(fetch, now)
-        self.produces.record_client(now, request.connection.client_id, records)
+        self.produces.record_request(now, request.connection.client_id, records)
         if request.pending == 0:
             self.broker.network.respond(request, now)
 
