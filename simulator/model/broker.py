@@ -21,7 +21,7 @@ neighbours') go to their rows of the request log (``request_log``, by client id)
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping
 
 from simulator._core import Cores, Random, Scheduler, Shared, Threads
 from simulator.model.engine import Engine
@@ -65,18 +65,19 @@ class Broker:
         self.follower_byte_s = costs.follower_byte_ns * 1e-9
         # its metrics, named after the broker's own, handed to the parts that count them
         self.metrics = BrokerMetrics()
+        self.handler_busy = Timeline()      # the request handlers' busy time and queue (RequestHandlerPool)
+        self.queue_area = Timeline()
+        # its threads' bursts on its cores (the handlers', fetchers' and network processors')
+        self.processors = [Shared(1.0, spread=True) for _ in range(spec.num_network_threads)]
+        self.threads = Threads(cores, self.member, rng, jitter, self.processors, self.metrics.cpu_busy,
+                               self.handler_busy, self.queue_area, self.nic_in, self.nic_out)
+        self.on_core_of: Callable[[float, float, int], float] = self.threads.on_core   # bound once: events are many
         # its parts: each reaches the others through the broker
         self.quotas = ProduceQuotas(quotas or {})
         self.replicas = ReplicaManager(self, self.metrics, spec.replica_fetch_wait_max_ms / 1e3, spec.replica_fetch_max_bytes)
         self.requests = RequestHandlerPool(self, self.metrics, spec.num_io_threads, spec.queued_max_requests, costs)
-        self.network = SocketServer(self, self.metrics, spec.num_network_threads, costs)
-        self.processors = self.network.processors
-        # its threads' bursts on its cores (the handlers', fetchers' and network processors')
-        self.threads = Threads(cores, self.member, rng, jitter, self.processors, self.metrics.cpu_busy,
-                               self.requests.handler_busy, self.requests.queue_area, self.nic_in, self.nic_out)
+        self.network = SocketServer(self, self.metrics, costs)
         self.io_threads = spec.num_io_threads
-        self.handler_busy = self.requests.handler_busy
-        self.queue_area = self.requests.queue_area
 
     def __repr__(self) -> str:
         return f"broker-{self.id}"
@@ -114,7 +115,7 @@ class Broker:
         wait for a tick when it wakes behind the host's CPU-bound work (its background, and on a
         shared host the other components' CPU-bound threads). ``counted``: the thread is already
         among the runnable ones."""
-        return self.threads.on_core(now, cpu, self.requests.busy + self.fetchers_busy - (1 if counted else 0))
+        return self.on_core_of(now, cpu, self.requests.busy + self.fetchers_busy - (1 if counted else 0))
 
     def disk_append(self, now: float, size: float) -> float:
         """Page-cache write; returns the stall once dirty pages exceed what the disk drains."""

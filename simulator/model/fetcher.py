@@ -22,6 +22,7 @@ class Fetcher:
         self.bytes = 0.0
         self.response_at: Callable[[Request], None] = self.on_response
         self.appended_at: Callable[[Request], None] = self._appended
+        self.fetched: Callable[[float, float, float, int], float] = broker.threads.fetched
 
     def start(self, _: object = None) -> None:
         request = Request(ApiKeys.FETCH, self.connection, 100 + 30 * len(self.partitions), self)
@@ -35,7 +36,7 @@ class Fetcher:
         broker = self.broker
         cpu = request.fetched_batches * broker.follower_batch_s + request.data * broker.follower_byte_s
         stall = broker.disk_append(now, request.data)
-        took = broker.threads.fetched(now, cpu, stall, broker.requests.busy + broker.fetchers_busy)
+        took = self.fetched(now, cpu, stall, broker.requests.busy + broker.fetchers_busy)
         broker.fetchers_busy += 1
         self.bytes += request.data
         self.engine.at(now + took, self.appended_at, request)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, Callable
 
-from simulator.model.metrics import BrokerMetrics, RequestMetrics, Timeline
+from simulator.model.metrics import BrokerMetrics, Timeline
 from simulator.model.request import ApiKeys, Request
 from workloads.profile import BrokerCosts
 
@@ -26,15 +26,15 @@ class RequestHandlerPool:
 
     def __init__(self, broker: Broker, metrics: BrokerMetrics, threads: int, queue_limit: int, costs: BrokerCosts):
         self.broker = broker
-        self.fetches: RequestMetrics = metrics.fetch
+        self.record_fetch: Callable[[float], None] = metrics.fetch.record   # bound once
         self.threads = threads
         self.busy = 0
         self.queue_limit = queue_limit
         self.queue: deque[Request] = deque()
         self.blocked: deque[Request] = deque()
         # its own metrics, named after the broker's
-        self.handler_busy = Timeline()
-        self.queue_area = Timeline()
+        self.handler_busy: Timeline = broker.handler_busy
+        self.queue_area: Timeline = broker.queue_area
         self.queue_max = 0
         self.queue_changed = 0.0
         self.produce_request_s = costs.produce_request_us * 1e-6
@@ -46,6 +46,7 @@ class RequestHandlerPool:
         self.fetch_partition_s = costs.fetch_partition_us * 1e-6
         self.fetch_byte_s = costs.fetch_byte_ns * 1e-9
         self.handled_at: Callable[[Request], None] = self._handled     # bound once: events are many
+        self.handle: Callable[[float, float, float, int, int, float], float] = broker.threads.handle
 
     def _queue_changed(self, now: float) -> None:
         waiting = len(self.queue) + len(self.blocked)
@@ -82,7 +83,7 @@ class RequestHandlerPool:
                 for batch in request.batches:
                     wire += batch.wire
                 stall = broker.disk_append(now, wire)
-            took = broker.threads.handle(now, cpu, stall, self.busy - 1 + broker.fetchers_busy, waiting, since)
+            took = self.handle(now, cpu, stall, self.busy - 1 + broker.fetchers_busy, waiting, since)
             broker.engine.at(now + took, self.handled_at, request)
 
     def _cpu(self, request: Request) -> float:
@@ -108,7 +109,7 @@ class RequestHandlerPool:
         handler = request.handler
         if handler is not None:
             if request.api == ApiKeys.FETCH:     # RequestsPerSec{request=Fetch} counts consumers' too
-                self.fetches.record(now)
+                self.record_fetch(now)
             handler.handled(request, now)
         elif request.api == ApiKeys.PRODUCE:
             self.broker.replicas.append(request, now)

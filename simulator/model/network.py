@@ -30,16 +30,21 @@ RESPONSE_BYTES = 64
 class SocketServer:
     """The acceptor and the network processors of ``broker``."""
 
-    def __init__(self, broker: Broker, metrics: BrokerMetrics, processors: int, costs: BrokerCosts):
+    def __init__(self, broker: Broker, metrics: BrokerMetrics, costs: BrokerCosts):
         self.broker = broker
         self.produce_times: dict[str, FloatSamples] = metrics.produce.times
-        self.processors = [Shared(1.0, spread=True) for _ in range(processors)]
+        self.processors: list[Shared] = broker.processors
         self.connections = 0
         self.request_s = costs.network_request_us * 1e-6
         self.byte_s = costs.network_byte_ns * 1e-9
         # a fetch response's bytes: zero-copy (sendfile) without TLS, copied and encrypted with it
         self.send_byte_s = (costs.network_byte_ns if costs.fetch_send_byte_ns is None else costs.fetch_send_byte_ns) * 1e-9
         self.read_done: Callable[[Request], None] = broker.requests.enqueue     # bound once: events are many
+        threads = broker.threads
+        self.arrive: Callable[[float, float, Connection], float] = broker.nic_in.take
+        self.read: Callable[..., tuple[float, float, float]] = threads.receive
+        self.work: Callable[[int, float, float, int, Connection], float] = threads.work
+        self.write: Callable[..., tuple[float, float, float]] = threads.respond
 
     def connect(self, client_id: str) -> Connection:
         """Acceptor hands new connections to processors round-robin."""
@@ -52,16 +57,15 @@ class SocketServer:
         connection = request.connection
         broker = self.broker
         if connection.busy or connection.pending:
-            arrived = broker.nic_in.take(at, request.size, connection)
+            arrived = self.arrive(at, request.size, connection)
             request.t_received = arrived
             connection.pending.append(request)
             return arrived
         # read at once, once the connection is free
         connection.busy = True
         cpu = self.request_s + request.size * self.byte_s
-        arrived, request.t_arrive, done = broker.threads.receive(connection.processor, at, request.size, connection,
-                                                                 connection.free_at, cpu,
-                                                                 broker.requests.busy + broker.fetchers_busy)
+        arrived, request.t_arrive, done = self.read(connection.processor, at, request.size, connection,
+                                                    connection.free_at, cpu, broker.requests.busy + broker.fetchers_busy)
         request.t_received = arrived
         broker.engine.at(done, self.read_done, request)
         return arrived
@@ -70,7 +74,7 @@ class SocketServer:
         # on the broker's cores (a processor with no work in hand sleeps in select(): it wakes
         # for this one), then in turn with the processor's other connections
         broker = self.broker
-        return broker.threads.work(connection.processor, start, cpu, broker.requests.busy + broker.fetchers_busy, connection)
+        return self.work(connection.processor, start, cpu, broker.requests.busy + broker.fetchers_busy, connection)
 
     def _read(self, request: Request, start: float) -> None:
         request.connection.busy = True
@@ -90,9 +94,8 @@ class SocketServer:
         from_follower = request.api == ApiKeys.FETCH and request.handler is None
         # written by the connection's processor, out through the NIC; a produce response waits from
         # when the processor's earlier work for the connection is done (begin)
-        begin, sent, delivered = broker.threads.respond(connection.processor, now, cpu,
-                                                        broker.requests.busy + broker.fetchers_busy,
-                                                        connection, size, produce)
+        begin, sent, delivered = self.write(connection.processor, now, cpu, broker.requests.busy + broker.fetchers_busy,
+                                            connection, size, produce)
         if from_follower:
             delivered = max(delivered, fetcher_of(request).broker.nic_in.take(sent, size, connection))
         elif produce:

@@ -10,10 +10,10 @@ done here goes to its network processor for the response.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from simulator.model.fetcher import fetcher_of
-from simulator.model.metrics import BrokerMetrics, RequestMetrics
+from simulator.model.metrics import BrokerMetrics
 from simulator.model.request import Partition, Request
 
 if TYPE_CHECKING:
@@ -27,8 +27,8 @@ class ReplicaManager:
 
     def __init__(self, broker: Broker, metrics: BrokerMetrics, fetch_wait: float, fetch_max: int):
         self.broker = broker
-        self.produces: RequestMetrics = metrics.produce
-        self.fetches: RequestMetrics = metrics.fetch
+        self.record_produce: Callable[[float, str, float], None] = metrics.produce.record_request   # bound once
+        self.record_fetch: Callable[[float], None] = metrics.fetch.record
         self.fetch_wait = fetch_wait                            # replica.fetch.wait.max.ms, in seconds
         self.fetch_max = fetch_max                              # replica.fetch.max.bytes
         self.parked: deque[tuple[float, Request]] = deque()     # (deadline, fetch) in deadline order
@@ -54,7 +54,7 @@ class ReplicaManager:
                 for fetch in waiters:
                     if fetch.parked:
                         self._complete_fetch(fetch, now)
-        self.produces.record_request(now, request.connection.client_id, records)
+        self.record_produce(now, request.connection.client_id, records)
         if request.pending == 0:
             self.broker.network.respond(request, now)
 
@@ -86,7 +86,7 @@ class ReplicaManager:
 
     def fetch(self, request: Request, now: float) -> None:
         broker = self.broker
-        self.fetches.record(now)
+        self.record_fetch(now)
         follower = fetcher_of(request).broker.id
         offsets = request.offsets
         for i, partition in enumerate(request.partitions):

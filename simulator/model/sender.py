@@ -40,6 +40,9 @@ class Sender:
                  runnable_elsewhere: Callable[[], float] | None = None, on_records_acked: RecordsAcked | None = None,
                  on_batch_acked: BatchAcked | None = None):
         self.engine, self.accumulator, self.host = engine, accumulator, host
+        # the host's calls, bound once: every wake and every run of the thread makes one
+        self.wake_delay: Callable[[float], float] | None = host.wake_delay if host is not None else None
+        self.stretch: Callable[[float], float] | None = host.stretch if host is not None else None
         config, costs = spec.config, spec.costs
         self.client_id = spec.client_id
         self.max_in_flight = config.max_in_flight
@@ -73,6 +76,9 @@ class Sender:
         self.batch_sizes = BatchSizes()
         self.drain_interval = Mean()
         self.request_latency = Mean()   # request-latency-avg: from the request's making to its response read
+        self.record_batch: Callable[[float, float], None] = self.batch_sizes.record   # bound once: calls are many
+        self.record_latency: Callable[[float], None] = self.request_latency.add
+        self.record_drain: Callable[[float], None] = self.drain_interval.add
         self.last_drain: float | None = None
         self.throttled_seconds = 0.0
 
@@ -101,8 +107,8 @@ class Sender:
 
     def _rouse(self, now: float) -> None:
         """The sender leaves poll(): it runs once a core takes it."""
-        host = self.host
-        wait = host.wake_delay(self.runnable_elsewhere()) if host is not None else 0.0
+        wake_delay = self.wake_delay
+        wait = wake_delay(self.runnable_elsewhere()) if wake_delay is not None else 0.0
         if wait > 0.0:
             self.sender_free_at = now + wait
             self.schedule(self.sender_free_at)
@@ -133,9 +139,9 @@ class Sender:
     def run_once(self, now: float) -> None:
         """Sender.runOnce: read the responses that arrived, drain what is ready, send, plan the
         next look. Its CPU takes longer when its host's cores are shared."""
-        host = self.host
         accumulator = self.accumulator
-        stretch = host.stretch(self.runnable_elsewhere() + 1.0) if host is not None else 1.0
+        stretch_of = self.stretch
+        stretch = stretch_of(self.runnable_elsewhere() + 1.0) if stretch_of is not None else 1.0
         read = 0.0
         if self.responses:
             responses, self.responses = self.responses, []
@@ -148,7 +154,7 @@ class Sender:
             self.sender_free_at = now + read    # a completion's wakeup looks again after this
             self.looping = True
             for response in responses:
-                self.request_latency.add(now - response.t_created)
+                self.record_latency(now - response.t_created)
                 self._complete(response, now + read)
             self.looping = False
         accumulator.advance(now)
@@ -165,7 +171,7 @@ class Sender:
             cost = read + cost * stretch
             self.sender_free_at = now + cost
             if self.last_drain is not None:
-                self.drain_interval.add(now - self.last_drain)
+                self.record_drain(now - self.last_drain)
             self.last_drain = now
             for request in requests:
                 self._send(request, now + cost)
@@ -242,7 +248,7 @@ class Sender:
             self.bytes_sent += batch.bytes
             self.wire_sent += batch.wire
             self.records_sent += batch.records
-            self.batch_sizes.record(batch.wire, batch.bytes)
+            self.record_batch(batch.wire, batch.bytes)
         # the send is complete once its last byte has left: InFlightRequests.canSendMore
         connection.send_done = node.receive(request, at + self.half_rtt) - self.half_rtt
         if self.acks == "0":  # no response: done once written
