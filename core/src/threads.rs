@@ -133,12 +133,14 @@ impl Threads {
     }
 
     /// A response of `size` bytes for `flow` queued for its processor at `now`: the processor's
-    /// burst (`work`), then the broker's NIC. Returns when the processor's earlier work for the
+    /// burst (`work`), then the broker's NIC (and a follower's fetch response the follower's,
+    /// `follower_nic`, from the same moment). Returns when the processor's earlier work for the
     /// connection is done (a produce response's wait begins then; `now` for other responses),
-    /// when the processor is done and when the last byte has left the NIC.
+    /// when the processor is done and when the last byte has arrived.
     #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (processor, now, cpu, threads, flow, size, produce, follower_nic=None))]
     fn respond(&self, py: Python<'_>, processor: usize, now: f64, cpu: f64, threads: i64, flow: &Bound<'_, PyAny>,
-               size: f64, produce: bool) -> PyResult<(f64, f64, f64)> {
+               size: f64, produce: bool, follower_nic: Option<Py<Shared>>) -> PyResult<(f64, f64, f64)> {
         let mut begin = now;
         if produce {
             let until = self.processors[processor].borrow(py).busy_until(flow);
@@ -147,7 +149,13 @@ impl Threads {
             }
         }
         let sent = self.work(py, processor, now, cpu, threads, flow)?;
-        let delivered = self.nic_out.borrow_mut(py).take(py, sent, size, flow);
+        let mut delivered = self.nic_out.borrow_mut(py).take(py, sent, size, flow);
+        if let Some(nic) = follower_nic {
+            let received = nic.borrow_mut(py).take(py, sent, size, flow);
+            if received > delivered {
+                delivered = received;
+            }
+        }
         Ok((begin, sent, delivered))
     }
 }

@@ -91,14 +91,14 @@ class SocketServer:
         size = RESPONSE_BYTES + request.data
         cpu = self.request_s + request.data * self.send_byte_s
         produce = request.api == ApiKeys.PRODUCE
+        # a follower's fetch response enters the follower's NIC as it leaves this one's
         from_follower = request.api == ApiKeys.FETCH and request.handler is None
-        # written by the connection's processor, out through the NIC; a produce response waits from
-        # when the processor's earlier work for the connection is done (begin)
+        follower_nic = fetcher_of(request).broker.nic_in if from_follower else None
+        # written by the connection's processor, out through the NIC(s); a produce response waits
+        # from when the processor's earlier work for the connection is done (begin)
         begin, sent, delivered = self.write(connection.processor, now, cpu, broker.requests.busy + broker.fetchers_busy,
-                                            connection, size, produce)
-        if from_follower:
-            delivered = max(delivered, fetcher_of(request).broker.nic_in.take(sent, size, connection))
-        elif produce:
+                                            connection, size, produce, follower_nic)
+        if produce:
             self._record_produce_times(request, begin, delivered)
         if produce:
             network_s = self.request_s + request.size * self.byte_s + cpu
