@@ -147,7 +147,7 @@ def tune(request: TuneRequest, progress: Progress | None = None,
     recommendation = Recommendation(
         scenario_name=file_part(scenario.name), source=str(request.scenario_file), seed=request.seed,
         trial=chosen.number, feasible=feasible, params=params, wider=wider,
-        overrides=list(request.overrides) + objective.space.overrides(params), before=summary_figures(baseline),
+        overrides=list(request.overrides) + objective.space.overrides(params), given=list(request.overrides), before=summary_figures(baseline),
         after=summary_figures(picked),
         explanation=(explain(baseline, picked, scenario, params) + spread_lines(chosen.figures)
                      + (validation.lines() if validation else []) + rounding + inside

@@ -435,3 +435,9 @@ def load_mapping(path: str | Path, overrides: list[str]) -> dict:
 def apply_overrides(raw: dict, overrides: list[str]) -> dict:
     """``--set KEY=VALUE`` overrides laid over a scenario mapping, each key checked."""
     return loader.apply_overrides(raw, overrides, Scenario)
+
+
+def with_file_values(raw: dict, changes: dict[tuple[str, ...], Any]) -> dict:
+    """A scenario mapping with values set at their paths of file keys (``("batch", "1", "producer",
+    "linger.ms")``: the night's second job), each key checked, as its parsers take them."""
+    return loader.set_values(raw, changes, Scenario)

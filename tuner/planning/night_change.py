@@ -18,16 +18,24 @@ from tuner.planning.night import Nights, Window, alone, breaching, with_starts
 from tuner.widen import changes
 from workloads import Scenario, ScenarioError
 from workloads.batch import for_job
-from workloads.scenario import apply_overrides
+from workloads.scenario import apply_overrides, with_file_values
 from workloads.tuning import KNOBS, LEVERS, WHO
 
 
 ChangeFinder = Callable[[dict, list[int]], tuple[str, ...]]   # (a job alone as one job, seeds) -> --set values, or ()
 
 
+def job_changes(name: str, value: Any, index: int) -> dict[tuple[str, ...], Any]:
+    """Knob ``name`` at ``value`` for job ``index`` of a night: its typed values at their paths (a job's
+    under ``batch``, its ``index``; a cluster setting the cluster's), with the settings that go with it."""
+    return {(path[0], str(index), *path[1:]) if path[0] == "batch" else path: typed
+            for path, typed in KNOBS[name].file_changes(value).items()}
+
+
 def job_overrides(name: str, value: Any, index: int) -> list[str]:
-    """Knob ``name`` at ``value`` for job ``index`` of a night (a job's keys under ``batch[index].``)."""
-    return for_job(KNOBS[name].overrides(value), index)
+    """The change as a person repeats it with ``--set`` (the schedule file shows it), job ``index``'s keys under ``batch[index].``."""
+    return [f"batch[{index}].{line.removeprefix('batch.')}" if line.startswith("batch.") else line
+            for line in KNOBS[name].overrides(value)]
 
 
 def nearest_first(scenario: Scenario) -> list[tuple[str, str, Any]]:
@@ -83,9 +91,8 @@ def smallest_change(nights: Nights, mapping: dict, scenario: Scenario, solos: li
         for lever, name, value in nearest_first(view) if found is None else ():
             if tried >= budget:
                 break
-            lines = job_overrides(name, value, 0)
             try:
-                candidate = with_starts(apply_overrides(alone(night, i, start), lines), [start], window)
+                candidate = with_starts(with_file_values(alone(night, i, start), job_changes(name, value, 0)), [start], window)
                 Scenario.from_mapping(candidate)
             except ScenarioError:
                 continue
@@ -94,14 +101,17 @@ def smallest_change(nights: Nights, mapping: dict, scenario: Scenario, solos: li
             if solo is not None:
                 duration = solo["load_seconds"]
                 found = {"job": names[i], "lever": lever, "who": WHO[lever], "setting": KNOBS[name].setting(value),
-                         "overrides": job_overrides(name, value, i), "alone_load_seconds": duration,
+                         "overrides": job_overrides(name, value, i), "changes": job_changes(name, value, i),
+                         "alone_load_seconds": duration,
                          "alone_tenants": solo["tenants"]}
                 durations[i] = duration
                 break
         if found is None:
             made.append({"job": names[i], "found": False, "tried": tried})
             continue
-        night, durations[i] = apply_overrides(night, found["overrides"]), found["alone_load_seconds"]
+        changes = found.pop("changes")
+        night = with_file_values(night, changes) if changes is not None else apply_overrides(night, found["overrides"])
+        durations[i] = found["alone_load_seconds"]
         made.append({**found, "found": True, "tried": tried})
     return {"mapping": night, "durations": durations, "document": made}
 
@@ -121,4 +131,4 @@ def _proposed(nights: Nights, night: dict, index: int, start: float, name: str, 
         return None
     setting = ", ".join(line.split(".", 2)[-1] if line.startswith(("batch.", "cluster.")) else line for line in lines)
     return {"job": name, "lever": "gate", "who": "quietload check's recommended change", "setting": setting,
-            "overrides": overrides, "alone_load_seconds": solo["load_seconds"], "alone_tenants": solo["tenants"]}
+            "overrides": overrides, "changes": None, "alone_load_seconds": solo["load_seconds"], "alone_tenants": solo["tenants"]}
