@@ -446,8 +446,9 @@ def _check_runs(results: list[RunResult], thresholds: Gate, trial: Trial | None,
         source = results[reports.index(failing)]
         found = tried_advice(results, source, failed, trial, lambda runs: failed_rules(runs, thresholds),
                              thresholds.deadline, tried, levers)
-        advice, paste, needs, change = found.lines, paste_lines(found.passing, source.scenario), found.needs, found.passing
-        properties = tuple(changed_producer_properties(found.passing, source.scenario))
+        advice, needs, change = found.lines, found.needs, found.passing
+        paste = paste_lines(found.params(), source.scenario, found.unlisted())
+        properties = tuple(changed_producer_properties(found.params(), source.scenario))
     if len(reports) == 1:
         return dataclasses.replace(reports[0], recommendations=advice, paste=paste, paste_needs=needs, change=change,
                                    producer_properties=properties)

@@ -141,9 +141,11 @@ def _file_value(typed: Any, written: Callable[[Any], str] | None) -> Any:
     return int(typed) if isinstance(typed, float) and typed.is_integer() else typed
 
 
-def params_changes(params: dict[str, Any]) -> dict[tuple[str, ...], Any]:
-    """Knob values (``{linger.ms: 10.0}``) as the values a scenario file states, at their paths."""
-    return {path: value for name, knob_value in params.items() for path, value in KNOBS[name].file_changes(knob_value).items()}
+def params_changes(params: dict[str, Any], index: int | None = None) -> dict[tuple[str, ...], Any]:
+    """Knob values (``{linger.ms: 10.0}``) as the values a scenario file states, at their paths; with
+    ``index``, a job's for the night's job ``index`` (``batch``, ``index``, ...; a cluster's the cluster's)."""
+    return {(path[0], str(index), *path[1:]) if index is not None and path[0] == "batch" else path: value
+            for name, knob_value in params.items() for path, value in KNOBS[name].file_changes(knob_value).items()}
 
 
 def _partitions(scenario: Any) -> int:

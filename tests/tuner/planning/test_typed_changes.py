@@ -59,3 +59,18 @@ def test_each_what_if_is_the_scenario_its_set_values_make(path):
             continue
         text = apply_overrides(mapping, [f"{k}={v}" for k, v in option.changes.items()])
         assert Scenario.from_mapping(option.mapping) == Scenario.from_mapping(text), option.name
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_each_change_the_gate_tries_is_the_scenario_its_set_values_make(path):
+    """check's changes (``judging.advice``), a night's job's addressed to it, run as typed values."""
+    from judging.advice import _change, _for_job
+    mapping = load_mapping(path, [])
+    scenario = Scenario.from_mapping(mapping)
+    night = [(i, job.name) for i, job in enumerate(scenario.jobs)] if scenario.listed else [None]
+    for _, name, value in nearest_first(Scenario.from_mapping({**mapping, "batch": mapping["batch"][0]})
+                                        if scenario.listed else scenario):
+        for job in night:
+            change = _change(name, value, "", "") if job is None else _for_job(_change(name, value, "", ""), *job)
+            typed = _outcome(lambda: with_file_values(mapping, change.changes()))
+            assert typed == _outcome(lambda: apply_overrides(mapping, list(change.overrides))), change.label
