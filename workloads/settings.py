@@ -85,12 +85,14 @@ class Default:
 @dataclass(frozen=True)
 class Tune:
     """How a study searches a setting: a choice or a range, its default range for a scenario (choices,
-    or (low, high)), on a log scale or not, in whole numbers or not."""
+    or (low, high)), on a log scale or not, in whole numbers or not, and whether its lever class's
+    default search has it (else only a study whose ``tune.knobs`` names it)."""
 
     kind: str                                     # "choice" or "range"
     bounds: Callable[[Any], tuple]                # of a Scenario
     log: bool = False
     integer: bool = True
+    searched: bool = True
 
 
 @dataclass(frozen=True)
@@ -110,10 +112,22 @@ class Setting:
     rule_parse: f.Parser | None = None   # a rule's bound as a policy file gives it, when not as ``parse``
     per: str = ""                    # what one value applies to, said after it ("per broker": Kafka meters a quota on each)
     also: Callable[[Any], tuple[tuple[str, Any], ...]] = lambda value: ()   # (setting, value) that go with a value
+    # the check the client makes of the value against the others' (the resolved producer, the job's own
+    # keys, its path) -> the producer it runs with, or a ScenarioError (Kafka's ConfigException)
+    check: Callable[[Any, dict, str], Any] | None = None
+    # added after result files were written: unset (None) unless the job sets it, the client's default
+    # in force (``in_force``), so the files of the jobs that leave it unset read and write as before
+    late: bool = False
 
     def prop(self, default: Any = dataclasses.MISSING) -> Any:
-        """The value object's field: the file's key, the parser."""
+        """The value object's field: the file's key, the parser (a late setting: unset, and unwritten while unset)."""
+        if self.late:
+            return f.prop(self.name, self.parse, default=None, unset_unsaid=True)
         return f.prop(self.name, self.parse, default=default)
+
+    def in_force(self, value: Any, client: Any) -> Any:
+        """The value a client runs with: the job's, else the client's own default."""
+        return value if value is not None or self.default is None else self.default.of(client)
 
     def rule_prop(self) -> Any:
         """A policy template's field for the rule on this setting (unset: no rule)."""

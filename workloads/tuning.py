@@ -59,7 +59,7 @@ class Knob:
         tune = setting.tune
         return cls(setting.name, ("batch", setting.section, setting.name), tune.kind, setting.parse,
                    lever="quota" if setting.section == "quota" else "job", unit=setting.unit, log=tune.log,
-                   integer=tune.integer, bounds=tune.bounds, also=setting.also, per=setting.per)
+                   integer=tune.integer, bounds=tune.bounds, also=setting.also, per=setting.per, searched=tune.searched)
 
     @property
     def override_key(self) -> str:
