@@ -70,6 +70,7 @@ class ProducerConfig:
     max_in_flight: int = producer_setting("max_in_flight").prop()
     max_request_size: int = producer_setting("max_request_size").prop()
     batch_num_messages: int | None = producer_setting("batch_num_messages").prop(default=None)
+    delivery_timeout_ms: float | None = producer_setting("delivery_timeout_ms").prop()
 
     @classmethod
     def build(cls, raw: Any, client: Client, path: str) -> "ProducerConfig":
