@@ -15,8 +15,8 @@ from tuner.recommend import (Recommendation, explain, missed_constraints, rounde
                              summary_figures)
 from tuner.runner import Execution, Runner, usable_cores
 from tuner.space import search_space
-from tuner.study import (Progress, StudySettings, StudySummary, closest_miss, run_study, scenario_digest, tuning_work,
-                          scenario_fields)
+from tuner.identity import scenario_digest, scenario_fields
+from tuner.study import Progress, StudySettings, StudySummary, closest_miss, run_study, tuning_work
 from tuner.held_out import SCREEN_SEEDS, SeedRuns, HeldOut, cheapest_hardware, screened, judge_held_out
 from workloads import Scenario, ScenarioError
 from simulator.evaluator import load_resolved
