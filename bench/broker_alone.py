@@ -39,10 +39,9 @@ from simulator.live.kafka import KafkaCluster
 from simulator.model.replay import RequestStream, replay
 from workloads import CATALOG, Scenario
 from workloads.scenario import load_mapping
+from simulator.live.placement import placed
 
-sys.path.insert(0, str(Path(__file__).parent))
-from broker_time import thread_cpu  # noqa: E402  (the broker's CPU by kind of thread)
-from client_cadence import PARTS, compile_probe, others_runnable, produce_sums, start_probe  # noqa: E402  (the same javac, launcher, scrape and sampler)
+from _lib import PARTS, compile_probe, others_runnable, produce_sums, start_probe, thread_cpu  # the same rig as the others
 
 BULK, NEIGHBOUR = "replay-bulk", "replay-neighbour"
 WARM_UP_S = 15.0
@@ -69,15 +68,15 @@ CASES: dict[str, list[RequestStream]] = {
 }
 
 
-def model_scenario(vcpus: float, where: dict | None = None) -> Scenario:
-    """One broker of ``vcpus`` on loopback with the replay's topics; ``where``: its hosts and placement."""
+def model_scenario(vcpus: float) -> Scenario:
+    """One broker of ``vcpus`` on loopback with the replay's topics."""
     raw = load_mapping(CATALOG / "paypay-glue-2gb.yaml", [
         "profile=loopback", "cluster.brokers=1", "cluster.replication.factor=1", "cluster.min.insync.replicas=1",
         f"cluster.network_rtt={RTT_MS}ms", f"cluster.broker.vcpus={vcpus:g}"])
     raw["cluster"]["topics"] = [{"name": BULK, "partitions": 30}, {"name": NEIGHBOUR, "partitions": 6}]
     raw["batch"]["topic"] = BULK
     raw["tenants"] = []
-    return Scenario.from_mapping({**raw, **(where or {})})
+    return Scenario.from_mapping(raw)
 
 
 def probe(work: Path, classpath: str, bootstrap: str, warm: float, seconds: float, streams: list[RequestStream],
@@ -185,13 +184,8 @@ def placed_scenario(vcpus: float, live: list[dict]) -> Scenario:
     the runs counted there (their median) as its background."""
     cores = sorted(int(c) for c in live[0]["others"])
     broker_core, probe_core = (cores * 2)[:2]
-    broker = Budget("broker-0", vcpus, (broker_core,))     # the quota and period the rig gave it
-    hosts = [
-        {"name": "broker-core", "cpuset.cpus": str(broker_core), "cpu.cfs_quota_us": broker.quota_us,
-         "cpu.cfs_period_us": broker.period_us, "background": statistics.median(r["others"][str(broker_core)] for r in live)},
-        {"name": "probe-core", "cpuset.cpus": str(probe_core),
-         "background": statistics.median(r["others"][str(probe_core)] for r in live)}]
-    return model_scenario(vcpus, {"hosts": hosts, "placement": {"brokers": "broker-core"}})
+    background = {core: statistics.median(r["others"][str(core)] for r in live) for core in (broker_core, probe_core)}
+    return placed(model_scenario(vcpus), background, broker_core, probe_core, vcpus)
 
 
 def model_figures(name: str, vcpus: float, seconds: float, live: list[dict] | None = None) -> list[dict]:

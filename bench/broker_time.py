@@ -38,8 +38,7 @@ from simulator.live.kafka import KafkaCluster
 from workloads import CATALOG, Scenario
 from workloads.scenario import load_mapping
 
-sys.path.insert(0, str(Path(__file__).parent))
-from client_cadence import PARTS, compile_probe, produce_sums, run_probe  # noqa: E402  (the same probe and scrape)
+from _lib import PARTS, compile_probe, produce_sums, run_probe, thread_cpu  # the same probe and scrape
 
 RATE_MB = 21          # loopback-calibrated's measured spark.append_rate
 RECORD_BYTES = 1122   # the catalog rows' mean value (a live run's record-size-avg)
@@ -50,24 +49,6 @@ CASES = {
     "linger-0": {"linger.ms": "0"},
     "linger-0 in-flight 1": {"linger.ms": "0", "max.in.flight.requests.per.connection": "1"},
 }
-
-
-def thread_cpu(pid: int) -> dict[str, float]:
-    """The broker JVM's CPU seconds so far per kind of thread (/proc/PID/task/*/stat utime + stime):
-    request handlers, network processors, the JIT compiler, the garbage collector, the rest."""
-    kinds = (("handler", "request-handler"), ("network", "network-thread"), ("JIT", "Compiler"),
-             ("GC", "G1"), ("GC", "GC Thread"))
-    ticks = os.sysconf("SC_CLK_TCK")
-    cpu: dict[str, float] = {}
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            name = (task / "comm").read_text().strip()
-            fields = (task / "stat").read_text().rpartition(")")[2].split()
-        except OSError:        # a thread that ended meanwhile
-            continue
-        kind = next((k for k, marker in kinds if marker in name), "other")
-        cpu[kind] = cpu.get(kind, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
-    return cpu
 
 
 def main(seconds: float, broker_vcpus: float, rounds: int) -> None:

@@ -24,38 +24,32 @@ live run. Everything goes to OUT (JSON) as well, the live runs to OUT.live.json 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simulator.live.background import runnable_by_core
-from simulator.live.jars import java_command, resolve_jars
+from simulator.live.jars import resolve_jars
 from simulator.live.evaluator import create_topics, pin_process
 from simulator.live.kafka import KafkaCluster
 from simulator.model.append import AppendProcess
 from simulator.model.model import ModelEvaluator
 from workloads import CATALOG, Scenario
+from simulator.live.placement import placed
 from workloads.scenario import load_mapping
 
-VALUE_BYTES = 1000
+from _lib import BASE, MB, PARTS, VALUE_BYTES, compile_probe, produce_sums, run_probe, topic  # the rig the others share
+
 KEY_BYTES = 16                  # ProducerProbe's keys: card-%011d
 KEYS = 10_000
 WARM_UP_S = 15.0
 RTT_MS = 0.1
 SEEDS = (1, 2, 3)
-PARTS = ("RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs", "ResponseSendTimeMs",
-         "TotalTimeMs")
-BASE = {"linger.ms": "0", "acks": "1", "batch.size": "16384", "max.request.size": "1048576",
-        "enable.idempotence": "false", "compression.type": "none", "max.in.flight.requests.per.connection": "5"}
-MB = 1024 ** 2
 CORES = len(os.sched_getaffinity(0))
 
 
@@ -92,10 +86,6 @@ CASES = [
 ]
 
 
-def topic(partitions: int) -> str:
-    return f"cadence-p{partitions}"
-
-
 def model_scenario(case: Case) -> Scenario:
     config = {**BASE, **case.producer}
     raw = load_mapping(CATALOG / "paypay-glue-2gb.yaml", [
@@ -121,66 +111,6 @@ def model_appends(case: Case, real: dict[str, float]) -> AppendProcess:
                          rate=real["records"] * VALUE_BYTES / real["append_s"])
 
 
-def compile_probe(work: Path, classpath: str, source: str = "ProducerProbe.java") -> None:
-    """``source``, a probe beside this file, compiled into ``work``."""
-    javac = str(Path(java_command()).with_name("javac"))
-    subprocess.run([javac, "-d", str(work), "-cp", classpath, str(Path(__file__).with_name(source))], check=True)
-
-
-def start_probe(work: Path, classpath: str, main: str, args: list[str], cores: list[int]) -> subprocess.Popen[str]:
-    """A probe's JVM (``main``, compiled into ``work``) on ``cores`` (any, if none), its output piped as text."""
-    return subprocess.Popen([java_command(), "-cp", f"{classpath}:{work}", main, *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            preexec_fn=(lambda: os.sched_setaffinity(0, cores)) if cores else None)
-
-
-def others_runnable(own: list[int], every: float, running: threading.Event, samples: list[dict[int, int]]) -> None:
-    """Every ``every`` seconds while ``running`` is set: the machine's runnable threads (state R
-    in /proc/PID/task/TID/stat) by the core whose run queue holds them, less the probe's, the
-    broker's and this process's own (``quietload live``'s own count of the others)."""
-    while running.is_set():
-        samples.append(runnable_by_core(set(own))[0])
-        time.sleep(every)
-
-
-def run_probe(work: Path, classpath: str, bootstrap: str, seconds: float, append: float | str, size: int,
-              cores: list[int], producer: dict[str, str], topic_name: str = "card-transactions",
-              watch: list[int] | None = None) -> dict[str, float]:
-    """One ProducerProbe run: its figures by name. ``append``: bytes per second (one busy thread)
-    or ProducerProbe's APPEND. With ``watch`` (the broker's pids) the figures include
-    ``others_runnable``, the mean of the machine's runnable threads besides the probe's, the
-    broker's and the bench's over the run, and ``others_cpuN`` the same on core N."""
-    args = [bootstrap, topic_name, str(seconds), str(append), str(size)] + [f"{k}={v}" for k, v in producer.items()]
-    with start_probe(work, classpath, "ProducerProbe", args, cores) as probe:
-        samples: list[dict[int, int]] = []
-        running = threading.Event()
-        sampler = threading.Thread(target=others_runnable, args=([probe.pid, *(watch or [])], 0.2, running, samples))
-        if watch is not None:
-            running.set()
-            sampler.start()
-        out, err = probe.communicate()
-        running.clear()
-        if watch is not None:
-            sampler.join()
-    if probe.returncode:
-        raise subprocess.CalledProcessError(probe.returncode, probe.args, out, err)
-    figures = {k: float(v) for k, v in (item.split("=") for item in out.split())}
-    if samples:
-        figures["others_runnable"] = statistics.mean(sum(counts.values()) for counts in samples)
-        for core in sorted(os.sched_getaffinity(0)):
-            figures[f"others_cpu{core}"] = statistics.mean(counts.get(core, 0) for counts in samples)
-    return figures
-
-
-def produce_sums(metrics: dict[str, float]) -> dict[str, tuple[float, float]]:
-    """Per time part: (requests counted, their summed ms) from the histogram's Count and all-time Mean."""
-    sums = {}
-    for part in PARTS:
-        count = metrics.get(f'kafka_network_{part}_Count{{request="Produce"}}', 0.0)
-        sums[part] = (count, count * metrics.get(f'kafka_network_{part}_Mean{{request="Produce"}}', 0.0))
-    return sums
-
-
 def live_round(case: Case, seconds: float, work: Path, classpath: str, cluster: KafkaCluster,
                cores: list[int]) -> dict[str, float]:
     producer = {**BASE, **case.producer, **({"probe.keys": str(KEYS)} if case.keyed else {})}
@@ -196,7 +126,7 @@ def live_round(case: Case, seconds: float, work: Path, classpath: str, cluster: 
     return real
 
 
-def placed(scenario: Scenario, live: list[dict[str, float]]) -> Scenario:
+def placed_on_cores(scenario: Scenario, live: list[dict[str, float]]) -> Scenario:
     """The scenario as the rig placed it: the rest of the machine's runnable threads on the
     broker's core and on the producer's (the live runs' medians; spread evenly over the cores
     where a run did not count them by core), beside the profile's own background threads."""
@@ -204,11 +134,7 @@ def placed(scenario: Scenario, live: list[dict[str, float]]) -> Scenario:
     def on(core: int) -> float:
         key = f"others_cpu{core}"
         return median(live, key) if all(key in r for r in live) else median(live, "others_runnable") / CORES
-    scheduler = scenario.profile.scheduler
-    scheduler = dataclasses.replace(
-        scheduler, jvm_background_threads=scheduler.jvm_background_threads + on(producer_core),
-        broker_background_threads=scheduler.broker_background_threads + on(broker_core))
-    return dataclasses.replace(scenario, profile=dataclasses.replace(scenario.profile, scheduler=scheduler))
+    return placed(scenario, {core: on(core) for core in (broker_core, producer_core)}, broker_core, producer_core)
 
 
 def model_runs(evaluator: ModelEvaluator, case: Case, real: dict[str, float],
@@ -216,7 +142,7 @@ def model_runs(evaluator: ModelEvaluator, case: Case, real: dict[str, float],
     """The model over SEEDS; with ``live``, on cores shared as the live runs' were."""
     scenario, appends = model_scenario(case), model_appends(case, real)
     if live is not None:
-        scenario = placed(scenario, live)
+        scenario = placed_on_cores(scenario, live)
     out = []
     for seed in SEEDS:
         run = evaluator.evaluate_appends(scenario, appends, seed)

@@ -32,8 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from sim_speed import CATALOG, PUBLISHED, ROOT, SEED, _python, three_digits  # noqa: E402  (one way to run a tree)
+from _lib import CATALOG, PUBLISHED, ROOT, SEED, run_python, three_digits  # one way to run a tree
 
 LOAD_100GB = CATALOG / "load-100gb.yaml"
 SIZES = ((50, "100 GB"), (200, "400 GB"), (512, "1 TiB"))
@@ -72,7 +71,7 @@ def measure(arguments: list[str]) -> None:
 
 
 def measured(runs: int, path: Path, *overrides: str) -> dict:
-    done = _python(ROOT, [str(Path(__file__).resolve()), "--measure", str(runs), str(path), *overrides])
+    done = run_python(ROOT, [str(Path(__file__).resolve()), "--measure", str(runs), str(path), *overrides])
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import gc
 import json
-import math
 import os
 import resource
 import subprocess
@@ -55,11 +54,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from _lib import CATALOG, PUBLISHED, ROOT, SEED, environment, run_python, three_digits
+
 RUNS = 5
-SEED = 1
-CATALOG = ROOT / "workloads" / "catalog"
-PUBLISHED = CATALOG / "paypay-glue-2gb.yaml"
 VARIANTS = sorted(CATALOG.glob("paypay-glue-2gb*.yaml"))
 LOAD_100GB = CATALOG / "load-100gb.yaml"
 TIB = ("dataset.files.0.count=512",)
@@ -77,15 +74,6 @@ simulator.model.model.ModelRun.execute = lambda self, *_: os._exit(0)
 from quietload.cli import app
 app(["simulate", sys.argv[1], "--json", "startup.json"], prog_name="quietload")
 """
-
-
-def three_digits(value: float) -> str:
-    """3 significant digits without an exponent: 0.0123, 12.3, 1230."""
-    if value == 0 or not math.isfinite(value):
-        return f"{value:g}"
-    rounded = float(f"{value:.3g}")
-    decimals = 2 - math.floor(math.log10(abs(rounded)))
-    return f"{rounded:.{max(decimals, 0)}f}"
 
 
 def simulated_seconds(result) -> float:
@@ -132,21 +120,9 @@ def checkout(revision: str, directory: Path) -> Path:
     return directory
 
 
-def _environment(tree: Path) -> dict[str, str]:
-    """The project in ``tree`` first on the path; compiled bytecode kept (in this run's own
-    folder), as an installed tool has it, even where the environment asks for none."""
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    return {**env, "PYTHONPATH": str(tree), **({"PYTHONPYCACHEPREFIX": str(_PYCACHE)} if _PYCACHE else {})}
-
-
-def _python(tree: Path, arguments: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, *arguments], cwd=cwd or tree, env=_environment(tree),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True)
-
-
 def measured_in(tree: Path, runs: int, path: Path, overrides: tuple[str, ...] = ()) -> dict:
     """This benchmark's runs of ``path``, by the project in ``tree``, in a fresh process."""
-    done = _python(tree, [str(Path(__file__).resolve()), "--measure", str(runs), str(path), *overrides])
+    done = run_python(tree, [str(Path(__file__).resolve()), "--measure", str(runs), str(path), *overrides], pycache=_PYCACHE)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -155,12 +131,12 @@ def startup_in(tree: Path, path: Path, runs: int) -> list[float]:
     in one new working directory (so the first finds no row cache there, the others find it),
     after one elsewhere that compiles the bytecode."""
     with tempfile.TemporaryDirectory(prefix="quietload-startup-") as warm:
-        _python(tree, ["-c", STARTUP, str(path)], cwd=Path(warm))
+        run_python(tree, ["-c", STARTUP, str(path)], cwd=Path(warm), pycache=_PYCACHE)
     with tempfile.TemporaryDirectory(prefix="quietload-startup-") as cwd:
         walls = []
         for _ in range(runs):
             started = time.perf_counter()
-            _python(tree, ["-c", STARTUP, str(path)], cwd=Path(cwd))
+            run_python(tree, ["-c", STARTUP, str(path)], cwd=Path(cwd), pycache=_PYCACHE)
             walls.append(time.perf_counter() - started)
     return walls
 
@@ -171,7 +147,7 @@ def tune_in(tree: Path, path: Path, arguments: tuple[str, ...] = TUNE) -> tuple[
         started = time.perf_counter()
         done = subprocess.run([sys.executable, "-c", "from quietload.cli import app; app()", "tune", str(path), *arguments,
                                "--out", out, "--storage", f"sqlite:///{out}/study.db"],
-                              cwd=tree, env=_environment(tree), stdout=subprocess.PIPE,
+                              cwd=tree, env=environment(tree, _PYCACHE), stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
         wall_s = time.perf_counter() - started
         if done.returncode not in (0, 1):   # 1: no trial met the constraints, still a study
@@ -191,7 +167,7 @@ def night_in(tree: Path, name: str) -> tuple[float, float, str]:
     with tempfile.TemporaryDirectory(prefix="quietload-night-") as out:
         before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
         done = subprocess.run([sys.executable, "-c", "from quietload.cli import app; app()", *NIGHT_COMMANDS[name]],
-                              cwd=out, env=_environment(tree), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              cwd=out, env=environment(tree, _PYCACHE), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         wall_s, after = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode not in (0, 1):   # 1: the policy did not hold, still written
             raise SystemExit(f"{name} failed in {tree}:\n{done.stderr[-2000:]}")

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from client_cadence import BASE, MB, VALUE_BYTES, compile_probe, run_probe, topic  # noqa: E402
+from _lib import BASE, MB, VALUE_BYTES, compile_probe, run_probe, topic  # noqa: E402
 
 from simulator.contract import RunResult  # noqa: E402
 from simulator.live.evaluator import LiveEvaluator, create_topics, pin_process  # noqa: E402

@@ -19,16 +19,15 @@ when none of their changes passes, a wider class's passing set is named as who w
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from simulator.contract import RunResult, Summary
 from simulator.contract import explain as words
 from simulator.contract.judgement import over_sla, worst_p99
 from simulator.contract.night import blames
 from workloads import ScenarioError
-from workloads.tuning import DEFAULT_LEVERS, KNOBS, LEVERS, WHO
+from workloads.tuning import DEFAULT_LEVERS, KNOBS, LEVERS, WHO, params_changes
 from workloads.batch import first_job, for_job, job_mappings
 from workloads.settings import BATCH_SIZE_CONFIG, COMPRESSION_TYPE_CONFIG, LINGER_MS_CONFIG
 
@@ -46,27 +45,34 @@ _BROKER_LOAD_RULES = {"neighbour_sla", "handler_idle", "broker_cpu", "produce_re
 LINGER_MS = 10                 # the published fix's linger.ms
 MB = 1024**2
 
-Trial = Callable[[tuple[str, ...]], list[RunResult]]   # the scenario with these --set values, on the gate's seeds
+Trial = Callable[[dict[tuple[str, ...], Any]], list[RunResult]]   # the scenario with these values at their paths, on the gate's seeds
 Judge = Callable[[list[RunResult]], tuple[str, ...]]   # the gate's failed rules over those runs
 
 
 @dataclass(frozen=True)
 class Change:
-    """One change to try: its ``--set`` values, a label in Kafka's/Spark's names, the hint as
-    words, and the result's figures that point to it."""
+    """One change to try: its ``--set`` values (as a person repeats it), a label in Kafka's/Spark's
+    names, the hint as words, the result's figures that point to it, and its knob values (the night's
+    job they are for, when it is one of a night's: ``index``)."""
 
     label: str
     overrides: tuple[str, ...]
     action: str
     because: str
     lever: str = "job"     # who must make it (workloads.tuning.LEVERS)
+    values: tuple[tuple[str, Any], ...] = ()    # (knob, value)
+    index: int | None = None
+
+    def changes(self) -> dict[tuple[str, ...], Any]:
+        """Its values as a scenario file states them, at their paths."""
+        return params_changes(dict(self.values), self.index)
 
 
 def _change(name: str, value: object, action: str, because: str) -> Change:
     """The change that sets knob ``name`` to ``value``: its ``--set`` values, label and lever class as
     the knob registry (workloads.tuning) writes them."""
     knob = KNOBS[name]
-    return Change(knob.setting(value), tuple(knob.overrides(value)), action, because, knob.lever)
+    return Change(knob.setting(value), tuple(knob.overrides(value)), action, because, knob.lever, ((name, value),))
 
 
 def _linger(producer: dict, summary: Summary) -> Change | None:
@@ -218,7 +224,7 @@ def _job_summary(result: RunResult, name: str) -> Summary:
 def _for_job(change: Change, index: int, name: str) -> Change:
     """``change`` addressed to the night's job ``index`` (batch[i]...; the cluster's settings stay the cluster's)."""
     overrides = tuple(for_job(change.overrides, index))
-    return dataclasses.replace(change, overrides=overrides,
+    return dataclasses.replace(change, overrides=overrides, index=index if change.lever != "cluster" else None,
                                label=f"{name}: {change.label}" if overrides != change.overrides else change.label)
 
 
@@ -267,8 +273,8 @@ def _set(changes: tuple[Change, ...]) -> str:
     return words.settings(value for change in changes for value in change.overrides)
 
 
-def _knobs(change: Change) -> frozenset[str]:
-    return frozenset(value.partition("=")[0] for value in change.overrides)
+def _knobs(change: Change) -> frozenset[tuple[int | None, str]]:
+    return frozenset((change.index, name) for name, _ in change.values)
 
 
 def _on(changes: tuple[Change, ...], change: Change) -> tuple[Change, ...]:
@@ -278,11 +284,25 @@ def _on(changes: tuple[Change, ...], change: Change) -> tuple[Change, ...]:
 
 @dataclass(frozen=True)
 class Advice:
-    """The recommended change in words, and the ``--set`` values of the set that passes (none: nothing passes)."""
+    """The recommended change in words, and the set that passes (none: nothing passes): its changes,
+    and their ``--set`` values as a person repeats them."""
 
     lines: tuple[str, ...]
-    passing: tuple[str, ...] = ()
+    changes: tuple[Change, ...] = ()
     needs: str = ""          # a passing set of a wider lever class: who else must agree to it
+
+    @property
+    def passing(self) -> tuple[str, ...]:
+        return tuple(value for change in self.changes for value in change.overrides)
+
+    def params(self) -> dict[str, Any]:
+        """The knob values of the set that passes for the scenario's job (a night's job's are its own)."""
+        return {name: KNOBS[name].typed(value) for change in self.changes if change.index is None
+                for name, value in change.values}
+
+    def unlisted(self) -> tuple[str, ...]:
+        """The ``--set`` values of the set's changes to one of a night's jobs (no snippet writes them)."""
+        return tuple(value for change in self.changes if change.index is not None for value in change.overrides)
 
 
 def tried_advice(results: list[RunResult], source: RunResult, failed_rules: set[str], trial: Trial, judge: Judge,
@@ -298,31 +318,29 @@ def tried_advice(results: list[RunResult], source: RunResult, failed_rules: set[
     wider = _tried(results, source, failed_rules, run, judge, deadline_s, LEVERS)
     if not wider.passing:
         return advice
-    needs = sorted({_lever_of(value) for value in wider.passing} - set(levers), key=LEVERS.index)
+    needs = sorted({change.lever for change in wider.changes if change.overrides} - set(levers), key=LEVERS.index)
     return Advice(advice.lines + (f"with {' and '.join(WHO[lever] for lever in needs)} too, the model predicts it passes "
                                   f"({words.settings(wider.passing)}; --levers {','.join(LEVERS)} tries it)",),
-                  wider.passing, " and ".join(WHO[lever] for lever in needs))
-
-
-def _lever_of(override: str) -> str:
-    key = re.sub(r"^batch\[\d+\]\.", "batch.", override.partition("=")[0])   # a night's job's too
-    return next((knob.lever for knob in KNOBS.values() if knob.override_key == key), "job")
+                  wider.changes, " and ".join(WHO[lever] for lever in needs))
 
 
 def _once(trial: Trial, tried: Callable[[str], None] | None) -> Callable[[tuple[Change, ...]], list[RunResult]]:
     """``trial`` of a set of changes, run (and said, with ``tried``) the first time that set is asked for."""
-    runs: dict[tuple[str, ...], list[RunResult] | ScenarioError] = {}
+    runs: dict[tuple, list[RunResult] | ScenarioError] = {}
 
     def run(changes: tuple[Change, ...]) -> list[RunResult]:
-        overrides = tuple(v for c in changes for v in c.overrides)
-        if overrides not in runs:
+        values: dict[tuple[str, ...], Any] = {}
+        for change in changes:
+            values.update(change.changes())
+        key = tuple(values.items())
+        if key not in runs:
             if tried:
                 tried(", ".join(c.label for c in changes))
             try:
-                runs[overrides] = trial(overrides)
+                runs[key] = trial(values)
             except ScenarioError as refused:   # a combination the scenario refuses (e.g. with another of its settings)
-                runs[overrides] = refused
-        found = runs[overrides]
+                runs[key] = refused
+        found = runs[key]
         if isinstance(found, ScenarioError):
             raise found
         return found
@@ -342,9 +360,9 @@ def _tried(results: list[RunResult], source: RunResult, failed_rules: set[str],
     for _ in range(ROUNDS):
         if best.passed:
             break
-        applied = {v for c in best.changes for v in c.overrides}
+        applied = {(c.index, *value) for c in best.changes for value in c.values}
         found = [c for c in candidates(best.source, set(best.failed) or failed_rules)
-                 if c.overrides and not set(c.overrides) <= applied and c.lever in levers]
+                 if c.values and not {(c.index, *value) for value in c.values} <= applied and c.lever in levers]
         tried_now = []
         for change in found:
             changes = _on(best.changes, change)
@@ -368,8 +386,7 @@ def _tried(results: list[RunResult], source: RunResult, failed_rules: set[str],
     lines = [f"{step.changes[-1].label} ({WHO[step.changes[-1].lever]}): "
              + (f"in the run with {', '.join(c.label for c in step.changes[:-1])}, " if step.changes[:-1] else "")
              + f"{step.changes[-1].because}; with it the model predicts {step.describe(now)}" for step in steps]
-    passing = tuple(value for change in best.changes for value in change.overrides)
-    return Advice(tuple(lines + [words.so(passing)]), passing)
+    return Advice(tuple(lines + [words.so(Advice((), best.changes).passing)]), best.changes)
 
 
 def _rejected(predictions: list[Prediction], now: Prediction) -> list[str]:

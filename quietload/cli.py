@@ -37,7 +37,7 @@ from reports.summary import render_summary
 from simulator.evaluator import load_resolved, model_evaluator
 from simulator.contract import ResultError, RunResult, result_path, scenario_stem
 from workloads import Gate, Scenario, ScenarioError
-from workloads.scenario import apply_overrides
+from workloads.scenario import with_file_values
 from workloads._fields import keys_of
 from workloads.limits import check_run_size, estimate
 from workloads.tuning import parse_levers
@@ -178,9 +178,9 @@ def _named_scenario(result: RunResult) -> tuple[Path | None, list[str]]:
 
 
 def _model_trial(scenario_file: Path, overrides: list[str] | None, seeds: list[int]) -> Any:
-    """The scenario with more ``--set`` values laid over it, run on ``seeds``: how check tries its advice."""
+    """The scenario with values set at their paths, run on ``seeds``: how check tries its advice."""
     evaluator, base = model_evaluator(), load_resolved(scenario_file, overrides)   # the SLAs the check judged by
-    return lambda changes: [evaluator.evaluate(Scenario.from_mapping(apply_overrides(base, list(changes)),
+    return lambda changes: [evaluator.evaluate(Scenario.from_mapping(with_file_values(base, changes),
                                                                      source=str(scenario_file)), seed)
                             for seed in seeds]
 

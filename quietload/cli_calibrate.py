@@ -76,7 +76,7 @@ def validate(
     """
     if history is not None:
         from reports.fidelity import render_replay
-        from tuner.calibration.history import validate_history
+        from tuner.calibration.replay import validate_history
         echo(render_replay(validate_history(history, scenario_file, seeds, say, last)))
         return
     from simulator.evaluator import model_evaluator

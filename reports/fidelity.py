@@ -12,7 +12,7 @@ from pathlib import Path
 
 from reports.kit.tables import format_figure, plain_markdown_table
 from reports.sections.versus import FIDELITY_SUMMARY_HEADER, fidelity_summary_rows
-from tuner.calibration.history import REPLAY_FIGURES, Replayed
+from tuner.calibration.replay import REPLAY_FIGURES, Replayed
 from tuner.fidelity import Validation, figure_rows
 from tuner.repeats import Repeats
 from tuner.pairing import END_TO_END, STREAMING_FIGURES, Versus, ratio

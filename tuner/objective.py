@@ -65,8 +65,7 @@ def figures_of(result: RunResult) -> dict[str, Any]:
         "produce_requests": summary.produce_requests, "batches": summary.batches,
         "mean_batch_bytes": summary.mean_batch_bytes, "compression_ratio": summary.compression_ratio,
         "load_seconds": summary.load_seconds, "wire_bytes": summary.wire_bytes,
-        "tenants": {t.name: {"p99_ms_before": t.p99_ms_before, "p99_ms_during": t.p99_ms_during,
-                             "sla_p99_ms": t.sla_p99_ms} for t in summary.tenants},
+        "tenants": {t.name: t.as_row(("p99_ms_before", "p99_ms_during", "sla_p99_ms")) for t in summary.tenants},
     }
 
 

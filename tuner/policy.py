@@ -32,7 +32,8 @@ from tuner.recommend import rounded_pick
 from tuner.runner import Execution, Runner, usable_cores
 from workloads.snippets import kafka_configs_lines
 from tuner.space import SearchSpace, search_space
-from tuner.study import Progress, StudySettings, closest_miss, run_study, scenario_digest, scenario_fields, tuning_work
+from tuner.identity import scenario_digest, scenario_fields
+from tuner.study import Progress, StudySettings, closest_miss, run_study, tuning_work
 from tuner.held_out import SeedRuns, judge_held_out
 from workloads import Scenario, ScenarioError
 from workloads.policy import JobClass, Match, Policy, Proven, Template

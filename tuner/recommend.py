@@ -16,8 +16,8 @@ from workloads.snippets import property_value, render_snippets, rounded_params, 
 from tuner.space import render_value
 from workloads import Scenario, ScenarioError
 from workloads.reader import dump_yaml
-from workloads.scenario import apply_overrides
-from workloads.tuning import KNOBS, LEVERS, WHO
+from workloads.scenario import apply_overrides, with_file_values
+from workloads.tuning import KNOBS, LEVERS, WHO, params_changes
 from workloads.units import format_seeds
 
 
@@ -55,7 +55,7 @@ class Recommendation:
     trial: int
     feasible: bool
     params: dict[str, Any]
-    overrides: list[str]          # the tune run's --set overrides, then the knobs'
+    overrides: list[str]          # the tune run's --set overrides, then the knobs' (as a person repeats the pick)
     before: dict[str, Any]
     after: dict[str, Any]
     explanation: list[str]
@@ -65,6 +65,7 @@ class Recommendation:
     model_seeds: list[int] = field(default_factory=list)   # each trial's runs (none given: seed); before/after are the first's
     validation: dict[str, Any] | None = None   # the front's points on held-out seeds, when run
     sla_sources: list[str] = field(default_factory=list)   # where each relative SLA's figure came from
+    given: list[str] = field(default_factory=list)   # the tune run's own --set overrides (its command line)
     marginal: str = ""            # a pick within the model's error of an SLA: which, and the factor (judging.margin)
 
     @property
@@ -73,15 +74,17 @@ class Recommendation:
 
     def scenario_fragment(self, out_dir: Path, base: dict[str, Any]) -> dict[str, Any]:
         """A scenario file that ``extends:`` the tuned one and states only the changed keys
-        (with the whole resolved scenario when a --set override addressed a list item)."""
+        (with the whole resolved scenario when a --set override addressed a list item). ``base`` is the
+        tune run's scenario (its own ``--set`` applied); the picked values are set on it as the file states them."""
         name = {"name": f"{self.scenario_name}-tuned"}
-        whole = {**apply_overrides(base, self.overrides), **name}
+        changes = params_changes(self.params)
+        whole = {**with_file_values(base, changes), **name}
         for tenant, resolved in zip(whole.get("tenants") or [], base.get("tenants") or []):
             tenant["sla_p99"] = resolved["sla_p99"]   # as the study held it: a relative SLA resolved once
         if self.sla_sources:   # the SLAs the study held the pick to, stated, not resolved again
             return whole
         try:
-            fragment = apply_overrides({}, self.overrides)
+            fragment = with_file_values(apply_overrides({}, self.given), changes)
         except ScenarioError:
             return whole
         extends = os.path.relpath(Path(self.source).resolve(), out_dir.resolve()) if self.source else None

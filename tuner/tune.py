@@ -15,8 +15,8 @@ from tuner.recommend import (Recommendation, explain, missed_constraints, rounde
                              summary_figures)
 from tuner.runner import Execution, Runner, usable_cores
 from tuner.space import search_space
-from tuner.study import (Progress, StudySettings, StudySummary, closest_miss, run_study, scenario_digest, tuning_work,
-                          scenario_fields)
+from tuner.identity import scenario_digest, scenario_fields
+from tuner.study import Progress, StudySettings, StudySummary, closest_miss, run_study, tuning_work
 from tuner.held_out import SCREEN_SEEDS, SeedRuns, HeldOut, cheapest_hardware, screened, judge_held_out
 from workloads import Scenario, ScenarioError
 from simulator.evaluator import load_resolved
@@ -147,7 +147,7 @@ def tune(request: TuneRequest, progress: Progress | None = None,
     recommendation = Recommendation(
         scenario_name=file_part(scenario.name), source=str(request.scenario_file), seed=request.seed,
         trial=chosen.number, feasible=feasible, params=params, wider=wider,
-        overrides=list(request.overrides) + objective.space.overrides(params), before=summary_figures(baseline),
+        overrides=list(request.overrides) + objective.space.overrides(params), given=list(request.overrides), before=summary_figures(baseline),
         after=summary_figures(picked),
         explanation=(explain(baseline, picked, scenario, params) + spread_lines(chosen.figures)
                      + (validation.lines() if validation else []) + rounding + inside

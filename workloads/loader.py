@@ -67,6 +67,15 @@ def apply_overrides(raw: dict, overrides: list[str], schema: type) -> dict:
     return result
 
 
+def set_values(raw: dict, changes: dict[tuple[str, ...], Any], schema: type) -> dict:
+    """``raw`` with values set at their paths of file keys (a list's item by its index), each key checked:
+    a typed edit of the file's mapping, no text read back."""
+    result = copy.deepcopy(raw)
+    for path, value in changes.items():
+        _assign(result, schema, [str(key) for key in path], value, "")
+    return result
+
+
 def _segments(key: str) -> list[str]:
     """``batch[1].producer.linger.ms`` as ``batch``, ``1``, ``producer``, ``linger``, ``ms``."""
     return [part for segment in key.split(".") for part in _INDEXED.sub(r"\1.\2", segment).split(".")]

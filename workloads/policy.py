@@ -28,8 +28,10 @@ from typing import Any
 from workloads import _fields as f
 from workloads.batch import job_mappings
 from workloads.errors import ScenarioError
+from workloads.producer import Client
 from workloads.quota import QUOTA_CLIENT_ID, Quota
 from workloads.reader import read_yaml
+from workloads.versions import parse_version
 from workloads.settings import CEILING, FLOOR, ONE_OF, REQUIRED, SETTINGS, Setting, producer_setting, quota_setting
 
 _WORDS = {FLOOR: "allows at least", CEILING: "allows at most", REQUIRED: "requires", ONE_OF: "allows"}
@@ -72,20 +74,13 @@ class Match:
                 and (not self.topic or any(fnmatch.fnmatchcase(topic, p) for p in self.topic)))
 
 
-@dataclass(frozen=True)
-class Template:
+class _Rules:
     """The producer settings a class's jobs must keep (unset: no rule), each bounded in its setting's
-    direction (workloads.settings: a floor, a ceiling, a required value, the codecs allowed)."""
-
-    linger_ms: float | None = producer_setting("linger_ms").rule_prop()
-    batch_size: int | None = producer_setting("batch_size").rule_prop()
-    compression_type: tuple[str, ...] | None = producer_setting("compression_type").rule_prop()
-    acks: str | None = producer_setting("acks").rule_prop()
-    enable_idempotence: bool | None = producer_setting("enable_idempotence").rule_prop()
-    max_in_flight: int | None = producer_setting("max_in_flight").rule_prop()
+    direction (workloads.settings: a floor, a ceiling, a required value, the codecs allowed): a field
+    for each producer setting whose record has a rule."""
 
     @classmethod
-    def at(cls, values: dict[str, Any]) -> "Template":
+    def at(cls, values: dict[str, Any]) -> Any:
         """The template whose rules are ``values`` (a setting's name -> the value a job keeps to: a floor's
         least, a ceiling's most, a required value, one codec allowed), with the settings that go with each
         (``acks=all`` brings ``enable.idempotence=true``; another acks no rule on it)."""
@@ -98,6 +93,15 @@ class Template:
             rules[setting.attribute] = (parsed,) if setting.rule == ONE_OF else parsed
             rules.update({SETTINGS[key].attribute: bound or None for key, bound in setting.also(value)})
         return cls(**rules)
+
+
+# the template's rules in the order its file writes them; a ruled setting not named here follows, in the records' order
+_TEMPLATE_ORDER = ("linger_ms", "batch_size", "compression_type", "acks", "enable_idempotence", "max_in_flight")
+_TEMPLATE_RULES = sorted((s for s in SETTINGS.values() if s.rule and s.section == "producer"),
+                         key=lambda s: _TEMPLATE_ORDER.index(s.attribute) if s.attribute in _TEMPLATE_ORDER else len(_TEMPLATE_ORDER))
+Template = dataclasses.make_dataclass("Template", [(s.attribute, Any, s.rule_prop()) for s in _TEMPLATE_RULES],
+                                      bases=(_Rules,), frozen=True, namespace={"__module__": __name__})
+Template.__doc__ = _Rules.__doc__
 
 
 def rules_of(job_class: "JobClass") -> list[tuple[Setting, Any]]:
@@ -219,13 +223,28 @@ def judge(job: dict[str, Any], policy: Policy) -> list[Breach]:
         names = ", ".join(c.name for c in policy.classes)
         return [Breach(name, "none", "class", f"{client_id} (topic {topic})", f"class's match ({names})", False)]
     producer, quota = job.get("producer") or {}, job.get("quota") or {}
+    client = _client_of(job)
     rules: list[Breach] = []
     for setting, bound in rules_of(job_class):
         value = (producer if setting.section == "producer" else quota).get(setting.name)
+        value = setting.in_force(value, client) if client is not None else value   # a setting the job leaves to its client
         kept = setting.keeps(value, bound)
         shown = ", ".join(bound) if setting.rule == ONE_OF else setting.render(bound)
         rules.append(Breach(name, job_class.name, setting.name, setting.render(value), f"{_WORDS[setting.rule]} {shown}", kept))
     return rules
+
+
+def _client_of(job: dict[str, Any]) -> Client | None:
+    """The job's client as its resolved mapping states it (a version written as a list or a text), or None."""
+    raw = job.get("client")
+    if not isinstance(raw, dict) or not isinstance(raw.get("kind"), str):
+        return None
+    version = raw.get("version")
+    text = ".".join(map(str, version)) if isinstance(version, (list, tuple)) else version
+    try:
+        return Client(raw["kind"], parse_version(text, "client.version")) if text is not None else None
+    except ScenarioError:
+        return None
 
 
 def jobs_judged(scenario: dict[str, Any]) -> list[dict[str, Any]]:

@@ -70,6 +70,7 @@ class ProducerConfig:
     max_in_flight: int = producer_setting("max_in_flight").prop()
     max_request_size: int = producer_setting("max_request_size").prop()
     batch_num_messages: int | None = producer_setting("batch_num_messages").prop(default=None)
+    delivery_timeout_ms: float | None = producer_setting("delivery_timeout_ms").prop()
 
     @classmethod
     def build(cls, raw: Any, client: Client, path: str) -> "ProducerConfig":
@@ -77,7 +78,8 @@ class ProducerConfig:
         for setting in PRODUCER:
             if client.kind not in setting.clients and setting.name in raw:
                 raise ScenarioError(f.join(path, setting.name), f"is a {setting.clients[0]} property, not the Java client's")
-        merged = {key: value for key, value in client_defaults(client).items() if value is not None}
+        late = {setting.name for setting in PRODUCER if setting.late}   # left unset: workloads.settings.Setting.late
+        merged = {key: value for key, value in client_defaults(client).items() if value is not None and key not in late}
         parsed = f.build(cls, {**merged, **raw}, path)
         parsed = _implied_idempotence(parsed, raw, client, path)
         if parsed.batch_size > parsed.max_request_size:
@@ -86,6 +88,9 @@ class ProducerConfig:
         if parsed.buffer_memory < parsed.batch_size:
             raise ScenarioError(f.join(path, producer_setting("buffer_memory").name),
                                 f"{parsed.buffer_memory} bytes cannot hold one batch of batch.size ({parsed.batch_size} bytes)")
+        for setting in PRODUCER:
+            if setting.check is not None:
+                parsed = setting.check(parsed, raw, path)
         return parsed
 
     def evolve(self, values: dict[str, Any], client: Client, path: str) -> "ProducerConfig":

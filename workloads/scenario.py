@@ -10,6 +10,7 @@ from workloads import _fields as f
 from workloads.errors import ScenarioError
 from workloads import kinds
 from workloads.broker_types import broker_settings, broker_type
+from workloads.check_plan import Gate, Plan, parse_broker_type
 from workloads import loader
 from workloads.batch import SINGLE_JOB, BatchJob, Dataset, FileGroup, Spark, job_path, parse_jobs
 from workloads.placement import Host, Placement, parse_hosts, parse_placement
@@ -18,8 +19,7 @@ from workloads.quota import QUOTA_CLIENT_ID, Quota
 from workloads.tenant import Tenant
 from workloads.tuning import Tuning
 from workloads.versions import kafka_version, parse_version
-from workloads.units import (LONG_MAX, parse_byte_rate, parse_bytes, parse_int_milliseconds, parse_record_rate,
-                             parse_seconds)
+from workloads.units import parse_byte_rate, parse_bytes, parse_int_milliseconds, parse_seconds
 
 _seconds = parse_seconds
 _positive_bytes = f.positive(parse_bytes)
@@ -48,7 +48,7 @@ class Broker:
     dirty_cache: int = f.prop(parse=_positive_bytes, default=1024**3)
     # an MSK broker type (kafka.m5.xlarge, express.m7g.large): its vcpus, nic_bandwidth and
     # disk_bandwidth from workloads.broker_types, over any the scenario states
-    type: str | None = f.prop(parse=lambda v, p: _broker_type(v, p), default=None, unset_unsaid=True)
+    type: str | None = f.prop(parse=parse_broker_type, default=None, unset_unsaid=True)
 
     @classmethod
     def build(cls, raw: Any, path: str) -> "Broker":
@@ -162,75 +162,6 @@ class Jitter:
 
     append_rate: float = f.prop(parse=f.fraction, default=0.05)
     service_time: float = f.prop(parse=f.fraction, default=0.05)
-
-
-def _percent(value: Any, path: str) -> float:
-    text = str(value).strip().rstrip("%").strip()
-    try:
-        number = float(text)
-    except ValueError:
-        raise ScenarioError(path, f"expected a percentage like 30 or 30%, got {value!r}") from None
-    if not 0 <= number <= 100:
-        raise ScenarioError(path, f"expected a percentage from 0 to 100, got {value!r}")
-    return number
-
-
-@dataclass(frozen=True)
-class Gate:
-    """What ``quietload check`` holds the job to, kept with the job's scenario."""
-
-    handler_idle_min: float = f.prop(parse=_percent, default=30.0)      # RequestHandlerAvgIdlePercent
-    cpu_max: float = f.prop(parse=_percent, default=60.0)               # the MSK guidance
-    requests_per_broker_max: float = f.prop(parse=f.positive(parse_record_rate), default=5000.0)
-    deadline: float | None = f.prop(parse=f.positive(_seconds), default=None)
-
-
-def _values(parse: f.Parser) -> f.Parser:
-    """One value or a non-empty list of them, each parsed, as a tuple."""
-    def parse_all(value: Any, path: str) -> tuple:
-        items = value if isinstance(value, list) else [value]
-        if not items:
-            raise ScenarioError(path, "expected at least one value")
-        return tuple(parse(item, f"{path}[{i}]" if isinstance(value, list) else path) for i, item in enumerate(items))
-    return parse_all
-
-
-def _broker_type(value: Any, path: str) -> str:
-    """An MSK broker type's name (kafka.m5.large), one of ``workloads.broker_types``."""
-    return broker_type(f.text(value, path), path).name
-
-
-def _number(value: Any, path: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
-        raise ScenarioError(path, f"expected a finite number greater than zero, got {value!r}")
-    return float(value)
-
-
-def _gigabytes(value: Any, path: str) -> float:
-    """GB of input files: a size Kafka and Spark can hold (at most 2^63-1 bytes)."""
-    number = _number(value, path)
-    if number * 1024**3 > LONG_MAX:
-        raise ScenarioError(path, f"{value!r} GB is more bytes than Kafka and Spark take (2^63-1)")
-    return number
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What ``quietload plan`` sweeps, kept with the job's scenario: the batch-load grid (empty:
-    the job's own load, its concurrent loads and twice them) and the cluster what-ifs, each tried
-    alone on the scenario's cluster."""
-
-    load_gb: tuple[float, ...] = f.prop(parse=_values(_gigabytes), default=())
-    loads: tuple[int, ...] = f.prop(parse=_values(f.positive_int), default=())
-    spacing: tuple[float, ...] = f.prop(parse=_values(_seconds), default=())
-    brokers: tuple[int, ...] = f.prop(parse=_values(f.positive_int), default=())
-    broker_types: tuple[str, ...] = f.prop("broker_type", _values(_broker_type), default=())
-    replication_factor: tuple[int, ...] = f.prop("replication.factor", _values(f.positive_int), default=())
-    broker_down: bool = f.prop(parse=f.boolean, default=False)
-    quota: tuple[float, ...] = f.prop(parse=_values(f.positive(parse_byte_rate)), default=())  # producer_byte_rate
-    executors: tuple[int, ...] = f.prop(parse=_values(f.positive_int), default=(), unset_unsaid=True)  # per load's job
-    # a night's schedule (plan --schedule): the window its jobs start and end in, from windows.before
-    window: float | None = f.prop(parse=f.positive(_seconds), default=None, unset_unsaid=True)
 
 
 NAME_MAX = 100   # a scenario's name names its files: with the overrides' 120 characters, within a file name's 255
@@ -435,3 +366,9 @@ def load_mapping(path: str | Path, overrides: list[str]) -> dict:
 def apply_overrides(raw: dict, overrides: list[str]) -> dict:
     """``--set KEY=VALUE`` overrides laid over a scenario mapping, each key checked."""
     return loader.apply_overrides(raw, overrides, Scenario)
+
+
+def with_file_values(raw: dict, changes: dict[tuple[str, ...], Any]) -> dict:
+    """A scenario mapping with values set at their paths of file keys (``batch``, ``1``, ``producer``, then
+    the setting's key: the night's second job's), each key checked, as its parsers take them."""
+    return loader.set_values(raw, changes, Scenario)

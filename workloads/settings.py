@@ -85,12 +85,14 @@ class Default:
 @dataclass(frozen=True)
 class Tune:
     """How a study searches a setting: a choice or a range, its default range for a scenario (choices,
-    or (low, high)), on a log scale or not, in whole numbers or not."""
+    or (low, high)), on a log scale or not, in whole numbers or not, and whether its lever class's
+    default search has it (else only a study whose ``tune.knobs`` names it)."""
 
     kind: str                                     # "choice" or "range"
     bounds: Callable[[Any], tuple]                # of a Scenario
     log: bool = False
     integer: bool = True
+    searched: bool = True
 
 
 @dataclass(frozen=True)
@@ -110,10 +112,22 @@ class Setting:
     rule_parse: f.Parser | None = None   # a rule's bound as a policy file gives it, when not as ``parse``
     per: str = ""                    # what one value applies to, said after it ("per broker": Kafka meters a quota on each)
     also: Callable[[Any], tuple[tuple[str, Any], ...]] = lambda value: ()   # (setting, value) that go with a value
+    # the check the client makes of the value against the others' (the resolved producer, the job's own
+    # keys, its path) -> the producer it runs with, or a ScenarioError (Kafka's ConfigException)
+    check: Callable[[Any, dict, str], Any] | None = None
+    # added after result files were written: unset (None) unless the job sets it, the client's default
+    # in force (``in_force``), so the files of the jobs that leave it unset read and write as before
+    late: bool = False
 
     def prop(self, default: Any = dataclasses.MISSING) -> Any:
-        """The value object's field: the file's key, the parser."""
+        """The value object's field: the file's key, the parser (a late setting: unset, and unwritten while unset)."""
+        if self.late:
+            return f.prop(self.name, self.parse, default=None, unset_unsaid=True)
         return f.prop(self.name, self.parse, default=default)
+
+    def in_force(self, value: Any, client: Any) -> Any:
+        """The value a client runs with: the job's, else the client's own default."""
+        return value if value is not None or self.default is None else self.default.of(client)
 
     def rule_prop(self) -> Any:
         """A policy template's field for the rule on this setting (unset: no rule)."""
@@ -183,6 +197,22 @@ def _is_modern(version: tuple[int, int, int]) -> bool:
     return version >= (3, 0, 0)
 
 
+REQUEST_TIMEOUT_MS = 30_000.0    # the Java client's request.timeout.ms (a scenario does not set it)
+
+
+def _delivery_timeout(config: Any, raw: dict, path: str) -> Any:
+    """KafkaProducer.configureDeliveryTimeout: a Java client's delivery.timeout.ms is at least linger.ms +
+    request.timeout.ms; a job's own lower value is a ConfigException, the default is raised to it."""
+    least = config.linger_ms + REQUEST_TIMEOUT_MS
+    value = config.delivery_timeout_ms
+    if value is None or value >= least:
+        return config
+    if "delivery.timeout.ms" in raw:
+        raise ScenarioError(f.join(path, "delivery.timeout.ms"), f"{value:g} ms is less than linger.ms + request.timeout.ms "
+                                                                 f"({config.linger_ms:g} + {REQUEST_TIMEOUT_MS:g} ms)")
+    return dataclasses.replace(config, delivery_timeout_ms=least)
+
+
 PRODUCER: tuple[Setting, ...] = (
     Setting(COMPRESSION_TYPE_CONFIG, "compression_type", "producer", parse_codec, unit="",
             doc="The codec of each batch, applied on the appending thread (ProducerConfig COMPRESSION_TYPE_CONFIG)",
@@ -222,6 +252,14 @@ PRODUCER: tuple[Setting, ...] = (
     Setting("batch.num.messages", "batch_num_messages", "producer", f.positive_int,
             doc="librdkafka's most records of one batch",
             default=Default(java=None, librdkafka=10_000), librdkafka="batch.num.messages", clients=("librdkafka",)),
+    # a study searches it only when tune.knobs names it: in the default search it would change every study
+    Setting("delivery.timeout.ms", "delivery_timeout_ms", "producer", f.positive(parse_milliseconds), unit="ms",
+            doc="How long a record may wait, from send() to its acknowledgement, before its batch expires and "
+                "the record fails with a TimeoutException (librdkafka: message.timeout.ms)",
+            default=Default(java=lambda v: 120_000.0 if v >= (2, 1, 0) else None, librdkafka=300_000.0),
+            librdkafka="message.timeout.ms",
+            tune=Tune("range", lambda s: (REQUEST_TIMEOUT_MS + LINGER_MS_MAX, 600_000.0), log=True, searched=False),
+            rule=FLOOR, check=_delivery_timeout, late=True),
 )
 
 QUOTA: tuple[Setting, ...] = (

@@ -25,7 +25,6 @@ import shlex
 from typing import Any
 
 from workloads.quota import QUOTA_CLIENT_ID
-from workloads.loader import safe_yaml
 from workloads.text import one_line
 from workloads.tuning import KNOBS
 
@@ -179,10 +178,9 @@ def job_producer_params(scenario: Any) -> dict[str, Any]:
     return params
 
 
-def changed_producer_properties(overrides: tuple[str, ...], scenario: Any) -> list[str]:
+def changed_producer_properties(params: dict[str, Any], scenario: Any) -> list[str]:
     """A change's producer as Kafka's own producer reads it: the job's producer settings in ``scenario``
-    with the change's laid over them; nothing when the change sets no producer setting or quota."""
-    params = params_of(overrides)
+    with the change's knob values laid over them; nothing when the change sets no producer setting or quota."""
     if not any(KNOBS[name].path[1] == "producer" or KNOBS[name].quota for name in params):
         return []
     return producer_properties({**job_producer_params(scenario), **params})
@@ -298,18 +296,6 @@ def render_snippets(parts: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def params_of(overrides: tuple[str, ...]) -> dict[str, Any]:
-    """``--set`` values back as knob values (``batch.producer.linger.ms=10`` -> ``{linger.ms: 10.0}``);
-    a value a knob sets along with its own (enable.idempotence with acks) is left to that knob."""
-    by_key = {knob.override_key: knob for knob in KNOBS.values()}
-    params = {}
-    for override in overrides:
-        key, _, value = override.partition("=")
-        if key in by_key:
-            params[by_key[key].name] = by_key[key].parse(safe_yaml(value, key, "--set value"), key)
-    return params
-
-
 MSK_CONFIGURATION_NOTE = "  # MSK configuration"
 # where each line of ``paste_lines`` goes, in its order: the job's write, the client quota, the brokers'
 # configuration, the cluster's commands, and --set values with no snippet
@@ -337,19 +323,16 @@ def paste_blocks(lines: tuple[str, ...] | list[str]) -> list[tuple[str, list[str
     return [(kind, blocks[kind]) for kind in PASTE_KINDS if kind in blocks]
 
 
-def paste_lines(overrides: tuple[str, ...], scenario: Any = None) -> tuple[str, ...]:
-    """A change as each owner pastes it, in a few lines: the job's write (repartition and kafka.*
-    writer options, the same in a Glue job's connection options), the quota's and the cluster's commands
-    (``scenario``, the job as it is: where a dynamic broker change starts from)."""
-    params = params_of(overrides)
+def paste_lines(params: dict[str, Any], scenario: Any = None, unlisted: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """A change (its knob values) as each owner pastes it, in a few lines: the job's write (repartition and
+    kafka.* writer options, the same in a Glue job's connection options), the quota's and the cluster's
+    commands (``scenario``, the job as it is: where a dynamic broker change starts from), and ``unlisted``
+    ``--set`` values no snippet writes (a night's job's) as they are."""
     lines = []
     if params.get("repartition"):
         lines.append(f"df.repartition({params['repartition']})  # the job's code, before the write")
     lines += [f'.option({_literal(name)}, {_literal(value)})' for name, value in _producer_options(params)]
     lines += kafka_configs_lines(params)
     lines += [line + MSK_CONFIGURATION_NOTE for line in broker_config_lines(params)] + cluster_commands(params, scenario)
-    known = {KNOBS[name].override_key for name in params} | {o.partition("=")[0] for n, v in params.items()
-                                                            for o in KNOBS[n].overrides(v)}
-    lines += [f"--set {shlex.quote(override)}  # no snippet for this setting" for override in overrides
-              if override.partition("=")[0] not in known]
+    lines += [f"--set {shlex.quote(override)}  # no snippet for this setting" for override in unlisted]
     return tuple(lines)

@@ -59,7 +59,7 @@ class Knob:
         tune = setting.tune
         return cls(setting.name, ("batch", setting.section, setting.name), tune.kind, setting.parse,
                    lever="quota" if setting.section == "quota" else "job", unit=setting.unit, log=tune.log,
-                   integer=tune.integer, bounds=tune.bounds, also=setting.also, per=setting.per)
+                   integer=tune.integer, bounds=tune.bounds, also=setting.also, per=setting.per, searched=tune.searched)
 
     @property
     def override_key(self) -> str:
@@ -123,9 +123,29 @@ class Knob:
         """The typed values ``value`` sets, at their paths (with the settings that go with it)."""
         return {self.path: self.typed(value), **{(*self.path[:-1], key): v for key, v in self.also(value)}}
 
+    def file_changes(self, value: Any) -> dict[tuple[str, ...], Any]:
+        """``changes`` as a scenario file's mapping holds them: a byte rate with its unit (``20971520B/s``),
+        a whole number of milliseconds or percent as a whole number."""
+        return {path: _file_value(typed, self.override_value if path == self.path and self.unit == "byte_rate" else None)
+                for path, typed in self.changes(value).items()}
+
     def apply(self, scenario: Any, value: Any) -> Any:
         """``scenario`` (a Scenario) with ``value`` set, checked as a file's value would be."""
         return scenario.with_values(self.changes(value))
+
+
+def _file_value(typed: Any, written: Callable[[Any], str] | None) -> Any:
+    """A typed value as a file states it: a byte rate with its unit, a whole float as the whole number."""
+    if written is not None and typed is not None:
+        return written(typed)
+    return int(typed) if isinstance(typed, float) and typed.is_integer() else typed
+
+
+def params_changes(params: dict[str, Any], index: int | None = None) -> dict[tuple[str, ...], Any]:
+    """Knob values (``{linger.ms: 10.0}``) as the values a scenario file states, at their paths; with
+    ``index``, a job's for the night's job ``index`` (``batch``, ``index``, ...; a cluster's the cluster's)."""
+    return {(path[0], str(index), *path[1:]) if index is not None and path[0] == "batch" else path: value
+            for name, knob_value in params.items() for path, value in KNOBS[name].file_changes(knob_value).items()}
 
 
 def _partitions(scenario: Any) -> int:

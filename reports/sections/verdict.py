@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reports.sections.header import gate_outcome
-from workloads.snippets import params_of, paste_lines
+from workloads.snippets import paste_lines
 from workloads.errors import ScenarioError
+from workloads.reader import safe_yaml
 from workloads.sla import Sla, parse_sla
 from workloads.tuning import KNOBS
 
@@ -63,8 +64,22 @@ def looser(answer: Answer, strictest: dict[str, float]) -> list[str]:
     return [name for name, ms in answer.sla_ms.items() if ms > strictest.get(name, ms) + 1e-9]
 
 
-def _overrides(params: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(o for name, value in params.items() if name in KNOBS for o in KNOBS[name].overrides(value))
+def _typed(params: dict[str, Any]) -> dict[str, Any]:
+    """A study file's knob values as the scenario holds them (a byte rate in whole bytes per second)."""
+    return {name: KNOBS[name].typed(value) for name, value in params.items() if name in KNOBS}
+
+
+def params_of(change: tuple[str, ...]) -> dict[str, Any]:
+    """A gate file's change (its ``--set`` values, as a person repeats it) as knob values
+    (``batch.producer.linger.ms=10`` -> ``{linger.ms: 10.0}``); a value a knob sets along with its own
+    (enable.idempotence with acks), or a night's job's, is left out."""
+    by_key = {knob.override_key: knob for knob in KNOBS.values()}
+    params = {}
+    for value in change:
+        key, _, text = value.partition("=")
+        if key in by_key:
+            params[by_key[key].name] = by_key[key].parse(safe_yaml(text, key, "--set value"), key)
+    return params
 
 
 _SLA_OVERRIDE = re.compile(r"^tenants\.(\d+)\.sla_p99=(.+)$")
@@ -108,7 +123,7 @@ def study_answer(study: dict) -> Answer:
         params = given["params"]
         held = " and on the held-out seeds" if (study.get("validation") or {}).get("held") else ""
         return Answer(name, by, True, f"{by} meets every constraint on the model{held}", *_study_slas(study, trial),
-                      params=params, paste=paste_lines(_overrides(params)))
+                      params=params, paste=paste_lines(_typed(params)))
     wider = given.get("wider_lever")
     return Answer(name, by, False, f"nothing tune tried passes; the closest, trial {given['trial']}, missed "
                   f"{'; '.join(given['missed'])}" + (f"; {wider}" if wider else ""), *_study_slas(study, trial))

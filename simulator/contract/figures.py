@@ -82,6 +82,12 @@ class TenantFigures(Figures):
                    p99_ms_during=latency_ms["during"]["p99"], p99_ms_after=latency_ms["after"]["p99"],
                    broker_time_ms_p99_during=broker_times)
 
+    def as_row(self, keys: tuple[str, ...] = ("name", "p99_ms_during", "sla_p99_ms"), unset: bool = True) -> dict[str, Any]:
+        """The figures a file keeps of a neighbour, in its order (a night's run, a plan's point: its name,
+        p99 during the load and SLA; a study's: its p99 before too); ``unset`` False leaves out a figure
+        without a value (a run stopped before its verdict: a neighbour held to no SLA)."""
+        return {key: getattr(self, key) for key in keys if unset or getattr(self, key) is not None}
+
 
 @dataclass(frozen=True, kw_only=True)
 class Summary(Figures):

@@ -26,7 +26,6 @@ from simulator.contract.schema import check
 from workloads import CostProfile, Gate, ScenarioError
 from workloads.reader import dump_yaml, read_yaml
 from workloads.tuning import KNOBS
-from workloads.settings import COMPRESSION_TYPE_CONFIG, LINGER_MS_CONFIG
 
 
 @dataclass(frozen=True)
@@ -104,9 +103,25 @@ class FileKind:
         return path
 
 
-# A knob's value, as a study or a recommendation holds it: a number greater than 0 unless named here, then
-# what the knob's own parser takes (a codec, a broker type, a whole count), as a scenario file is read.
-_KNOB_VALUES = {LINGER_MS_CONFIG: "C", COMPRESSION_TYPE_CONFIG: "S", "acks": "S", "cluster.broker.type": "S", "repartition": ("?", "L")}
+def _takes(knob: Any, value: Any) -> bool:
+    try:
+        knob.parse(value, knob.override_key)
+    except ScenarioError:
+        return False
+    return True
+
+
+def _knob_value(knob: Any) -> Any:
+    """A knob's value as a study or a recommendation holds it, from its record: a choice's a name (a codec,
+    acks, a broker type) unless it may be unset (repartition: a count or none), a range's a number, at
+    least 0 where its parser takes 0 (linger.ms), else greater than 0; then what the parser takes."""
+    number = "C" if _takes(knob, 0) else "L"
+    if knob.kind == "choice":
+        return ("?", number) if _takes(knob, None) else "S"
+    return number
+
+
+_KNOB_VALUES = {name: _knob_value(knob) for name, knob in KNOBS.items()}
 
 
 def _knob_values(params: Any, where: str, source: str) -> None:
@@ -115,7 +130,7 @@ def _knob_values(params: Any, where: str, source: str) -> None:
         at = f"{where}.{name}"
         if name not in KNOBS:
             raise ResultError(f"{source}: {at} is no setting quietload tunes (known: {', '.join(sorted(KNOBS))})")
-        check(value, _KNOB_VALUES.get(name, "L"), at, source)
+        check(value, _KNOB_VALUES[name], at, source)
         knob = KNOBS[name]
         try:   # a byte rate as a scenario file writes it (``20971520B/s``), every other value as it is
             knob.parse(knob.override_value(value) if knob.unit == "byte_rate" else value, at)

@@ -2,7 +2,7 @@
 threads (a flow of bytes for bulk jobs, one record at a time for neighbours), batch capacity
 with the JVM-wide compression ratio estimate, ``buffer.memory``, and what the sender asks of it:
 ``ready`` (which leaders have a sendable batch, and when to look again) and ``drain`` (the
-batches of one produce request).
+batches of one produce request), and the batches ``delivery.timeout.ms`` old that ``expire``.
 
 Bulk appends are a flow of bytes (rate x time) so cost grows with batches, not records; a
 drain takes whole records only (send() adds a record in one call): what the flow added of the
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from itertools import takewhile
 from typing import Callable
 
 from simulator._core import Random
@@ -20,6 +21,7 @@ from simulator.model.batch import (BATCH_HEADER, DETERIORATE_STEP, ESTIMATION_FA
 from simulator.model.broker import Broker, Partition
 from simulator.model.client import ClientSpec
 from simulator.model.partitioner import StickyPartitioner
+from workloads.settings import producer_setting
 
 
 class RecordAccumulator:
@@ -73,9 +75,11 @@ class RecordAccumulator:
         self.source_interval = 0.0
         self.source_size = 0.0
         self.source_partition: Callable[[], Partition | None] = lambda: None
-        self.blocked_since = 0.0
-        self.blocked_seconds = 0.0
-        self.append_seconds = 0.0
+        self.blocked_since, self.blocked_seconds, self.append_seconds = 0.0, 0.0, 0.0
+        timeout = producer_setting("delivery_timeout_ms").in_force(config.delivery_timeout_ms, spec.client)
+        self.delivery_timeout = math.inf if timeout is None else timeout / 1e3
+        self.expired_in_flight: dict[Batch, None] = {}
+        self.expired_records = 0.0
 
     # ---- capacity and partitioning -------------------------------------------------
     def capacity(self) -> float:
@@ -196,7 +200,6 @@ class RecordAccumulator:
         batch.intended.append(intended)
         self.sticky.add(partition, size, now)
 
-
     def _close(self, batch: Batch, now: float) -> None:
         if batch.full:
             return
@@ -269,9 +272,28 @@ class RecordAccumulator:
         return (head.full or len(dq) > 1 or now - head.created >= self.linger - 1e-9
                 or self.flushes > 0 or self.blocked)
 
+    def expire(self, now: float) -> None:
+        """expiredBatches and getExpiredInflightBatches: each batch (oldest first) created delivery.timeout.ms
+        ago fails (failBatch), a queued one with its memory back; its records expire (TimeoutException)."""
+        due = [batch for batch in takewhile(lambda b: now - b.created >= self.delivery_timeout, self.incomplete)
+               if batch not in self.expired_in_flight]
+        for batch in due:
+            dq = self.deques[batch.partition]
+            if dq and dq[0] is batch:
+                self._take(batch.partition, now)
+                self.deallocate(batch)
+                self.flushed(batch)
+            else:
+                self.expired_in_flight[batch] = None
+            self.expired_records += batch.records
+        if due:
+            self.release(now)
+
     def ready(self, now: float) -> tuple[dict[Broker, None], float]:
         """The leaders with a sendable batch, and when a batch that is not sendable yet will be
         (lingered, full, or holding one whole record) or the flow fills the sticky one."""
+        if self.incomplete and now - next(iter(self.incomplete)).created >= self.delivery_timeout:
+            self.expire(now)
         ready: dict[Broker, None] = {}
         next_check = math.inf
         flowing = self.rate > 0 and not self.blocked
@@ -357,6 +379,7 @@ class RecordAccumulator:
         """A batch is done: its buffer.memory is free (send() unblocks in ``release``)."""
         self.memory_used -= batch.memory
         del self.incomplete[batch]
+        self.expired_in_flight.pop(batch, None)
 
     def flushed(self, batch: Batch) -> None:
         """A flush waiting for ``batch`` is done once its last batch is."""

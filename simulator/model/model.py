@@ -19,6 +19,7 @@ from simulator.model.compression import CompressionCurve, measure_curve, record_
 from simulator.model.engine import Engine
 from simulator.model.job import Load
 from simulator.model.metrics import Latencies, RequestTimesDuring
+from simulator.model.partitioner import murmur2
 from simulator.model.perf import PerfLoad, payload_values
 from simulator.model.producer import Producer
 from simulator.model.rows import ROW_CACHE, RowFigures, row_figures
@@ -61,31 +62,6 @@ class TenantRun:
     producer: Producer
     latencies: Latencies
     first_send: float = 0.0    # when its first record is meant to be sent; one every 1 / rate after it
-
-
-def murmur2(data: bytes) -> int:
-    """Kafka's Utils.murmur2, as the default partitioner hashes keys."""
-    m, length = 0x5BD1E995, len(data)
-    h = (0x9747B28C ^ length) & 0xFFFFFFFF
-    for i in range(length // 4):
-        k = int.from_bytes(data[4 * i:4 * i + 4], "little")
-        k = (k * m) & 0xFFFFFFFF
-        k ^= k >> 24
-        k = (k * m) & 0xFFFFFFFF
-        h = ((h * m) & 0xFFFFFFFF) ^ k
-    tail = length & ~3
-    rest = length % 4
-    if rest >= 3:
-        h ^= data[tail + 2] << 16
-    if rest >= 2:
-        h ^= data[tail + 1] << 8
-    if rest >= 1:
-        h ^= data[tail]
-        h = (h * m) & 0xFFFFFFFF
-    h ^= h >> 13
-    h = (h * m) & 0xFFFFFFFF
-    h ^= h >> 15
-    return h & 0x7FFFFFFF
 
 
 def heed_signals(simulated_s: float) -> None:

@@ -65,6 +65,8 @@ def _producer_figures(producer, load) -> dict:
         "buffer_blocked_s": producer.blocked_seconds,
         "quota_throttled_s": producer.throttled_seconds,
         "compression_ratio_estimate": producer.ratio_estimate,
+        # delivery.timeout.ms: batches that expired before their acknowledgement (a run without any: no figure)
+        **({"expired_records": expired} if (expired := producer.accumulator.expired_records) else {}),
     }
 
 
@@ -204,6 +206,10 @@ def build(run) -> RunResult:
              "value_row_bytes": run.shape.mean_value_bytes,
              "write_stage_start_s": run.loads[0].write_started,
              "write_task_seconds": _spread([t.finished - t.started for load in run.jobs[0].loads for t in load.tasks])}
+    expired = sum(f.get("expired_records", 0.0) for f in figures)
+    if expired and spark:   # Spark's Kafka sink rethrows the failed send's exception: the write task fails
+        spark["failed"] = (f"TimeoutException: {expired:,.0f} records expired after delivery.timeout.ms; the Kafka "
+                           "sink rethrows it and the write task, then the job, fails")
     result = RunResult(evaluator="model", scenario=scenario.as_mapping(), seed=run.seed, summary=summary,
                        spark=spark, producers=figures, brokers=tuple(brokers), tenants=tenants,
                        windows={k: list(v) for k, v in windows.items()}, timelines=timelines,

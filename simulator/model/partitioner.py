@@ -1,4 +1,5 @@
-"""Where a producer's records without a key go: the clients' partitioners.
+"""Where a producer's records without a key go: the clients' partitioners (a keyed record's partition
+is Kafka's ``murmur2`` of its key, as the default partitioner hashes it).
 
 Before 2.4 (``DefaultPartitioner``): round-robin, a counter per topic that starts at a random
 value, each record the next partition; a flow of records then fills every partition's batch at
@@ -118,3 +119,28 @@ class StickyPartitioner:
             self.produced += amount
             if self.produced >= self.switch_bytes - 1e-6:
                 self.switch(now)
+
+
+def murmur2(data: bytes) -> int:
+    """Kafka's Utils.murmur2, as the default partitioner hashes keys."""
+    m, length = 0x5BD1E995, len(data)
+    h = (0x9747B28C ^ length) & 0xFFFFFFFF
+    for i in range(length // 4):
+        k = int.from_bytes(data[4 * i:4 * i + 4], "little")
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> 24
+        k = (k * m) & 0xFFFFFFFF
+        h = ((h * m) & 0xFFFFFFFF) ^ k
+    tail = length & ~3
+    rest = length % 4
+    if rest >= 3:
+        h ^= data[tail + 2] << 16
+    if rest >= 2:
+        h ^= data[tail + 1] << 8
+    if rest >= 1:
+        h ^= data[tail]
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 15
+    return h & 0x7FFFFFFF

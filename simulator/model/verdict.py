@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from simulator.contract.figures import TenantFigures
 from simulator.contract.histograms import LatencyHistogram
 from simulator.stopping import RunStopped, StopWhen
 from simulator.model.metrics import Latencies
@@ -101,8 +102,9 @@ def figures_so_far(run: Any) -> dict[str, Any]:
     for tenant in run.tenants:
         if isinstance(tenant.latencies, Latencies) and tenant.latencies.during.count:
             limit = limit_ms(tenant, run.night_start)
-            tenants[tenant.spec.name] = {"p99_ms_during": tenant.latencies.during.percentile(0.99),
-                                         **({} if limit is None else {"sla_p99_ms": limit})}
+            figures = TenantFigures(name=tenant.spec.name, p99_ms_during=tenant.latencies.during.percentile(0.99),
+                                    sla_p99_ms=limit)
+            tenants[tenant.spec.name] = figures.as_row(("p99_ms_during", "sla_p99_ms"), unset=False)
     load_end = run.engine.now if math.isnan(run.load_end) else run.load_end
     return {"simulated_s": round(run.engine.now, 3), "load_s": round(load_end - run.night_start, 3),
             "produce_requests": load_requests(run), "tenants": tenants}

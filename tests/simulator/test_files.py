@@ -44,3 +44,9 @@ def test_anything_but_a_recommendation_is_refused_in_one_line(tmp_path, name, te
 def test_a_missing_recommendation_is_one_line(tmp_path):
     with pytest.raises(ResultError, match=r"absent.yaml: no such file$"):
         read_recommendation(tmp_path / "absent.yaml")
+
+
+def test_a_study_files_knob_values_are_checked_as_each_knobs_record_takes_them():
+    from simulator.contract.files import _KNOB_VALUES
+    assert {name: shape for name, shape in _KNOB_VALUES.items() if shape != "L"} == {
+        "linger.ms": "C", "compression.type": "S", "acks": "S", "cluster.broker.type": "S", "repartition": ("?", "L")}

@@ -84,3 +84,13 @@ def test_the_batch_size_section_is_typed_and_reads_back_as_it_was_written():
     assert list(dataclasses.replace(sizes, record_bytes=None).buckets()) == [(1024, 3, None), (2048, 1, None)]
     with pytest.raises(ResultError, match="^result: RunResult lacks batch_sizes.wire_bytes$"):
         BatchSizeFigures.from_dict({"source": "model", "bucket_upper_bytes": [1024], "batches": 1}, "batch_sizes")
+
+
+def test_a_neighbours_row_keeps_the_figures_each_file_names_in_their_order():
+    from simulator.contract import TenantFigures
+    tenant = TenantFigures(name="payment-api", sla_p99_ms=10.0, p99_ms_before=4.2, p99_ms_during=12.5, p99_ms_after=4.4)
+    assert tenant.as_row() == {"name": "payment-api", "p99_ms_during": 12.5, "sla_p99_ms": 10.0}
+    assert list(tenant.as_row(("p99_ms_before", "p99_ms_during", "sla_p99_ms"))) == ["p99_ms_before", "p99_ms_during", "sla_p99_ms"]
+    unheld = TenantFigures(name="clicks", p99_ms_during=3.0)
+    assert unheld.as_row(("p99_ms_during", "sla_p99_ms"), unset=False) == {"p99_ms_during": 3.0}
+    assert unheld.as_row(("p99_ms_during", "sla_p99_ms")) == {"p99_ms_during": 3.0, "sla_p99_ms": None}

@@ -37,8 +37,8 @@ def _shell(line: str, cwd, env) -> str:
 
 @pytest.mark.live
 def test_the_printed_kafka_configs_lines_set_what_they_say_on_a_real_broker(tmp_path):
-    overrides = tuple(o for name, value in CHANGE.items() for o in KNOBS[name].overrides(value))
-    lines = [line for line in paste_lines(overrides, IN_FORCE) if line.startswith("kafka-configs.sh ")]
+    typed = {name: KNOBS[name].typed(value) for name, value in CHANGE.items()}
+    lines = [line for line in paste_lines(typed, IN_FORCE) if line.startswith("kafka-configs.sh ")]
     # the quota for the job's client.id, and the brokers' cluster-wide default in two steps: Kafka refuses 1 -> 4
     # fetchers at once ("value should not be greater than double the current value")
     assert [line.rpartition(" ")[2] for line in lines] == ["producer_byte_rate=20971520,request_percentage=120",

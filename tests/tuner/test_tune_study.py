@@ -163,7 +163,7 @@ def test_an_unusable_storage_is_one_line(url, message):
 
 
 def test_the_scenario_digest_covers_what_trials_run_on_and_nothing_else():
-    from tuner.study import scenario_changes, scenario_digest, scenario_fields
+    from tuner.identity import scenario_changes, scenario_digest, scenario_fields
     from workloads import CATALOG, Scenario
 
     def fields(*overrides):

@@ -73,7 +73,7 @@ def test_the_policy_reads_back_as_it_is_written(tmp_path):
 
 @pytest.mark.parametrize("change, message", [
     (lambda p: p["classes"][0]["producer"].update({"linger": 10}),
-     "classes[0].producer.linger: unknown key (known keys: acks, batch.size, compression.type, enable.idempotence, "
+     "classes[0].producer.linger: unknown key (known keys: acks, batch.size, compression.type, delivery.timeout.ms, enable.idempotence, "
      "linger.ms, max.in.flight.requests.per.connection)"),
     (lambda p: p["classes"][0].update({"schedule": "nightly"}), "classes[0].schedule: unknown key"),
     (lambda p: p["classes"][0]["producer"].update({"linger.ms": [10]}),

@@ -47,8 +47,11 @@ def test_a_job_that_sets_nothing_runs_with_its_clients_defaults(client):
     producer = ProducerConfig.build({}, client, "producer")
     defaults = client_defaults(client)
     assert {s.name for s in PRODUCER if s.default is not None} == set(defaults)
+    in_force = {s.name: s.in_force(getattr(producer, s.attribute), client) for s in PRODUCER if s.default is not None}
     assert {name: value for name, value in defaults.items() if value is not None} == \
-        {name: value for name, value in producer.as_properties().items() if name in defaults}
+        {name: value for name, value in in_force.items() if value is not None}
+    # a setting added after result files were written stays unset in the job's producer (and its file)
+    assert {s.name for s in PRODUCER if s.late and getattr(producer, s.attribute) is None} == {"delivery.timeout.ms"}
 
 
 def test_the_clients_defaults_are_the_clients_own():
@@ -60,9 +63,10 @@ def test_the_clients_defaults_are_the_clients_own():
 
 @pytest.mark.parametrize("kind", ("java", "librdkafka"))
 def test_the_live_clients_are_configured_with_every_setting_they_have(kind):
+    """A late setting (``Setting.late``) only where the job sets it: the client's own default otherwise."""
     tenant = Tenant.build({"name": "payments", "topic": "payments-events", "rate": "100/s", "record_size": "1KB",
-                           "sla_p99": "10ms", "client": {"kind": kind, "version": "2.3.0" if kind == "librdkafka" else "4.1.0"}},
-                          "tenants[0]")
+                           "sla_p99": "10ms", "client": {"kind": kind, "version": "2.3.0" if kind == "librdkafka" else "4.1.0"},
+                           "producer": {"delivery.timeout.ms": "200s"}}, "tenants[0]")
     librdkafka = librdkafka_config(tenant, "127.0.0.1:9092")
     java = tenant.producer.as_properties()
     for setting in PRODUCER:
@@ -112,7 +116,7 @@ def _policy(template: Template, quota: Quota) -> Policy:
 
 def _rule_bound(setting: Setting, scenario: Scenario) -> object:
     """A bound the published job's own setting breaks."""
-    have = getattr(getattr(scenario.batch, setting.section), setting.attribute)
+    have = setting.in_force(getattr(getattr(scenario.batch, setting.section), setting.attribute), scenario.batch.client)
     if setting.rule == FLOOR:
         return have * 2 + 1
     if setting.rule == CEILING:
@@ -167,7 +171,8 @@ def test_a_policy_template_at_a_picks_values_keeps_acks_with_idempotence():
     template = Template.at({"linger.ms": 10, "batch.size": 131072, "compression.type": "zstd", "acks": "all",
                             "producer_byte_rate": 1.0})
     assert dataclasses.asdict(template) == {"linger_ms": 10.0, "batch_size": 131072, "compression_type": ("zstd",),
-                                            "acks": "all", "enable_idempotence": True, "max_in_flight": None}
+                                            "acks": "all", "enable_idempotence": True, "max_in_flight": None,
+                                            "delivery_timeout_ms": None}
     assert Template.at({"acks": "1"}).enable_idempotence is None
 
 

@@ -178,8 +178,9 @@ def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
         if any(over_sla(t.p99_ms_during, t.sla_p99_ms) for t in result.summary.tenants):
             break
     load_seconds = max(summary.load_seconds for summary in summaries)
-    tenants = [{"name": t.name, "p99_ms_during": _round(worst_p99(s.tenants[i].p99_ms_during for s in summaries)),
-                "sla_p99_ms": _round(t.sla_p99_ms)} for i, t in enumerate(summaries[0].tenants)]
+    worst = [dataclasses.replace(t, p99_ms_during=worst_p99(s.tenants[i].p99_ms_during for s in summaries)).as_row()
+             for i, t in enumerate(summaries[0].tenants)]
+    tenants = [{key: _round(value) for key, value in row.items()} for row in worst]
     return {"option": task["option"], **{k: _round(v) for k, v in dataclasses.asdict(point).items()},
             "write_cores": point.write_cores * point.loads, "current_plan": task["current_plan"],
             **({"jobs_at_once": True} if task.get("jobs_at_once") else {}),

@@ -44,8 +44,7 @@ def night_figures(evaluator: Evaluator, task: dict) -> dict:
         return {"seed": task["seed"], "pruned": f"seed {task['seed']}: {stopped.reason}", "figures": stopped.figures}
     during = result.windows.get("during") or [None, None]
     figures = {"seed": task["seed"], "load_seconds": result.summary.load_seconds, "night_end_s": during[1],
-               "tenants": [{"name": t.name, "p99_ms_during": t.p99_ms_during, "sla_p99_ms": t.sla_p99_ms}
-                           for t in result.summary.tenants],
+               "tenants": [t.as_row() for t in result.summary.tenants],
                "jobs": job_spans(result)}
     if task.get("timeline"):
         figures["timeline"] = {key: list(values) for key, values in result.timelines.items()

@@ -8,24 +8,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from judging.advice import tried_advice
+from judging.advice import Change, tried_advice
 from judging.gate import failed_rules, thresholds_of
 from simulator.evaluator import Evaluator, model_evaluator
 from tuner.planning.schedule import Progress, run_schedule
 from workloads import Scenario
-from workloads.scenario import apply_overrides
+from workloads.scenario import with_file_values
 from workloads.tuning import LEVERS
 
 SCHEDULE_RULES = ("neighbour_sla", "load_deadline")
 
 
-def job_change(evaluator: Evaluator, tried: Callable[[str], None]) -> Callable[[dict, list[int]], tuple[str, ...]]:
-    """The gate's passing set of ``--set`` values for a job alone (its mapping, ``batch:`` one job), or ()."""
-    def find(mapping: dict, seeds: list[int]) -> tuple[str, ...]:
-        def trial(changes: tuple[str, ...]) -> list:
-            changed = Scenario.from_mapping(apply_overrides(mapping, list(changes)))
+def job_change(evaluator: Evaluator, tried: Callable[[str], None]) -> Callable[[dict, list[int]], tuple[Change, ...]]:
+    """The gate's passing set of changes for a job alone (its mapping, ``batch:`` one job), or ()."""
+    def find(mapping: dict, seeds: list[int]) -> tuple[Change, ...]:
+        def trial(changes: dict) -> list:
+            changed = Scenario.from_mapping(with_file_values(mapping, changes))
             return [evaluator.evaluate(changed, seed) for seed in seeds]
-        runs = trial(())
+        runs = trial({})
         thresholds = thresholds_of(runs[0].scenario)
 
         def judge(results: list) -> tuple[str, ...]:
@@ -33,7 +33,7 @@ def job_change(evaluator: Evaluator, tried: Callable[[str], None]) -> Callable[[
         failed = set(judge(runs))
         if not failed:
             return ()
-        return tried_advice(runs, runs[0], failed, trial, judge, thresholds.deadline, tried, LEVERS).passing
+        return tried_advice(runs, runs[0], failed, trial, judge, thresholds.deadline, tried, LEVERS).changes
     return find
 
 

@@ -12,21 +12,28 @@ from __future__ import annotations
 from itertools import zip_longest
 from typing import Any, Callable
 
+from judging.advice import Change
 from simulator.evaluator import StopWhen
 from tuner.planning.jobs import one_job
 from tuner.planning.night import Nights, Window, alone, breaching, with_starts
 from tuner.widen import changes
 from workloads import Scenario, ScenarioError
 from workloads.batch import for_job
-from workloads.scenario import apply_overrides
-from workloads.tuning import KNOBS, LEVERS, WHO
+from workloads.scenario import with_file_values
+from workloads.tuning import KNOBS, LEVERS, WHO, params_changes
 
 
-ChangeFinder = Callable[[dict, list[int]], tuple[str, ...]]   # (a job alone as one job, seeds) -> --set values, or ()
+ChangeFinder = Callable[[dict, list[int]], tuple[Change, ...]]   # (a job alone as one job, seeds) -> its changes, or ()
+
+
+def job_changes(name: str, value: Any, index: int) -> dict[tuple[str, ...], Any]:
+    """Knob ``name`` at ``value`` for job ``index`` of a night: its typed values at their paths (a job's
+    under ``batch``, its ``index``; a cluster setting the cluster's), with the settings that go with it."""
+    return params_changes({name: value}, index)
 
 
 def job_overrides(name: str, value: Any, index: int) -> list[str]:
-    """Knob ``name`` at ``value`` for job ``index`` of a night (a job's keys under ``batch[index].``)."""
+    """The change as a person repeats it with ``--set`` (the schedule file shows it), job ``index``'s keys under ``batch[index].``."""
     return for_job(KNOBS[name].overrides(value), index)
 
 
@@ -83,9 +90,8 @@ def smallest_change(nights: Nights, mapping: dict, scenario: Scenario, solos: li
         for lever, name, value in nearest_first(view) if found is None else ():
             if tried >= budget:
                 break
-            lines = job_overrides(name, value, 0)
             try:
-                candidate = with_starts(apply_overrides(alone(night, i, start), lines), [start], window)
+                candidate = with_starts(with_file_values(alone(night, i, start), job_changes(name, value, 0)), [start], window)
                 Scenario.from_mapping(candidate)
             except ScenarioError:
                 continue
@@ -94,14 +100,16 @@ def smallest_change(nights: Nights, mapping: dict, scenario: Scenario, solos: li
             if solo is not None:
                 duration = solo["load_seconds"]
                 found = {"job": names[i], "lever": lever, "who": WHO[lever], "setting": KNOBS[name].setting(value),
-                         "overrides": job_overrides(name, value, i), "alone_load_seconds": duration,
+                         "overrides": job_overrides(name, value, i), "changes": job_changes(name, value, i),
+                         "alone_load_seconds": duration,
                          "alone_tenants": solo["tenants"]}
                 durations[i] = duration
                 break
         if found is None:
             made.append({"job": names[i], "found": False, "tried": tried})
             continue
-        night, durations[i] = apply_overrides(night, found["overrides"]), found["alone_load_seconds"]
+        night = with_file_values(night, found.pop("changes"))
+        durations[i] = found["alone_load_seconds"]
         made.append({**found, "found": True, "tried": tried})
     return {"mapping": night, "durations": durations, "document": made}
 
@@ -111,14 +119,19 @@ def _proposed(nights: Nights, night: dict, index: int, start: float, name: str, 
     """The finder's change for job ``index`` alone, run again alone in the night's form on every seed:
     the change if it holds there, else None."""
     single, _ = one_job(alone(night, index, start), name, False)
-    lines = find_change(single, nights.seeds)
-    if not lines:
+    found = find_change(single, nights.seeds)
+    if not found:
         return None
-    overrides = for_job(lines, index)
-    solo = _alone(nights, with_starts(apply_overrides(alone(night, index, start), for_job(lines, 0)), [start], window),
+    lines = [line for change in found for line in change.overrides]
+    solo = _alone(nights, with_starts(with_file_values(alone(night, index, start), _at(found, 0)), [start], window),
                   f"{name} alone with its change", deadline, window, stop)
     if solo is None:
         return None
     setting = ", ".join(line.split(".", 2)[-1] if line.startswith(("batch.", "cluster.")) else line for line in lines)
     return {"job": name, "lever": "gate", "who": "quietload check's recommended change", "setting": setting,
-            "overrides": overrides, "alone_load_seconds": solo["load_seconds"], "alone_tenants": solo["tenants"]}
+            "overrides": for_job(lines, index), "changes": _at(found, index), "alone_load_seconds": solo["load_seconds"], "alone_tenants": solo["tenants"]}
+
+
+def _at(changes: tuple[Change, ...], index: int) -> dict[tuple[str, ...], Any]:
+    """The changes (made to a job alone) as values for the night's job ``index``, at their paths."""
+    return {path: value for change in changes for path, value in params_changes(dict(change.values), index).items()}

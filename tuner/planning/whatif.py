@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 
 from workloads import Scenario, ScenarioError
 from workloads.broker_types import broker_settings, broker_type
-from workloads.scenario import apply_overrides
-from workloads.scenario import Plan
+from workloads.scenario import Plan, with_file_values
 
 @dataclass(frozen=True)
 class ClusterOption:
@@ -69,7 +68,7 @@ def _checked(name: str, mapping: dict) -> dict:
 
 
 def _set(mapping: dict, name: str, changes: dict) -> ClusterOption:
-    return ClusterOption(name, changes, _checked(name, apply_overrides(mapping, [f"{k}={v}" for k, v in changes.items()])))
+    return ClusterOption(name, changes, _checked(name, with_file_values(mapping, {tuple(k.split(".")): v for k, v in changes.items()})))
 
 
 def _replication(mapping: dict, rf: int) -> ClusterOption:

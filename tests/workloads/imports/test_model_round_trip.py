@@ -9,7 +9,8 @@ import yaml
 
 import model_history
 from reports.fidelity import replay_rows
-from tuner.calibration.history import fit_history, replay
+from tuner.calibration.history import fit_history
+from tuner.calibration.replay import replay
 from simulator.evaluator import model_evaluator
 from workloads.imports import Imported, build
 from workloads.profile import PROFILE_DIR, CostProfile
