@@ -229,11 +229,11 @@ pub struct BatchSizes {
 #[pymethods]
 impl BatchSizes {
     #[new]
-    fn new(py: Python<'_>) -> PyResult<Self> {
+    pub(crate) fn new(py: Python<'_>) -> PyResult<Self> {
         Ok(BatchSizes { wire: Py::new(py, SizeHistogram::default())?, records: Py::new(py, SizeHistogram::default())? })
     }
 
-    fn record(&self, py: Python<'_>, wire: f64, records: f64) {
+    pub(crate) fn record(&self, py: Python<'_>, wire: f64, records: f64) {
         self.wire.borrow_mut(py).record(wire);
         self.records.borrow_mut(py).record(records);
     }

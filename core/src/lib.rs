@@ -12,6 +12,7 @@ mod histograms;
 mod metrics;
 mod quota;
 mod random;
+mod sender;
 mod shared;
 mod threads;
 mod timeline;
@@ -31,5 +32,6 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<shared::Shared>()?;
     module.add_class::<quota::RateQuota>()?;
     module.add_class::<threads::Threads>()?;
+    module.add_class::<sender::SenderMetrics>()?;
     Ok(())
 }

@@ -23,7 +23,7 @@ impl Mean {
         Mean::default()
     }
 
-    fn add(&mut self, value: f64) {
+    pub(crate) fn add(&mut self, value: f64) {
         self.total += value;
         self.count += 1;
     }

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from simulator._core import BatchSizes, Cores, Mean
+from simulator._core import Cores, SenderMetrics
 from simulator.model.accumulator import RecordAccumulator
 from simulator.model.batch import PARTITION_HEADER, REQUEST_HEADER, Batch
 from simulator.model.broker import ApiKeys, Broker, Connection, Request
@@ -42,7 +42,6 @@ class Sender:
         self.engine, self.accumulator, self.host = engine, accumulator, host
         # the host's calls, bound once: every wake and every run of the thread makes one
         self.wake_delay: Callable[[float], float] | None = host.wake_delay if host is not None else None
-        self.stretch: Callable[[float], float] | None = host.stretch if host is not None else None
         config, costs = spec.config, spec.costs
         self.client_id = spec.client_id
         self.max_in_flight = config.max_in_flight
@@ -58,6 +57,7 @@ class Sender:
         self.on_batch_acked = on_batch_acked
         self.half_rtt = spec.rtt / 2
         self.responses: list[Request] = []  # arrived, not yet read
+        self.responses_created: list[float] = []   # when each of them was made, in their order
         self.looping = False
         self.connections: dict[Broker, Connection] = {node: node.connect(spec.client_id) for node in accumulator.nodes}
         # each partition's leader connection, by partition index (the hot paths look it up)
@@ -73,12 +73,14 @@ class Sender:
         self.bytes_sent = 0.0
         self.wire_sent = 0.0
         self.records_sent = 0.0
-        self.batch_sizes = BatchSizes()
-        self.drain_interval = Mean()
-        self.request_latency = Mean()   # request-latency-avg: from the request's making to its response read
-        self.record_batch: Callable[[float, float], None] = self.batch_sizes.record   # bound once: calls are many
-        self.record_latency: Callable[[float], None] = self.request_latency.add
-        self.record_drain: Callable[[float], None] = self.drain_interval.add
+        # request-latency-avg (from the request's making to its response read), the drain interval and
+        # the batch sizes, with the host's stretch of a run, counted in the event core: one call a read, one a drain
+        self.metrics = SenderMetrics(host)
+        self.batch_sizes = self.metrics.batch_sizes
+        self.drain_interval = self.metrics.drain_interval
+        self.request_latency = self.metrics.request_latency
+        self.read_responses: Callable[[float, float, list[float]], float] = self.metrics.read   # bound once: calls are many
+        self.drained: Callable[[float, list[float]], None] = self.metrics.drained
         self.last_drain: float | None = None
         self.throttled_seconds = 0.0
 
@@ -140,11 +142,16 @@ class Sender:
         """Sender.runOnce: read the responses that arrived, drain what is ready, send, plan the
         next look. Its CPU takes longer when its host's cores are shared."""
         accumulator = self.accumulator
-        stretch_of = self.stretch
-        stretch = stretch_of(self.runnable_elsewhere() + 1.0) if stretch_of is not None else 1.0
+        if self.host is not None:
+            stretch = self.read_responses(self.runnable_elsewhere(), now, self.responses_created)
+        elif self.responses:
+            stretch = self.read_responses(0.0, now, self.responses_created)
+        else:
+            stretch = 1.0
         read = 0.0
         if self.responses:
             responses, self.responses = self.responses, []
+            self.responses_created = []
             read = len(responses) * self.sender_response_s
             if self.sender_record_s:
                 for response in responses:
@@ -154,7 +161,6 @@ class Sender:
             self.sender_free_at = now + read    # a completion's wakeup looks again after this
             self.looping = True
             for response in responses:
-                self.record_latency(now - response.t_created)
                 self._complete(response, now + read)
             self.looping = False
         accumulator.advance(now)
@@ -170,11 +176,12 @@ class Sender:
                 cost += self.sender_request_s + len(r.batches) * self.sender_batch_s + r.size * self.sender_byte_s
             cost = read + cost * stretch
             self.sender_free_at = now + cost
-            if self.last_drain is not None:
-                self.record_drain(now - self.last_drain)
+            interval = now - self.last_drain if self.last_drain is not None else math.nan
             self.last_drain = now
+            sizes: list[float] = []   # (wire, record bytes) of each batch sent
             for request in requests:
-                self._send(request, now + cost)
+                self._send(request, now + cost, sizes)
+            self.drained(interval, sizes)
             next_check = self._next_send(next_check)
         if accumulator.source_next < math.inf:
             next_check = min(next_check, accumulator.source_next + accumulator.linger)
@@ -238,7 +245,7 @@ class Sender:
         request.t_created = self.engine.now
         return request
 
-    def _send(self, request: Request, at: float) -> None:
+    def _send(self, request: Request, at: float, sizes: list[float]) -> None:
         node = request.connection.broker
         connection = request.connection
         connection.inflight += 1
@@ -248,7 +255,8 @@ class Sender:
             self.bytes_sent += batch.bytes
             self.wire_sent += batch.wire
             self.records_sent += batch.records
-            self.record_batch(batch.wire, batch.bytes)
+            sizes.append(batch.wire)
+            sizes.append(batch.bytes)
         # the send is complete once its last byte has left: InFlightRequests.canSendMore
         connection.send_done = node.receive(request, at + self.half_rtt) - self.half_rtt
         if self.acks == "0":  # no response: done once written
@@ -257,6 +265,7 @@ class Sender:
     def on_response(self, request: Request) -> None:
         """A response arrived: the sender reads it when it next runs."""
         self.responses.append(request)
+        self.responses_created.append(request.t_created)
         self.wakeup()
 
     def _written(self, request: Request) -> None:

@@ -1,0 +1,67 @@
+//! A producer's sender thread, what it counts and what its host's cores make of it
+//! (Kafka's `Sender.SenderMetrics`: request-latency-avg, batch-size-avg; the drain interval).
+//!
+//! The sender reads the responses that arrived and drains what is ready once per run
+//! (`Sender.runOnce`): `read` takes the run's share of its host's cores and the responses'
+//! latencies in one call, `drained` the interval since the last drain and the batches' sizes in
+//! one more, in the order the Python model made them one by one.
+
+use pyo3::prelude::*;
+
+use crate::cpu::Cores;
+use crate::histograms::BatchSizes;
+use crate::metrics::Mean;
+
+#[pyclass(module = "simulator._core")]
+pub struct SenderMetrics {
+    host: Option<Py<Cores>>,
+    #[pyo3(get)]
+    request_latency: Py<Mean>,
+    #[pyo3(get)]
+    drain_interval: Py<Mean>,
+    #[pyo3(get)]
+    batch_sizes: Py<BatchSizes>,
+}
+
+#[pymethods]
+impl SenderMetrics {
+    /// `host`: the cores the sender runs on (none: a core of its own).
+    #[new]
+    #[pyo3(signature = (host=None))]
+    fn new(py: Python<'_>, host: Option<Py<Cores>>) -> PyResult<Self> {
+        Ok(SenderMetrics {
+            host,
+            request_latency: Py::new(py, Mean::default())?,
+            drain_interval: Py::new(py, Mean::default())?,
+            batch_sizes: Py::new(py, BatchSizes::new(py)?)?,
+        })
+    }
+
+    /// A run starting `now` with `elsewhere` threads runnable on the host besides the sender:
+    /// how much longer its CPU work takes there (`Cores.stretch`), and each response read, made
+    /// at its `created` time, counted in request-latency-avg. 1.0 without a host.
+    fn read(&self, py: Python<'_>, elsewhere: f64, now: f64, created: Vec<f64>) -> f64 {
+        if !created.is_empty() {
+            let mut latency = self.request_latency.borrow_mut(py);
+            for t in created {
+                latency.add(now - t);
+            }
+        }
+        match &self.host {
+            Some(host) => host.borrow(py).stretch(elsewhere + 1.0),
+            None => 1.0,
+        }
+    }
+
+    /// A drain `interval` after the one before (NaN for the first) and the batches it sent,
+    /// their sizes as (wire, record bytes) pairs one after the other.
+    fn drained(&self, py: Python<'_>, interval: f64, sizes: Vec<f64>) {
+        if !interval.is_nan() {
+            self.drain_interval.borrow_mut(py).add(interval);
+        }
+        let batch_sizes = self.batch_sizes.borrow(py);
+        for pair in sizes.chunks_exact(2) {
+            batch_sizes.record(py, pair[0], pair[1]);
+        }
+    }
+}
