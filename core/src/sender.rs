@@ -2,7 +2,7 @@
 //! (Kafka's `Sender.SenderMetrics`: request-latency-avg, batch-size-avg; the drain interval).
 //!
 //! The sender reads the responses that arrived and drains what is ready once per run
-//! (`Sender.runOnce`): `read` takes the run's share of its host's cores and the responses'
+//! (`Sender.runOnce`): `read` (or `wake`, with the wait for a core of a sender leaving poll()) takes the run's share of its host's cores and the responses'
 //! latencies in one call, `drained` the interval since the last drain and the batches' sizes in
 //! one more, in the order the Python model made them one by one.
 
@@ -51,6 +51,18 @@ impl SenderMetrics {
             Some(host) => host.borrow(py).stretch(elsewhere + 1.0),
             None => 1.0,
         }
+    }
+
+    /// The sender leaves poll() `now`: how long it waits for a core (`Cores.wake_delay`, one draw),
+    /// and when it waits not at all, its run's `read` at once: (wait, 1.0) or (0.0, the stretch).
+    fn wake(&self, py: Python<'_>, elsewhere: f64, now: f64, created: Vec<f64>) -> (f64, f64) {
+        if let Some(host) = &self.host {
+            let wait = host.borrow_mut(py).wake_delay(py, elsewhere);
+            if wait > 0.0 {
+                return (wait, 1.0);
+            }
+        }
+        (0.0, self.read(py, elsewhere, now, created))
     }
 
     /// A drain `interval` after the one before (NaN for the first) and the batches it sent,

@@ -40,8 +40,6 @@ class Sender:
                  runnable_elsewhere: Callable[[], float] | None = None, on_records_acked: RecordsAcked | None = None,
                  on_batch_acked: BatchAcked | None = None):
         self.engine, self.accumulator, self.host = engine, accumulator, host
-        # the host's calls, bound once: every wake and every run of the thread makes one
-        self.wake_delay: Callable[[float], float] | None = host.wake_delay if host is not None else None
         config, costs = spec.config, spec.costs
         self.client_id = spec.client_id
         self.max_in_flight = config.max_in_flight
@@ -80,6 +78,7 @@ class Sender:
         self.drain_interval = self.metrics.drain_interval
         self.request_latency = self.metrics.request_latency
         self.read_responses: Callable[[float, float, list[float]], float] = self.metrics.read   # bound once: calls are many
+        self.wake: Callable[[float, float, list[float]], tuple[float, float]] = self.metrics.wake
         self.drained: Callable[[float, list[float]], None] = self.metrics.drained
         self.last_drain: float | None = None
         self.throttled_seconds = 0.0
@@ -108,14 +107,16 @@ class Sender:
             self.schedule(self.sender_free_at)
 
     def _rouse(self, now: float) -> None:
-        """The sender leaves poll(): it runs once a core takes it."""
-        wake_delay = self.wake_delay
-        wait = wake_delay(self.runnable_elsewhere()) if wake_delay is not None else 0.0
+        """The sender leaves poll(): it runs once a core takes it (at once, in the same call into the core)."""
+        if self.host is None:
+            self.run_once(now)
+            return
+        wait, stretch = self.wake(self.runnable_elsewhere(), now, self.responses_created)
         if wait > 0.0:
             self.sender_free_at = now + wait
             self.schedule(self.sender_free_at)
         else:
-            self.run_once(now)
+            self._run_stretched(now, stretch)
 
     def schedule(self, when: float) -> None:
         """poll()'s timeout: look again at ``when`` (unless an earlier look is planned)."""
@@ -141,13 +142,17 @@ class Sender:
     def run_once(self, now: float) -> None:
         """Sender.runOnce: read the responses that arrived, drain what is ready, send, plan the
         next look. Its CPU takes longer when its host's cores are shared."""
-        accumulator = self.accumulator
         if self.host is not None:
             stretch = self.read_responses(self.runnable_elsewhere(), now, self.responses_created)
         elif self.responses:
             stretch = self.read_responses(0.0, now, self.responses_created)
         else:
             stretch = 1.0
+        self._run_stretched(now, stretch)
+
+    def _run_stretched(self, now: float, stretch: float) -> None:
+        """run_once with its responses' latencies counted and its CPU ``stretch``ed by its host's load."""
+        accumulator = self.accumulator
         read = 0.0
         if self.responses:
             responses, self.responses = self.responses, []
