@@ -2,9 +2,10 @@
 //! (Kafka's `Sender.SenderMetrics`: request-latency-avg, batch-size-avg; the drain interval).
 //!
 //! The sender reads the responses that arrived and drains what is ready once per run
-//! (`Sender.runOnce`): `read` (or `wake`, with the wait for a core of a sender leaving poll()) takes the run's share of its host's cores and the responses'
-//! latencies in one call, `drained` the interval since the last drain and the batches' sizes in
-//! one more, in the order the Python model made them one by one.
+//! (`Sender.runOnce`): `read` (or `wake`, with the wait for a core of a sender leaving poll()) takes
+//! the run's share of its host's cores and its first response's latency in one call, `drained` the
+//! interval since the last drain and its first batch's sizes in one more; the rest (a run that
+//! reads several responses, a drain of several batches) the sender counts after them, in order.
 
 use pyo3::prelude::*;
 
@@ -38,14 +39,12 @@ impl SenderMetrics {
     }
 
     /// A run starting `now` with `elsewhere` threads runnable on the host besides the sender:
-    /// how much longer its CPU work takes there (`Cores.stretch`), and each response read, made
-    /// at its `created` time, counted in request-latency-avg. 1.0 without a host.
-    fn read(&self, py: Python<'_>, elsewhere: f64, now: f64, created: Vec<f64>) -> f64 {
-        if !created.is_empty() {
-            let mut latency = self.request_latency.borrow_mut(py);
-            for t in created {
-                latency.add(now - t);
-            }
+    /// how much longer its CPU work takes there (`Cores.stretch`; 1.0 without a host). `created`:
+    /// when the first response it reads was made (NaN: none), counted in request-latency-avg (the
+    /// sender counts the others, after it, in `request_latency`).
+    fn read(&self, py: Python<'_>, elsewhere: f64, now: f64, created: f64) -> f64 {
+        if !created.is_nan() {
+            self.request_latency.borrow_mut(py).add(now - created);
         }
         match &self.host {
             Some(host) => host.borrow(py).stretch(elsewhere + 1.0),
@@ -55,7 +54,7 @@ impl SenderMetrics {
 
     /// The sender leaves poll() `now`: how long it waits for a core (`Cores.wake_delay`, one draw),
     /// and when it waits not at all, its run's `read` at once: (wait, 1.0) or (0.0, the stretch).
-    fn wake(&self, py: Python<'_>, elsewhere: f64, now: f64, created: Vec<f64>) -> (f64, f64) {
+    fn wake(&self, py: Python<'_>, elsewhere: f64, now: f64, created: f64) -> (f64, f64) {
         if let Some(host) = &self.host {
             let wait = host.borrow_mut(py).wake_delay(py, elsewhere);
             if wait > 0.0 {
@@ -65,15 +64,12 @@ impl SenderMetrics {
         (0.0, self.read(py, elsewhere, now, created))
     }
 
-    /// A drain `interval` after the one before (NaN for the first) and the batches it sent,
-    /// their sizes as (wire, record bytes) pairs one after the other.
-    fn drained(&self, py: Python<'_>, interval: f64, sizes: Vec<f64>) {
+    /// A drain `interval` after the one before (NaN for the first) and the first batch it sent,
+    /// `wire` bytes of `records` bytes (the sender counts the others, after it, in `batch_sizes`).
+    fn drained(&self, py: Python<'_>, interval: f64, wire: f64, records: f64) {
         if !interval.is_nan() {
             self.drain_interval.borrow_mut(py).add(interval);
         }
-        let batch_sizes = self.batch_sizes.borrow(py);
-        for pair in sizes.chunks_exact(2) {
-            batch_sizes.record(py, pair[0], pair[1]);
-        }
+        self.batch_sizes.borrow(py).record(py, wire, records);
     }
 }

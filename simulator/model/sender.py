@@ -55,7 +55,6 @@ class Sender:
         self.on_batch_acked = on_batch_acked
         self.half_rtt = spec.rtt / 2
         self.responses: list[Request] = []  # arrived, not yet read
-        self.responses_created: list[float] = []   # when each of them was made, in their order
         self.looping = False
         self.connections: dict[Broker, Connection] = {node: node.connect(spec.client_id) for node in accumulator.nodes}
         # each partition's leader connection, by partition index (the hot paths look it up)
@@ -77,9 +76,11 @@ class Sender:
         self.batch_sizes = self.metrics.batch_sizes
         self.drain_interval = self.metrics.drain_interval
         self.request_latency = self.metrics.request_latency
-        self.read_responses: Callable[[float, float, list[float]], float] = self.metrics.read   # bound once: calls are many
-        self.wake: Callable[[float, float, list[float]], tuple[float, float]] = self.metrics.wake
-        self.drained: Callable[[float, list[float]], None] = self.metrics.drained
+        self.read_responses: Callable[[float, float, float], float] = self.metrics.read   # bound once: calls are many
+        self.wake: Callable[[float, float, float], tuple[float, float]] = self.metrics.wake
+        self.drained: Callable[[float, float, float], None] = self.metrics.drained
+        self.record_latency: Callable[[float], None] = self.request_latency.add   # a run's second response on
+        self.record_batch: Callable[[float, float], None] = self.batch_sizes.record   # a drain's second batch on
         self.last_drain: float | None = None
         self.throttled_seconds = 0.0
 
@@ -111,7 +112,7 @@ class Sender:
         if self.host is None:
             self.run_once(now)
             return
-        wait, stretch = self.wake(self.runnable_elsewhere(), now, self.responses_created)
+        wait, stretch = self.wake(self.runnable_elsewhere(), now, self._first_created())
         if wait > 0.0:
             self.sender_free_at = now + wait
             self.schedule(self.sender_free_at)
@@ -143,12 +144,16 @@ class Sender:
         """Sender.runOnce: read the responses that arrived, drain what is ready, send, plan the
         next look. Its CPU takes longer when its host's cores are shared."""
         if self.host is not None:
-            stretch = self.read_responses(self.runnable_elsewhere(), now, self.responses_created)
+            stretch = self.read_responses(self.runnable_elsewhere(), now, self._first_created())
         elif self.responses:
-            stretch = self.read_responses(0.0, now, self.responses_created)
+            stretch = self.read_responses(0.0, now, self._first_created())
         else:
             stretch = 1.0
         self._run_stretched(now, stretch)
+
+    def _first_created(self) -> float:
+        """When the first response to read was made (NaN: none arrived)."""
+        return self.responses[0].t_created if self.responses else math.nan
 
     def _run_stretched(self, now: float, stretch: float) -> None:
         """run_once with its responses' latencies counted and its CPU ``stretch``ed by its host's load."""
@@ -156,7 +161,6 @@ class Sender:
         read = 0.0
         if self.responses:
             responses, self.responses = self.responses, []
-            self.responses_created = []
             read = len(responses) * self.sender_response_s
             if self.sender_record_s:
                 for response in responses:
@@ -165,6 +169,8 @@ class Sender:
             read *= stretch
             self.sender_free_at = now + read    # a completion's wakeup looks again after this
             self.looping = True
+            for i in range(1, len(responses)):   # the first one's latency was counted with the stretch
+                self.record_latency(now - responses[i].t_created)
             for response in responses:
                 self._complete(response, now + read)
             self.looping = False
@@ -183,10 +189,10 @@ class Sender:
             self.sender_free_at = now + cost
             interval = now - self.last_drain if self.last_drain is not None else math.nan
             self.last_drain = now
-            sizes: list[float] = []   # (wire, record bytes) of each batch sent
-            for request in requests:
-                self._send(request, now + cost, sizes)
-            self.drained(interval, sizes)
+            first = requests[0].batches[0]
+            self.drained(interval, first.wire, first.bytes)
+            for i, request in enumerate(requests):
+                self._send(request, now + cost, i == 0)
             next_check = self._next_send(next_check)
         if accumulator.source_next < math.inf:
             next_check = min(next_check, accumulator.source_next + accumulator.linger)
@@ -250,7 +256,8 @@ class Sender:
         request.t_created = self.engine.now
         return request
 
-    def _send(self, request: Request, at: float, sizes: list[float]) -> None:
+    def _send(self, request: Request, at: float, counted_first: bool) -> None:
+        """``counted_first``: its first batch's sizes were counted with the drain."""
         node = request.connection.broker
         connection = request.connection
         connection.inflight += 1
@@ -260,8 +267,10 @@ class Sender:
             self.bytes_sent += batch.bytes
             self.wire_sent += batch.wire
             self.records_sent += batch.records
-            sizes.append(batch.wire)
-            sizes.append(batch.bytes)
+            if counted_first:
+                counted_first = False
+            else:
+                self.record_batch(batch.wire, batch.bytes)
         # the send is complete once its last byte has left: InFlightRequests.canSendMore
         connection.send_done = node.receive(request, at + self.half_rtt) - self.half_rtt
         if self.acks == "0":  # no response: done once written
@@ -270,7 +279,6 @@ class Sender:
     def on_response(self, request: Request) -> None:
         """A response arrived: the sender reads it when it next runs."""
         self.responses.append(request)
-        self.responses_created.append(request.t_created)
         self.wakeup()
 
     def _written(self, request: Request) -> None:
