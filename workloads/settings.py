@@ -110,6 +110,7 @@ class Setting:
     rule_parse: f.Parser | None = None   # a rule's bound as a policy file gives it, when not as ``parse``
     per: str = ""                    # what one value applies to, said after it ("per broker": Kafka meters a quota on each)
     also: Callable[[Any], tuple[tuple[str, Any], ...]] = lambda value: ()   # (setting, value) that go with a value
+    order: Callable[[Any], Any] = lambda value: value   # a floor's or a ceiling's order of values (acks: 0 < 1 < all)
 
     def prop(self, default: Any = dataclasses.MISSING) -> Any:
         """The value object's field: the file's key, the parser."""
@@ -124,9 +125,9 @@ class Setting:
         if self.rule in (FLOOR, CEILING) and value is None:
             return False
         if self.rule == FLOOR:
-            return bool(value >= bound)
+            return bool(self.order(value) >= self.order(bound))
         if self.rule == CEILING:
-            return bool(value <= bound)
+            return bool(self.order(value) <= self.order(bound))
         if self.rule == ONE_OF:
             return value in bound
         return value == bound
@@ -179,6 +180,14 @@ def _idempotence(acks: Any) -> tuple[tuple[str, Any], ...]:
     return (("enable.idempotence", acks == "all"),)
 
 
+ACKS = ("0", "1", "all")   # the durability of each, weakest first: a policy's floor, a study's least
+
+
+def _acks_at_least_the_jobs(scenario: Any) -> tuple[str, ...]:
+    """The acks a study tries: the job's own and any stronger (a study never weakens the job's durability)."""
+    return tuple(acks for acks in ("1", "all") if ACKS.index(acks) >= ACKS.index(_producer(scenario).acks))
+
+
 def _is_modern(version: tuple[int, int, int]) -> bool:
     return version >= (3, 0, 0)
 
@@ -191,7 +200,7 @@ PRODUCER: tuple[Setting, ...] = (
     Setting("acks", "acks", "producer", parse_acks,
             doc="The replicas that must have a batch before it is acknowledged: 0, 1 or all",
             default=Default(java=lambda v: "all" if _is_modern(v) else "1", librdkafka="all"), librdkafka="acks",
-            tune=Tune("choice", lambda s: ("1", "all")), rule=REQUIRED, also=_idempotence),
+            tune=Tune("choice", _acks_at_least_the_jobs), rule=FLOOR, also=_idempotence, order=ACKS.index),
     Setting(LINGER_MS_CONFIG, "linger_ms", "producer", parse_milliseconds, unit="ms",
             doc="How long a batch waits for more records before it is ready (4.x: 5 ms, KIP-1030)",
             default=Default(java=lambda v: 5.0 if v >= (4, 0, 0) else 0.0, librdkafka=lambda v: 5.0 if v >= (1, 5, 0) else 0.5),
@@ -214,7 +223,7 @@ PRODUCER: tuple[Setting, ...] = (
             tune=Tune("range", lambda s: (1, MAX_IN_FLIGHT_MAX)), rule=CEILING),
     Setting("enable.idempotence", "enable_idempotence", "producer", f.boolean,
             doc="Sequence numbers that keep retries from writing a batch twice (3.x: on, with acks=all)",
-            default=Default(java=_is_modern, librdkafka=False), librdkafka="enable.idempotence", rule=REQUIRED),
+            default=Default(java=_is_modern, librdkafka=False), librdkafka="enable.idempotence", rule=FLOOR),
     Setting("max.request.size", "max_request_size", "producer", f.positive(parse_bytes), unit="bytes",
             doc="The most bytes of one produce request (librdkafka: message.max.bytes)",
             default=Default(java=1_048_576, librdkafka=1_000_000), librdkafka="message.max.bytes",
