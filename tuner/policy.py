@@ -141,7 +141,7 @@ def corners(rules: dict[str, Any], space: SearchSpace) -> list[dict[str, Any]]:
     return [rules] + [{**rules, "acks": acks} for acks in stronger]
 
 
-def _said(rules: dict[str, Any]) -> str:
+def said_rules(rules: dict[str, Any]) -> str:
     return ", ".join(f"{name}={render_value(name, value)}" for name, value in rules.items())
 
 
@@ -206,12 +206,13 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
         scenario=scenario.name, source=str(request.scenario_file), overrides=list(request.overrides),
         jobs_at_once=request.jobs_at_once, jobs=[job.name for job in night.jobs],
         model_seeds=list(judge.seeds), held_out_seeds=list(held_out), held=held, trials=len(summary.trials),
-        pruned=len(summary.pruned), trial=chosen.number, params=params, policy=policy.as_mapping(),
-        notes=rounding + ([marginal] if (marginal := margin.marginal(tenants_of(with_policy.figures))) and held else [])
-        + (validation.lines() if validation else
-           [f"no trial of {_trials(summary)} met every SLA on model {format_seeds(objective.seeds)}: "
-            f"trial {chosen.number}, the closest{' so far (pruned)' if chosen.pruned else ''}, is written"])
-        + _region_notes(tried, stated, held_out),
+        pruned=len(summary.pruned), trial=stated.trial, params=stated.params, policy=policy.as_mapping(),
+        notes=[("" if stated is tried[0] else f"tune's pick, trial {chosen.number}: ") + note for note in rounding
+               + (validation.lines() if validation else
+                  [f"no trial of {_trials(summary)} met every SLA on model {format_seeds(objective.seeds)}: "
+                   f"trial {chosen.number}, the closest{' so far (pruned)' if chosen.pruned else ''}, is written"])]
+        + region_notes(tried, stated, held_out)
+        + ([marginal] if (marginal := margin.marginal(tenants_of(with_policy.figures))) and held else []),
         with_policy=_night_figures(with_policy, policy_seeds),
         without_policy=_night_figures(without, without_seeds), slas=sla_sources(base))
     paths = _write(name, policy, proof, base, request.out_dir)
@@ -234,7 +235,7 @@ class Region:
     def others(self) -> str:
         """The point's settings a policy does not state: the jobs' own in the proof."""
         others = {name: value for name, value in self.params.items() if name not in self.rules}
-        return f"; the jobs' other settings their own (trial {self.trial}'s {_said(others)} no rule)" if others else ""
+        return f"; the jobs' other settings their own (trial {self.trial}'s {said_rules(others)} no rule)" if others else ""
 
     def miss(self) -> str:
         """Which corner missed, on which seed, by how much."""
@@ -244,7 +245,7 @@ class Region:
                          for tenant, figures in outcome.figures["tenants"].items()
                          if outcome.constraints.get(f"sla:{tenant}", 0.0) > 0) or "over its constraints"
         which = (f"acks={corner['acks']}, which its floor acks={self.rules['acks']} allows," if corner is not self.proofs[0][0]
-                 else f"the region around it ({_said(corner)}{self.others()})")
+                 else f"the region around it ({said_rules(corner)}{self.others()})")
         return f"{which} missed on held-out seed {seeds[-1]}: {over}"
 
 
@@ -260,12 +261,12 @@ def breaks(params: dict[str, Any], rules: dict[str, Any]) -> list[str]:
     return broken
 
 
-def _region_notes(tried: list[Region], stated: Region, held_out: tuple[int, ...]) -> list[str]:
+def region_notes(tried: list[Region], stated: Region, held_out: tuple[int, ...]) -> list[str]:
     """What the policy states around which point, and why not around tune's pick when it is another's."""
     seeds = f"held-out model {format_seeds(held_out)}"
-    lines = [f"the policy is the region around trial {stated.trial}: {_said(stated.rules)} at their bounds{stated.others()}"]
+    lines = [f"the policy is the region around trial {stated.trial}: {said_rules(stated.rules)} at their bounds{stated.others()}"]
     if len(stated.proofs) > 1 and stated.missed is None:
-        lines.append(f"with {', '.join(_said({'acks': c['acks']}) for c, _, _ in stated.proofs[1:])} too, which its floor "
+        lines.append(f"with {', '.join(said_rules({'acks': c['acks']}) for c, _, _ in stated.proofs[1:])} too, which its floor "
                      f"acks={stated.rules['acks']} allows: held on {seeds}")
     pick = tried[0]
     if pick.params.get("acks") and pick.rules.get("acks") != pick.params["acks"]:

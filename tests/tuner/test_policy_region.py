@@ -3,7 +3,7 @@ quota (whole bytes, no lower), acks a durability floor never weaker than the job
 stronger acks the floor allows proven as a corner of its own."""
 import copy
 
-from tuner.policy import breaks, corners, region
+from tuner.policy import Region, region_notes, said_rules, breaks, corners, region
 from tuner.space import search_space
 from workloads import CATALOG, Scenario
 from workloads.policy import Template
@@ -48,3 +48,30 @@ def test_a_floor_of_acks_1_is_proven_with_acks_all_too():
     rules = region(PICK, scenario)
     assert [corner["acks"] for corner in corners(rules, search_space(scenario))] == ["1", "all"]
     assert [corner["acks"] for corner in corners({**rules, "acks": "all"}, search_space(scenario))] == ["all"]
+
+
+class _Night:
+    """A night's outcome as the proof reads it: within its SLA or over it by the figures given."""
+
+    def __init__(self, p99_ms=None):
+        self.feasible = p99_ms is None
+        self.constraints = {"sla:payment-api": 0.0 if p99_ms is None else p99_ms / 12.09 - 1}
+        self.figures = {"tenants": {"payment-api": {"p99_ms_during": p99_ms or 11.0, "sla_p99_ms": 12.09}}}
+
+
+def test_when_the_picks_region_misses_the_policy_names_the_rules_the_pick_breaks_and_why():
+    scenario = Scenario.from_mapping(BASE)
+    pick = {**PICK, "acks": "all"}
+    other = {**pick, "repartition": None, "compression.type": "gzip", "linger.ms": 95, "request_percentage": 18.0}
+    picks, others = region(pick, scenario), region(other, scenario)
+    tried = [Region(47, pick, picks, [(picks, _Night(12.13), (4, 5, 6, 7, 8, 9))]),
+             Region(99, other, others, [(others, _Night(), (4, 5, 6, 7, 8, 9, 10))])]
+    assert tried[0].missed is not None and tried[1].missed is None
+    notes = region_notes(tried, tried[1], tuple(range(4, 11)))
+    assert notes[0].startswith("the policy is the region around trial 99: compression.type=gzip, acks=all, linger.ms=95 ms, ")
+    assert notes[1] == (
+        "tune's pick, trial 47, held on held-out model seeds 4-10, but the region around it (" + said_rules(picks)
+        + "; the jobs' other settings their own (trial 47's repartition=90, buffer.memory=40.7 MB no rule)) missed on "
+        "held-out seed 9: payment-api p99 12.13 ms > SLA 12.09 ms; so it breaks this policy: compression.type=zstd where "
+        "the policy allows only gzip; linger.ms=91 ms where the policy allows at least 95 ms; request_percentage=182.584 % "
+        "per broker where the policy allows at most 18 % per broker")
