@@ -28,8 +28,8 @@ def policy(
     max_minutes: MaxMinutes = 60.0,
     margin: MarginOption = None,
     workers: Annotated[int | None, typer.Option(
-        min=1, help="Trials at once, each in its own process [default: 1, as tune: the same study as tune's]; "
-                    "held-out runs use the usable cores.")] = None,
+        min=1, help="Trials at once, each in its own process [default: 1 for a scenario of one job at once, as "
+                    "tune runs it: tune's very study; else the usable cores]; held-out runs use the usable cores.")] = None,
 ) -> None:
     """Derive a policy for the scenario's batch jobs: tune the worst night (--jobs-at-once copies of every
     job at once) as tune tunes a scenario, and state the region around its held pick per class of job
@@ -43,9 +43,8 @@ def policy(
 
     Example: quietload policy workloads/catalog/night-three-jobs.yaml --out policy/
     """
-    from tuner.policy import PolicyRequest, derive, written_files
+    from tuner.policy import PolicyRequest, derive, trial_workers, written_files
     from workloads import Scenario
-    from tuner.runner import usable_cores
     from workloads.limits import check_run_size, check_study_size
     scenario = Scenario.from_yaml(scenario_file, overrides)
     check_output_dir(out_dir, "--out", [("SCENARIO", scenario_file)], written_files(scenario.name))
@@ -55,7 +54,7 @@ def policy(
     check_run_size(scenario, runs=validate or scenario.tune.validate, runs_field="--validate", force=force)
     exit_without_neighbours(scenario, "a policy")
     check_study_size(scenario, trials or scenario.tune.trials, repeat or scenario.tune.repeat,
-                     validate or scenario.tune.validate, min(workers or 1, usable_cores()), max_minutes,
+                     validate or scenario.tune.validate, trial_workers(workers, scenario, jobs_at_once), max_minutes,
                      copies=jobs_at_once)
     request = PolicyRequest(scenario_file, tuple(overrides or ()), jobs_at_once, trials, repeat, validate, seed, out_dir,
                             prune, prune_factor, margin, workers)

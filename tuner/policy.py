@@ -62,7 +62,7 @@ class PolicyRequest:
     prune: bool = True             # stop each trial at its verdict (tuner.study.StudySettings)
     prune_factor: float = 3.0      # past this many times the requests of a trial that held (tuner.pruning), as tune
     margin: float | None = None    # the model's error as a factor on each SLA [default: the profile's] (judging.margin)
-    workers: int | None = None     # trials at once, each in its own process [default: 1, as tune]; held-out runs: the usable cores
+    workers: int | None = None     # trials at once, each in its own process [default: trial_workers]; held-out runs: the usable cores
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,13 @@ def _policy(name: str, base: dict, params: dict[str, Any], request: PolicyReques
                   description=f"derived by quietload policy from {request.scenario_file}")
 
 
+def trial_workers(workers: int | None, scenario: Scenario, jobs_at_once: int) -> int:
+    """Trials at once: ``workers``, else one at a time where the night is the scenario's one job (tune's
+    very study, as tune runs it), else the usable cores (a night no tune runs)."""
+    alone = jobs_at_once == 1 and len(scenario.jobs) == 1
+    return min(workers or (1 if alone else usable_cores()), usable_cores())
+
+
 def region(params: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
     """The policy's rules around a pick: its value of each knob a policy states (the floors and the
     codec at the pick's, acks at least the job's own, the ceilings at the pick's: a quota's byte rate
@@ -159,12 +166,11 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
     night = objective.scenario({})
     digest = scenario_digest(scenario_fields(night))[:8]
     cores = usable_cores()
-    # trials one at a time as tune runs them (the same study); --workers N: N at once, another study run
     settings = StudySettings(trials=request.trials or scenario.tune.trials, seed=request.seed, prefer=scenario.tune.prefer,
                              storage=f"sqlite:///{scenario_path(name, 'policy-study.db', request.out_dir)}",
                              study_name=f"{name}-policy-{request.jobs_at_once}-{digest}",
                              prune=request.prune, prune_factor=request.prune_factor,
-                             workers=min(request.workers or 1, cores))
+                             workers=trial_workers(request.workers, scenario, request.jobs_at_once))
     count = scenario.tune.validate if request.validate is None else request.validate
     if count < 1:
         raise ScenarioError("--validate", "a policy is proven on held-out seeds: give at least 1")

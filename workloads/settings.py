@@ -184,8 +184,10 @@ ACKS = ("0", "1", "all")   # the durability of each, weakest first: a policy's f
 
 
 def _acks_at_least_the_jobs(scenario: Any) -> tuple[str, ...]:
-    """The acks a study tries: the job's own and any stronger (a study never weakens the job's durability)."""
-    return tuple(acks for acks in ("1", "all") if ACKS.index(acks) >= ACKS.index(_producer(scenario).acks))
+    """The acks a study tries: the jobs' own and any stronger (a study never weakens a job's durability;
+    a night's knobs are laid over every job: none weaker than the most durable's)."""
+    least = max(ACKS.index(job.producer.acks) for job in scenario.jobs)
+    return tuple(acks for acks in ("1", "all") if ACKS.index(acks) >= least)
 
 
 def _is_modern(version: tuple[int, int, int]) -> bool:

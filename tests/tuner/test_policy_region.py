@@ -75,3 +75,13 @@ def test_when_the_picks_region_misses_the_policy_names_the_rules_the_pick_breaks
         "held-out seed 9: payment-api p99 12.13 ms > SLA 12.09 ms; so it breaks this policy: compression.type=zstd where "
         "the policy allows only gzip; linger.ms=91 ms where the policy allows at least 95 ms; request_percentage=182.584 % "
         "per broker where the policy allows at most 18 % per broker")
+
+
+def test_a_nights_study_never_searches_an_acks_weaker_than_its_most_durable_jobs():
+    base = copy.deepcopy(BASE)
+    first = {**base["batch"], "name": "daily-card-load"}
+    second = {**copy.deepcopy(base["batch"]), "name": "hourly-export", "client.id": "export-client", "start": "9s"}
+    second["producer"]["acks"] = "all"
+    night = Scenario.from_mapping({**base, "batch": [first, second]})
+    assert [job.producer.acks for job in night.jobs] == ["1", "all"]
+    assert next(r.choices for r in search_space(night).ranges if r.name == "acks") == ("all",)
