@@ -17,8 +17,10 @@ against each SLA with the policy and without it (the jobs' own settings), on the
 """
 from __future__ import annotations
 
+import copy
 import functools
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -42,7 +44,8 @@ from workloads.settings import ACKS, FLOOR, ONE_OF, QUOTA, SETTINGS
 from workloads.snippets import kafka_configs_lines, rounded_params
 from workloads._fields import build
 from workloads.reader import dump_yaml, safe_yaml
-from simulator.evaluator import load_resolved
+from simulator.evaluator import StopWhen, load_resolved
+from tuner.pruning import RUN_EVENTS_MAX
 from workloads.text import one_line
 from workloads.units import format_seeds
 
@@ -90,16 +93,31 @@ def _until_missed(seed_runs: SeedRuns, params: dict[str, Any], seeds: tuple[int,
     return seed_runs.outcome_on(params, tuple(run)), tuple(run)
 
 
+def proven(objective: Any, corner: dict[str, Any], seeds: tuple[int, ...]) -> tuple[Any, tuple[int, ...]]:
+    """A corner of the region on ``seeds`` in order until one misses, each run stopped at its verdict
+    or past a single run's limits as a study's trials are (a corner's jobs keep their own settings, so a
+    quota the pick held under may throttle them for long): the outcome and the seeds run. A stopped run
+    is a miss, its reason in ``pruned``."""
+    on_seeds = copy.copy(objective)
+    on_seeds.seeds = seeds
+    outcome = on_seeds.trial_outcome(corner, StopWhen(events_over=RUN_EVENTS_MAX))
+    if outcome.pruned is None:
+        return outcome, seeds
+    stopped = re.match(r"seed (\d+)", outcome.pruned)
+    return outcome, seeds[:seeds.index(int(stopped.group(1))) + 1] if stopped else ()
+
+
 def _night_figures(outcome: Any, seeds: tuple[int, ...]) -> dict[str, Any]:
     """A night's figures at its worst seed, as the proof holds them, and the seeds it ran on."""
     figures = outcome.figures
     return {"seeds": list(seeds), "produce_requests": outcome.produce_requests, "load_seconds": outcome.load_seconds,
-            "tenants": [{"name": name, "sla_p99_ms": t["sla_p99_ms"], "p99_ms_before": t["p99_ms_before"],
+            "tenants": [{"name": name, "sla_p99_ms": t["sla_p99_ms"],
+                         **({"p99_ms_before": t["p99_ms_before"]} if "p99_ms_before" in t else {}),   # a stopped run's: none
                          "p99_ms_during": t["p99_ms_during"],
                          # on every seed (an SLA relative to the p99 alone, 1.5x, is each seed's own)
                          "within_sla": outcome.constraints.get(f"sla:{name}", 0.0) <= 0}
                         for name, t in figures["tenants"].items()],
-            "within_sla": outcome.feasible}
+            "within_sla": outcome.feasible and not outcome.pruned}
 
 
 def _policy(name: str, base: dict, params: dict[str, Any], request: PolicyRequest, seeds: tuple[int, ...]) -> Policy:
@@ -199,7 +217,7 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
         tried: list[Region] = []
         for number, values in [(chosen.number, params), *others]:
             rules = region(values, scenario)
-            proofs = [(corner, *_until_missed(seed_runs, corner, held_out)) for corner in corners(rules, objective.space)]
+            proofs = [(corner, *proven(objective, corner, held_out)) for corner in corners(rules, objective.space)]
             tried.append(Region(number, values, rules, proofs))
             if tried[-1].missed is None:
                 break
@@ -236,7 +254,7 @@ class Region:
 
     @property
     def missed(self) -> tuple[dict[str, Any], Any, tuple[int, ...]] | None:
-        return next((proof for proof in self.proofs if not proof[1].feasible), None)
+        return next((proof for proof in self.proofs if not proof[1].feasible or proof[1].pruned), None)
 
     def others(self) -> str:
         """The point's settings a policy does not state: the jobs' own in the proof."""
@@ -249,10 +267,10 @@ class Region:
         corner, outcome, seeds = self.missed
         over = "; ".join(f"{tenant} p99 {figures['p99_ms_during']:,.2f} ms > SLA {figures['sla_p99_ms']:,.2f} ms"
                          for tenant, figures in outcome.figures["tenants"].items()
-                         if outcome.constraints.get(f"sla:{tenant}", 0.0) > 0) or "over its constraints"
+                         if outcome.constraints.get(f"sla:{tenant}", 0.0) > 0) or outcome.pruned or "over its constraints"
         which = (f"acks={corner['acks']}, which its floor acks={self.rules['acks']} allows," if corner is not self.proofs[0][0]
                  else f"the region around it ({said_rules(corner)}{self.others()})")
-        return f"{which} missed on held-out seed {seeds[-1]}: {over}"
+        return f"{which} missed on held-out {format_seeds(seeds[-1:]) if seeds else 'seeds: not run'}: {over}"
 
 
 def breaks(params: dict[str, Any], rules: dict[str, Any]) -> list[str]:

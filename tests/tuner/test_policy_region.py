@@ -54,7 +54,7 @@ class _Night:
     """A night's outcome as the proof reads it: within its SLA or over it by the figures given."""
 
     def __init__(self, p99_ms=None):
-        self.feasible = p99_ms is None
+        self.feasible, self.pruned = p99_ms is None, None
         self.constraints = {"sla:payment-api": 0.0 if p99_ms is None else p99_ms / 12.09 - 1}
         self.figures = {"tenants": {"payment-api": {"p99_ms_during": p99_ms or 11.0, "sla_p99_ms": 12.09}}}
 
