@@ -93,14 +93,16 @@ def _until_missed(seed_runs: SeedRuns, params: dict[str, Any], seeds: tuple[int,
     return seed_runs.outcome_on(params, tuple(run)), tuple(run)
 
 
-def proven(objective: Any, corner: dict[str, Any], seeds: tuple[int, ...]) -> tuple[Any, tuple[int, ...]]:
-    """A corner of the region on ``seeds`` in order until one misses, each run stopped at its verdict
-    or past a single run's limits as a study's trials are (a corner's jobs keep their own settings, so a
-    quota the pick held under may throttle them for long): the outcome and the seeds run. A stopped run
-    is a miss, its reason in ``pruned``."""
+def proven(objective: Any, corner: dict[str, Any], seeds: tuple[int, ...],
+           requests_over: int | None = None) -> tuple[Any, tuple[int, ...]]:
+    """A corner of the region on ``seeds`` in order until one misses, each run stopped as a study's
+    trials are: at its verdict, past ``requests_over`` produce requests (the study's --prune-factor times
+    its trial's: beaten however it ends) or past a single run's limits (a corner's jobs keep their own
+    settings, so a quota the pick held under may throttle them for long): the outcome and the seeds
+    run. A stopped run is a miss, its reason in ``pruned``."""
     on_seeds = copy.copy(objective)
     on_seeds.seeds = seeds
-    outcome = on_seeds.trial_outcome(corner, StopWhen(events_over=RUN_EVENTS_MAX))
+    outcome = on_seeds.trial_outcome(corner, StopWhen(requests_over, events_over=RUN_EVENTS_MAX))
     if outcome.pruned is None:
         return outcome, seeds
     stopped = re.match(r"seed (\d+)", outcome.pruned)
@@ -212,12 +214,14 @@ def derive(request: PolicyRequest, progress: Progress | None = None, line: Calla
         # the region around the pick first; if a corner misses, the next point of the front's, rounded as a
         # person types it (the proof runs what is written), until one holds
         bounds = {r.name: (r.low, r.high) for r in objective.space.ranges if r.knob.kind != "choice"}
-        others = [(t.number, rounded_params(t.params, bounds)) for t in ranked(summary.front, settings.prefer)
-                  if held and t.number != chosen.number]
+        others = [(t.number, rounded_params(t.params, bounds), t.produce_requests)
+                  for t in ranked(summary.front, settings.prefer) if held and t.number != chosen.number]
+        factor = request.prune_factor if request.prune else 0.0
         tried: list[Region] = []
-        for number, values in [(chosen.number, params), *others]:
+        for number, values, requests in [(chosen.number, params, chosen.produce_requests), *others]:
             rules = region(values, scenario)
-            proofs = [(corner, *proven(objective, corner, held_out)) for corner in corners(rules, objective.space)]
+            over = int(requests * factor) if factor > 0 else None
+            proofs = [(corner, *proven(objective, corner, held_out, over)) for corner in corners(rules, objective.space)]
             tried.append(Region(number, values, rules, proofs))
             if tried[-1].missed is None:
                 break
