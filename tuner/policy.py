@@ -271,7 +271,8 @@ class Region:
         corner, outcome, seeds = self.missed
         over = "; ".join(f"{tenant} p99 {figures['p99_ms_during']:,.2f} ms > SLA {figures['sla_p99_ms']:,.2f} ms"
                          for tenant, figures in outcome.figures["tenants"].items()
-                         if outcome.constraints.get(f"sla:{tenant}", 0.0) > 0) or outcome.pruned or "over its constraints"
+                         if outcome.constraints.get(f"sla:{tenant}", 0.0) > 0) \
+            or re.sub(r"^seed \d+: ", "", outcome.pruned or "") or "over its constraints"
         which = (f"acks={corner['acks']}, which its floor acks={self.rules['acks']} allows," if corner is not self.proofs[0][0]
                  else f"the region around it ({said_rules(corner)}{self.others()})")
         return f"{which} missed on held-out {format_seeds(seeds[-1:]) if seeds else 'seeds: not run'}: {over}"
