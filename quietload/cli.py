@@ -168,17 +168,33 @@ def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, f
     return results
 
 
+def _settings(scenario: dict[str, Any]) -> dict[str, Any]:
+    """A resolved scenario's job, cluster and neighbours without where a run placed its components
+    (``hosts``, ``placement``: a live run's own) and without its SLAs' resolution (a live run resolves a
+    relative SLA on its first run, the model on its own seeds)."""
+    settings = {key: value for key, value in scenario.items() if key not in ("hosts", "placement")}
+    settings["tenants"] = [{key: value for key, value in tenant.items() if key != "sla_p99"}
+                           for tenant in scenario.get("tenants") or []]
+    return settings
+
+
 def _named_scenario(result: RunResult) -> tuple[Path | None, list[str]]:
-    """The scenario file (and --set values) a result names, when it is here and still gives the result's scenario."""
+    """The scenario file (and --set values) a result names, when it is here and still gives the result's
+    job, cluster and neighbours; with the result's SLAs where it resolved them otherwise (a live run's)."""
     source = result.scenario.get("source")
     if not source or not Path(source).is_file():
         return None, []
+    overrides = list(result.overrides or [])
     try:
-        same = Scenario.from_mapping(load_resolved(Path(source), list(result.overrides or [])),
-                                     source=source).as_mapping() == result.scenario
+        here = Scenario.from_mapping(load_resolved(Path(source), overrides), source=source).as_mapping()
     except ScenarioError:
         return None, []
-    return (Path(source), list(result.overrides or [])) if same else (None, [])
+    if _settings(here) != _settings(result.scenario):
+        return None, []
+    held = [f"tenants.{index}.sla_p99={tenant['sla_p99']}" for index, (tenant, ours)
+            in enumerate(zip(result.scenario.get("tenants") or [], here.get("tenants") or []))
+            if tenant.get("sla_p99") != ours.get("sla_p99")]
+    return Path(source), overrides + held
 
 
 def _model_trial(scenario_file: Path, overrides: list[str] | None, seeds: list[int]) -> Any:
