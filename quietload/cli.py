@@ -11,12 +11,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from typer._click.exceptions import NoArgsIsHelpError, UsageError   # typer 0.29 vendors click
-from typer.core import TyperGroup
 from typer.main import get_command_name
 
 import quietload
-from quietload import coercion
+from quietload.coercion import PlainGroup, PlainTyper   # a command's plain values convert without pydantic
 from quietload.cli_live import live
 from quietload.cli_calibrate import calibrate, validate
 from quietload.cli_plan import plan
@@ -54,7 +52,7 @@ _HELP = (
 )
 
 
-class _OneLineErrors(TyperGroup):
+class _OneLineErrors(PlainGroup):
     """Every command's bad input (scenario, result file, file system) becomes one line
     ``error: ...`` on stderr and exit code 2, like a usage error, never a traceback."""
 
@@ -79,10 +77,10 @@ class _OneLineErrors(TyperGroup):
             if (extra := missing_extra(error)) is None:
                 raise
             message = extra
-        except UsageError as error:   # a bad option or argument: the same one line as bad input
-            if isinstance(error, NoArgsIsHelpError):
+        except typer.TyperException as error:   # click's errors, under typer's public base class
+            if not _usage_error(error):
                 raise
-            where = f"{error.ctx.command_path}: " if error.ctx else ""
+            where = f"{ctx.command_path}: " if (ctx := getattr(error, "ctx", None)) else ""
             message = where + " ".join(error.format_message().split())
         except OSError as error:
             message = f"{error.filename}: {error.strerror}" if error.filename and error.strerror else str(error)
@@ -94,8 +92,14 @@ class _OneLineErrors(TyperGroup):
         raise typer.Exit(2)
 
 
-coercion.install()   # a command's plain values convert without importing pydantic
-class _OnlyTheCommandNamed(typer.Typer):
+def _usage_error(error: typer.TyperException) -> bool:
+    """A bad option or argument (click's usage errors, typer.BadParameter among them, end with exit code 2):
+    the same one line as bad input. A command named without its arguments shows its help, as before (the
+    error typer raises for it, told apart by its name as typer's own rich_utils does)."""
+    return error.exit_code == 2 and type(error).__name__ != "NoArgsIsHelpError"
+
+
+class _OnlyTheCommandNamed(PlainTyper):
     """A command line that names a command builds that command alone: typer reads every
     command's options from its function's signature when it builds one, a tenth of a
     command's start for all of them. The group's help, no command or a name that is none of
@@ -164,17 +168,33 @@ def _run_model(scenario_file: Path, overrides: list[str] | None, seeds: range, f
     return results
 
 
+def _settings(scenario: dict[str, Any]) -> dict[str, Any]:
+    """A resolved scenario's job, cluster and neighbours without where a run placed its components
+    (``hosts``, ``placement``: a live run's own) and without its SLAs' resolution (a live run resolves a
+    relative SLA on its first run, the model on its own seeds)."""
+    settings = {key: value for key, value in scenario.items() if key not in ("hosts", "placement")}
+    settings["tenants"] = [{key: value for key, value in tenant.items() if key != "sla_p99"}
+                           for tenant in scenario.get("tenants") or []]
+    return settings
+
+
 def _named_scenario(result: RunResult) -> tuple[Path | None, list[str]]:
-    """The scenario file (and --set values) a result names, when it is here and still gives the result's scenario."""
+    """The scenario file (and --set values) a result names, when it is here and still gives the result's
+    job, cluster and neighbours; with the result's SLAs where it resolved them otherwise (a live run's)."""
     source = result.scenario.get("source")
     if not source or not Path(source).is_file():
         return None, []
+    overrides = list(result.overrides or [])
     try:
-        same = Scenario.from_mapping(load_resolved(Path(source), list(result.overrides or [])),
-                                     source=source).as_mapping() == result.scenario
+        here = Scenario.from_mapping(load_resolved(Path(source), overrides), source=source).as_mapping()
     except ScenarioError:
         return None, []
-    return (Path(source), list(result.overrides or [])) if same else (None, [])
+    if _settings(here) != _settings(result.scenario):
+        return None, []
+    held = [f"tenants.{index}.sla_p99={tenant['sla_p99']}" for index, (tenant, ours)
+            in enumerate(zip(result.scenario.get("tenants") or [], here.get("tenants") or []))
+            if tenant.get("sla_p99") != ours.get("sla_p99")]
+    return Path(source), overrides + held
 
 
 def _model_trial(scenario_file: Path, overrides: list[str] | None, seeds: list[int]) -> Any:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from quietload.judging import exit_without_neighbours
-from quietload.options import MarginOption, MaxMinutes, NightPruneFactor, Overrides, PastLimits, Prune
+from quietload.options import MarginOption, MaxMinutes, Overrides, PastLimits, Prune, PruneFactor
 from quietload.paths import check_output_dir, refuse_other_run
 from quietload.progress import with_study_progress
 from quietload.terminal import echo
@@ -24,17 +24,18 @@ def policy(
     seed: Annotated[int, typer.Option(min=0, help="Seed of the sampler and of every trial's first model run.")] = 1,
     force: PastLimits = False,
     prune: Prune = True,
-    prune_factor: NightPruneFactor = 1.0,
+    prune_factor: PruneFactor = 3.0,
     max_minutes: MaxMinutes = 60.0,
     margin: MarginOption = None,
     workers: Annotated[int | None, typer.Option(
-        min=1, help="Trials and held-out runs at once, each in its own process [default: the usable cores]; "
-                    "1: the same study run after run.")] = None,
+        min=1, help="Trials at once, each in its own process [default: 1 for a scenario of one job at once, as "
+                    "tune runs it: tune's very study; else the usable cores]; held-out runs use the usable cores.")] = None,
 ) -> None:
-    """Derive a policy for the scenario's batch jobs: per class of job (one per job of the scenario) the
-    producer template (the least linger.ms and batch.size, the codec, acks) and the quota per client.id
-    (producer_byte_rate, request_percentage) that keep every neighbour within its SLA on the worst
-    night (--jobs-at-once copies of every job at once) on the model, over held-out seeds. Writes the
+    """Derive a policy for the scenario's batch jobs: tune the worst night (--jobs-at-once copies of every
+    job at once) as tune tunes a scenario, and state the region around its held pick per class of job
+    (one per job of the scenario): the producer template (the least linger.ms, batch.size and acks, the
+    codec, the most max.in.flight.requests.per.connection) and the quota per client.id
+    (producer_byte_rate, request_percentage), proven on the model over held-out seeds. Writes the
     policy YAML (check --policy reads it), the kafka-configs.sh commands that set the quotas and the
     proof (quietload report renders it). Exit 0 if the policy held on every held-out seed, 1 if not
     (the closest is written, marked), 2 for unusable input, 3 if there is nothing to judge (no
@@ -42,9 +43,8 @@ def policy(
 
     Example: quietload policy workloads/catalog/night-three-jobs.yaml --out policy/
     """
-    from tuner.policy import PolicyRequest, derive, written_files
+    from tuner.policy import PolicyRequest, derive, trial_workers, written_files
     from workloads import Scenario
-    from tuner.runner import usable_cores
     from workloads.limits import check_run_size, check_study_size
     scenario = Scenario.from_yaml(scenario_file, overrides)
     check_output_dir(out_dir, "--out", [("SCENARIO", scenario_file)], written_files(scenario.name))
@@ -54,7 +54,7 @@ def policy(
     check_run_size(scenario, runs=validate or scenario.tune.validate, runs_field="--validate", force=force)
     exit_without_neighbours(scenario, "a policy")
     check_study_size(scenario, trials or scenario.tune.trials, repeat or scenario.tune.repeat,
-                     validate or scenario.tune.validate, min(workers or usable_cores(), usable_cores()), max_minutes,
+                     validate or scenario.tune.validate, trial_workers(workers, scenario, jobs_at_once), max_minutes,
                      copies=jobs_at_once)
     request = PolicyRequest(scenario_file, tuple(overrides or ()), jobs_at_once, trials, repeat, validate, seed, out_dir,
                             prune, prune_factor, margin, workers)

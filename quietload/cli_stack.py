@@ -7,13 +7,14 @@ from typing import Annotated, Any
 
 import typer
 
+from quietload.coercion import PlainTyper
 from quietload.extras import require
 from quietload import progress
 from quietload.options import RunDir
 from simulator.contract.names import STACK_RUN_DIR
 from quietload.terminal import echo
 
-stack_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help=(
+stack_app = PlainTyper(no_args_is_help=True, rich_markup_mode=None, help=(
     "A real Kafka cluster on this machine for live runs: KRaft brokers from the Maven Central jars "
     "(or KAFKA_HOME) with the Prometheus JMX exporter on each, on 127.0.0.1 only; state, data and "
     "logs in one run directory."))

@@ -35,10 +35,6 @@ Prune = Annotated[bool, typer.Option(
 PruneFactor = Annotated[float, typer.Option(
     min=0.0, help="Prune a trial once its produce requests exceed this many times the best trial that held's; 0: never.")]
 
-NightPruneFactor = Annotated[float, typer.Option(
-    "--prune-factor", min=0.0, help="Prune a trial once a trial that held has a shorter night and fewer produce requests "
-                                    "than its by this factor; 1: beaten on both (never the policy); 0: never.")]
-
 MaxMinutes = Annotated[float, typer.Option(
     min=0.0, help="Refuse, before it starts, a study this machine cannot end within this many minutes "
                   "(trials x seeds x the least a run takes, over the workers); 0: no limit.")]

@@ -20,8 +20,9 @@ from workloads.batch import SINGLE_JOB
 from workloads.quota import QUOTA_CLIENT_ID
 from workloads.tuning import KNOBS
 
-# the knobs a policy's class states: its producer template and the quota per client
-POLICY_KNOBS = ("linger.ms", "batch.size", "compression.type", "acks", "producer_byte_rate", "request_percentage")
+# the knobs a policy's class states: its producer template and the quota per client (the rest a job's own)
+POLICY_KNOBS = ("linger.ms", "batch.size", "compression.type", "acks", "max.in.flight.requests.per.connection",
+                "producer_byte_rate", "request_percentage")
 
 
 def classes_of(base: dict[str, Any]) -> list[tuple[str, str, str]]:

@@ -8,7 +8,7 @@ of the best trial that held stops too (its requests are beaten, however it ends)
 told to Optuna as ``TrialState.PRUNED`` with its reason and figures so far, and the constraints it
 already missed, so the sampler learns how far it missed; it is never a pick.
 
-A study that prefers the shorter load (``quietload policy``'s: the night that ends soonest) may pick a
+A study that prefers the shorter load (a scenario's ``tune.prefer: duration``) may pick a
 trial with more requests than one that held, if its load is shorter: there a trial stops only once a
 trial that held beats it on both, its requests by ``prune_factor`` (1: plain Pareto dominance, which
 never drops a point of the front, so never a pick).

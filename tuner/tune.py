@@ -87,7 +87,7 @@ def settings_for(request: TuneRequest, scenario: Scenario) -> StudySettings:
                          prune=request.prune, prune_factor=request.prune_factor)
 
 
-def _validated(objective: Objective, judge: Objective, summary: StudySummary, count: int,
+def validated(objective: Objective, judge: Objective, summary: StudySummary, count: int,
                progress_line: Callable[[str], None] | None, runs: Callable[[int, int], None] | None,
                seed_runs: SeedRuns, margin: Margin) -> tuple[StudySummary, HeldOut | None]:
     """The study with its pick replaced by the first feasible trial, judged at its worst on
@@ -129,7 +129,7 @@ def tune(request: TuneRequest, progress: Progress | None = None,
         count = scenario.tune.validate if request.validate is None else request.validate
         judge = objective.judged(SCREEN_SEEDS)
         margin = Margin.of(scenario.profile, request.margin)
-        summary, validation = _validated(objective, judge, summary, count, progress_line, validation_runs, seed_runs,
+        summary, validation = validated(objective, judge, summary, count, progress_line, validation_runs, seed_runs,
                                          margin)
         judge = judge if validation is not None else objective    # the seeds the pick was judged on
         chosen = summary.pick or (validation.closest if validation else None) or closest_miss(summary.trials) \

@@ -1,8 +1,8 @@
 """A study inside the cluster's policy (``tune --policy FILE``): the class the job belongs to bounds the
 knobs, so the pick keeps every rule ``check --policy`` holds the job to.
 
-A policy's producer rules are floors (``linger.ms``, ``batch.size``), required values (``acks``,
-``enable.idempotence``), allowed codecs (``compression.type``) and ceilings
+A policy's producer rules are floors (``linger.ms``, ``batch.size``, and the durability ``acks`` and
+``enable.idempotence``: 0 < 1 < all, false < true), allowed codecs (``compression.type``) and ceilings
 (``max.in.flight.requests.per.connection``); its quota rules are ceilings on the quota the job's
 client.id is given (``producer_byte_rate``, ``request_percentage``; a job without a quota breaks
 them). Each narrows its knob's range; a knob a rule names but the levers do not search is searched
@@ -74,19 +74,17 @@ def bounded(space: SearchSpace, scenario: Scenario, policy: Policy) -> tuple[Sea
 
     for setting, bound in rules_of(rules):
         knob = KNOBS[_setter(setting).name]
-        current = (narrowed.get(knob.name) or _range(space, knob.name, scenario)).choices
-        if setting.rule == FLOOR:
+        current = narrowed.get(knob.name) or _range(space, knob.name, scenario)
+        if knob.kind == "choice":   # the choices that keep the rule (acks's keep enable.idempotence's with their own)
+            def keeps(choice: Any) -> bool:
+                value = choice if knob.name == setting.name else dict(knob.also(choice))[setting.name]
+                return setting.keeps(value, bound)
+            narrow(knob.name, choices=tuple(c for c in current.choices if keeps(c))
+                   or tuple(c for c in knob.bounds(scenario) if keeps(c)) or (bound if setting.rule == ONE_OF else (bound,)))
+        elif setting.rule == FLOOR:
             narrow(knob.name, low=bound)
         elif setting.rule == CEILING:
             narrow(knob.name, high=bound)
-        elif setting.rule == ONE_OF:
-            narrow(knob.name, choices=tuple(c for c in current if c in bound) or bound)
-        elif knob.name == setting.name:      # a required value
-            narrow(knob.name, choices=(bound,))
-        else:                                # a required value the knob sets along with its own (acks=all: idempotence)
-            keeps = [choice for choice in current if dict(knob.also(choice))[setting.name] == bound]
-            narrow(knob.name, choices=tuple(keeps) or tuple(c for c in knob.bounds(scenario)
-                                                            if dict(knob.also(c))[setting.name] == bound))
     ruled = {_setter(setting).name for setting, _ in rules_of(rules)}
     ranges = [narrowed.pop(r.name, r) for r in space.ranges] + list(narrowed.values())
     within = ", ".join(f"{r.name} {r.describe()}" for r in ranges if r.name in ruled)

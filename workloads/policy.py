@@ -9,7 +9,9 @@ properties (``linger.ms``, ``batch.size``, ``compression.type``, ``acks``, ``ena
 ``request_percentage``). Each rule is a bound a job's setting must keep:
 
 - ``linger.ms``, ``batch.size``: the least allowed (a job may batch longer and larger);
-- ``compression.type``: the codecs allowed; ``acks``, ``enable.idempotence``: the value required;
+- ``acks``, ``enable.idempotence``: the least durability allowed (0 < 1 < all, false < true): the job's
+  own is a floor a policy never weakens;
+- ``compression.type``: the codecs allowed;
 - ``max.in.flight.requests.per.connection``, ``producer_byte_rate``, ``request_percentage``: the
   most allowed (a job without a quota has none: no bound at all).
 

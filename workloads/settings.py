@@ -118,6 +118,7 @@ class Setting:
     # added after result files were written: unset (None) unless the job sets it, the client's default
     # in force (``in_force``), so the files of the jobs that leave it unset read and write as before
     late: bool = False
+    order: Callable[[Any], Any] = lambda value: value   # a floor's or a ceiling's order of values (acks: 0 < 1 < all)
 
     def prop(self, default: Any = dataclasses.MISSING) -> Any:
         """The value object's field: the file's key, the parser (a late setting: unset, and unwritten while unset)."""
@@ -138,9 +139,9 @@ class Setting:
         if self.rule in (FLOOR, CEILING) and value is None:
             return False
         if self.rule == FLOOR:
-            return bool(value >= bound)
+            return bool(self.order(value) >= self.order(bound))
         if self.rule == CEILING:
-            return bool(value <= bound)
+            return bool(self.order(value) <= self.order(bound))
         if self.rule == ONE_OF:
             return value in bound
         return value == bound
@@ -193,6 +194,16 @@ def _idempotence(acks: Any) -> tuple[tuple[str, Any], ...]:
     return (("enable.idempotence", acks == "all"),)
 
 
+ACKS = ("0", "1", "all")   # the durability of each, weakest first: a policy's floor, a study's least
+
+
+def _acks_at_least_the_jobs(scenario: Any) -> tuple[str, ...]:
+    """The acks a study tries: the jobs' own and any stronger (a study never weakens a job's durability;
+    a night's knobs are laid over every job: none weaker than the most durable's)."""
+    least = max(ACKS.index(job.producer.acks) for job in scenario.jobs)
+    return tuple(acks for acks in ("1", "all") if ACKS.index(acks) >= least)
+
+
 def _is_modern(version: tuple[int, int, int]) -> bool:
     return version >= (3, 0, 0)
 
@@ -221,7 +232,7 @@ PRODUCER: tuple[Setting, ...] = (
     Setting("acks", "acks", "producer", parse_acks,
             doc="The replicas that must have a batch before it is acknowledged: 0, 1 or all",
             default=Default(java=lambda v: "all" if _is_modern(v) else "1", librdkafka="all"), librdkafka="acks",
-            tune=Tune("choice", lambda s: ("1", "all")), rule=REQUIRED, also=_idempotence),
+            tune=Tune("choice", _acks_at_least_the_jobs), rule=FLOOR, also=_idempotence, order=ACKS.index),
     Setting(LINGER_MS_CONFIG, "linger_ms", "producer", parse_milliseconds, unit="ms",
             doc="How long a batch waits for more records before it is ready (4.x: 5 ms, KIP-1030)",
             default=Default(java=lambda v: 5.0 if v >= (4, 0, 0) else 0.0, librdkafka=lambda v: 5.0 if v >= (1, 5, 0) else 0.5),
@@ -244,7 +255,7 @@ PRODUCER: tuple[Setting, ...] = (
             tune=Tune("range", lambda s: (1, MAX_IN_FLIGHT_MAX)), rule=CEILING),
     Setting("enable.idempotence", "enable_idempotence", "producer", f.boolean,
             doc="Sequence numbers that keep retries from writing a batch twice (3.x: on, with acks=all)",
-            default=Default(java=_is_modern, librdkafka=False), librdkafka="enable.idempotence", rule=REQUIRED),
+            default=Default(java=_is_modern, librdkafka=False), librdkafka="enable.idempotence", rule=FLOOR),
     Setting("max.request.size", "max_request_size", "producer", f.positive(parse_bytes), unit="bytes",
             doc="The most bytes of one produce request (librdkafka: message.max.bytes)",
             default=Default(java=1_048_576, librdkafka=1_000_000), librdkafka="message.max.bytes",

@@ -79,7 +79,7 @@ class RecordAccumulator:
         timeout = producer_setting("delivery_timeout_ms").in_force(config.delivery_timeout_ms, spec.client)
         self.delivery_timeout = math.inf if timeout is None else timeout / 1e3
         self.expired_in_flight: dict[Batch, None] = {}
-        self.expired_records = 0.0
+        self.expired_records, self.expiry_due = 0.0, self.delivery_timeout   # none expires before expiry_due
 
     # ---- capacity and partitioning -------------------------------------------------
     def capacity(self) -> float:
@@ -288,11 +288,12 @@ class RecordAccumulator:
             self.expired_records += batch.records
         if due:
             self.release(now)
+        self.expiry_due = min(next(iter(self.incomplete)).created if self.incomplete else now, now) + self.delivery_timeout - 1e-9
 
     def ready(self, now: float) -> tuple[dict[Broker, None], float]:
         """The leaders with a sendable batch, and when a batch that is not sendable yet will be
         (lingered, full, or holding one whole record) or the flow fills the sticky one."""
-        if self.incomplete and now - next(iter(self.incomplete)).created >= self.delivery_timeout:
+        if now >= self.expiry_due:
             self.expire(now)
         ready: dict[Broker, None] = {}
         next_check = math.inf

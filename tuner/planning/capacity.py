@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from simulator.contract.judgement import over_sla, worst_p99
-from simulator.contract import result_path, scenario_path
+from simulator.contract import result_path, scenario_path, scenario_stem
 from simulator.contract.files import PLAN
 from simulator.evaluator import Evaluator, model_evaluator
 from tuner.planning.jobs import CopiedJob, at_once, one_job
@@ -119,6 +119,25 @@ def parse_plan_options(given: dict[str, Any]) -> dict[str, Any]:
     return parsed
 
 
+@dataclass(frozen=True)
+class Kept:
+    """Where a plan's points' RunResults go (``--keep-results DIR``), each named after the plan's scenario
+    file and ``--set`` values, the cluster option and the point: two plans in one directory never collide."""
+
+    directory: str
+    scenario_stem: str
+    overrides: tuple[str, ...]
+
+    @classmethod
+    def of(cls, keep_dir: str | Path | None, scenario_file: str | Path, overrides: Sequence[str]) -> "Kept | None":
+        return cls(str(keep_dir), scenario_stem(scenario_file), tuple(overrides)) if keep_dir else None
+
+    def path(self, option: str, point: LoadPoint, seed: int) -> Path:
+        """``<dir>/<scenario file>-<option>-<load>gb-x<loads>-<spacing>s[-<overrides>]-seed<N>.json``."""
+        return result_path(f"{self.scenario_stem}-{option}", list(self.overrides), seed,
+                           f"{point.load_gb:g}gb-x{point.loads}-{point.spacing_s:g}s", Path(self.directory))
+
+
 def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str, Any], seeds: Sequence[int],
                 keep_dir: str | Path | None = None, force: bool = False, job: str | None = None,
                 as_jobs: bool = False) -> tuple[Scenario, Grid, list[ClusterOption], list[dict], CopiedJob | None]:
@@ -146,14 +165,15 @@ def build_tasks(scenario_file: str | Path, overrides: list[str], given: dict[str
             field = {"batch.loads": "--jobs-at-once" if jobs else "--loads", "dataset.files": "--load-gb",
                      "batch.spacing": "--spacing"}.get(refused.field, refused.field)
             raise ScenarioError(field, refused.problem.replace(f"{refused.field} of at most", f"{field} of at most")) from None
-        tasks.append(make_task(option, scenario, point, seeds, keep_dir, point == current, jobs))
+        tasks.append(make_task(option, scenario, point, seeds, Kept.of(keep_dir, scenario_file, overrides),
+                               point == current, jobs))
     return scenario, grid, options, tasks, jobs
 
 
 def make_task(option: ClusterOption, scenario: Scenario, point: LoadPoint, seeds: Sequence[int],
-              keep_dir: str | Path | None, current: bool = False, jobs: CopiedJob | None = None) -> dict:
+              kept: Kept | None, current: bool = False, jobs: CopiedJob | None = None) -> dict:
     return {"option": option.name, **dataclasses.asdict(point), "current_plan": current, "seeds": list(seeds),
-            "scenario": sized(option.mapping, scenario, point, jobs), "keep_dir": str(keep_dir) if keep_dir else None,
+            "scenario": sized(option.mapping, scenario, point, jobs), "kept": kept,
             "jobs_at_once": jobs is not None}
 
 
@@ -171,9 +191,8 @@ def evaluate_point(evaluator: Evaluator, task: dict) -> dict:
     summaries = []
     for seed in task["seeds"]:
         result = evaluator.evaluate(scenario, seed, simulated)
-        if task.get("keep_dir"):
-            result.write(result_path(task["option"], [], seed, f"{point.load_gb:g}gb-x{point.loads}-{point.spacing_s:g}s",
-                                     Path(task["keep_dir"])))
+        if task.get("kept"):
+            result.write(task["kept"].path(task["option"], point, seed))
         summaries.append(result.summary)
         if any(over_sla(t.p99_ms_during, t.sla_p99_ms) for t in result.summary.tenants):
             break
@@ -257,7 +276,8 @@ def run_plan(scenario_file: str | Path, overrides: list[str] | None = None, give
             return found
 
         def points_of(asks: list[tuple[ClusterOption, LoadPoint]]) -> list[dict]:
-            return run([make_task(o, scenario, p, seeds, keep_dir, jobs=jobs) for o, p in asks])
+            return run([make_task(o, scenario, p, seeds, Kept.of(keep_dir, scenario_file, overrides or []), jobs=jobs)
+                        for o, p in asks])
 
         def fits(option: ClusterOption, point: LoadPoint) -> bool:
             if force:

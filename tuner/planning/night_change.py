@@ -127,7 +127,7 @@ def _proposed(nights: Nights, night: dict, index: int, start: float, name: str, 
                   f"{name} alone with its change", deadline, window, stop)
     if solo is None:
         return None
-    setting = ", ".join(line.split(".", 2)[-1] if line.startswith(("batch.", "cluster.")) else line for line in lines)
+    setting = ", ".join(KNOBS[knob].setting(value) for change in found for knob, value in change.values)
     return {"job": name, "lever": "gate", "who": "quietload check's recommended change", "setting": setting,
             "overrides": for_job(lines, index), "changes": _at(found, index), "alone_load_seconds": solo["load_seconds"], "alone_tenants": solo["tenants"]}
 

@@ -168,3 +168,17 @@ def test_bad_engine_and_empty_axis_are_one_line_errors():
         run_plan(FIXED, SMALL, TINY_GRID, engine="flink")
     with pytest.raises(ScenarioError, match=r"^--loads: expected at least one value$"):
         run_plan(FIXED, SMALL, {"loads": ""})
+
+
+def test_two_plans_keep_their_points_results_in_one_directory_without_overwriting_each_others(tmp_path):
+    """--keep-results names each point's file after the plan's scenario file and --set values."""
+    grid = {"load_gb": "0.25", "loads": "1", "brokers": "6"}
+    run_plan(FIXED, SMALL, grid, seed=1, workers=1, extend_steps=0, keep_dir=tmp_path)
+    run_plan(BASELINE, SMALL, grid, seed=1, workers=1, extend_steps=0, keep_dir=tmp_path)
+    run_plan(BASELINE, SMALL[:3], grid, seed=1, workers=1, extend_steps=0, keep_dir=tmp_path)
+    label = "windows.before=2s-windows.after=2s-dataset.files.0.size=512MB"
+    names = sorted(path.name for path in tmp_path.iterdir())
+    assert len(names) == 12, names   # 2 options x 2 points (0.25 GB and the job's own) x 3 plans
+    assert f"paypay-glue-2gb-fixed-brokers=6-0.25gb-x1-0s-{label}-tenants.1.sla_p99=10.5ms-seed1.json" in names
+    assert f"paypay-glue-2gb-brokers=6-0.25gb-x1-0s-{label}-tenants.1.sla_p99=10.5ms-seed1.json" in names
+    assert f"paypay-glue-2gb-brokers=6-0.25gb-x1-0s-{label}-seed1.json" in names

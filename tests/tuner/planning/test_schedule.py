@@ -115,6 +115,22 @@ def test_a_job_that_breaches_alone_gets_the_first_single_change_that_holds_it(tm
     assert Scenario.from_mapping(mapping).jobs[1].producer.compression_type == codecs[0]
 
 
+def test_a_job_that_breaches_alone_gets_the_gates_change_named_as_its_knobs_name_their_values(tmp_path):
+    from judging.advice import Change
+    values = (("compression.type", "lz4"), ("acks", "all"), ("producer_byte_rate", 20 * 1024**2))
+    gate = tuple(Change(KNOBS[k].setting(v), tuple(KNOBS[k].overrides(v)), "", "", KNOBS[k].lever, ((k, v),))
+                 for k, v in values)
+    document, mapping = schedule(night(tmp_path, **{"1__producer.compression.type": "none"}), repeat=1, trials=1,
+                                 find_change=lambda job, seeds: gate)
+    [change] = document["change"]
+    assert (change["job"], change["lever"], change["found"], change["tried"]) == ("export", "gate", True, 1)
+    assert change["setting"] == "compression.type=lz4, acks=all, enable.idempotence=true, producer_byte_rate=20.0 MB/s per broker"
+    assert change["overrides"] == ["batch[1].producer.compression.type=lz4", "batch[1].producer.acks=all",
+                                   "batch[1].producer.enable.idempotence=true", "batch[1].quota.producer_byte_rate=20971520B/s"]
+    changed = Scenario.from_mapping(mapping).jobs[1]
+    assert (changed.producer.compression_type, changed.producer.acks) == ("lz4", "all")
+
+
 def test_a_start_after_the_window_is_refused_naming_the_job(tmp_path):
     path = night(tmp_path, **{"2__x.y": 1})
     mapping = yaml.safe_load(path.read_text())
