@@ -53,3 +53,27 @@ def test_the_console_script_is_the_entry_that_says_so() -> None:
     import tomllib
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts == {"quietload": "quietload.__main__:main"}
+
+
+def test_the_wheel_carries_the_event_core_built_for_its_python(tmp_path: Path) -> None:
+    # `pip install .` builds this wheel through the same backend and hook (hatchling, hatch_build.py)
+    import sysconfig
+    import zipfile
+    done = _run(["-m", "hatchling", "build", "-t", "wheel", "-d", str(tmp_path / "dist")])
+    assert done.returncode == 0, done.stderr
+    [wheel] = (tmp_path / "dist").glob("*.whl")
+    tag = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    assert wheel.name.endswith(f"-cp{sys.version_info[0]}{sys.version_info[1]}-cp{sys.version_info[0]}"
+                               f"{sys.version_info[1]}-{tag}.whl"), wheel.name   # not py3-none-any
+    extension = f"simulator/_core{sysconfig.get_config_var('EXT_SUFFIX')}"
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        assert [n for n in names if n.startswith("simulator/_core")] == ["simulator/_core.pyi", extension]
+        archive.extractall(tmp_path / "site")
+    # the extracted wheel's event core is the one that loads and runs a draw
+    probe = ("import simulator._core as c, sys; print(c.__file__); "
+             "import random; r = c.Random(random.Random(7).getstate()); print(r.random() == random.Random(7).random())")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path / "site")})
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.splitlines() == [str(tmp_path / "site" / extension), "True"]
