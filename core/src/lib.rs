@@ -7,6 +7,7 @@
 use pyo3::prelude::*;
 
 mod cpu;
+mod engine;
 mod fsum;
 mod histograms;
 mod metrics;
@@ -33,5 +34,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<quota::RateQuota>()?;
     module.add_class::<threads::Threads>()?;
     module.add_class::<sender::SenderMetrics>()?;
+    // the event loop and the broker
+    module.add_class::<engine::Engine>()?;
     Ok(())
 }

@@ -21,7 +21,7 @@ neighbours') go to their rows of the request log (``request_log``, by client id)
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from simulator._core import Cores, Random, Scheduler, Shared, Threads
 from simulator.model.engine import Engine
@@ -46,6 +46,7 @@ class Broker:
                  quotas: Mapping[str, Quota] | None = None, request_log: RequestLog | None = None,
                  cores: Cores | None = None):
         self.engine, self.id, self.jitter = engine, broker_id, jitter
+        self.at: Callable[[float, Callable[[Any], None], Any], None] = engine.at   # bound once: events are many
         # its host's cores: its own (a broker on a host of its own), or a host it shares
         if cores is None:
             cores = Cores(spec.vcpus, scheduler, rng, background)

@@ -39,7 +39,7 @@ class Fetcher:
         took = self.fetched(now, cpu, stall, broker.requests.busy + broker.fetchers_busy)
         broker.fetchers_busy += 1
         self.bytes += request.data
-        self.engine.at(now + took, self.appended_at, request)
+        broker.at(now + took, self.appended_at, request)
 
     def _appended(self, request: Request) -> None:
         self.broker.fetchers_busy -= 1

@@ -84,7 +84,7 @@ class RequestHandlerPool:
                     wire += batch.wire
                 stall = broker.disk_append(now, wire)
             took = self.handle(now, cpu, stall, self.busy - 1 + broker.fetchers_busy, waiting, since)
-            broker.engine.at(now + took, self.handled_at, request)
+            broker.at(now + took, self.handled_at, request)
 
     def _cpu(self, request: Request) -> float:
         """KafkaApis' work for the request, by its key: a produce's append, a follower's fetch;

@@ -67,7 +67,7 @@ class SocketServer:
         arrived, request.t_arrive, done = self.read(connection.processor, at, request.size, connection,
                                                     connection.free_at, cpu, broker.requests.busy + broker.fetchers_busy)
         request.t_received = arrived
-        broker.engine.at(done, self.read_done, request)
+        broker.at(done, self.read_done, request)
         return arrived
 
     def _work(self, connection: Connection, start: float, cpu: float) -> float:
@@ -80,7 +80,7 @@ class SocketServer:
         request.connection.busy = True
         request.t_arrive = start
         cpu = self.request_s + request.size * self.byte_s
-        self.broker.engine.at(self._work(request.connection, start, cpu), self.read_done, request)
+        self.broker.at(self._work(request.connection, start, cpu), self.read_done, request)
 
     def respond(self, request: Request, now: float) -> None:
         """The response queued for the connection's processor at ``now``: written, the connection
@@ -109,7 +109,7 @@ class SocketServer:
             waiting = connection.pending.popleft()
             self._read(waiting, max(connection.free_at, waiting.t_received))
         if not produce or request.acks != "0":
-            broker.engine.at(delivered + broker.half_rtt, request.client.response_at, request)
+            broker.at(delivered + broker.half_rtt, request.client.response_at, request)
 
     def _record_produce_times(self, request: Request, response_begin: float, delivered: float) -> None:
         times = self.produce_times

@@ -102,7 +102,7 @@ class ReplicaManager:
         self.parked.append((now + self.fetch_wait, request))
         if self.sweep_at is None:
             self.sweep_at = now + self.fetch_wait
-            broker.engine.at(self.sweep_at, self._expire_fetches)
+            broker.at(self.sweep_at, self._expire_fetches, None)
 
     def _expire_fetches(self, _: object = None) -> None:
         """Fetches that waited replica.fetch.wait.max.ms for data return empty."""
@@ -115,7 +115,7 @@ class ReplicaManager:
         self.sweep_at = None
         if parked:
             self.sweep_at = parked[0][0]
-            self.broker.engine.at(parked[0][0], self._expire_fetches)
+            self.broker.at(parked[0][0], self._expire_fetches, None)
 
     def _complete_fetch(self, request: Request, now: float) -> None:
         request.parked = False

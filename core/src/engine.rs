@@ -1,0 +1,187 @@
+//! The event loop: a heap of events ordered by (time, sequence).
+//!
+//! The sequence number makes same-time events run in the order they were scheduled, so a run
+//! is deterministic. Nothing here is global: every component receives the engine it runs on.
+//!
+//! The heap is heapq's algorithm over (time, sequence) keys, as the compiled Python engine ran
+//! it: keys are unique, so any correct heap pops the events in the same order, and this one
+//! also matches heapq's where a time is not a number. An event is a Python callable and its
+//! argument (`Engine.at`), called with one vectorcall and nothing bound per event.
+
+use std::ptr;
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use pyo3::{PyTraverseError, PyVisit};
+
+/// What an event does when its time comes.
+enum Action {
+    /// `action(argument)`, scheduled from Python.
+    Call(PyObject, PyObject),
+}
+
+struct Event {
+    time: f64,
+    sequence: u64,
+    action: Action,
+}
+
+fn before(a: &Event, b: &Event) -> bool {
+    a.time < b.time || (a.time == b.time && a.sequence < b.sequence)
+}
+
+#[pyclass(module = "simulator._core")]
+pub struct Engine {
+    #[pyo3(get)]
+    now: f64,
+    /// Components may move it (the load's end decides the run's end).
+    #[pyo3(get, set)]
+    stop_at: f64,
+    heap: Vec<Event>,
+    sequence: u64,
+    #[pyo3(get)]
+    events: u64,
+    /// Called as observer(action, argument) after every event: for tracing and tests.
+    #[pyo3(get)]
+    observers: Py<PyList>,
+}
+
+impl Engine {
+    fn push(&mut self, time: f64, action: Action) {
+        self.sequence += 1;
+        let event = Event { time, sequence: self.sequence, action };
+        let heap = &mut self.heap;
+        heap.push(event);
+        let mut position = heap.len() - 1;
+        while position > 0 {   // heapq's _siftdown: a later sequence never goes before an equal time
+            let parent = (position - 1) >> 1;
+            if !(time < heap[parent].time) {
+                break;
+            }
+            heap.swap(position, parent);
+            position = parent;
+        }
+    }
+
+    /// heapq.heappop: the earliest event out, the last one sifted into its place.
+    fn pop(&mut self) -> Event {
+        let heap = &mut self.heap;
+        let last = heap.pop().expect("an event");
+        if heap.is_empty() {
+            return last;
+        }
+        let first = std::mem::replace(&mut heap[0], last);
+        let end = heap.len();
+        let mut position = 0;
+        let mut child = 1;
+        while child < end {    // heapq's _siftup: down to a leaf along the earlier children
+            let right = child + 1;
+            if right < end && !before(&heap[child], &heap[right]) {
+                child = right;
+            }
+            heap.swap(position, child);
+            position = child;
+            child = 2 * position + 1;
+        }
+        while position > 0 {   // then up to where the last event belongs
+            let parent = (position - 1) >> 1;
+            if !before(&heap[position], &heap[parent]) {
+                break;
+            }
+            heap.swap(position, parent);
+            position = parent;
+        }
+        first
+    }
+
+    /// The next event when its time is within the run, the clock moved to it.
+    fn next(&mut self) -> Option<Event> {
+        match self.heap.first() {
+            Some(event) if event.time <= self.stop_at => {}
+            _ => return None,
+        }
+        let event = self.pop();
+        self.now = event.time;
+        Some(event)
+    }
+}
+
+/// `callable(argument)` through vectorcall, the slot before the argument free for a bound method's self.
+fn call1(py: Python<'_>, callable: &PyObject, argument: &PyObject) -> PyResult<()> {
+    let mut arguments = [ptr::null_mut(), argument.as_ptr()];
+    let result = unsafe {
+        ffi::PyObject_Vectorcall(callable.as_ptr(), arguments.as_mut_ptr().add(1),
+                                 1 | ffi::PY_VECTORCALL_ARGUMENTS_OFFSET, ptr::null_mut())
+    };
+    if result.is_null() {
+        return Err(PyErr::fetch(py));
+    }
+    unsafe { ffi::Py_DECREF(result) };
+    Ok(())
+}
+
+#[pymethods]
+impl Engine {
+    #[new]
+    #[pyo3(signature = (stop_at))]
+    fn new(py: Python<'_>, stop_at: f64) -> Self {
+        Engine { now: 0.0, stop_at, heap: Vec::new(), sequence: 0, events: 0, observers: PyList::empty(py).unbind() }
+    }
+
+    /// Runs `action(argument)` at `time`, after the events already scheduled for that time.
+    #[pyo3(signature = (time, action, argument = None))]
+    fn at(&mut self, py: Python<'_>, time: f64, action: PyObject, argument: Option<PyObject>) {
+        self.push(time, Action::Call(action, argument.unwrap_or_else(|| py.None())));
+    }
+
+    /// Runs the events up to `stop_at`, calling `progress(time)` at most once a simulated second.
+    #[pyo3(signature = (progress = None))]
+    fn run(slf: &Bound<'_, Self>, progress: Option<PyObject>) -> PyResult<()> {
+        let py = slf.py();
+        let observers = slf.borrow().observers.clone_ref(py).into_bound(py);
+        let mut next_report = 1.0;
+        loop {
+            let Some(event) = slf.borrow_mut().next() else { break };
+            let time = event.time;
+            match &event.action {
+                Action::Call(action, argument) => {
+                    call1(py, action, argument)?;
+                    slf.borrow_mut().events += 1;
+                    if !observers.is_empty() {
+                        for observe in observers.iter() {
+                            observe.call1((action, argument))?;
+                        }
+                    }
+                }
+            }
+            if let Some(progress) = &progress {
+                if time >= next_report {
+                    progress.call1(py, (time,))?;
+                    next_report = time + 1.0;
+                }
+            }
+        }
+        let mut engine = slf.borrow_mut();
+        if !engine.heap.is_empty() || engine.now < engine.stop_at {
+            engine.now = engine.stop_at;
+        }
+        Ok(())
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        for event in &self.heap {
+            match &event.action {
+                Action::Call(action, argument) => {
+                    visit.call(action)?;
+                    visit.call(argument)?;
+                }
+            }
+        }
+        visit.call(&self.observers)
+    }
+
+    fn __clear__(&mut self) {
+        self.heap.clear();
+    }
+}
