@@ -19,17 +19,10 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from simulator._core import Cores, SenderMetrics
-from simulator.model.accumulator import RecordAccumulator
-from simulator.model.batch import PARTITION_HEADER, REQUEST_HEADER, Batch
+from simulator._core import Batch, Cores, RecordAccumulator, SenderMetrics
 from simulator.model.broker import ApiKeys, Broker, Connection, Request
 from simulator.model.client import ClientSpec
 from simulator.model.engine import Engine
-
-# a neighbour's records done: their intended send times and when the sender read the response
-RecordsAcked = Callable[[list[float], float], None]
-# a bulk flow's batch done: its records, appended from its creation to its close, and when
-BatchAcked = Callable[[float, float, float, float], None]    # (created, closed, records, done)
 
 
 class Sender:
@@ -37,8 +30,7 @@ class Sender:
     ``runnable_elsewhere``: the threads runnable on them besides it (an executor's tasks)."""
 
     def __init__(self, engine: Engine, spec: ClientSpec, accumulator: RecordAccumulator, host: Cores | None = None,
-                 runnable_elsewhere: Callable[[], float] | None = None, on_records_acked: RecordsAcked | None = None,
-                 on_batch_acked: BatchAcked | None = None):
+                 runnable_elsewhere: Callable[[], float] | None = None):
         self.engine, self.accumulator, self.host = engine, accumulator, host
         config, costs = spec.config, spec.costs
         self.client_id = spec.client_id
@@ -51,14 +43,11 @@ class Sender:
         self.sender_response_s = costs.sender_response_us * 1e-6
         self.sender_record_s = costs.sender_record_us * 1e-6
         self.runnable_elsewhere: Callable[[], float] = runnable_elsewhere or (lambda: 0.0)
-        self.on_records_acked = on_records_acked
-        self.on_batch_acked = on_batch_acked
         self.half_rtt = spec.rtt / 2
         self.responses: list[Request] = []  # arrived, not yet read
         self.looping = False
         self.connections: dict[Broker, Connection] = {node: node.connect(spec.client_id) for node in accumulator.nodes}
-        # each partition's leader connection, by partition index (the hot paths look it up)
-        self.connection_of: list[Connection] = [self.connections[p.leader] for p in accumulator.partitions]
+        accumulator.connect(list(self.connections.values()), self.max_in_flight)   # it reads their requests in flight
         self.sender_free_at = 0.0
         self.response_at: Callable[[Request], None] = self.on_response   # bound once: events are many
         self.run_at: Callable[[int], None] = self._run
@@ -174,14 +163,9 @@ class Sender:
             for response in responses:
                 self._complete(response, now + read)
             self.looping = False
-        accumulator.advance(now)
-        nodes, next_check = self._ready(now)
-        requests = []
-        for node in nodes:
-            room = self.max_in_flight - self.connections[node].inflight
-            for batches in accumulator.drain(node, now, self.max_request_size, room):
-                requests.append(self._request(node, batches))
-        if requests:
+        made, next_check = accumulator.drain_ready(now, self.max_request_size)
+        if made:
+            requests = [self._request(connection, batches, wire) for connection, batches, wire in made]
             cost = 0.0
             for r in requests:
                 cost += self.sender_request_s + len(r.batches) * self.sender_batch_s + r.size * self.sender_byte_s
@@ -193,64 +177,13 @@ class Sender:
             self.drained(interval, first.wire, first.bytes)
             for i, request in enumerate(requests):
                 self._send(request, now + cost, i == 0)
-            next_check = self._next_send(next_check)
-        if accumulator.source_next < math.inf:
-            next_check = min(next_check, accumulator.source_next + accumulator.linger)
+            next_check = accumulator.next_send(next_check)
         if next_check < math.inf:
             self.schedule(max(next_check, self.sender_free_at))
 
-    def _ready(self, now: float) -> tuple[list[Broker], float]:
-        """The accumulator's ready leaders whose connection can take a request now
-        (NetworkClient.ready), and when to look again."""
-        accumulator = self.accumulator
-        sendable, next_check = accumulator.ready(now)
-        nodes: list[Broker] = []
-        for node in accumulator.nodes:
-            if node not in sendable:
-                continue
-            connection = self.connections[node]
-            if connection.inflight < self.max_in_flight:  # else a response will wake us
-                if now >= connection.send_done:
-                    nodes.append(node)
-                else:
-                    next_check = min(next_check, connection.send_done)
-        return nodes, min(next_check, self._next_batch(now))
-
-    def _next_batch(self, now: float) -> float:
-        """When the appending flow next creates a batch a connection could take: send() wakes
-        the sender then (KafkaProducer.doSend: ``sender.wakeup()`` on a new batch)."""
-        accumulator = self.accumulator
-        if accumulator.rate <= 0 or accumulator.blocked:
-            return math.inf
-        if accumulator.keyed:   # every partition gets records: an idle node with room gets one soon
-            for node in accumulator.nodes:
-                if self.connections[node].inflight < self.max_in_flight and not accumulator.queued_on[node]:
-                    return now + len(accumulator.partitions) * accumulator.record_bytes / accumulator.rate
-            return math.inf
-        target = accumulator.sticky.current
-        if target is None or not accumulator.deques[target] and self.connection_of[target.index].inflight < self.max_in_flight:
-            return now + accumulator.record_bytes / accumulator.rate
-        return math.inf
-
-    def _next_send(self, next_check: float) -> float:
-        """After a drain: the earliest time a connection with room could take more data."""
-        accumulator = self.accumulator
-        flowing = accumulator.rate > 0 and not accumulator.blocked
-        target = None if accumulator.keyed or accumulator.sticky.current is None else accumulator.sticky.current.leader
-        for node in accumulator.nodes:
-            connection = self.connections[node]
-            if connection.inflight >= self.max_in_flight:
-                continue
-            if (flowing and (target is None or node is target)) or accumulator.queued_on[node]:
-                next_check = min(next_check, connection.send_done)
-        return next_check
-
     # ---- requests ----------------------------------------------------------------------
-    def _request(self, node: Broker, batches: list[Batch]) -> Request:
-        wire = float(REQUEST_HEADER)
-        for batch in batches:
-            wire += batch.wire + PARTITION_HEADER
-        request = Request(ApiKeys.PRODUCE, self.connections[node], wire, self)
+    def _request(self, connection: Connection, batches: list[Batch], wire: float) -> Request:
+        request = Request(ApiKeys.PRODUCE, connection, wire, self)
         request.batches = batches
         request.acks = self.acks
         request.t_created = self.engine.now
@@ -284,8 +217,7 @@ class Sender:
     def _written(self, request: Request) -> None:
         """acks=0: a request is done once its last byte left."""
         self._complete(request, self.engine.now)
-        accumulator = self.accumulator
-        if accumulator.nonempty or (accumulator.rate > 0 and not accumulator.blocked):
+        if self.accumulator.pending:
             self.wakeup()
 
     def _complete(self, request: Request, done: float) -> None:
@@ -297,14 +229,4 @@ class Sender:
         if request.throttle > 0.0:   # NetworkClient: nothing goes to a throttled broker
             connection.send_done = max(connection.send_done, now + request.throttle)
             self.throttled_seconds += request.throttle
-        accumulator = self.accumulator
-        for batch in request.batches:
-            accumulator.deallocate(batch)
-            if batch.intended:
-                if self.on_records_acked:
-                    self.on_records_acked(batch.intended, done)
-            elif self.on_batch_acked is not None:
-                self.on_batch_acked(batch.created, batch.closed_at, batch.records, done)
-            if batch.waiters:
-                accumulator.flushed(batch)
-        accumulator.release(now)
+        self.accumulator.complete(request.batches, now, done)
