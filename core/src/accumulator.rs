@@ -20,6 +20,7 @@ use pyo3::types::{PyList, PyString};
 use crate::batch::{Batch, BATCH_HEADER, DETERIORATE_STEP, ESTIMATION_FACTOR, IMPROVING_STEP};
 use crate::partitioner::Partitioner;
 use crate::random::Random;
+use crate::sender::SenderMetrics;
 
 /// A flush in progress: the batches it still waits for, and what it calls once they are done.
 pub struct FlushToken {
@@ -103,6 +104,8 @@ pub struct RecordAccumulator {
     /// the sender's connections, by leader, and how many requests each takes
     pub connections: Vec<PyObject>,
     pub max_in_flight: i64,
+    /// the sender's metrics, which count what a drain sends
+    pub metrics: Option<Py<SenderMetrics>>,
 }
 
 /// What the application hears once the accumulator is free again.

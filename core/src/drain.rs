@@ -239,14 +239,22 @@ impl RecordAccumulator {
             }
         }
         next_check = next_check.min(accumulator.next_batch(py, now)?);
-        let requests = PyList::empty(py);
+        let mut drained = Vec::new();
         for (node, room) in nodes {
             for batches in accumulator.drain(py, node, now, max_size, room)? {
-                let wire = request_wire(py, &batches);
-                let connection = accumulator.connections[node].clone_ref(py);
-                requests.append(PyTuple::new(py, [connection, PyList::new(py, batches)?.into_any().unbind(),
-                                                  wire.into_pyobject(py)?.into_any().unbind()])?)?;
+                drained.push((node, batches));
             }
+        }
+        let requests = PyList::empty(py);
+        if let Some(metrics) = &accumulator.metrics {
+            let batches: Vec<&[Py<Batch>]> = drained.iter().map(|(_, batches)| batches.as_slice()).collect();
+            metrics.borrow_mut(py).count_sent(py, now, &batches);
+        }
+        for (node, batches) in drained {
+            let wire = request_wire(py, &batches);
+            let connection = accumulator.connections[node].clone_ref(py);
+            requests.append(PyTuple::new(py, [connection, PyList::new(py, batches)?.into_any().unbind(),
+                                              wire.into_pyobject(py)?.into_any().unbind()])?)?;
         }
         if accumulator.source_next < f64::INFINITY {
             next_check = next_check.min(accumulator.source_next + accumulator.linger);

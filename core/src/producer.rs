@@ -12,6 +12,7 @@ use crate::accumulator::{call, Call, FlushToken, RecordAccumulator};
 use crate::batch::Batch;
 use crate::partitioner::Partitioner;
 use crate::random::Random;
+use crate::sender::SenderMetrics;
 
 #[pymethods]
 impl RecordAccumulator {
@@ -97,6 +98,7 @@ impl RecordAccumulator {
             expiry_due: delivery_timeout,
             connections: Vec::new(),
             max_in_flight: 0,
+            metrics: None,
         };
         accumulator.update_capacity();
         Ok(accumulator)
@@ -219,10 +221,12 @@ impl RecordAccumulator {
         self.open(py, slot, now)
     }
 
-    /// The sender's connections, in `nodes`' order, each taking `max_in_flight` requests.
-    fn connect(&mut self, connections: Vec<PyObject>, max_in_flight: i64) {
+    /// The sender's connections, in `nodes`' order, each taking `max_in_flight` requests, and
+    /// its metrics, which count what each drain sends.
+    fn connect(&mut self, connections: Vec<PyObject>, max_in_flight: i64, metrics: Py<SenderMetrics>) {
         self.connections = connections;
         self.max_in_flight = max_in_flight;
+        self.metrics = Some(metrics);
     }
 
     /// A sender's run at `now`: the produce requests of every ready leader whose connection can

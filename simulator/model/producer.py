@@ -112,23 +112,23 @@ class Producer:
 
     @property
     def requests(self) -> int:
-        return self.sender.requests
+        return self.sender.metrics.requests
 
     @property
     def batches_sent(self) -> int:
-        return self.sender.batches_sent
+        return self.sender.metrics.batches_sent
 
     @property
     def bytes_sent(self) -> float:
-        return self.sender.bytes_sent
+        return self.sender.metrics.bytes_sent
 
     @property
     def wire_sent(self) -> float:
-        return self.sender.wire_sent
+        return self.sender.metrics.wire_sent
 
     @property
     def records_sent(self) -> float:
-        return self.sender.records_sent
+        return self.sender.metrics.records_sent
 
     @property
     def batch_sizes(self) -> BatchSizes:

@@ -47,30 +47,23 @@ class Sender:
         self.responses: list[Request] = []  # arrived, not yet read
         self.looping = False
         self.connections: dict[Broker, Connection] = {node: node.connect(spec.client_id) for node in accumulator.nodes}
-        accumulator.connect(list(self.connections.values()), self.max_in_flight)   # it reads their requests in flight
         self.sender_free_at = 0.0
         self.response_at: Callable[[Request], None] = self.on_response   # bound once: events are many
         self.run_at: Callable[[int], None] = self._run
         self.wake_at = math.inf
         self.wake_token = 0
-        # the client's metrics
-        self.requests = 0
-        self.batches_sent = 0
-        self.bytes_sent = 0.0
-        self.wire_sent = 0.0
-        self.records_sent = 0.0
-        # request-latency-avg (from the request's making to its response read), the drain interval and
-        # the batch sizes, with the host's stretch of a run, counted in the event core: one call a read, one a drain
+        # the client's metrics: request-latency-avg (from the request's making to its response read)
+        # with the host's stretch of a run, counted in the event core in one call a read (the run's
+        # further responses after it); the drain interval, the batch sizes and what was sent, counted
+        # by the accumulator's drain
         self.metrics = SenderMetrics(host)
         self.batch_sizes = self.metrics.batch_sizes
         self.drain_interval = self.metrics.drain_interval
         self.request_latency = self.metrics.request_latency
         self.read_responses: Callable[[float, float, float], float] = self.metrics.read   # bound once: calls are many
         self.wake: Callable[[float, float, float], tuple[float, float]] = self.metrics.wake
-        self.drained: Callable[[float, float, float], None] = self.metrics.drained
         self.record_latency: Callable[[float], None] = self.request_latency.add   # a run's second response on
-        self.record_batch: Callable[[float, float], None] = self.batch_sizes.record   # a drain's second batch on
-        self.last_drain: float | None = None
+        accumulator.connect(list(self.connections.values()), self.max_in_flight, self.metrics)
         self.throttled_seconds = 0.0
 
     @property
@@ -171,12 +164,8 @@ class Sender:
                 cost += self.sender_request_s + len(r.batches) * self.sender_batch_s + r.size * self.sender_byte_s
             cost = read + cost * stretch
             self.sender_free_at = now + cost
-            interval = now - self.last_drain if self.last_drain is not None else math.nan
-            self.last_drain = now
-            first = requests[0].batches[0]
-            self.drained(interval, first.wire, first.bytes)
-            for i, request in enumerate(requests):
-                self._send(request, now + cost, i == 0)
+            for request in requests:
+                self._send(request, now + cost)
             next_check = accumulator.next_send(next_check)
         if next_check < math.inf:
             self.schedule(max(next_check, self.sender_free_at))
@@ -189,21 +178,10 @@ class Sender:
         request.t_created = self.engine.now
         return request
 
-    def _send(self, request: Request, at: float, counted_first: bool) -> None:
-        """``counted_first``: its first batch's sizes were counted with the drain."""
+    def _send(self, request: Request, at: float) -> None:
         node = request.connection.broker
         connection = request.connection
         connection.inflight += 1
-        self.requests += 1
-        for batch in request.batches:
-            self.batches_sent += 1
-            self.bytes_sent += batch.bytes
-            self.wire_sent += batch.wire
-            self.records_sent += batch.records
-            if counted_first:
-                counted_first = False
-            else:
-                self.record_batch(batch.wire, batch.bytes)
         # the send is complete once its last byte has left: InFlightRequests.canSendMore
         connection.send_done = node.receive(request, at + self.half_rtt) - self.half_rtt
         if self.acks == "0":  # no response: done once written
