@@ -279,9 +279,40 @@ impl RecordAccumulator {
         Ok(next_check)
     }
 
-    /// handleProduceResponse / completeBatch for a response read at `done`: each batch's memory
-    /// back and its callbacks (neighbours' records, the flow's batch, flushes); then a send()
-    /// blocked on buffer.memory goes on if a batch fits.
+    /// handleProduceResponse for the `responses` a run reads at `done` (`read`: the first one's
+    /// request latency was counted as the run began, the others' are counted here), or for an
+    /// acks=0 request written: each one's connection takes requests again (after its throttle),
+    /// then its batches complete.
+    pub fn read(slf: &Bound<'_, Self>, responses: Vec<Bound<'_, PyAny>>, now: f64, done: f64, read: bool) -> PyResult<()> {
+        let py = slf.py();
+        let metrics = slf.borrow().metrics.as_ref().map(|m| m.clone_ref(py));
+        let metrics = metrics.ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no sender connected"))?;
+        if read {
+            for response in responses.iter().skip(1) {
+                let created: f64 = response.getattr(intern!(py, "t_created"))?.extract()?;
+                metrics.borrow(py).count_latency(py, now - created);
+            }
+        }
+        for response in &responses {
+            let connection = response.getattr(intern!(py, "connection"))?;
+            let inflight: i64 = connection.getattr(intern!(py, "inflight"))?.extract()?;
+            connection.setattr(intern!(py, "inflight"), inflight - 1)?;
+            let throttle: f64 = response.getattr(intern!(py, "throttle"))?.extract()?;
+            if throttle > 0.0 {
+                // NetworkClient: nothing goes to a throttled broker
+                let send_done: f64 = connection.getattr(intern!(py, "send_done"))?.extract()?;
+                connection.setattr(intern!(py, "send_done"), send_done.max(now + throttle))?;
+                metrics.borrow_mut(py).count_throttle(throttle);
+            }
+            let batches: Vec<Py<Batch>> = response.getattr(intern!(py, "batches"))?.extract()?;
+            RecordAccumulator::complete(slf, batches, now, done)?;
+        }
+        Ok(())
+    }
+
+    /// completeBatch for a response's batches read at `done`: each batch's memory back and its
+    /// callbacks (neighbours' records, the flow's batch, flushes); then a send() blocked on
+    /// buffer.memory goes on if a batch fits.
     pub fn complete(slf: &Bound<'_, Self>, batches: Vec<Py<Batch>>, now: f64, done: f64) -> PyResult<()> {
         let py = slf.py();
         for batch in &batches {

@@ -243,10 +243,10 @@ impl RecordAccumulator {
         self.next_send(py, next_check)
     }
 
-    /// A response's batches, read at `done`, complete (completeBatch).
-    #[pyo3(name = "complete")]
-    fn py_complete(slf: &Bound<'_, Self>, batches: Vec<Py<Batch>>, now: f64, done: f64) -> PyResult<()> {
-        RecordAccumulator::complete(slf, batches, now, done)
+    /// The responses a run reads at `done` (`read`; else an acks=0 request written) complete.
+    #[pyo3(name = "read")]
+    fn py_read(slf: &Bound<'_, Self>, responses: Vec<Bound<'_, PyAny>>, now: f64, done: f64, read: bool) -> PyResult<()> {
+        RecordAccumulator::read(slf, responses, now, done, read)
     }
 
     /// Batches queued, or the flow appending (acks=0: the sender looks again once a request is written).

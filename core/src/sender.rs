@@ -36,9 +36,22 @@ pub struct SenderMetrics {
     wire_sent: f64,
     #[pyo3(get)]
     records_sent: f64,
+    /// how long throttled responses held the connections
+    #[pyo3(get)]
+    throttled_seconds: f64,
 }
 
 impl SenderMetrics {
+    /// A response read `latency` after its request was made (a run's after its first).
+    pub(crate) fn count_latency(&self, py: Python<'_>, latency: f64) {
+        self.request_latency.borrow_mut(py).add(latency);
+    }
+
+    /// A throttled response held its connection `seconds`.
+    pub(crate) fn count_throttle(&mut self, seconds: f64) {
+        self.throttled_seconds += seconds;
+    }
+
     /// A drain at `now` made these requests (none: nothing is counted): the interval since the
     /// drain before (none for the first), each batch's sizes, and what they send.
     pub(crate) fn count_sent(&mut self, py: Python<'_>, now: f64, requests: &[&[Py<Batch>]]) {
@@ -82,6 +95,7 @@ impl SenderMetrics {
             bytes_sent: 0.0,
             wire_sent: 0.0,
             records_sent: 0.0,
+            throttled_seconds: 0.0,
         })
     }
 

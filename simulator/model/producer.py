@@ -144,4 +144,4 @@ class Producer:
 
     @property
     def throttled_seconds(self) -> float:
-        return self.sender.throttled_seconds
+        return self.sender.metrics.throttled_seconds

@@ -54,17 +54,15 @@ class Sender:
         self.wake_token = 0
         # the client's metrics: request-latency-avg (from the request's making to its response read)
         # with the host's stretch of a run, counted in the event core in one call a read (the run's
-        # further responses after it); the drain interval, the batch sizes and what was sent, counted
-        # by the accumulator's drain
+        # further responses as the accumulator reads them); the drain interval, the batch sizes and
+        # what was sent, counted by the accumulator's drain; the time throttled
         self.metrics = SenderMetrics(host)
         self.batch_sizes = self.metrics.batch_sizes
         self.drain_interval = self.metrics.drain_interval
         self.request_latency = self.metrics.request_latency
         self.read_responses: Callable[[float, float, float], float] = self.metrics.read   # bound once: calls are many
         self.wake: Callable[[float, float, float], tuple[float, float]] = self.metrics.wake
-        self.record_latency: Callable[[float], None] = self.request_latency.add   # a run's second response on
         accumulator.connect(list(self.connections.values()), self.max_in_flight, self.metrics)
-        self.throttled_seconds = 0.0
 
     @property
     def inflight(self) -> dict[Broker, int]:
@@ -151,10 +149,7 @@ class Sender:
             read *= stretch
             self.sender_free_at = now + read    # a completion's wakeup looks again after this
             self.looping = True
-            for i in range(1, len(responses)):   # the first one's latency was counted with the stretch
-                self.record_latency(now - responses[i].t_created)
-            for response in responses:
-                self._complete(response, now + read)
+            self.accumulator.read(responses, now, now + read, True)   # the first one's latency was counted with the stretch
             self.looping = False
         made, next_check = accumulator.drain_ready(now, self.max_request_size)
         if made:
@@ -194,17 +189,7 @@ class Sender:
 
     def _written(self, request: Request) -> None:
         """acks=0: a request is done once its last byte left."""
-        self._complete(request, self.engine.now)
+        now = self.engine.now
+        self.accumulator.read([request], now, now, False)
         if self.accumulator.pending:
             self.wakeup()
-
-    def _complete(self, request: Request, done: float) -> None:
-        """handleProduceResponse / completeBatch for a response read at ``done``: the batches'
-        callbacks (neighbours' records, flushes) and their memory back."""
-        now = self.engine.now
-        connection = request.connection
-        connection.inflight -= 1
-        if request.throttle > 0.0:   # NetworkClient: nothing goes to a throttled broker
-            connection.send_done = max(connection.send_done, now + request.throttle)
-            self.throttled_seconds += request.throttle
-        self.accumulator.complete(request.batches, now, done)
