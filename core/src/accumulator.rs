@@ -22,10 +22,11 @@ use crate::partitioner::Partitioner;
 use crate::random::Random;
 use crate::sender::SenderMetrics;
 
-/// A flush in progress: the batches it still waits for, and what it calls once they are done.
+/// A flush in progress: the batches it still waits for, and what it calls once they are done
+/// (none once called).
 pub struct FlushToken {
     pub pending: i64,
-    pub on_done: PyObject,
+    pub on_done: Option<PyObject>,
 }
 
 #[pyclass(module = "simulator._core")]
@@ -332,14 +333,14 @@ impl RecordAccumulator {
     }
 
     /// The flush `token` waited for one more batch: its call once that was the last.
-    pub fn flushed(&mut self, py: Python<'_>, token: usize) -> Option<Call> {
+    pub fn flushed(&mut self, token: usize) -> Option<Call> {
         let flush = &mut self.tokens[token];
         flush.pending -= 1;
         if flush.pending != 0 {
             return None;
         }
         self.flushes -= 1;
-        Some(Call::Flushed(flush.on_done.clone_ref(py)))
+        flush.on_done.take().map(Call::Flushed)
     }
 
     /// After completions: a send() blocked on buffer.memory goes on when a batch fits.

@@ -207,7 +207,7 @@ fn expire(slf: &Bound<'_, RecordAccumulator>, now: f64) -> PyResult<()> {
 /// The flushes waiting for a batch that is done: each that waited for it last is done.
 fn flushed(slf: &Bound<'_, RecordAccumulator>, waiters: &[usize]) -> PyResult<()> {
     for &token in waiters {
-        let done = slf.borrow_mut().flushed(slf.py(), token);
+        let done = slf.borrow_mut().flushed(token);
         if let Some(done) = done {
             call(slf, done)?;
         }

@@ -172,7 +172,7 @@ impl RecordAccumulator {
                 batch.borrow_mut(py).waiters.push(token);
                 pending += 1;
             }
-            accumulator.tokens.push(FlushToken { pending, on_done: on_done.clone_ref(py) });
+            accumulator.tokens.push(FlushToken { pending, on_done: (pending != 0).then(|| on_done.clone_ref(py)) });
             if pending != 0 {
                 accumulator.flushes += 1;
             }
@@ -234,6 +234,27 @@ impl RecordAccumulator {
     #[pyo3(name = "drain_ready")]
     fn py_drain_ready<'py>(slf: &Bound<'py, Self>, now: f64, max_size: f64) -> PyResult<(Bound<'py, PyList>, f64)> {
         RecordAccumulator::drain_ready(slf, now, max_size)
+    }
+
+    /// A sender's run at `now` with no response to read, `elsewhere` threads runnable on its host
+    /// besides it (`wake`: it leaves poll() and first waits for a core): its wait (0.0: a core
+    /// takes it at once), its CPU's stretch, and when it runs, `drain_ready`'s requests and next
+    /// look; SenderMetrics' `wake` or `read` and the drain in one call.
+    fn run<'py>(slf: &Bound<'py, Self>, elsewhere: f64, now: f64, max_size: f64, wake: bool)
+                -> PyResult<(f64, f64, Bound<'py, PyList>, f64)> {
+        let py = slf.py();
+        let metrics = slf.borrow().metrics.as_ref().map(|m| m.clone_ref(py));
+        let metrics = metrics.ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no sender connected"))?;
+        let (wait, stretch) = if wake {
+            metrics.borrow(py).wake(py, elsewhere, now, f64::NAN)
+        } else {
+            (0.0, metrics.borrow(py).read(py, elsewhere, now, f64::NAN))
+        };
+        if wait > 0.0 {
+            return Ok((wait, stretch, PyList::empty(py), f64::INFINITY));
+        }
+        let (requests, next_check) = RecordAccumulator::drain_ready(slf, now, max_size)?;
+        Ok((0.0, stretch, requests, next_check))
     }
 
     /// After a drain's requests were written: the earliest time a connection with room could

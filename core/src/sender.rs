@@ -103,7 +103,7 @@ impl SenderMetrics {
     /// how much longer its CPU work takes there (`Cores.stretch`; 1.0 without a host). `created`:
     /// when the first response it reads was made (NaN: none), counted in request-latency-avg (the
     /// sender counts the others, after it, in `request_latency`).
-    fn read(&self, py: Python<'_>, elsewhere: f64, now: f64, created: f64) -> f64 {
+    pub(crate) fn read(&self, py: Python<'_>, elsewhere: f64, now: f64, created: f64) -> f64 {
         if !created.is_nan() {
             self.request_latency.borrow_mut(py).add(now - created);
         }
@@ -115,7 +115,7 @@ impl SenderMetrics {
 
     /// The sender leaves poll() `now`: how long it waits for a core (`Cores.wake_delay`, one draw),
     /// and when it waits not at all, its run's `read` at once: (wait, 1.0) or (0.0, the stretch).
-    fn wake(&self, py: Python<'_>, elsewhere: f64, now: f64, created: f64) -> (f64, f64) {
+    pub(crate) fn wake(&self, py: Python<'_>, elsewhere: f64, now: f64, created: f64) -> (f64, f64) {
         if let Some(host) = &self.host {
             let wait = host.borrow_mut(py).wake_delay(py, elsewhere);
             if wait > 0.0 {

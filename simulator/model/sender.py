@@ -92,6 +92,15 @@ class Sender:
         if self.host is None:
             self.run_once(now)
             return
+        if not self.responses:   # the wait and the drain in one call
+            wait, stretch, made, next_check = self.accumulator.run(self.runnable_elsewhere(), now,
+                                                                   self.max_request_size, True)
+            if wait > 0.0:
+                self.sender_free_at = now + wait
+                self.schedule(self.sender_free_at)
+            else:
+                self._send_all(now, 0.0, stretch, made, next_check)
+            return
         wait, stretch = self.wake(self.runnable_elsewhere(), now, self._first_created())
         if wait > 0.0:
             self.sender_free_at = now + wait
@@ -123,13 +132,12 @@ class Sender:
     def run_once(self, now: float) -> None:
         """Sender.runOnce: read the responses that arrived, drain what is ready, send, plan the
         next look. Its CPU takes longer when its host's cores are shared."""
-        if self.host is not None:
-            stretch = self.read_responses(self.runnable_elsewhere(), now, self._first_created())
-        elif self.responses:
-            stretch = self.read_responses(0.0, now, self._first_created())
+        elsewhere = self.runnable_elsewhere() if self.host is not None else 0.0
+        if not self.responses:   # its stretch and the drain in one call
+            _, stretch, made, next_check = self.accumulator.run(elsewhere, now, self.max_request_size, False)
+            self._send_all(now, 0.0, stretch, made, next_check)
         else:
-            stretch = 1.0
-        self._run_stretched(now, stretch)
+            self._run_stretched(now, self.read_responses(elsewhere, now, self._first_created()))
 
     def _first_created(self) -> float:
         """When the first response to read was made (NaN: none arrived)."""
@@ -137,7 +145,6 @@ class Sender:
 
     def _run_stretched(self, now: float, stretch: float) -> None:
         """run_once with its responses' latencies counted and its CPU ``stretch``ed by its host's load."""
-        accumulator = self.accumulator
         read = 0.0
         if self.responses:
             responses, self.responses = self.responses, []
@@ -151,7 +158,12 @@ class Sender:
             self.looping = True
             self.accumulator.read(responses, now, now + read, True)   # the first one's latency was counted with the stretch
             self.looping = False
-        made, next_check = accumulator.drain_ready(now, self.max_request_size)
+        made, next_check = self.accumulator.drain_ready(now, self.max_request_size)
+        self._send_all(now, read, stretch, made, next_check)
+
+    def _send_all(self, now: float, read: float, stretch: float, made: list[tuple[Connection, list[Batch], float]],
+                  next_check: float) -> None:
+        """A drain's requests written after ``read`` seconds of reading responses, and the next look."""
         if made:
             requests = [self._request(connection, batches, wire) for connection, batches, wire in made]
             cost = 0.0
@@ -161,7 +173,7 @@ class Sender:
             self.sender_free_at = now + cost
             for request in requests:
                 self._send(request, now + cost)
-            next_check = accumulator.next_send(next_check)
+            next_check = self.accumulator.next_send(next_check)
         if next_check < math.inf:
             self.schedule(max(next_check, self.sender_free_at))
 
