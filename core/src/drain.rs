@@ -1,8 +1,10 @@
 //! What a producer's sender asks of its accumulator, one call a step: `drain_ready` appends what
 //! is due, fails the batches `delivery.timeout.ms` old, finds the leaders with a sendable batch
-//! whose connection can take a request (`ready`, NetworkClient.ready) and drains each into
-//! produce requests, and says when to look again; `next_send` after the requests were written;
-//! `complete` a response's batches (completeBatch: callbacks, flushes, buffer.memory back).
+//! whose connection can take a request (`ready`, NetworkClient.ready), drains each into produce
+//! requests, counts what they send and says when to look again (`run`: after the sender's wait
+//! for a core or its stretch); `next_send` after the requests were written; `read` the responses
+//! of a run (handleProduceResponse, completeBatch: the connections, the batches' callbacks and
+//! flushes, buffer.memory back).
 
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -272,7 +274,7 @@ impl RecordAccumulator {
             if inflight >= self.max_in_flight {
                 continue;
             }
-            if (flowing && target.is_none_or(|t| t == node)) || self.queued_on[node] != 0 {
+            if (flowing && target.map_or(true, |t| t == node)) || self.queued_on[node] != 0 {
                 next_check = next_check.min(send_done);
             }
         }
