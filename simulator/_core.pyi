@@ -102,10 +102,16 @@ class SenderMetrics:
     request_latency: Mean
     drain_interval: Mean
     batch_sizes: BatchSizes
+    requests: int
+    batches_sent: int
+    bytes_sent: float
+    wire_sent: float
+    records_sent: float
+    throttled_seconds: float
     def __init__(self, host: Cores | None = None) -> None: ...
     def read(self, elsewhere: float, now: float, created: float) -> float: ...
     def wake(self, elsewhere: float, now: float, created: float) -> tuple[float, float]: ...
-    def drained(self, interval: float, wire: float, records: float) -> None: ...
+    def sent(self, now: float, requests: list[list[Batch]]) -> None: ...
 
 class RecordLatencies:
     maximum: float
@@ -153,3 +159,66 @@ class Engine:
     def __init__(self, stop_at: float) -> None: ...
     def at(self, time: float, action: Callable[[Any], None], argument: Any = None) -> None: ...
     def run(self, progress: Callable[[float], None] | None = None) -> None: ...
+
+# the producer's accumulator, its batches and partitioner
+BATCH_HEADER: int
+REQUEST_HEADER: int
+PARTITION_HEADER: int
+
+def murmur2(data: bytes) -> int: ...
+
+class Batch:
+    partition: Any
+    codec: str
+    created: float
+    bytes: float
+    records: float
+    full: bool
+    memory: int
+    intended: list[float] | None
+    wire: float
+    closed_at: float
+    def __init__(self, partition: Any, created: float, memory: int, codec: str) -> None: ...
+
+class RecordAccumulator:
+    partitions: list[Any]
+    nodes: list[Any]
+    batch_size: int
+    linger: float
+    record_bytes: float
+    keyed: bool
+    ratio_estimate: float
+    memory_used: int
+    blocked: bool
+    rate: float
+    appended: float
+    source_next: float
+    blocked_seconds: float
+    append_seconds: float
+    expired_records: float
+    capacity: float
+    partitioner: str
+    sticky_current: Any
+    produced: float
+    pending: bool
+    def __init__(self, partitions: list[Any], rng: Random, batch_size: int, linger: float, buffer_memory: float,
+                 codec: str, librdkafka: bool, batch_records: float, ratio_at: Callable[[float], float],
+                 record_bytes: float, keyed: bool, partitioner: str, delivery_timeout: float,
+                 on_block_change: Callable[[], None] | None = None,
+                 on_records_acked: Callable[[list[float], float], None] | None = None,
+                 on_batch_acked: Callable[[float, float, float, float], None] | None = None) -> None: ...
+    def set_rate(self, rate: float, now: float) -> None: ...
+    def send_at_rate(self, first: float, interval: float, size: float, partition: Callable[[], Any]) -> None: ...
+    def advance(self, now: float) -> None: ...
+    def append_record(self, now: float, size: float, partition: Any, intended: float) -> None: ...
+    def begin_flush(self, now: float, on_done: Callable[[], None]) -> bool: ...
+    def for_record(self, now: float) -> Any: ...
+    def sticky_add(self, partition: Any, amount: float, now: float) -> None: ...
+    def open_batch(self, partition: Any, now: float) -> Batch | None: ...
+    def queue(self, partition: Any) -> list[Batch]: ...
+    def connect(self, connections: list[Any], max_in_flight: int, metrics: SenderMetrics) -> None: ...
+    def drain_ready(self, now: float, max_size: float) -> tuple[list[tuple[Any, list[Batch], float]], float]: ...
+    def run(self, elsewhere: float, now: float, max_size: float,
+            wake: bool) -> tuple[float, float, list[tuple[Any, list[Batch], float]], float]: ...
+    def next_send(self, next_check: float) -> float: ...
+    def read(self, responses: list[Any], now: float, done: float, read: bool) -> None: ...

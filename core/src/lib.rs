@@ -18,6 +18,13 @@ mod shared;
 mod threads;
 mod timeline;
 
+// the producer's accumulator, its batches and partitioner
+mod accumulator;
+mod batch;
+mod drain;
+mod partitioner;
+mod producer;
+
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<random::Random>()?;
@@ -36,5 +43,12 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<sender::SenderMetrics>()?;
     // the event loop and the broker
     module.add_class::<engine::Engine>()?;
+    // the producer's accumulator, its batches and partitioner
+    module.add_class::<batch::Batch>()?;
+    module.add_class::<accumulator::RecordAccumulator>()?;
+    module.add_function(wrap_pyfunction!(partitioner::murmur2, module)?)?;
+    module.add("BATCH_HEADER", batch::BATCH_HEADER)?;
+    module.add("REQUEST_HEADER", batch::REQUEST_HEADER)?;
+    module.add("PARTITION_HEADER", batch::PARTITION_HEADER)?;
     Ok(())
 }

@@ -3,12 +3,14 @@
 //!
 //! The sender reads the responses that arrived and drains what is ready once per run
 //! (`Sender.runOnce`): `read` (or `wake`, with the wait for a core of a sender leaving poll()) takes
-//! the run's share of its host's cores and its first response's latency in one call, `drained` the
-//! interval since the last drain and its first batch's sizes in one more; the rest (a run that
-//! reads several responses, a drain of several batches) the sender counts after them, in order.
+//! the run's share of its host's cores and its first response's latency in one call (a run that
+//! reads several responses: the sender counts the others after it, in order); a drain's requests
+//! (the interval since the last drain, every batch's sizes, what the producer sent) are counted
+//! by the accumulator's drain itself (`sent`).
 
 use pyo3::prelude::*;
 
+use crate::batch::Batch;
 use crate::cpu::Cores;
 use crate::histograms::BatchSizes;
 use crate::metrics::Mean;
@@ -22,6 +24,58 @@ pub struct SenderMetrics {
     drain_interval: Py<Mean>,
     #[pyo3(get)]
     batch_sizes: Py<BatchSizes>,
+    last_drain: f64,
+    /// what the producer sent: produce requests, batches, their record bytes, wire bytes and records
+    #[pyo3(get)]
+    requests: i64,
+    #[pyo3(get)]
+    batches_sent: i64,
+    #[pyo3(get)]
+    bytes_sent: f64,
+    #[pyo3(get)]
+    wire_sent: f64,
+    #[pyo3(get)]
+    records_sent: f64,
+    /// how long throttled responses held the connections
+    #[pyo3(get)]
+    throttled_seconds: f64,
+}
+
+impl SenderMetrics {
+    /// A response read `latency` after its request was made (a run's after its first).
+    pub(crate) fn count_latency(&self, py: Python<'_>, latency: f64) {
+        self.request_latency.borrow_mut(py).add(latency);
+    }
+
+    /// A throttled response held its connection `seconds`.
+    pub(crate) fn count_throttle(&mut self, seconds: f64) {
+        self.throttled_seconds += seconds;
+    }
+
+    /// A drain at `now` made these requests (none: nothing is counted): the interval since the
+    /// drain before (none for the first), each batch's sizes, and what they send.
+    pub(crate) fn count_sent(&mut self, py: Python<'_>, now: f64, requests: &[&[Py<Batch>]]) {
+        if requests.is_empty() {
+            return;
+        }
+        let interval = now - self.last_drain;
+        if !interval.is_nan() {
+            self.drain_interval.borrow_mut(py).add(interval);
+        }
+        self.last_drain = now;
+        let sizes = self.batch_sizes.borrow(py);
+        for request in requests {
+            self.requests += 1;
+            for batch in request.iter() {
+                let batch = batch.borrow(py);
+                self.batches_sent += 1;
+                self.bytes_sent += batch.bytes;
+                self.wire_sent += batch.wire;
+                self.records_sent += batch.records;
+                sizes.record(py, batch.wire, batch.bytes);
+            }
+        }
+    }
 }
 
 #[pymethods]
@@ -35,6 +89,13 @@ impl SenderMetrics {
             request_latency: Py::new(py, Mean::default())?,
             drain_interval: Py::new(py, Mean::default())?,
             batch_sizes: Py::new(py, BatchSizes::new(py)?)?,
+            last_drain: f64::NAN,
+            requests: 0,
+            batches_sent: 0,
+            bytes_sent: 0.0,
+            wire_sent: 0.0,
+            records_sent: 0.0,
+            throttled_seconds: 0.0,
         })
     }
 
@@ -42,7 +103,7 @@ impl SenderMetrics {
     /// how much longer its CPU work takes there (`Cores.stretch`; 1.0 without a host). `created`:
     /// when the first response it reads was made (NaN: none), counted in request-latency-avg (the
     /// sender counts the others, after it, in `request_latency`).
-    fn read(&self, py: Python<'_>, elsewhere: f64, now: f64, created: f64) -> f64 {
+    pub(crate) fn read(&self, py: Python<'_>, elsewhere: f64, now: f64, created: f64) -> f64 {
         if !created.is_nan() {
             self.request_latency.borrow_mut(py).add(now - created);
         }
@@ -54,7 +115,7 @@ impl SenderMetrics {
 
     /// The sender leaves poll() `now`: how long it waits for a core (`Cores.wake_delay`, one draw),
     /// and when it waits not at all, its run's `read` at once: (wait, 1.0) or (0.0, the stretch).
-    fn wake(&self, py: Python<'_>, elsewhere: f64, now: f64, created: f64) -> (f64, f64) {
+    pub(crate) fn wake(&self, py: Python<'_>, elsewhere: f64, now: f64, created: f64) -> (f64, f64) {
         if let Some(host) = &self.host {
             let wait = host.borrow_mut(py).wake_delay(py, elsewhere);
             if wait > 0.0 {
@@ -64,12 +125,9 @@ impl SenderMetrics {
         (0.0, self.read(py, elsewhere, now, created))
     }
 
-    /// A drain `interval` after the one before (NaN for the first) and the first batch it sent,
-    /// `wire` bytes of `records` bytes (the sender counts the others, after it, in `batch_sizes`).
-    fn drained(&self, py: Python<'_>, interval: f64, wire: f64, records: f64) {
-        if !interval.is_nan() {
-            self.drain_interval.borrow_mut(py).add(interval);
-        }
-        self.batch_sizes.borrow(py).record(py, wire, records);
+    /// A drain at `now` made `requests`, each a list of batches: counted as `count_sent` counts them.
+    fn sent(&mut self, py: Python<'_>, now: f64, requests: Vec<Vec<Py<Batch>>>) {
+        let requests: Vec<&[Py<Batch>]> = requests.iter().map(|r| r.as_slice()).collect();
+        self.count_sent(py, now, &requests);
     }
 }

@@ -18,7 +18,7 @@ from typing import Any
 
 from simulator.live.jars import KafkaJars, java_command, resolve_jars
 from simulator.live._process import StackError
-from simulator.model.batch import BATCH_HEADER
+from simulator._core import BATCH_HEADER
 from simulator.contract import BatchSizeFigures
 from simulator.contract.histograms import SizeHistogram, batch_size_section
 

@@ -21,7 +21,7 @@ from simulator.model.broker import Partition
 from simulator.model.client import ClientSpec
 from simulator.model.engine import Engine
 from simulator.model.producer import Producer
-from simulator.model.sender import RecordsAcked
+from simulator.model.accumulator import RecordsAcked
 from simulator.model.spark import WritePlan
 
 

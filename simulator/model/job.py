@@ -14,7 +14,7 @@ from simulator.model.broker import Partition
 from simulator.model.client import ClientSpec
 from simulator.model.engine import Engine
 from simulator.model.producer import Producer
-from simulator.model.sender import BatchAcked
+from simulator.model.accumulator import BatchAcked
 from simulator.model.spark import WritePlan, first_wave_order
 
 

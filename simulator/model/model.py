@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from simulator._core import Cores, Random, RecordLatencies, Scheduler
+from simulator._core import Cores, Random, RecordLatencies, Scheduler, murmur2
 from simulator.stopping import StopWhen
 from simulator.model import outcome, verdict
 from simulator.model.append import AppendProcess, BurstLoad
@@ -19,7 +19,6 @@ from simulator.model.compression import CompressionCurve, measure_curve, record_
 from simulator.model.engine import Engine
 from simulator.model.job import Load
 from simulator.model.metrics import Latencies, RequestTimesDuring
-from simulator.model.partitioner import murmur2
 from simulator.model.perf import PerfLoad, payload_values
 from simulator.model.producer import Producer
 from simulator.model.rows import ROW_CACHE, RowFigures, row_figures

@@ -21,7 +21,7 @@ from simulator.model.client import ClientSpec
 from simulator.model.engine import Engine
 from simulator.model.producer import Producer
 from simulator.model.rows import RowFigures
-from simulator.model.sender import BatchAcked
+from simulator.model.accumulator import BatchAcked
 from workloads import BatchJob
 
 MIN_SLEEP_S = 0.002        # ThroughputThrottler.MIN_SLEEP_NS

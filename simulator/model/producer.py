@@ -1,7 +1,7 @@
 """The producer (KafkaProducer) of the Java client and librdkafka: a ``RecordAccumulator`` the
 application appends to and a ``Sender`` thread that drains it, as the Java client splits them
 (``accumulator.py``, ``sender.py``). Records without a key go where
-``partitioner.StickyPartitioner`` says.
+the accumulator's partitioner says.
 
 A node is ready when one of its head batches is full, lingered, memory is exhausted or a flush
 runs; the sender drains the head batch of every partition the node leads (round-robin) into one
@@ -17,11 +17,11 @@ from __future__ import annotations
 from typing import Callable
 
 from simulator._core import BatchSizes, Cores, Mean, Random
-from simulator.model.accumulator import RecordAccumulator
+from simulator.model.accumulator import BatchAcked, RecordsAcked, record_accumulator
 from simulator.model.broker import Broker, Partition
 from simulator.model.client import ClientSpec
 from simulator.model.engine import Engine
-from simulator.model.sender import BatchAcked, RecordsAcked, Sender
+from simulator.model.sender import Sender
 
 
 class Producer:
@@ -37,8 +37,8 @@ class Producer:
                  on_block_change: Callable[[], None] | None = None, on_records_acked: RecordsAcked | None = None,
                  on_batch_acked: BatchAcked | None = None):
         self.engine, self.name, self.spec, self.rng = engine, name, spec, rng
-        self.accumulator = RecordAccumulator(spec, partitions, rng, on_block_change)
-        self.sender = Sender(engine, spec, self.accumulator, host, runnable_elsewhere, on_records_acked, on_batch_acked)
+        self.accumulator = record_accumulator(spec, partitions, rng, on_block_change, on_records_acked, on_batch_acked)
+        self.sender = Sender(engine, spec, self.accumulator, host, runnable_elsewhere)
 
     # ---- the application's calls ------------------------------------------------------------
     def set_rate(self, rate: float) -> None:
@@ -83,7 +83,7 @@ class Producer:
     @property
     def partitioner(self) -> str:
         """The client's partitioner for records without a key (kip480, kip794, librdkafka-sticky)."""
-        return self.accumulator.sticky.kind
+        return self.accumulator.partitioner
 
     @property
     def inflight(self) -> dict[Broker, int]:
@@ -112,23 +112,23 @@ class Producer:
 
     @property
     def requests(self) -> int:
-        return self.sender.requests
+        return self.sender.metrics.requests
 
     @property
     def batches_sent(self) -> int:
-        return self.sender.batches_sent
+        return self.sender.metrics.batches_sent
 
     @property
     def bytes_sent(self) -> float:
-        return self.sender.bytes_sent
+        return self.sender.metrics.bytes_sent
 
     @property
     def wire_sent(self) -> float:
-        return self.sender.wire_sent
+        return self.sender.metrics.wire_sent
 
     @property
     def records_sent(self) -> float:
-        return self.sender.records_sent
+        return self.sender.metrics.records_sent
 
     @property
     def batch_sizes(self) -> BatchSizes:
@@ -144,4 +144,4 @@ class Producer:
 
     @property
     def throttled_seconds(self) -> float:
-        return self.sender.throttled_seconds
+        return self.sender.metrics.throttled_seconds

@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from simulator._core import Cores, Random, Scheduler
-from simulator.model.batch import BATCH_HEADER, PARTITION_HEADER, REQUEST_HEADER, Batch
+from simulator._core import BATCH_HEADER, PARTITION_HEADER, REQUEST_HEADER, Batch
 from simulator.model.broker import PRODUCE_TIME_PARTS, Broker, Partition, idle_percent
 from simulator.model.compression import record_overhead
 from simulator.model.engine import Engine

@@ -12,25 +12,23 @@ KIP794 = {"batch": {"client": {"kind": "java", "version": "3.6.1"}}}
 def test_the_partitioner_switches_at_batch_size_once_the_sender_drained_the_partition(make_scenario, evaluator):
     run = ModelRun(make_scenario(KIP794), 1, evaluator)
     accumulator = run.loads[0].executors[0].producer.accumulator
-    sticky = accumulator.sticky
-    first = sticky.for_record(0.0)
-    sticky.add(first, 16384, 0.0)                 # batch.size went to it, and its queue is empty
-    assert sticky.for_record(0.0) is sticky.current and sticky.produced == 0.0    # switched
+    first = accumulator.for_record(0.0)
+    accumulator.sticky_add(first, 16384, 0.0)     # batch.size went to it, and its queue is empty
+    assert accumulator.for_record(0.0) is accumulator.sticky_current and accumulator.produced == 0.0    # switched
 
 
 def test_the_partitioner_keeps_a_partition_whose_batch_still_takes_records_up_to_twice_batch_size(make_scenario,
                                                                                                  evaluator):
     run = ModelRun(make_scenario(KIP794), 1, evaluator)
     accumulator = run.loads[0].executors[0].producer.accumulator
-    sticky = accumulator.sticky
-    first = sticky.for_record(0.0)
-    accumulator._open_batch(first, 0.0)           # a batch still open for appends
-    sticky.add(first, 16384, 0.0)
-    assert sticky.for_record(0.0) is first and sticky.produced == 16384
-    sticky.add(first, 16383, 0.0)
-    assert sticky.produced == 32767
-    sticky.add(first, 1, 0.0)                      # 2 x batch.size: switched whatever the queue holds
-    assert sticky.produced == 0.0
+    first = accumulator.for_record(0.0)
+    accumulator.open_batch(first, 0.0)            # a batch still open for appends
+    accumulator.sticky_add(first, 16384, 0.0)
+    assert accumulator.for_record(0.0) is first and accumulator.produced == 16384
+    accumulator.sticky_add(first, 16383, 0.0)
+    assert accumulator.produced == 32767
+    accumulator.sticky_add(first, 1, 0.0)          # 2 x batch.size: switched whatever the queue holds
+    assert accumulator.produced == 0.0
 
 
 def test_bursts_lingering_apart_make_one_request_each_and_switch_partition_only_when_drained(make_scenario,

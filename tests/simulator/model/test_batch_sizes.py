@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from simulator.model.batch import BATCH_HEADER
+from simulator._core import BATCH_HEADER
 from simulator.contract.histograms import SizeHistogram
 from simulator.model.outcome import build
 from simulator.contract import RunResult

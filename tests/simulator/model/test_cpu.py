@@ -9,7 +9,6 @@ import pytest
 import yaml
 
 from simulator._core import Cores, Random, Scheduler
-from simulator.model.batch import Batch
 from simulator.model.broker import ApiKeys, Broker, Request
 from simulator.model.engine import Engine
 from workloads.profile import PROFILE_DIR, CostProfile
@@ -157,16 +156,13 @@ def test_the_sender_reading_a_response_spends_its_cost_and_each_records_on_its_c
     run = traced_run(make_scenario({"profile": str(tmp_path / "per-record.yaml")}))
     sender = sender_host_sender(run)
     accumulator = sender.accumulator
-    node, partition = accumulator.nodes[0], accumulator.partitions[0]
     batches = []
-    for records in (100, 50):
-        batch = Batch(partition, 0.0, 16384, "none")
+    for records, partition in zip((100, 50), accumulator.partitions):
+        batch = accumulator.open_batch(partition, 0.0)
         batch.records = float(records)
-        accumulator.incomplete[batch] = None
-        accumulator.memory_used += batch.memory
         batches.append(batch)
-    request = sender._request(node, batches)
-    connection = request.connection
+    connection = sender.connections[accumulator.nodes[0]]
+    request = sender._request(connection, batches, 0.0)
     connection.inflight = 1
     sender.responses = [request]
     sender.run_once(0.0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simulator.model.batch import BATCH_HEADER, PARTITION_HEADER, REQUEST_HEADER
+from simulator._core import BATCH_HEADER, PARTITION_HEADER, REQUEST_HEADER
 from simulator.model.compression import record_overhead
 from simulator.model.replay import VALUE_BYTES, RequestStream, replay
 

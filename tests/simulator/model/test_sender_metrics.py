@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from simulator._core import Cores, Random, Scheduler, SenderMetrics
+from simulator._core import Batch, Cores, Random, Scheduler, SenderMetrics
 
 EEVDF = Scheduler(base_slice_us=750, tick_hz=250, protected_wake_share=0.06)
 
@@ -41,10 +41,18 @@ def test_a_wake_draws_the_hosts_wait_and_reads_only_when_it_waits_not_at_all():
     assert (host.wakes, host.slow_wakes, host.waited) == (alone.wakes, alone.slow_wakes, alone.waited)
 
 
-def test_a_drain_counts_its_interval_after_the_first_and_its_first_batch():
+def test_a_drain_counts_its_interval_after_the_first_every_batch_and_what_it_sends():
     metrics = SenderMetrics()
-    metrics.drained(math.nan, 1000.0, 4000.0)
-    metrics.drained(0.25, 20000.0, 80000.0)
+    batches = []
+    for wire, records in ((1000.0, 4000.0), (20000.0, 80000.0), (300.0, 600.0)):
+        batch = Batch(None, 0.0, 0, "lz4")
+        batch.wire, batch.bytes, batch.records = wire, records, 4.0
+        batches.append(batch)
+    metrics.sent(1.0, [])                           # a drain that made no request counts nothing
+    metrics.sent(2.0, [batches[:1]])
+    metrics.sent(2.25, [batches[1:2], batches[2:]])
     assert (metrics.drain_interval.count, metrics.drain_interval.total) == (1, 0.25)
     sizes = metrics.batch_sizes
-    assert (sum(sizes.wire.counts), sum(sizes.records.counts)) == (2, 2)
+    assert (sum(sizes.wire.counts), sum(sizes.records.counts)) == (3, 3)
+    assert (metrics.requests, metrics.batches_sent, metrics.records_sent) == (3, 3, 12.0)
+    assert (metrics.wire_sent, metrics.bytes_sent) == (21300.0, 84600.0)
