@@ -5,6 +5,7 @@
 //! The broker's Python code reads a batch by the same names as the accumulator fills it.
 
 use pyo3::prelude::*;
+use pyo3::{PyTraverseError, PyVisit};
 use pyo3::types::PyList;
 
 pub const BATCH_HEADER: i64 = 61; // DefaultRecordBatch.RECORD_BATCH_OVERHEAD
@@ -78,6 +79,20 @@ impl Batch {
     #[new]
     fn new(partition: PyObject, created: f64, memory: i64, codec: PyObject) -> Self {
         Batch::made(partition, created, memory, codec, 0, 0)
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        // a partition's waiting requests hold their batches, and a batch its partition
+        visit.call(&self.partition)?;
+        visit.call(&self.codec)?;
+        if let Some(intended) = &self.intended {
+            visit.call(intended)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.intended = None;
     }
 }
 

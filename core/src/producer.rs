@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::{PyTraverseError, PyVisit};
 use pyo3::types::{PyList, PyString};
 
 use crate::accumulator::{call, Call, FlushToken, RecordAccumulator};
@@ -102,6 +103,40 @@ impl RecordAccumulator {
         };
         accumulator.update_capacity();
         Ok(accumulator)
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        // a run's producer, sender and partitions hold it and it holds their callbacks and objects
+        for object in self.partitions.iter().chain(&self.nodes).chain(&self.connections) {
+            visit.call(object)?;
+        }
+        for object in [&self.on_block_change, &self.on_records_acked, &self.on_batch_acked, &self.source_partition]
+            .into_iter().flatten() {
+            visit.call(object)?;
+        }
+        for token in &self.tokens {
+            if let Some(on_done) = &token.on_done {
+                visit.call(on_done)?;
+            }
+        }
+        for batch in self.queues.iter().flatten().chain(self.incomplete.values()) {
+            visit.call(batch)?;
+        }
+        if let Some(metrics) = &self.metrics {
+            visit.call(metrics)?;
+        }
+        visit.call(&self.ratio_at)?;
+        visit.call(&self.rng)?;
+        visit.call(&self.codec)
+    }
+
+    fn __clear__(&mut self) {
+        self.connections.clear();
+        self.queues.iter_mut().for_each(VecDeque::clear);
+        self.incomplete.clear();
+        self.tokens.clear();
+        (self.on_block_change, self.on_records_acked, self.on_batch_acked) = (None, None, None);
+        (self.source_partition, self.metrics) = (None, None);
     }
 
     /// Uncompressed bytes a new batch takes before it is full (whole records).

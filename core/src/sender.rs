@@ -9,6 +9,7 @@
 //! by the accumulator's drain itself (`sent`).
 
 use pyo3::prelude::*;
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::batch::Batch;
 use crate::cpu::Cores;
@@ -97,6 +98,13 @@ impl SenderMetrics {
             records_sent: 0.0,
             throttled_seconds: 0.0,
         })
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Some(host) = &self.host {
+            visit.call(host)?;
+        }
+        Ok(())
     }
 
     /// A run starting `now` with `elsewhere` threads runnable on the host besides the sender:
