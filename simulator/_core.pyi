@@ -149,7 +149,76 @@ class Engine:
     now: float
     stop_at: float
     events: int
+    native_events: int
     observers: list[Callable[[Any, Any], None]]
     def __init__(self, stop_at: float) -> None: ...
     def at(self, time: float, action: Callable[[Any], None], argument: Any = None) -> None: ...
     def run(self, progress: Callable[[float], None] | None = None) -> None: ...
+
+class Partition:
+    topic: str
+    index: int
+    leader: Any
+    followers: list[Any]
+    leo: float
+    hw: float
+    follower_leo: dict[int, float]
+    batches: float
+    observer: Any
+    def __init__(self, topic: str, index: int, leader: Any, followers: list[Any]) -> None: ...
+
+class Channel:
+    processor: int
+    client_id: str
+    busy: bool
+    free_at: float
+
+class Request:
+    api: int
+    connection: Any
+    size: float
+    client: Any
+    handler: Any
+    batches: Any
+    acks: str
+    pending: int
+    partitions: list[Partition]
+    offsets: list[float]
+    ends: list[float]
+    fetched_batches: float
+    throttle: float
+    parked: bool
+    data: float
+    t_created: float
+    t_received: float
+    t_arrive: float
+    t_enqueue: float
+    t_start: float
+    t_local: float
+    t_complete: float
+    def __init__(self, api: int, connection: Any, size: float, client: Any, handler: Any = None) -> None: ...
+    @staticmethod
+    def produce(connection: Any, size: float, client: Any, batches: Any, acks: str, created: float) -> Request: ...
+    def response(self) -> tuple[Any, float, Any, float]: ...
+
+class BrokerServer:
+    id: int
+    busy: int
+    fetchers_busy: int
+    queue_max: int
+    produce_throttle_s: float
+    waiting: int
+    def __init__(self, engine: Engine, id: int, threads: Threads, nic_in: Shared, processors: int, rtt: float, spec: Any,
+                 costs: Any, produce: RequestMetrics, fetch: RequestMetrics, quotas: Any, request_log: dict[str, Any]) -> None: ...
+    def connect(self, client_id: str) -> Channel: ...
+    def receive(self, request: Request, at: float) -> float: ...
+    def respond(self, request: Request, now: float) -> None: ...
+    def runnable(self, now: float) -> float: ...
+
+class Fetcher:
+    connection: Any
+    leo: list[float]
+    bytes: float
+    partitions: list[Partition]
+    def __init__(self, engine: Engine, broker: Any, leader: Any, partitions: list[Partition]) -> None: ...
+    def start(self, _argument: Any = None) -> None: ...

@@ -6,13 +6,19 @@
 
 use pyo3::prelude::*;
 
+mod broker;
 mod cpu;
 mod engine;
+mod fetcher;
 mod fsum;
 mod histograms;
+mod handlers;
 mod metrics;
+mod network;
 mod quota;
 mod random;
+mod replica;
+mod request;
 mod sender;
 mod shared;
 mod threads;
@@ -36,5 +42,10 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<sender::SenderMetrics>()?;
     // the event loop and the broker
     module.add_class::<engine::Engine>()?;
+    module.add_class::<request::Partition>()?;
+    module.add_class::<request::Channel>()?;
+    module.add_class::<request::Request>()?;
+    module.add_class::<broker::BrokerServer>()?;
+    module.add_class::<fetcher::Fetcher>()?;
     Ok(())
 }

@@ -146,7 +146,7 @@ pub struct RequestMetrics {
     #[pyo3(get)]
     records_by_client: Py<PyDict>,
     #[pyo3(get)]
-    times: PyObject,
+    pub(crate) times: PyObject,
 }
 
 #[pymethods]
@@ -158,7 +158,7 @@ impl RequestMetrics {
     }
 
     /// A request at `now`.
-    fn record(&mut self, py: Python<'_>, now: f64) {
+    pub(crate) fn record(&mut self, py: Python<'_>, now: f64) {
         self.count += 1;
         self.per_second.borrow_mut(py).add(now, 1.0);
     }
@@ -184,7 +184,7 @@ impl RequestMetrics {
     }
 
     /// `record` and `record_client` of one request.
-    fn record_request(&mut self, py: Python<'_>, now: f64, client_id: &Bound<'_, PyAny>, records: f64) -> PyResult<()> {
+    pub(crate) fn record_request(&mut self, py: Python<'_>, now: f64, client_id: &Bound<'_, PyAny>, records: f64) -> PyResult<()> {
         self.record(py, now);
         self.record_client(py, now, client_id, records)
     }

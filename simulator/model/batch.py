@@ -33,6 +33,10 @@ class Batch:
         self.wire = 0.0           # bytes on the wire once closed (compressed + header)
         self.closed_at = 0.0      # when it stopped taking records
 
+    def sizes(self) -> tuple[float, float, float, str, Partition]:
+        """What a broker reads of it, in one call: wire bytes, records, uncompressed bytes, codec, partition."""
+        return self.wire, self.records, self.bytes, self.codec, self.partition
+
 
 class FlushToken:
     __slots__ = ("pending", "on_done")

@@ -22,7 +22,7 @@ from typing import Callable
 from simulator._core import Cores, SenderMetrics
 from simulator.model.accumulator import RecordAccumulator
 from simulator.model.batch import PARTITION_HEADER, REQUEST_HEADER, Batch
-from simulator.model.broker import ApiKeys, Broker, Connection, Request
+from simulator.model.broker import Broker, Connection, Request
 from simulator.model.client import ClientSpec
 from simulator.model.engine import Engine
 
@@ -250,11 +250,7 @@ class Sender:
         wire = float(REQUEST_HEADER)
         for batch in batches:
             wire += batch.wire + PARTITION_HEADER
-        request = Request(ApiKeys.PRODUCE, self.connections[node], wire, self)
-        request.batches = batches
-        request.acks = self.acks
-        request.t_created = self.engine.now
-        return request
+        return Request.produce(self.connections[node], wire, self, batches, self.acks, self.engine.now)
 
     def _send(self, request: Request, at: float, counted_first: bool) -> None:
         """``counted_first``: its first batch's sizes were counted with the drain."""

@@ -10,7 +10,7 @@ import yaml
 
 from simulator._core import Cores, Random, Scheduler
 from simulator.model.batch import Batch
-from simulator.model.broker import ApiKeys, Broker, Request
+from simulator.model.broker import ApiKeys, Broker, Partition, Request
 from simulator.model.engine import Engine
 from workloads.profile import PROFILE_DIR, CostProfile
 from workloads.scenario import Broker as BrokerSpec
@@ -108,8 +108,8 @@ def broker_serving(vcpus: float, requests: int) -> float:
     broker = Broker(engine, 0, spec, CostProfile.load("default").broker, 0.0, Random.seeded(1), 0.0, EEVDF, 0.0)
     answered: list[float] = []
     client = SimpleNamespace(response_at=lambda request: answered.append(engine.now))
-    batch = SimpleNamespace(partition=SimpleNamespace(leo=0.0, batches=0, followers=[], fetch_waiters=[]),
-                            records=100.0, bytes=100_000.0, wire=100_000.0, codec="none")
+    batch = Batch(Partition("t", 0, broker, []), 0.0, 100_000, "none")
+    batch.records, batch.bytes, batch.wire = 100.0, 100_000.0, 100_000.0
     for _ in range(requests):
         request = Request(ApiKeys.PRODUCE, broker.connect("c"), 100_000.0, client)
         request.batches = [batch]
