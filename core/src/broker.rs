@@ -17,7 +17,7 @@ use pyo3::types::{PyDict, PyString};
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::engine::Engine;
-use crate::metrics::RequestMetrics;
+use crate::metrics::{RequestMetrics, Samples};
 use crate::quota::ProduceQuotas;
 use crate::request::{Channel, Request};
 use crate::shared::Shared;
@@ -71,7 +71,7 @@ pub struct BrokerServer {
     pub(crate) connections: usize,
     pub(crate) processors: usize,
     /// RequestQueueTimeMs, LocalTimeMs, RemoteTimeMs, ResponseQueueTimeMs, ResponseSendTimeMs, TotalTimeMs
-    pub(crate) produce_times: Vec<PyObject>,
+    pub(crate) produce_times: Vec<Py<Samples>>,
     pub(crate) request_log: Py<PyDict>,
     // the replica manager
     pub(crate) fetch_wait: f64,
@@ -136,7 +136,7 @@ impl BrokerServer {
         let mut produce_times = Vec::new();
         for part in ["RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs", "ResponseSendTimeMs",
                      "TotalTimeMs"] {
-            produce_times.push(times.bind(py).get_item(part)?.unbind());
+            produce_times.push(times.bind(py).get_item(part)?.extract()?);
         }
         let spec_value = |name: &str| -> PyResult<f64> { spec.getattr(name)?.extract() };
         Ok(BrokerServer {

@@ -1,7 +1,7 @@
 //! The model's plain counters (`simulator/model/metrics.py` holds the rest).
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyIterator, PyList};
 
 use crate::histograms::{latency_summary, upper_edge_ms, LatencyHistogram};
 use crate::timeline::Timeline;
@@ -187,5 +187,55 @@ impl RequestMetrics {
     pub(crate) fn record_request(&mut self, py: Python<'_>, now: f64, client_id: &Bound<'_, PyAny>, records: f64) -> PyResult<()> {
         self.record(py, now);
         self.record_client(py, now, client_id, records)
+    }
+}
+
+const SAMPLES_CHUNK: usize = 8192;
+
+/// Values kept for an exact mean and percentile, in order, in chunks of at most `SAMPLES_CHUNK`:
+/// one buffer grown by reallocation would leave holes the size of its old copies in the heap,
+/// ever larger, that later small allocations cannot fill. Read back (`sum`, `sorted`) as the
+/// same floats in the same order as from a list.
+#[pyclass(module = "simulator._core")]
+pub struct Samples {
+    chunks: Vec<Vec<f64>>,
+}
+
+impl Samples {
+    pub(crate) fn push(&mut self, value: f64) {
+        match self.chunks.last_mut() {
+            Some(last) if last.len() < SAMPLES_CHUNK => last.push(value),
+            _ => {
+                let mut chunk = Vec::with_capacity(SAMPLES_CHUNK);
+                chunk.push(value);
+                self.chunks.push(chunk);
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl Samples {
+    #[new]
+    fn new() -> Self {
+        Samples { chunks: Vec::new() }
+    }
+
+    fn append(&mut self, value: f64) {
+        self.push(value);
+    }
+
+    fn __len__(&self) -> usize {
+        self.chunks.iter().map(Vec::len).sum()
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyIterator>> {
+        PyList::new(py, self.chunks.iter().flatten().copied().collect::<Vec<f64>>())?.try_iter()
+    }
+
+    /// Its chunks, in order.
+    #[getter]
+    fn chunks(&self) -> Vec<Vec<f64>> {
+        self.chunks.clone()
     }
 }

@@ -127,13 +127,12 @@ impl BrokerServer {
 
     fn record_produce_times(&self, py: Python<'_>, request: &Request, response_begin: f64, delivered: f64) -> PyResult<()> {
         let times = &self.produce_times;
-        let append = intern!(py, "append");
-        times[0].call_method1(py, append, (request.t_start - request.t_enqueue,))?;
-        times[1].call_method1(py, append, (request.t_local - request.t_start,))?;
-        times[2].call_method1(py, append, (request.t_complete - request.t_local,))?;
-        times[3].call_method1(py, append, (response_begin - request.t_complete,))?;
-        times[4].call_method1(py, append, (delivered - response_begin,))?;
-        times[5].call_method1(py, append, (delivered - request.t_arrive,))?;
+        times[0].borrow_mut(py).push(request.t_start - request.t_enqueue);
+        times[1].borrow_mut(py).push(request.t_local - request.t_start);
+        times[2].borrow_mut(py).push(request.t_complete - request.t_local);
+        times[3].borrow_mut(py).push(response_begin - request.t_complete);
+        times[4].borrow_mut(py).push(delivered - response_begin);
+        times[5].borrow_mut(py).push(delivered - request.t_arrive);
         if let Some(rows) = self.request_log.bind(py).get_item(client_id(py, request))? {
             let row = PyTuple::new(py, [request.t_arrive, request.t_local - request.t_start,
                                         request.t_complete - request.t_local, delivered - request.t_arrive])?;

@@ -30,6 +30,10 @@ from simulator.model.engine import Engine
 RecordsAcked = Callable[[list[float], float], None]
 # a bulk flow's batch done: its records, appended from its creation to its close, and when
 BatchAcked = Callable[[float, float, float, float], None]    # (created, closed, records, done)
+# a produce request as the sender drains it: its connection, batches and bytes on the wire
+Produce = tuple[Connection, list[Batch], float]
+# a response as the sender reads it (Request.response): connection, throttle, batches, when its request was made
+Response = tuple[Connection, float, list[Batch], float]
 
 
 class Sender:
@@ -54,7 +58,7 @@ class Sender:
         self.on_records_acked = on_records_acked
         self.on_batch_acked = on_batch_acked
         self.half_rtt = spec.rtt / 2
-        self.responses: list[Request] = []  # arrived, not yet read
+        self.responses: list[Response] = []  # arrived, not yet read
         self.looping = False
         self.connections: dict[Broker, Connection] = {node: node.connect(spec.client_id) for node in accumulator.nodes}
         # each partition's leader connection, by partition index (the hot paths look it up)
@@ -153,7 +157,7 @@ class Sender:
 
     def _first_created(self) -> float:
         """When the first response to read was made (NaN: none arrived)."""
-        return self.responses[0].t_created if self.responses else math.nan
+        return self.responses[0][3] if self.responses else math.nan
 
     def _run_stretched(self, now: float, stretch: float) -> None:
         """run_once with its responses' latencies counted and its CPU ``stretch``ed by its host's load."""
@@ -164,32 +168,32 @@ class Sender:
             read = len(responses) * self.sender_response_s
             if self.sender_record_s:
                 for response in responses:
-                    for batch in response.batches:
+                    for batch in response[2]:
                         read += batch.records * self.sender_record_s
             read *= stretch
             self.sender_free_at = now + read    # a completion's wakeup looks again after this
             self.looping = True
             for i in range(1, len(responses)):   # the first one's latency was counted with the stretch
-                self.record_latency(now - responses[i].t_created)
+                self.record_latency(now - responses[i][3])
             for response in responses:
                 self._complete(response, now + read)
             self.looping = False
         accumulator.advance(now)
         nodes, next_check = self._ready(now)
-        requests = []
+        requests: list[Produce] = []
         for node in nodes:
             room = self.max_in_flight - self.connections[node].inflight
             for batches in accumulator.drain(node, now, self.max_request_size, room):
                 requests.append(self._request(node, batches))
         if requests:
             cost = 0.0
-            for r in requests:
-                cost += self.sender_request_s + len(r.batches) * self.sender_batch_s + r.size * self.sender_byte_s
+            for _, drained, size in requests:
+                cost += self.sender_request_s + len(drained) * self.sender_batch_s + size * self.sender_byte_s
             cost = read + cost * stretch
             self.sender_free_at = now + cost
             interval = now - self.last_drain if self.last_drain is not None else math.nan
             self.last_drain = now
-            first = requests[0].batches[0]
+            first = requests[0][1][0]
             self.drained(interval, first.wire, first.bytes)
             for i, request in enumerate(requests):
                 self._send(request, now + cost, i == 0)
@@ -246,19 +250,19 @@ class Sender:
         return next_check
 
     # ---- requests ----------------------------------------------------------------------
-    def _request(self, node: Broker, batches: list[Batch]) -> Request:
+    def _request(self, node: Broker, batches: list[Batch]) -> Produce:
         wire = float(REQUEST_HEADER)
         for batch in batches:
             wire += batch.wire + PARTITION_HEADER
-        return Request.produce(self.connections[node], wire, self, batches, self.acks, self.engine.now)
+        return self.connections[node], batches, wire
 
-    def _send(self, request: Request, at: float, counted_first: bool) -> None:
+    def _send(self, produce: Produce, at: float, counted_first: bool) -> None:
         """``counted_first``: its first batch's sizes were counted with the drain."""
-        node = request.connection.broker
-        connection = request.connection
+        connection, batches, size = produce
+        node = connection.broker
         connection.inflight += 1
         self.requests += 1
-        for batch in request.batches:
+        for batch in batches:
             self.batches_sent += 1
             self.bytes_sent += batch.bytes
             self.wire_sent += batch.wire
@@ -268,33 +272,34 @@ class Sender:
             else:
                 self.record_batch(batch.wire, batch.bytes)
         # the send is complete once its last byte has left: InFlightRequests.canSendMore
+        request = Request.produce(connection, size, self, batches, self.acks, self.engine.now)
         connection.send_done = node.receive(request, at + self.half_rtt) - self.half_rtt
         if self.acks == "0":  # no response: done once written
             self.engine.at(connection.send_done, self._written, request)
 
     def on_response(self, request: Request) -> None:
         """A response arrived: the sender reads it when it next runs."""
-        self.responses.append(request)
+        self.responses.append(request.response())
         self.wakeup()
 
     def _written(self, request: Request) -> None:
         """acks=0: a request is done once its last byte left."""
-        self._complete(request, self.engine.now)
+        self._complete(request.response(), self.engine.now)
         accumulator = self.accumulator
         if accumulator.nonempty or (accumulator.rate > 0 and not accumulator.blocked):
             self.wakeup()
 
-    def _complete(self, request: Request, done: float) -> None:
+    def _complete(self, response: Response, done: float) -> None:
         """handleProduceResponse / completeBatch for a response read at ``done``: the batches'
         callbacks (neighbours' records, flushes) and their memory back."""
         now = self.engine.now
-        connection = request.connection
+        connection, throttle, batches, _ = response
         connection.inflight -= 1
-        if request.throttle > 0.0:   # NetworkClient: nothing goes to a throttled broker
-            connection.send_done = max(connection.send_done, now + request.throttle)
-            self.throttled_seconds += request.throttle
+        if throttle > 0.0:   # NetworkClient: nothing goes to a throttled broker
+            connection.send_done = max(connection.send_done, now + throttle)
+            self.throttled_seconds += throttle
         accumulator = self.accumulator
-        for batch in request.batches:
+        for batch in batches:
             accumulator.deallocate(batch)
             if batch.intended:
                 if self.on_records_acked:

@@ -165,10 +165,9 @@ def test_the_sender_reading_a_response_spends_its_cost_and_each_records_on_its_c
         accumulator.incomplete[batch] = None
         accumulator.memory_used += batch.memory
         batches.append(batch)
-    request = sender._request(node, batches)
-    connection = request.connection
+    connection, _, wire = sender._request(node, batches)
     connection.inflight = 1
-    sender.responses = [request]
+    sender.responses = [Request.produce(connection, wire, sender, batches, "1", 0.0).response()]
     sender.run_once(0.0)
     assert sender.sender_free_at == pytest.approx(245e-6)
     assert connection.inflight == 0
