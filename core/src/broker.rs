@@ -201,6 +201,12 @@ impl BrokerServer {
         visit.call(&self.produce)?;
         visit.call(&self.fetch)
     }
+
+    fn __clear__(&mut self) {
+        self.queue.clear();
+        self.blocked.clear();
+        self.parked.clear();
+    }
 }
 
 /// `client_id` as the request log and the metrics key it.

@@ -24,6 +24,7 @@
 //! the others' runnable threads as it counts its own.
 
 use pyo3::prelude::*;
+use pyo3::{PyTraverseError, PyVisit};
 use pyo3::types::PyList;
 
 use crate::random::Random;
@@ -116,6 +117,18 @@ impl Cores {
     #[getter]
     fn members<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(py, self.members.iter().map(|m| m.clone_ref(py)))
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.random)?;
+        for member in &self.members {
+            visit.call(member)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.members.clear();
     }
 
     /// The runnable threads of the host's other components at `now`.

@@ -123,4 +123,8 @@ impl Fetcher {
         }
         Ok(())
     }
+
+    fn __clear__(&mut self) {
+        self.partitions.clear();
+    }
 }

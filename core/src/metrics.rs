@@ -1,6 +1,7 @@
 //! The model's plain counters (`simulator/model/metrics.py` holds the rest).
 
 use pyo3::prelude::*;
+use pyo3::{PyTraverseError, PyVisit};
 use pyo3::types::{PyDict, PyIterator, PyList};
 
 use crate::histograms::{latency_summary, upper_edge_ms, LatencyHistogram};
@@ -155,6 +156,12 @@ impl RequestMetrics {
     fn new(py: Python<'_>, times: PyObject) -> PyResult<Self> {
         Ok(RequestMetrics { count: 0, per_second: Py::new(py, Timeline::new())?, by_client: PyDict::new(py).unbind(),
                             records_by_client: PyDict::new(py).unbind(), times })
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.by_client)?;
+        visit.call(&self.records_by_client)?;
+        visit.call(&self.times)
     }
 
     /// A request at `now`.

@@ -97,6 +97,12 @@ impl Partition {
         }
         Ok(())
     }
+
+    fn __clear__(&mut self) {
+        self.waiting.clear();
+        self.fetch_waiters.clear();
+        self.observer = None;
+    }
 }
 
 /// The broker's side of a client's connection: its network processor, the client.id its requests
@@ -129,6 +135,10 @@ impl Channel {
             visit.call(request)?;
         }
         Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.pending.clear();
     }
 }
 
@@ -277,5 +287,12 @@ impl Request {
             visit.call(partition)?;
         }
         Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.handler = None;
+        self.fetcher = None;
+        self.sizes.clear();
+        self.partitions.clear();
     }
 }

@@ -8,6 +8,7 @@
 //! reads several responses, a drain of several batches) the sender counts after them, in order.
 
 use pyo3::prelude::*;
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::cpu::Cores;
 use crate::histograms::BatchSizes;
@@ -36,6 +37,13 @@ impl SenderMetrics {
             drain_interval: Py::new(py, Mean::default())?,
             batch_sizes: Py::new(py, BatchSizes::new(py)?)?,
         })
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Some(host) = &self.host {
+            visit.call(host)?;
+        }
+        Ok(())
     }
 
     /// A run starting `now` with `elsewhere` threads runnable on the host besides the sender:

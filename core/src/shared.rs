@@ -3,6 +3,7 @@
 //! piece of work starts (processor sharing, share fixed at the start).
 
 use pyo3::prelude::*;
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::timeline::Timeline;
 
@@ -30,6 +31,18 @@ impl Shared {
     #[pyo3(signature = (capacity, spread=false))]
     fn new(py: Python<'_>, capacity: f64, spread: bool) -> PyResult<Self> {
         Ok(Shared { capacity, flows: Vec::new(), until: Vec::new(), free_at: 0.0, used: Py::new(py, Timeline::new())?, spread })
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        for flow in &self.flows {
+            visit.call(flow)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.flows.clear();
+        self.until.clear();
     }
 
     /// When `flow`'s work taken so far is done (0: none lately).

@@ -9,6 +9,7 @@
 //! processor's work then goes in turn with the other connections it serves (`Shared`).
 
 use pyo3::prelude::*;
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::cpu::Cores;
 use crate::random::Random;
@@ -69,6 +70,16 @@ impl Threads {
            cpu_busy: Py<Timeline>, handler_busy: Py<Timeline>, queue_area: Py<Timeline>, nic_in: Py<Shared>,
            nic_out: Py<Shared>) -> Self {
         Threads { cores, member, random, jitter, processors, cpu_busy, handler_busy, queue_area, nic_in, nic_out }
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.cores)?;
+        visit.call(&self.random)?;
+        for processor in &self.processors {
+            visit.call(processor)?;
+        }
+        visit.call(&self.nic_in)?;
+        visit.call(&self.nic_out)
     }
 
     /// Network processors with work in hand at `now` (a processor with none sleeps in select()).
