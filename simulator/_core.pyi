@@ -152,6 +152,9 @@ class Samples:
 
 # the event loop and the broker
 
+class NativeAction:
+    __qualname__: str
+
 class Engine:
     now: float
     stop_at: float

@@ -160,14 +160,12 @@ impl BrokerServer {
 
     /// Bytes of `request` leave the client at `at`; returns when the broker has them all.
     fn receive(slf: &Bound<'_, Self>, request: &Bound<'_, Request>, at: f64) -> PyResult<f64> {
-        let server = slf.clone().unbind();
-        slf.borrow_mut().receive_request(slf.py(), &server, request, at)
+        slf.borrow_mut().receive_request(slf.py(), slf, request, at)
     }
 
     /// A request done (its client's handler says so for a consumer's or a coordinator's): its response.
     fn respond(slf: &Bound<'_, Self>, request: &Bound<'_, Request>, now: f64) -> PyResult<()> {
-        let server = slf.clone().unbind();
-        slf.borrow_mut().respond_to(slf.py(), &server, request, now)
+        slf.borrow_mut().respond_to(slf.py(), slf, request, now)
     }
 
     /// Threads of this broker runnable now: busy handlers, fetchers and network processors.

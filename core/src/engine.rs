@@ -36,18 +36,26 @@ pub(crate) enum Action {
     Appended(Py<Fetcher>, Py<Request>),
 }
 
+/// One of the broker's own events as observers see it: named (`__qualname__`) as the Python
+/// method that was the event before it, so that a run's traces compare across the two.
+#[pyclass(module = "simulator._core", frozen)]
+pub struct NativeAction {
+    #[pyo3(get)]
+    __qualname__: &'static str,
+}
+
 impl Action {
-    /// The broker's event as observers see it: its part's name, and its request.
-    fn observed(&self, py: Python<'_>) -> (PyObject, PyObject) {
+    /// The event as observers see it: its action and its argument.
+    fn observed(&self, py: Python<'_>) -> PyResult<(PyObject, PyObject)> {
         let (name, argument) = match self {
-            Action::Call(action, argument) => return (action.clone_ref(py), argument.clone_ref(py)),
+            Action::Call(action, argument) => return Ok((action.clone_ref(py), argument.clone_ref(py))),
             Action::Enqueue(_, request) => ("RequestHandlerPool.enqueue", request.clone_ref(py).into_any()),
-            Action::Handled(_, request) => ("RequestHandlerPool.handled", request.clone_ref(py).into_any()),
-            Action::ExpireFetches(_) => ("ReplicaManager.expire_fetches", py.None()),
+            Action::Handled(_, request) => ("RequestHandlerPool._handled", request.clone_ref(py).into_any()),
+            Action::ExpireFetches(_) => ("ReplicaManager._expire_fetches", py.None()),
             Action::Fetched(_, request) => ("Fetcher.on_response", request.clone_ref(py).into_any()),
-            Action::Appended(_, request) => ("Fetcher.appended", request.clone_ref(py).into_any()),
+            Action::Appended(_, request) => ("Fetcher._appended", request.clone_ref(py).into_any()),
         };
-        (pyo3::types::PyString::new(py, name).into_any().unbind(), argument)
+        Ok((Py::new(py, NativeAction { __qualname__: name })?.into_any(), argument))
     }
 
     fn visit(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
@@ -195,29 +203,31 @@ impl Engine {
         loop {
             let Some(event) = slf.borrow_mut().next() else { break };
             let time = event.time;
-            let native = match &event.action {
+            let observed = if observers.is_empty() { None } else { Some(event.action.observed(py)?) };
+            let native = match event.action {   // the event's references dropped here as Bound's: no deferred decref
                 Action::Call(action, argument) => {
-                    call1(py, action, argument)?;
+                    call1(py, &action, &argument)?;
+                    drop((action.into_bound(py), argument.into_bound(py)));
                     false
                 }
                 Action::Enqueue(server, request) => {
-                    BrokerServer::enqueue(server.bind(py), request.clone_ref(py))?;
+                    BrokerServer::enqueue(&server.into_bound(py), request)?;
                     true
                 }
                 Action::Handled(server, request) => {
-                    BrokerServer::handled(server.bind(py), request.clone_ref(py))?;
+                    BrokerServer::handled(&server.into_bound(py), request)?;
                     true
                 }
                 Action::ExpireFetches(server) => {
-                    BrokerServer::expire_fetches(server.bind(py))?;
+                    BrokerServer::expire_fetches(&server.into_bound(py))?;
                     true
                 }
                 Action::Fetched(fetcher, request) => {
-                    Fetcher::on_response(fetcher.bind(py), request.clone_ref(py))?;
+                    Fetcher::on_response(&fetcher.into_bound(py), request)?;
                     true
                 }
                 Action::Appended(fetcher, request) => {
-                    Fetcher::appended(fetcher.bind(py), request.clone_ref(py))?;
+                    Fetcher::appended(&fetcher.into_bound(py), request)?;
                     true
                 }
             };
@@ -226,8 +236,7 @@ impl Engine {
                 engine.events += 1;
                 engine.native_events += native as u64;
             }
-            if !observers.is_empty() {
-                let (action, argument) = event.action.observed(py);
+            if let Some((action, argument)) = observed {
                 for observe in observers.iter() {
                     observe.call1((&action, &argument))?;
                 }

@@ -40,8 +40,8 @@ impl Fetcher {
             let req = request.borrow(py);
             (req.data, req.fetched_batches)
         };
-        let follower = this.follower.clone_ref(py);
-        let mut broker = follower.borrow_mut(py);
+        let follower = this.follower.bind(py).clone();
+        let mut broker = follower.borrow_mut();
         let now = broker.now(py);
         let cpu = batches * broker.costs.follower_batch + data * broker.costs.follower_byte;
         let stall = broker.disk_append(now, data);
@@ -58,7 +58,8 @@ impl Fetcher {
         {
             let mut this = fetcher.borrow_mut();
             this.follower.borrow_mut(py).fetchers_busy -= 1;
-            let req = request.borrow(py);
+            let request = request.into_bound(py);
+            let req = request.borrow();
             for (leo, end) in this.leo.iter_mut().zip(&req.ends) {
                 if *end > *leo {
                     *leo = *end;
@@ -79,9 +80,9 @@ impl Fetcher {
             request.partitions = this.partitions.iter().map(|p| p.clone_ref(py)).collect();
             request.offsets = this.leo.clone();
             let at = this.engine.borrow(py).now + this.follower.borrow(py).half_rtt;
-            (Bound::new(py, request)?, this.leader.clone_ref(py), at)
+            (Bound::new(py, request)?, this.leader.bind(py).clone(), at)
         };
-        let mut server = leader.borrow_mut(py);
+        let mut server = leader.borrow_mut();
         server.receive_request(py, &leader, &request, at)?;
         Ok(())
     }

@@ -39,10 +39,10 @@ impl BrokerServer {
         if this.queue.len() > this.queue_max {
             this.queue_max = this.queue.len();
         }
-        this.dispatch(py, &server.clone().unbind(), now)
+        this.dispatch(py, server, now)
     }
 
-    fn dispatch(&mut self, py: Python<'_>, server: &Py<BrokerServer>, now: f64) -> PyResult<()> {
+    fn dispatch(&mut self, py: Python<'_>, server: &Bound<'_, BrokerServer>, now: f64) -> PyResult<()> {
         while !self.queue.is_empty() && self.busy < self.io_threads {
             let (waiting, since) = (self.queue.len() + self.blocked.len(), self.queue_changed);
             self.queue_changed = now;
@@ -63,7 +63,7 @@ impl BrokerServer {
             }
             let took = self.threads.borrow(py).handle(py, now, cpu, stall, self.busy - 1 + self.fetchers_busy,
                                                       waiting as i64, since)?;
-            self.engine.borrow_mut(py).push(now + took, Action::Handled(server.clone_ref(py), request));
+            self.engine.borrow_mut(py).push(now + took, Action::Handled(server.clone().unbind(), request));
         }
         Ok(())
     }
@@ -97,6 +97,7 @@ impl BrokerServer {
     /// manager's append or fetch; then the handler takes the next request.
     pub(crate) fn handled(server: &Bound<'_, BrokerServer>, request: Py<Request>) -> PyResult<()> {
         let py = server.py();
+        let request = request.into_bound(py);
         let now = {
             let mut this = server.borrow_mut();
             let now = this.now(py);
@@ -104,7 +105,7 @@ impl BrokerServer {
             now
         };
         let (api, handler) = {
-            let mut req = request.borrow_mut(py);
+            let mut req = request.borrow_mut();
             req.t_local = now;
             (req.api, req.handler.as_ref().map(|h| h.clone_ref(py)))
         };
@@ -113,12 +114,12 @@ impl BrokerServer {
                 let fetch = server.borrow().fetch.clone_ref(py);
                 fetch.borrow_mut(py).record(py, now);
             }
-            handler.call_method1(py, intern!(py, "handled"), (request, now))?;
+            handler.call_method1(py, intern!(py, "handled"), (&request, now))?;
         } else if api == PRODUCE {
-            BrokerServer::append(server, request.bind(py), now)?;
+            BrokerServer::append(server, &request, now)?;
         } else {
-            BrokerServer::fetch(server, request.bind(py), now)?;
+            BrokerServer::fetch(server, &request, now)?;
         }
-        server.borrow_mut().dispatch(py, &server.clone().unbind(), now)
+        server.borrow_mut().dispatch(py, server, now)
     }
 }

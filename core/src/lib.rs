@@ -43,6 +43,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<sender::SenderMetrics>()?;
     // the event loop and the broker
     module.add_class::<engine::Engine>()?;
+    module.add_class::<engine::NativeAction>()?;
     module.add_class::<request::Partition>()?;
     module.add_class::<request::Channel>()?;
     module.add_class::<request::Request>()?;

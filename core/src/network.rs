@@ -25,12 +25,11 @@ const RESPONSE_BYTES: f64 = 64.0;
 impl BrokerServer {
     /// Bytes leave the client at `at`; returns when the broker has them all. A muted connection
     /// keeps the request (with its arrival time) until its response is sent.
-    pub(crate) fn receive_request(&mut self, py: Python<'_>, server: &Py<BrokerServer>, request: &Bound<'_, Request>,
+    pub(crate) fn receive_request(&mut self, py: Python<'_>, server: &Bound<'_, BrokerServer>, request: &Bound<'_, Request>,
                                   at: f64) -> PyResult<f64> {
         let mut req = request.borrow_mut();
         req.read_sizes(py)?;
-        let channel = req.channel.clone_ref(py);
-        let channel = channel.bind(py);
+        let channel = req.channel.bind(py).clone();
         let size = req.size;
         let (busy, held, processor, free_at) = {
             let c = channel.borrow();
@@ -51,36 +50,34 @@ impl BrokerServer {
         req.t_arrive = start;
         req.t_received = arrived;
         drop(req);
-        self.engine.borrow_mut(py).push(done, Action::Enqueue(server.clone_ref(py), request.clone().unbind()));
+        self.engine.borrow_mut(py).push(done, Action::Enqueue(server.clone().unbind(), request.clone().unbind()));
         Ok(arrived)
     }
 
     /// A request the processor held, read from `start`.
-    fn read(&mut self, py: Python<'_>, server: &Py<BrokerServer>, request: Py<Request>, start: f64) -> PyResult<()> {
+    fn read(&mut self, py: Python<'_>, server: &Bound<'_, BrokerServer>, request: Py<Request>, start: f64) -> PyResult<()> {
         let (channel, size) = {
             let mut req = request.borrow_mut(py);
             req.t_arrive = start;
-            (req.channel.clone_ref(py), req.size)
+            (req.channel.bind(py).clone(), req.size)
         };
-        let channel = channel.bind(py);
         channel.borrow_mut().busy = true;
         let processor = channel.borrow().processor;
         let cpu = self.costs.network_request + size * self.costs.network_byte;
         // on the broker's cores (a processor with no work in hand sleeps in select(): it wakes
         // for this one), then in turn with the processor's other connections
         let done = self.threads.borrow(py).work(py, processor, start, cpu, self.threads_busy(), channel.as_any())?;
-        self.engine.borrow_mut(py).push(done, Action::Enqueue(server.clone_ref(py), request));
+        self.engine.borrow_mut(py).push(done, Action::Enqueue(server.clone().unbind(), request));
         Ok(())
     }
 
     /// The response queued for the connection's processor at `now`: written, the connection
     /// unmuted (after a quota's throttle), its next request read, the client told.
-    pub(crate) fn respond_to(&mut self, py: Python<'_>, server: &Py<BrokerServer>, request: &Bound<'_, Request>,
+    pub(crate) fn respond_to(&mut self, py: Python<'_>, server: &Bound<'_, BrokerServer>, request: &Bound<'_, Request>,
                              now: f64) -> PyResult<()> {
         let mut req = request.borrow_mut();
         req.t_complete = now;
-        let channel = req.channel.clone_ref(py);
-        let channel = channel.bind(py);
+        let channel = req.channel.bind(py).clone();
         let processor = channel.borrow().processor;
         let size = RESPONSE_BYTES + req.data;
         let cpu = self.costs.network_request + req.data * self.costs.send_byte;

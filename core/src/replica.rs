@@ -61,7 +61,7 @@ impl BrokerServer {
             for fetch in waiters {
                 if fetch.borrow(py).parked {
                     let mut this = server.borrow_mut();
-                    this.complete_fetch(py, &server.clone().unbind(), fetch.bind(py), now)?;
+                    this.complete_fetch(py, server, fetch.bind(py), now)?;
                 }
             }
         }
@@ -69,7 +69,7 @@ impl BrokerServer {
         let client = client_id(py, &request.borrow());
         this.produce.borrow_mut(py).record_request(py, now, &client, records)?;
         if request.borrow().pending == 0 {
-            this.respond_to(py, &server.clone().unbind(), request, now)?;
+            this.respond_to(py, server, request, now)?;
         }
         Ok(())
     }
@@ -109,7 +109,7 @@ impl BrokerServer {
                 req.pending
             };
             if pending == 0 {
-                server.borrow_mut().respond_to(py, &server.clone().unbind(), request.bind(py), now)?;
+                server.borrow_mut().respond_to(py, server, request.bind(py), now)?;
             }
         }
         Ok(())
@@ -151,7 +151,7 @@ impl BrokerServer {
         }
         let mut this = server.borrow_mut();
         if this.fetchable(py, &request.borrow()) > 0.0 {
-            return this.complete_fetch(py, &server.clone().unbind(), request, now);
+            return this.complete_fetch(py, server, request, now);
         }
         request.borrow_mut().parked = true;     // DelayedFetch: until data arrives or replica.fetch.wait.max.ms
         for partition in &partitions {
@@ -171,7 +171,7 @@ impl BrokerServer {
         let py = server.py();
         let mut this = server.borrow_mut();
         let now = this.now(py);
-        let me = server.clone().unbind();
+        let me = server;
         loop {
             let due = match this.parked.front() {
                 Some((deadline, request)) => *deadline <= now || !request.borrow(py).parked,
@@ -182,19 +182,19 @@ impl BrokerServer {
             }
             let (_, request) = this.parked.pop_front().expect("a parked fetch");
             if request.borrow(py).parked {
-                this.complete_fetch(py, &me, request.bind(py), now)?;
+                this.complete_fetch(py, me, request.bind(py), now)?;
             }
         }
         this.sweep_at = None;
         if let Some((deadline, _)) = this.parked.front() {
             let deadline = *deadline;
             this.sweep_at = Some(deadline);
-            this.engine.borrow_mut(py).push(deadline, Action::ExpireFetches(me));
+            this.engine.borrow_mut(py).push(deadline, Action::ExpireFetches(me.clone().unbind()));
         }
         Ok(())
     }
 
-    fn complete_fetch(&mut self, py: Python<'_>, server: &Py<BrokerServer>, request: &Bound<'_, Request>, now: f64)
+    fn complete_fetch(&mut self, py: Python<'_>, server: &Bound<'_, BrokerServer>, request: &Bound<'_, Request>, now: f64)
                       -> PyResult<()> {
         {
             let mut req = request.borrow_mut();
