@@ -29,7 +29,7 @@ pub struct Costs {
     pub produce_batch: f64,
     pub produce_record: f64,
     pub produce_byte: f64,
-    pub decompress_byte: Vec<(String, f64)>,
+    pub decompress_byte: Vec<(Py<PyString>, f64)>,
     pub fetch_request: f64,
     pub fetch_partition: f64,
     pub fetch_byte: f64,
@@ -118,7 +118,7 @@ impl BrokerServer {
         let cost = |name: &str| -> PyResult<f64> { costs.getattr(name)?.extract() };
         let mut decompress_byte = Vec::new();
         for (codec, ns) in costs.getattr("decompress_byte_ns")?.downcast::<PyDict>()?.iter() {
-            decompress_byte.push((codec.extract::<String>()?, ns.extract::<f64>()? * 1e-9));
+            decompress_byte.push((codec.downcast_into::<PyString>()?.unbind(), ns.extract::<f64>()? * 1e-9));
         }
         let network_byte_ns = cost("network_byte_ns")?;
         let send_byte_ns: Option<f64> = costs.getattr("fetch_send_byte_ns")?.extract()?;
@@ -161,6 +161,19 @@ impl BrokerServer {
     /// Bytes of `request` leave the client at `at`; returns when the broker has them all.
     fn receive(slf: &Bound<'_, Self>, request: &Bound<'_, Request>, at: f64) -> PyResult<f64> {
         slf.borrow_mut().receive_request(slf.py(), slf, request, at)
+    }
+
+    /// A producer's request of `batches` on `connection` (its client's), `size` bytes on the wire,
+    /// made now and leaving the client at `at`, in one call: the request and when the broker has
+    /// it all.
+    #[allow(clippy::too_many_arguments)]
+    fn produce(slf: &Bound<'_, Self>, connection: PyObject, size: f64, client: PyObject, batches: PyObject, acks: String,
+               at: f64) -> PyResult<(Py<Request>, f64)> {
+        let py = slf.py();
+        let now = slf.borrow().now(py);
+        let request = Bound::new(py, Request::produce(py, connection, size, client, batches, acks, now)?)?;
+        let arrived = slf.borrow_mut().receive_request(py, slf, &request, at)?;
+        Ok((request.unbind(), arrived))
     }
 
     /// A request done (its client's handler says so for a consumer's or a coordinator's): its response.

@@ -85,10 +85,8 @@ impl BrokerServer {
         }
         let mut cpu = costs.produce_request;
         for batch in &req.sizes {
-            let decompress = costs.decompress_byte.iter().find(|(codec, _)| *codec == batch.codec).map(|(_, s)| *s)
-                .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(batch.codec.clone()))?;
             cpu += costs.produce_batch + batch.records * costs.produce_record + batch.wire * costs.produce_byte
-                + batch.bytes * decompress;
+                + batch.bytes * batch.decompress;
         }
         Ok(cpu)
     }

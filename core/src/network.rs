@@ -28,7 +28,7 @@ impl BrokerServer {
     pub(crate) fn receive_request(&mut self, py: Python<'_>, server: &Bound<'_, BrokerServer>, request: &Bound<'_, Request>,
                                   at: f64) -> PyResult<f64> {
         let mut req = request.borrow_mut();
-        req.read_sizes(py)?;
+        req.read_sizes(py, &self.costs.decompress_byte)?;
         let channel = req.channel.bind(py).clone();
         let size = req.size;
         let (busy, held, processor, free_at) = {

@@ -10,7 +10,8 @@ use std::collections::VecDeque;
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::exceptions::PyKeyError;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::fetcher::Fetcher;
@@ -148,7 +149,7 @@ pub struct BatchSizes {
     pub wire: f64,
     pub records: f64,
     pub bytes: f64,
-    pub codec: String,
+    pub decompress: f64,
     pub partition: Py<Partition>,
 }
 
@@ -211,22 +212,28 @@ pub struct Request {
 impl Request {
     pub(crate) fn make(py: Python<'_>, api: i64, connection: PyObject, channel: Py<Channel>, size: f64, client: PyObject,
                        handler: Option<PyObject>) -> Self {
-        Request { api, connection, channel, size, client, handler, fetcher: None, batches: PyList::empty(py).into_any().unbind(),
+        Request { api, connection, channel, size, client, handler, fetcher: None, batches: PyTuple::empty(py).into_any().unbind(),
                   sizes: Vec::new(), acks: "1".to_string(), pending: 0, partitions: Vec::new(), offsets: Vec::new(),
                   ends: Vec::new(), fetched_batches: 0.0, throttle: 0.0, parked: false, data: 0.0, t_created: 0.0,
                   t_received: 0.0, t_arrive: 0.0, t_enqueue: 0.0, t_start: 0.0, t_local: 0.0, t_complete: 0.0 }
     }
 
-    /// A produce request's batches' sizes, read once through their accessor.
-    pub(crate) fn read_sizes(&mut self, py: Python<'_>) -> PyResult<()> {
+    /// A produce request's batches' sizes, read once through their accessor, each codec's
+    /// decompression cost per byte found in `decompress_byte`.
+    pub(crate) fn read_sizes(&mut self, py: Python<'_>, decompress_byte: &[(Py<PyString>, f64)]) -> PyResult<()> {
         if self.api != PRODUCE || !self.sizes.is_empty() {
             return Ok(());
         }
         for batch in self.batches.bind(py).try_iter()? {
             let sizes = batch?.call_method0(intern!(py, "sizes"))?;
             let sizes = sizes.downcast::<PyTuple>()?;
+            let codec = sizes.get_item(3)?;
+            let decompress = match decompress_byte.iter().find(|(c, _)| c.as_ptr() == codec.as_ptr() || c.bind(py).as_any().eq(&codec).unwrap_or(false)) {
+                Some((_, seconds)) => *seconds,
+                None => return Err(PyKeyError::new_err(codec.unbind())),
+            };
             self.sizes.push(BatchSizes { wire: sizes.get_item(0)?.extract()?, records: sizes.get_item(1)?.extract()?,
-                                         bytes: sizes.get_item(2)?.extract()?, codec: sizes.get_item(3)?.extract()?,
+                                         bytes: sizes.get_item(2)?.extract()?, decompress,
                                          partition: sizes.get_item(4)?.extract()? });
         }
         Ok(())
@@ -245,7 +252,7 @@ impl Request {
 
     /// A producer's request of `batches` on `connection`, `size` bytes on the wire, made at `created`.
     #[staticmethod]
-    fn produce(py: Python<'_>, connection: PyObject, size: f64, client: PyObject, batches: PyObject, acks: String,
+    pub(crate) fn produce(py: Python<'_>, connection: PyObject, size: f64, client: PyObject, batches: PyObject, acks: String,
                created: f64) -> PyResult<Self> {
         let mut request = Request::new(py, PRODUCE, connection, size, client, None)?;
         request.batches = batches;

@@ -272,8 +272,8 @@ class Sender:
             else:
                 self.record_batch(batch.wire, batch.bytes)
         # the send is complete once its last byte has left: InFlightRequests.canSendMore
-        request = Request.produce(connection, size, self, batches, self.acks, self.engine.now)
-        connection.send_done = node.receive(request, at + self.half_rtt) - self.half_rtt
+        request, arrived = node.server.produce(connection, size, self, batches, self.acks, at + self.half_rtt)
+        connection.send_done = arrived - self.half_rtt
         if self.acks == "0":  # no response: done once written
             self.engine.at(connection.send_done, self._written, request)
 
