@@ -10,6 +10,7 @@
 //! A consumed partition's observer is Python: told of an append or of the high watermark, it may
 //! answer a consumer's parked fetch through this broker, so no borrow of the server is held then.
 
+use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
 
@@ -130,14 +131,17 @@ impl BrokerServer {
         fetch.borrow_mut(py).record(py, now);
         let (partitions, offsets, follower) = {
             let req = request.borrow();
-            let fetcher = req.fetcher.as_ref().expect("a follower's fetch").borrow(py);
+            let Some(fetcher) = req.fetcher.as_ref() else {
+                return Err(PyValueError::new_err("a fetch request with neither a handler nor a replica fetcher"));
+            };
+            let fetcher = fetcher.borrow(py);
             let follower = fetcher.follower.borrow(py).id;
             (req.partitions.iter().map(|p| p.clone_ref(py)).collect::<Vec<_>>(), req.offsets.clone(), follower)
         };
         for (partition, offset) in partitions.iter().zip(offsets) {
             let moved = {
                 let mut p = partition.borrow_mut(py);
-                let i = p.follower(follower);
+                let i = p.follower(follower)?;
                 if offset > p.follower_leo[i] {
                     p.follower_leo[i] = offset;
                     true
@@ -155,7 +159,10 @@ impl BrokerServer {
         }
         request.borrow_mut().parked = true;     // DelayedFetch: until data arrives or replica.fetch.wait.max.ms
         for partition in &partitions {
-            partition.borrow_mut(py).fetch_waiters.push(request.clone().unbind());
+            // the fetches that returned meanwhile (their wait over) leave: an idle partition's list stays short
+            let mut p = partition.borrow_mut(py);
+            p.fetch_waiters.retain(|waiter| waiter.borrow(py).parked);
+            p.fetch_waiters.push(request.clone().unbind());
         }
         let deadline = now + this.fetch_wait;
         this.parked.push_back((deadline, request.clone().unbind()));

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::exceptions::PyKeyError;
+use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
@@ -51,8 +51,9 @@ pub struct Partition {
 
 impl Partition {
     /// This follower's place among the partition's followers.
-    pub(crate) fn follower(&self, broker: i64) -> usize {
-        self.follower_ids.iter().position(|id| *id == broker).expect("a follower of the partition")
+    pub(crate) fn follower(&self, broker: i64) -> PyResult<usize> {
+        self.follower_ids.iter().position(|id| *id == broker)
+            .ok_or_else(|| PyValueError::new_err(format!("broker {broker} does not follow {}-{}", self.topic, self.index)))
     }
 }
 
