@@ -246,3 +246,59 @@ impl Samples {
         self.chunks.clone()
     }
 }
+
+/// A neighbour's produce requests as the brokers timed them (arrival, then LocalTimeMs,
+/// RemoteTimeMs and TotalTimeMs, in seconds), kept while the request can fall in the load's
+/// window: one that arrived before the load started, or after it ended (`end`, once known), is
+/// not kept.
+#[pyclass(module = "simulator._core")]
+pub struct RequestTimesDuring {
+    #[pyo3(get)]
+    start: f64,
+    #[pyo3(get, set)]
+    end: f64,
+    #[pyo3(get)]
+    arrivals: Py<Samples>,
+    parts: Vec<Py<Samples>>,   // local, remote, total
+}
+
+impl RequestTimesDuring {
+    pub(crate) fn record(&self, py: Python<'_>, times: [f64; 4]) {
+        let arrival = times[0];
+        if arrival < self.start || arrival >= self.end {
+            return;
+        }
+        self.arrivals.borrow_mut(py).push(arrival);
+        for (part, value) in self.parts.iter().zip(&times[1..]) {
+            part.borrow_mut(py).push(*value);
+        }
+    }
+}
+
+#[pymethods]
+impl RequestTimesDuring {
+    #[new]
+    fn new(py: Python<'_>, start: f64) -> PyResult<Self> {
+        let parts = (0..3).map(|_| Py::new(py, Samples::new())).collect::<PyResult<Vec<_>>>()?;
+        Ok(RequestTimesDuring { start, end: f64::INFINITY, arrivals: Py::new(py, Samples::new())?, parts })
+    }
+
+    /// A request's (arrival, local, remote, total).
+    fn add(&self, py: Python<'_>, times: (f64, f64, f64, f64)) {
+        self.record(py, [times.0, times.1, times.2, times.3]);
+    }
+
+    #[getter]
+    fn parts(&self, py: Python<'_>) -> Vec<Py<Samples>> {
+        self.parts.iter().map(|p| p.clone_ref(py)).collect()
+    }
+
+    /// Each part's values of the requests that arrived in [start, end).
+    fn between(&self, py: Python<'_>, start: f64, end: f64) -> Vec<Vec<f64>> {
+        let arrivals = self.arrivals.borrow(py);
+        let kept: Vec<bool> = arrivals.chunks.iter().flatten().map(|a| start <= *a && *a < end).collect();
+        self.parts.iter().map(|part| {
+            part.borrow(py).chunks.iter().flatten().zip(&kept).filter(|(_, k)| **k).map(|(v, _)| *v).collect()
+        }).collect()
+    }
+}

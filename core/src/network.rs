@@ -12,12 +12,11 @@
 //! Each processor is one thread: its CPU work (per request and per byte read or written) runs on
 //! the broker's cores and in turn with the other connections it serves (`Shared`).
 
-use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
 
 use crate::broker::{client_id, response_at, BrokerServer};
 use crate::engine::Action;
+use crate::metrics::RequestTimesDuring;
 use crate::request::{Request, FETCH, PRODUCE};
 
 const RESPONSE_BYTES: f64 = 64.0;
@@ -131,9 +130,9 @@ impl BrokerServer {
         times[4].borrow_mut(py).push(delivered - response_begin);
         times[5].borrow_mut(py).push(delivered - request.t_arrive);
         if let Some(rows) = self.request_log.bind(py).get_item(client_id(py, request))? {
-            let row = PyTuple::new(py, [request.t_arrive, request.t_local - request.t_start,
-                                        request.t_complete - request.t_local, delivered - request.t_arrive])?;
-            rows.call_method1(intern!(py, "add"), (row,))?;
+            rows.downcast::<RequestTimesDuring>()?.borrow().record(py, [
+                request.t_arrive, request.t_local - request.t_start, request.t_complete - request.t_local,
+                delivered - request.t_arrive]);
         }
         Ok(())
     }

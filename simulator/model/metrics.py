@@ -6,17 +6,17 @@ A run keeps nothing per record or request that a figure does not need: a neighbo
 are counted into histograms as they are acknowledged, and the values an exact mean or
 percentile needs are kept as 8-byte floats in arrays (a float object in a list takes 32).
 The timelines (``Timeline``), means (``Mean``), a producer's batch sizes (``BatchSizes``), a batch
-job's record latencies (``RecordLatencies``), a request kind's counts (``RequestMetrics``) and the
-float samples (``Samples``) are the event core's (``core/src/``).
+job's record latencies (``RecordLatencies``), a request kind's counts (``RequestMetrics``), the
+float samples (``Samples``) and a neighbour's request times (``RequestTimesDuring``) are the event
+core's (``core/src/``).
 """
 from __future__ import annotations
 
 import math
 from array import array
-from itertools import compress
 from typing import Final
 
-from simulator._core import RequestMetrics, Samples, Timeline
+from simulator._core import RequestMetrics, RequestTimesDuring, Samples, Timeline
 from simulator.contract.histograms import LatencyHistogram
 
 
@@ -48,33 +48,6 @@ class BrokerMetrics:
         self.produce = RequestMetrics(request_times())
         self.fetch = RequestMetrics(request_times())
         self.cpu_busy = Timeline()
-
-
-class RequestTimesDuring:
-    """A neighbour's produce requests as the brokers timed them (``request.RequestTimes``:
-    arrival, then its parts), kept while the request can fall in the load's window: one that
-    arrived before the load started, or after it ended (``end``, once known), is not kept."""
-
-    __slots__ = ("start", "end", "arrivals", "parts")
-
-    def __init__(self, start: float) -> None:
-        self.start = start
-        self.end = math.inf
-        self.arrivals = FloatSamples()
-        self.parts = [FloatSamples() for _ in range(3)]   # local, remote, total
-
-    def add(self, times: tuple[float, ...]) -> None:
-        arrival = times[0]
-        if arrival < self.start or arrival >= self.end:
-            return
-        self.arrivals.append(arrival)
-        for part, value in zip(self.parts, times[1:]):
-            part.append(value)
-
-    def between(self, start: float, end: float) -> list[array[float]]:
-        """Each part's values of the requests that arrived in [start, end)."""
-        kept = bytes(start <= arrival < end for arrival in self.arrivals)
-        return [array("d", compress(part, kept)) for part in self.parts]
 
 
 class Latencies:
