@@ -1,5 +1,5 @@
 """The event core's types (core/, Rust), for mypy and mypyc."""
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 class Random:
     def __init__(self, state: tuple[Any, ...]) -> None: ...
@@ -149,12 +149,32 @@ class RequestMetrics:
     def record_client(self, now: float, client_id: str, records: float) -> None: ...
     def record_request(self, now: float, client_id: str, records: float) -> None: ...
 
+class Samples:
+    chunks: list[list[float]]
+    def __init__(self) -> None: ...
+    def append(self, value: float) -> None: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[float]: ...
+
+class RequestTimesDuring:
+    start: float
+    end: float
+    arrivals: Samples
+    parts: list[Samples]
+    def __init__(self, start: float) -> None: ...
+    def add(self, times: tuple[float, float, float, float]) -> None: ...
+    def between(self, start: float, end: float) -> list[list[float]]: ...
+
 # the event loop and the broker
+
+class NativeAction:
+    __qualname__: str
 
 class Engine:
     now: float
     stop_at: float
     events: int
+    native_events: int
     observers: list[Callable[[Any, Any], None]]
     def __init__(self, stop_at: float) -> None: ...
     def at(self, time: float, action: Callable[[Any], None], argument: Any = None) -> None: ...
@@ -221,4 +241,74 @@ class RecordAccumulator:
     def run(self, elsewhere: float, now: float, max_size: float,
             wake: bool) -> tuple[float, float, list[tuple[Any, list[Batch], float]], float]: ...
     def next_send(self, next_check: float) -> float: ...
-    def read(self, responses: list[Any], now: float, done: float, read: bool) -> None: ...
+    def read(self, responses: list[Request], now: float, done: float, read: bool) -> None: ...
+
+# the broker's server: partitions, requests, a connection's broker side, the followers' fetchers
+class Partition:
+    topic: str
+    index: int
+    leader: Any
+    followers: list[Any]
+    leo: float
+    hw: float
+    follower_leo: dict[int, float]
+    batches: float
+    observer: Any
+    def __init__(self, topic: str, index: int, leader: Any, followers: list[Any]) -> None: ...
+
+class Channel:
+    processor: int
+    client_id: str
+    busy: bool
+    free_at: float
+
+class Request:
+    api: int
+    connection: Any
+    size: float
+    client: Any
+    handler: Any
+    batches: Any
+    acks: str
+    pending: int
+    partitions: list[Partition]
+    offsets: list[float]
+    ends: list[float]
+    fetched_batches: float
+    throttle: float
+    parked: bool
+    data: float
+    t_created: float
+    t_received: float
+    t_arrive: float
+    t_enqueue: float
+    t_start: float
+    t_local: float
+    t_complete: float
+    def __init__(self, api: int, connection: Any, size: float, client: Any, handler: Any = None) -> None: ...
+    @staticmethod
+    def produce(connection: Any, size: float, client: Any, batches: Any, acks: str, created: float) -> Request: ...
+
+class BrokerServer:
+    id: int
+    busy: int
+    fetchers_busy: int
+    queue_max: int
+    produce_throttle_s: float
+    waiting: int
+    def __init__(self, engine: Engine, id: int, threads: Threads, nic_in: Shared, processors: int, rtt: float, spec: Any,
+                 costs: Any, produce: RequestMetrics, fetch: RequestMetrics, quotas: Any, request_log: dict[str, Any]) -> None: ...
+    def connect(self, client_id: str) -> Channel: ...
+    def receive(self, request: Request, at: float) -> float: ...
+    def produce(self, connection: Any, size: float, client: Any, batches: Any, acks: str,
+                at: float) -> tuple[Request, float]: ...
+    def respond(self, request: Request, now: float) -> None: ...
+    def runnable(self, now: float) -> float: ...
+
+class Fetcher:
+    connection: Any
+    leo: list[float]
+    bytes: float
+    partitions: list[Partition]
+    def __init__(self, engine: Engine, broker: Any, leader: Any, partitions: list[Partition]) -> None: ...
+    def start(self, _argument: Any = None) -> None: ...

@@ -12,6 +12,7 @@ use pyo3::types::{PyList, PyTuple};
 
 use crate::accumulator::{call, Call, RecordAccumulator};
 use crate::batch::{request_wire, Batch, PARTITION_HEADER, REQUEST_HEADER};
+use crate::request::Request;
 
 impl RecordAccumulator {
     /// The flow has appended less than one record to `batch`: send() has not returned yet, so
@@ -285,28 +286,30 @@ impl RecordAccumulator {
     /// request latency was counted as the run began, the others' are counted here), or for an
     /// acks=0 request written: each one's connection takes requests again (after its throttle),
     /// then its batches complete.
-    pub fn read(slf: &Bound<'_, Self>, responses: Vec<Bound<'_, PyAny>>, now: f64, done: f64, read: bool) -> PyResult<()> {
+    pub fn read(slf: &Bound<'_, Self>, responses: Vec<Bound<'_, Request>>, now: f64, done: f64, read: bool) -> PyResult<()> {
         let py = slf.py();
         let metrics = slf.borrow().metrics.as_ref().map(|m| m.clone_ref(py));
         let metrics = metrics.ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no sender connected"))?;
         if read {
             for response in responses.iter().skip(1) {
-                let created: f64 = response.getattr(intern!(py, "t_created"))?.extract()?;
-                metrics.borrow(py).count_latency(py, now - created);
+                metrics.borrow(py).count_latency(py, now - response.borrow().t_created);
             }
         }
         for response in &responses {
-            let connection = response.getattr(intern!(py, "connection"))?;
+            let (connection, throttle, batches) = {
+                let response = response.borrow();
+                (response.connection.clone_ref(py), response.throttle, response.batches.clone_ref(py))
+            };
+            let connection = connection.bind(py);
             let inflight: i64 = connection.getattr(intern!(py, "inflight"))?.extract()?;
             connection.setattr(intern!(py, "inflight"), inflight - 1)?;
-            let throttle: f64 = response.getattr(intern!(py, "throttle"))?.extract()?;
             if throttle > 0.0 {
                 // NetworkClient: nothing goes to a throttled broker
                 let send_done: f64 = connection.getattr(intern!(py, "send_done"))?.extract()?;
                 connection.setattr(intern!(py, "send_done"), send_done.max(now + throttle))?;
                 metrics.borrow_mut(py).count_throttle(throttle);
             }
-            let batches: Vec<Py<Batch>> = response.getattr(intern!(py, "batches"))?.extract()?;
+            let batches: Vec<Py<Batch>> = batches.extract(py)?;
             RecordAccumulator::complete(slf, batches, now, done)?;
         }
         Ok(())

@@ -6,7 +6,8 @@
 //! The heap is heapq's algorithm over (time, sequence) keys, as the compiled Python engine ran
 //! it: keys are unique, so any correct heap pops the events in the same order, and this one
 //! also matches heapq's where a time is not a number. An event is a Python callable and its
-//! argument (`Engine.at`), called with one vectorcall and nothing bound per event.
+//! argument (`Engine.at`), called with one vectorcall and nothing bound per event, or one of the
+//! broker's own (`Action`), run in Rust without calling Python.
 
 use std::ptr;
 
@@ -15,10 +16,65 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use pyo3::{PyTraverseError, PyVisit};
 
+use crate::broker::BrokerServer;
+use crate::fetcher::Fetcher;
+use crate::request::Request;
+
 /// What an event does when its time comes.
-enum Action {
+pub(crate) enum Action {
     /// `action(argument)`, scheduled from Python.
     Call(PyObject, PyObject),
+    /// A network processor hands a request to its broker's request channel.
+    Enqueue(Py<BrokerServer>, Py<Request>),
+    /// A handler is done with a request.
+    Handled(Py<BrokerServer>, Py<Request>),
+    /// The fetch purgatory's sweep.
+    ExpireFetches(Py<BrokerServer>),
+    /// A follower's fetch response arrived at its fetcher.
+    Fetched(Py<Fetcher>, Py<Request>),
+    /// A fetcher's append is done.
+    Appended(Py<Fetcher>, Py<Request>),
+}
+
+/// One of the broker's own events as observers see it: named (`__qualname__`) as the Python
+/// method that was the event before it, so that a run's traces compare across the two.
+#[pyclass(module = "simulator._core", frozen)]
+pub struct NativeAction {
+    #[pyo3(get)]
+    __qualname__: &'static str,
+}
+
+impl Action {
+    /// The event as observers see it: its action and its argument.
+    fn observed(&self, py: Python<'_>) -> PyResult<(PyObject, PyObject)> {
+        let (name, argument) = match self {
+            Action::Call(action, argument) => return Ok((action.clone_ref(py), argument.clone_ref(py))),
+            Action::Enqueue(_, request) => ("RequestHandlerPool.enqueue", request.clone_ref(py).into_any()),
+            Action::Handled(_, request) => ("RequestHandlerPool._handled", request.clone_ref(py).into_any()),
+            Action::ExpireFetches(_) => ("ReplicaManager._expire_fetches", py.None()),
+            Action::Fetched(_, request) => ("Fetcher.on_response", request.clone_ref(py).into_any()),
+            Action::Appended(_, request) => ("Fetcher._appended", request.clone_ref(py).into_any()),
+        };
+        Ok((Py::new(py, NativeAction { __qualname__: name })?.into_any(), argument))
+    }
+
+    fn visit(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+        match self {
+            Action::Call(action, argument) => {
+                visit.call(action)?;
+                visit.call(argument)
+            }
+            Action::Enqueue(server, request) | Action::Handled(server, request) => {
+                visit.call(server)?;
+                visit.call(request)
+            }
+            Action::ExpireFetches(server) => visit.call(server),
+            Action::Fetched(fetcher, request) | Action::Appended(fetcher, request) => {
+                visit.call(fetcher)?;
+                visit.call(request)
+            }
+        }
+    }
 }
 
 struct Event {
@@ -34,7 +90,7 @@ fn before(a: &Event, b: &Event) -> bool {
 #[pyclass(module = "simulator._core")]
 pub struct Engine {
     #[pyo3(get)]
-    now: f64,
+    pub(crate) now: f64,
     /// Components may move it (the load's end decides the run's end).
     #[pyo3(get, set)]
     stop_at: f64,
@@ -42,13 +98,16 @@ pub struct Engine {
     sequence: u64,
     #[pyo3(get)]
     events: u64,
+    /// of them, the broker's own (run without calling Python)
+    #[pyo3(get)]
+    native_events: u64,
     /// Called as observer(action, argument) after every event: for tracing and tests.
     #[pyo3(get)]
     observers: Py<PyList>,
 }
 
 impl Engine {
-    fn push(&mut self, time: f64, action: Action) {
+    pub(crate) fn push(&mut self, time: f64, action: Action) {
         self.sequence += 1;
         let event = Event { time, sequence: self.sequence, action };
         let heap = &mut self.heap;
@@ -126,7 +185,7 @@ impl Engine {
     #[new]
     #[pyo3(signature = (stop_at))]
     fn new(py: Python<'_>, stop_at: f64) -> Self {
-        Engine { now: 0.0, stop_at, heap: Vec::new(), sequence: 0, events: 0, observers: PyList::empty(py).unbind() }
+        Engine { now: 0.0, stop_at, heap: Vec::new(), sequence: 0, events: 0, native_events: 0, observers: PyList::empty(py).unbind() }
     }
 
     /// Runs `action(argument)` at `time`, after the events already scheduled for that time.
@@ -144,15 +203,42 @@ impl Engine {
         loop {
             let Some(event) = slf.borrow_mut().next() else { break };
             let time = event.time;
-            match &event.action {
+            let observed = if observers.is_empty() { None } else { Some(event.action.observed(py)?) };
+            let native = match event.action {   // the event's references dropped here as Bound's: no deferred decref
                 Action::Call(action, argument) => {
-                    call1(py, action, argument)?;
-                    slf.borrow_mut().events += 1;
-                    if !observers.is_empty() {
-                        for observe in observers.iter() {
-                            observe.call1((action, argument))?;
-                        }
-                    }
+                    call1(py, &action, &argument)?;
+                    drop((action.into_bound(py), argument.into_bound(py)));
+                    false
+                }
+                Action::Enqueue(server, request) => {
+                    BrokerServer::enqueue(&server.into_bound(py), request)?;
+                    true
+                }
+                Action::Handled(server, request) => {
+                    BrokerServer::handled(&server.into_bound(py), request)?;
+                    true
+                }
+                Action::ExpireFetches(server) => {
+                    BrokerServer::expire_fetches(&server.into_bound(py))?;
+                    true
+                }
+                Action::Fetched(fetcher, request) => {
+                    Fetcher::on_response(&fetcher.into_bound(py), request)?;
+                    true
+                }
+                Action::Appended(fetcher, request) => {
+                    Fetcher::appended(&fetcher.into_bound(py), request)?;
+                    true
+                }
+            };
+            {
+                let mut engine = slf.borrow_mut();
+                engine.events += 1;
+                engine.native_events += native as u64;
+            }
+            if let Some((action, argument)) = observed {
+                for observe in observers.iter() {
+                    observe.call1((&action, &argument))?;
                 }
             }
             if let Some(progress) = &progress {
@@ -171,12 +257,7 @@ impl Engine {
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         for event in &self.heap {
-            match &event.action {
-                Action::Call(action, argument) => {
-                    visit.call(action)?;
-                    visit.call(argument)?;
-                }
-            }
+            event.action.visit(&visit)?;
         }
         visit.call(&self.observers)
     }

@@ -6,13 +6,19 @@
 
 use pyo3::prelude::*;
 
+mod broker;
 mod cpu;
 mod engine;
+mod fetcher;
 mod fsum;
 mod histograms;
+mod handlers;
 mod metrics;
+mod network;
 mod quota;
 mod random;
+mod replica;
+mod request;
 mod sender;
 mod shared;
 mod threads;
@@ -37,6 +43,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<metrics::Mean>()?;
     module.add_class::<metrics::RecordLatencies>()?;
     module.add_class::<metrics::RequestMetrics>()?;
+    module.add_class::<metrics::Samples>()?;
+    module.add_class::<metrics::RequestTimesDuring>()?;
     module.add_class::<shared::Shared>()?;
     module.add_class::<quota::RateQuota>()?;
     module.add_class::<threads::Threads>()?;
@@ -50,5 +58,11 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("BATCH_HEADER", batch::BATCH_HEADER)?;
     module.add("REQUEST_HEADER", batch::REQUEST_HEADER)?;
     module.add("PARTITION_HEADER", batch::PARTITION_HEADER)?;
+    module.add_class::<engine::NativeAction>()?;
+    module.add_class::<request::Partition>()?;
+    module.add_class::<request::Channel>()?;
+    module.add_class::<request::Request>()?;
+    module.add_class::<broker::BrokerServer>()?;
+    module.add_class::<fetcher::Fetcher>()?;
     Ok(())
 }

@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 use pyo3::{PyTraverseError, PyVisit};
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyIterator, PyList};
 
 use crate::histograms::{latency_summary, upper_edge_ms, LatencyHistogram};
 use crate::timeline::Timeline;
@@ -147,7 +147,7 @@ pub struct RequestMetrics {
     #[pyo3(get)]
     records_by_client: Py<PyDict>,
     #[pyo3(get)]
-    times: PyObject,
+    pub(crate) times: PyObject,
 }
 
 #[pymethods]
@@ -165,7 +165,7 @@ impl RequestMetrics {
     }
 
     /// A request at `now`.
-    fn record(&mut self, py: Python<'_>, now: f64) {
+    pub(crate) fn record(&mut self, py: Python<'_>, now: f64) {
         self.count += 1;
         self.per_second.borrow_mut(py).add(now, 1.0);
     }
@@ -191,8 +191,114 @@ impl RequestMetrics {
     }
 
     /// `record` and `record_client` of one request.
-    fn record_request(&mut self, py: Python<'_>, now: f64, client_id: &Bound<'_, PyAny>, records: f64) -> PyResult<()> {
+    pub(crate) fn record_request(&mut self, py: Python<'_>, now: f64, client_id: &Bound<'_, PyAny>, records: f64) -> PyResult<()> {
         self.record(py, now);
         self.record_client(py, now, client_id, records)
+    }
+}
+
+const SAMPLES_CHUNK: usize = 8192;
+
+/// Values kept for an exact mean and percentile, in order, in chunks of at most `SAMPLES_CHUNK`:
+/// one buffer grown by reallocation would leave holes the size of its old copies in the heap,
+/// ever larger, that later small allocations cannot fill. Read back (`sum`, `sorted`) as the
+/// same floats in the same order as from a list.
+#[pyclass(module = "simulator._core")]
+pub struct Samples {
+    chunks: Vec<Vec<f64>>,
+}
+
+impl Samples {
+    pub(crate) fn push(&mut self, value: f64) {
+        match self.chunks.last_mut() {
+            Some(last) if last.len() < SAMPLES_CHUNK => last.push(value),
+            _ => {
+                let mut chunk = Vec::with_capacity(SAMPLES_CHUNK);
+                chunk.push(value);
+                self.chunks.push(chunk);
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl Samples {
+    #[new]
+    fn new() -> Self {
+        Samples { chunks: Vec::new() }
+    }
+
+    fn append(&mut self, value: f64) {
+        self.push(value);
+    }
+
+    fn __len__(&self) -> usize {
+        self.chunks.iter().map(Vec::len).sum()
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyIterator>> {
+        PyList::new(py, self.chunks.iter().flatten().copied().collect::<Vec<f64>>())?.try_iter()
+    }
+
+    /// Its chunks, in order.
+    #[getter]
+    fn chunks(&self) -> Vec<Vec<f64>> {
+        self.chunks.clone()
+    }
+}
+
+/// A neighbour's produce requests as the brokers timed them (arrival, then LocalTimeMs,
+/// RemoteTimeMs and TotalTimeMs, in seconds), kept while the request can fall in the load's
+/// window: one that arrived before the load started, or after it ended (`end`, once known), is
+/// not kept.
+#[pyclass(module = "simulator._core")]
+pub struct RequestTimesDuring {
+    #[pyo3(get)]
+    start: f64,
+    #[pyo3(get, set)]
+    end: f64,
+    #[pyo3(get)]
+    arrivals: Py<Samples>,
+    parts: Vec<Py<Samples>>,   // local, remote, total
+}
+
+impl RequestTimesDuring {
+    pub(crate) fn record(&self, py: Python<'_>, times: [f64; 4]) {
+        let arrival = times[0];
+        if arrival < self.start || arrival >= self.end {
+            return;
+        }
+        self.arrivals.borrow_mut(py).push(arrival);
+        for (part, value) in self.parts.iter().zip(&times[1..]) {
+            part.borrow_mut(py).push(*value);
+        }
+    }
+}
+
+#[pymethods]
+impl RequestTimesDuring {
+    #[new]
+    fn new(py: Python<'_>, start: f64) -> PyResult<Self> {
+        let parts = (0..3).map(|_| Py::new(py, Samples::new())).collect::<PyResult<Vec<_>>>()?;
+        Ok(RequestTimesDuring { start, end: f64::INFINITY, arrivals: Py::new(py, Samples::new())?, parts })
+    }
+
+    /// A request's (arrival, local, remote, total).
+    fn add(&self, py: Python<'_>, times: (f64, f64, f64, f64)) {
+        self.record(py, [times.0, times.1, times.2, times.3]);
+    }
+
+    #[getter]
+    fn parts(&self, py: Python<'_>) -> Vec<Py<Samples>> {
+        self.parts.iter().map(|p| p.clone_ref(py)).collect()
+    }
+
+    /// Each part's values of the requests that arrived in [start, end).
+    fn between(&self, py: Python<'_>, start: f64, end: f64) -> Vec<Vec<f64>> {
+        let arrivals = self.arrivals.borrow(py);
+        let kept: Vec<bool> = arrivals.chunks.iter().flatten().map(|a| start <= *a && *a < end).collect();
+        self.parts.iter().map(|part| {
+            part.borrow(py).chunks.iter().flatten().zip(&kept).filter(|(_, k)| **k).map(|(v, _)| *v).collect()
+        }).collect()
     }
 }

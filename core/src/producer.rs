@@ -13,6 +13,7 @@ use crate::accumulator::{call, Call, FlushToken, RecordAccumulator};
 use crate::batch::Batch;
 use crate::partitioner::Partitioner;
 use crate::random::Random;
+use crate::request::Request;
 use crate::sender::SenderMetrics;
 
 #[pymethods]
@@ -301,7 +302,7 @@ impl RecordAccumulator {
 
     /// The responses a run reads at `done` (`read`; else an acks=0 request written) complete.
     #[pyo3(name = "read")]
-    fn py_read(slf: &Bound<'_, Self>, responses: Vec<Bound<'_, PyAny>>, now: f64, done: f64, read: bool) -> PyResult<()> {
+    fn py_read(slf: &Bound<'_, Self>, responses: Vec<Bound<'_, Request>>, now: f64, done: f64, read: bool) -> PyResult<()> {
         RecordAccumulator::read(slf, responses, now, done, read)
     }
 

@@ -55,12 +55,12 @@ impl RateQuota {
 impl RateQuota {
     #[new]
     #[pyo3(signature = (bound, max_throttle=f64::INFINITY))]
-    fn new(bound: f64, max_throttle: f64) -> Self {
+    pub(crate) fn new(bound: f64, max_throttle: f64) -> Self {
         RateQuota { bound, max_throttle, samples: Vec::new(), first: -1.0, throttled: 0.0 }
     }
 
     /// Record a request's usage; return how long its client is throttled (seconds).
-    fn record(&mut self, now: f64, value: f64) -> f64 {
+    pub(crate) fn record(&mut self, now: f64, value: f64) -> f64 {
         let (rate, window) = self.add(now, value);
         if rate <= self.bound {
             return 0.0;
@@ -72,7 +72,73 @@ impl RateQuota {
     }
 
     /// Usage that counts towards the rate without throttling the request that caused it.
-    fn record_no_throttle(&mut self, now: f64, value: f64) {
+    pub(crate) fn record_no_throttle(&mut self, now: f64, value: f64) {
         self.add(now, value);
+    }
+}
+
+/// A broker's client quotas on produce requests, by `client.id` as kafka-configs sets them, and
+/// the throttle `KafkaApis.handleProduceRequest` hands back: the larger of the byte-rate and the
+/// request-time throttle; the handler thread's time counts at once, the network threads' without
+/// throttling.
+pub struct ProduceQuotas {
+    /// client.id -> (producer_byte_rate, request_percentage), 0 for none
+    configs: Vec<(String, f64, f64)>,
+    byte_quotas: Vec<(String, RateQuota)>,
+    request_quotas: Vec<(String, RateQuota)>,
+    /// throttle handed back with produce responses
+    pub throttle_s: f64,
+}
+
+const PERCENT_PER_SECOND: f64 = 100.0;   // ClientRequestQuotaManager.NanosToPercentagePerSecond, per second
+
+fn quota<'a>(quotas: &'a mut Vec<(String, RateQuota)>, client_id: &str, bound: f64, max_throttle: f64) -> &'a mut RateQuota {
+    let at = match quotas.iter().position(|(id, _)| id == client_id) {
+        Some(at) => at,
+        None => {
+            quotas.push((client_id.to_string(), RateQuota::new(bound, max_throttle)));
+            quotas.len() - 1
+        }
+    };
+    &mut quotas[at].1
+}
+
+impl ProduceQuotas {
+    /// The quotas of a mapping of client.id to `workloads.quota.Quota`.
+    pub fn new(quotas: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let mut configs = Vec::new();
+        if !quotas.is_none() {
+            for item in quotas.call_method0("items")?.try_iter()? {
+                let (client_id, quota): (String, Bound<'_, PyAny>) = item?.extract()?;
+                let rate = |name: &str| -> PyResult<f64> { Ok(quota.getattr(name)?.extract::<Option<f64>>()?.unwrap_or(0.0)) };
+                configs.push((client_id, rate("producer_byte_rate")?, rate("request_percentage")?));
+            }
+        }
+        Ok(ProduceQuotas { configs, byte_quotas: Vec::new(), request_quotas: Vec::new(), throttle_s: 0.0 })
+    }
+
+    /// A produce request's throttle, `network_s` its network threads' time.
+    pub fn throttle(&mut self, py: Python<'_>, request: &mut crate::request::Request, now: f64, network_s: f64) -> PyResult<()> {
+        let mut throttle = 0.0;
+        let client_id = if self.configs.is_empty() { String::new() } else {
+            request.channel.borrow(py).client_id.bind(py).to_str()?.to_string()
+        };
+        if let Some((_, byte_rate, percentage)) = self.configs.iter().find(|(id, _, _)| *id == client_id) {
+            let (byte_rate, percentage) = (*byte_rate, *percentage);
+            if byte_rate != 0.0 {
+                throttle = quota(&mut self.byte_quotas, &client_id, byte_rate, f64::INFINITY).record(now, request.size);
+            }
+            if percentage != 0.0 && request.acks != "0" {
+                let quota = quota(&mut self.request_quotas, &client_id, percentage, SAMPLE_SECONDS);
+                let used = quota.record(now, (request.t_local - request.t_start) * PERCENT_PER_SECOND);
+                if used > throttle {
+                    throttle = used;
+                }
+                quota.record_no_throttle(now, network_s * PERCENT_PER_SECOND);
+            }
+        }
+        request.throttle = throttle;
+        self.throttle_s += throttle;
+        Ok(())
     }
 }

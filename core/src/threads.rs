@@ -26,13 +26,13 @@ pub struct Threads {
     processors: Vec<Py<Shared>>,
     cpu_busy: Py<Timeline>,
     handler_busy: Py<Timeline>,
-    queue_area: Py<Timeline>,
+    pub(crate) queue_area: Py<Timeline>,
     nic_in: Py<Shared>,
     nic_out: Py<Shared>,
 }
 
 impl Threads {
-    fn processors_runnable(&self, py: Python<'_>, now: f64) -> i64 {
+    pub(crate) fn processors_runnable(&self, py: Python<'_>, now: f64) -> i64 {
         self.processors.iter().filter(|p| p.borrow(py).free_at > now).count() as i64
     }
 
@@ -90,7 +90,7 @@ impl Threads {
 
     /// Wall time a thread takes for `cpu` seconds of work starting `now`, with `threads` handlers
     /// and fetchers runnable besides it (the network processors counted here).
-    fn on_core(&self, py: Python<'_>, now: f64, cpu: f64, threads: i64) -> PyResult<f64> {
+    pub(crate) fn on_core(&self, py: Python<'_>, now: f64, cpu: f64, threads: i64) -> PyResult<f64> {
         let others = threads + self.processors_runnable(py, now);
         self.take_core(py, now, cpu, others)
     }
@@ -99,7 +99,7 @@ impl Threads {
     /// since `since` (its area), with `threads` handlers and fetchers runnable besides: its burst
     /// of `cpu` on a core then `stall` seconds of the disk's, counted as the broker's CPU and its
     /// handlers' busy time. Returns how long the handler takes.
-    fn handle(&self, py: Python<'_>, now: f64, cpu: f64, stall: f64, threads: i64, waiting: i64, since: f64)
+    pub(crate) fn handle(&self, py: Python<'_>, now: f64, cpu: f64, stall: f64, threads: i64, waiting: i64, since: f64)
               -> PyResult<f64> {
         if waiting > 0 {
             self.queue_area.borrow_mut(py).add_interval(since, now, waiting as f64);
@@ -113,7 +113,7 @@ impl Threads {
     /// A fetcher's burst at `now` appending what its fetch brought (`cpu`, none for an empty one),
     /// then `stall` seconds of the disk's, with `threads` handlers and fetchers runnable besides
     /// it; its CPU counted as the broker's. Returns how long the fetcher takes.
-    fn fetched(&self, py: Python<'_>, now: f64, cpu: f64, stall: f64, threads: i64) -> PyResult<f64> {
+    pub(crate) fn fetched(&self, py: Python<'_>, now: f64, cpu: f64, stall: f64, threads: i64) -> PyResult<f64> {
         let took = if cpu != 0.0 { self.on_core(py, now, cpu, threads)? } else { 0.0 };
         self.cpu_busy.borrow_mut(py).add(now, cpu);
         Ok(took + stall)
@@ -124,7 +124,7 @@ impl Threads {
     /// (`free_at`): the processor's burst (`work`). Returns when the NIC has it all, when the
     /// read starts and when it is done.
     #[allow(clippy::too_many_arguments)]
-    fn receive(&self, py: Python<'_>, processor: usize, at: f64, size: f64, flow: &Bound<'_, PyAny>, free_at: f64,
+    pub(crate) fn receive(&self, py: Python<'_>, processor: usize, at: f64, size: f64, flow: &Bound<'_, PyAny>, free_at: f64,
                cpu: f64, threads: i64) -> PyResult<(f64, f64, f64)> {
         let arrived = self.nic_in.borrow_mut(py).take(py, at, size, flow);
         let start = if free_at > arrived { free_at } else { arrived };
@@ -135,7 +135,7 @@ impl Threads {
     /// A network processor's burst for `flow` (a connection) from `start`, with `threads` handlers
     /// and fetchers runnable: on a core, its CPU counted, then in turn with the processor's other
     /// connections. Returns when it is done.
-    fn work(&self, py: Python<'_>, processor: usize, start: f64, cpu: f64, threads: i64,
+    pub(crate) fn work(&self, py: Python<'_>, processor: usize, start: f64, cpu: f64, threads: i64,
             flow: &Bound<'_, PyAny>) -> PyResult<f64> {
         let counted = (self.processors[processor].borrow(py).free_at > start) as i64;
         let took = self.on_core(py, start, cpu, threads - counted)?;
@@ -150,7 +150,7 @@ impl Threads {
     /// when the processor is done and when the last byte has arrived.
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (processor, now, cpu, threads, flow, size, produce, follower_nic=None))]
-    fn respond(&self, py: Python<'_>, processor: usize, now: f64, cpu: f64, threads: i64, flow: &Bound<'_, PyAny>,
+    pub(crate) fn respond(&self, py: Python<'_>, processor: usize, now: f64, cpu: f64, threads: i64, flow: &Bound<'_, PyAny>,
                size: f64, produce: bool, follower_nic: Option<Py<Shared>>) -> PyResult<(f64, f64, f64)> {
         let mut begin = now;
         if produce {

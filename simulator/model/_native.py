@@ -17,8 +17,7 @@ from pathlib import Path
 
 from simulator.contract._compiled import BUILD, MANIFEST, ROOT, source_digest
 
-COMPILED = ("engine", "metrics", "request", "quota", "fetcher", "network", "handlers",
-            "replica_manager", "broker",
+COMPILED = ("engine", "metrics", "request", "quota", "fetcher", "broker",
             "accumulator", "sender", "producer", "job", "consumer", "microbatch", "streaming", "compression")
 SUPPORT = ("spark", "client")
 CONTRACT = ("histograms",)     # compiled with the model: its batches' and neighbours' counters

@@ -6,47 +6,25 @@ A run keeps nothing per record or request that a figure does not need: a neighbo
 are counted into histograms as they are acknowledged, and the values an exact mean or
 percentile needs are kept as 8-byte floats in arrays (a float object in a list takes 32).
 The timelines (``Timeline``), means (``Mean``), a producer's batch sizes (``BatchSizes``), a batch
-job's record latencies (``RecordLatencies``) and a request kind's counts (``RequestMetrics``) are
-the event core's (``core/src/``).
+job's record latencies (``RecordLatencies``), a request kind's counts (``RequestMetrics``), the
+float samples (``Samples``) and a neighbour's request times (``RequestTimesDuring``) are the event
+core's (``core/src/``).
 """
 from __future__ import annotations
 
 import math
 from array import array
-from itertools import chain, compress
-from typing import Final, Iterator
+from typing import Final
 
-from simulator._core import RequestMetrics, Timeline
+from simulator._core import RequestMetrics, RequestTimesDuring, Samples, Timeline
 from simulator.contract.histograms import LatencyHistogram
 
 
-SAMPLES_CHUNK: Final = 8192
+SAMPLES_CHUNK: Final = 8192     # the event core's chunk of samples (its Samples)
 
-
-class FloatSamples:
-    """Values kept for an exact mean and percentile, in order, as 8-byte floats in arrays of at
-    most ``SAMPLES_CHUNK``: one array grown by reallocation would leave holes the size of its
-    old copies in the heap, ever larger, that later small allocations cannot fill. Read back
-    (``sum``, ``sorted``) as the same floats in the same order as from a list."""
-
-    __slots__ = ("chunks", "last")
-
-    def __init__(self) -> None:
-        self.last: array[float] = array("d")
-        self.chunks: list[array[float]] = [self.last]
-
-    def append(self, value: float) -> None:
-        last = self.last
-        if len(last) == SAMPLES_CHUNK:
-            last = self.last = array("d")
-            self.chunks.append(last)
-        last.append(value)
-
-    def __len__(self) -> int:
-        return (len(self.chunks) - 1) * SAMPLES_CHUNK + len(self.last)
-
-    def __iter__(self) -> Iterator[float]:
-        return chain.from_iterable(self.chunks)
+# values kept for an exact mean and percentile, in order, in chunks (the event core's, its
+# produce time parts filled there): read back as the same floats in the same order as a list's
+FloatSamples = Samples
 
 
 # a request's time parts, as RequestChannel.updateRequestMetrics times them
@@ -70,33 +48,6 @@ class BrokerMetrics:
         self.produce = RequestMetrics(request_times())
         self.fetch = RequestMetrics(request_times())
         self.cpu_busy = Timeline()
-
-
-class RequestTimesDuring:
-    """A neighbour's produce requests as the brokers timed them (``request.RequestTimes``:
-    arrival, then its parts), kept while the request can fall in the load's window: one that
-    arrived before the load started, or after it ended (``end``, once known), is not kept."""
-
-    __slots__ = ("start", "end", "arrivals", "parts")
-
-    def __init__(self, start: float) -> None:
-        self.start = start
-        self.end = math.inf
-        self.arrivals = FloatSamples()
-        self.parts = [FloatSamples() for _ in range(3)]   # local, remote, total
-
-    def add(self, times: tuple[float, ...]) -> None:
-        arrival = times[0]
-        if arrival < self.start or arrival >= self.end:
-            return
-        self.arrivals.append(arrival)
-        for part, value in zip(self.parts, times[1:]):
-            part.append(value)
-
-    def between(self, start: float, end: float) -> list[array[float]]:
-        """Each part's values of the requests that arrived in [start, end)."""
-        kept = bytes(start <= arrival < end for arrival in self.arrivals)
-        return [array("d", compress(part, kept)) for part in self.parts]
 
 
 class Latencies:

@@ -1,11 +1,13 @@
 """What passes between clients and brokers: partitions (their logs' offsets), connections and
 requests, and what a broker needs of a client (``Client``, ``Handler``) and of a consumed log
-(``LogObserver``).
+(``LogObserver``). Partitions, requests and a connection's broker side (``Channel``) are the
+event core's (``core/src/request.rs``), as a producer's batches are (``core/src/batch.rs``).
 """
 from __future__ import annotations
 
-from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Final, Protocol
+
+from simulator._core import Channel, Partition, Request
 
 if TYPE_CHECKING:
     from simulator.model.broker import Broker
@@ -52,61 +54,18 @@ class LogObserver(Protocol):
     def visible(self, now: float) -> None: ...
 
 
-class Partition:
-    __slots__ = ("topic", "index", "leader", "followers", "leo", "hw", "follower_leo", "waiting",
-                 "fetch_waiters", "batches", "observer")
-
-    def __init__(self, topic: str, index: int, leader: Broker, followers: list[Broker]):
-        self.topic, self.index, self.leader, self.followers = topic, index, leader, followers
-        self.leo = 0.0                      # log end offset, in bytes appended
-        self.hw = 0.0
-        self.follower_leo = {f.id: 0.0 for f in followers}
-        self.waiting: deque[tuple[float, Request]] = deque()   # (end offset, request) for acks=all
-        self.fetch_waiters: list[Request] = []
-        self.batches = 0.0
-        self.observer: LogObserver | None = None   # a consumed partition's log (simulator/model/consumer.py)
-
-    def __repr__(self) -> str:
-        return f"{self.topic}-{self.index}"
-
-
-_NO_PARTITIONS: list[Partition] = []   # shared defaults of requests, never mutated
-_NO_OFFSETS: list[float] = []
-_NO_BATCHES: list[Any] = []
-
-
-class Request:
-    __slots__ = ("api", "connection", "size", "client", "handler", "batches", "acks", "pending", "partitions",
-                 "offsets", "ends", "fetched_batches", "throttle", "t_created", "t_received",
-                 "t_arrive", "t_enqueue", "t_start", "t_local", "t_complete", "parked", "data")
-
-    def __init__(self, api: int, connection: Connection, size: float, client: Client, handler: Handler | None = None):
-        self.api, self.connection, self.size, self.client, self.handler = api, connection, size, client, handler
-        self.batches: list[Any] = _NO_BATCHES
-        self.acks = "1"
-        self.pending = 0
-        # fetch requests: the partitions asked for, the follower's offsets, where the response ends
-        self.partitions: list[Partition] = _NO_PARTITIONS
-        self.offsets: list[float] = _NO_OFFSETS
-        self.ends: list[float] = _NO_OFFSETS
-        self.fetched_batches = 0.0
-        self.throttle = 0.0        # quota throttle time handed back with the response
-        self.parked = False
-        self.data = 0.0
-        self.t_created = self.t_received = self.t_arrive = self.t_enqueue = self.t_start = self.t_local = self.t_complete = 0.0
-
-
 class Connection:
-    """A client's connection to a broker: the broker's side (muting, the requests waiting to
-    be read, the client.id its requests carry) and the client's (requests in flight, when the
-    last one was fully sent)."""
+    """A client's connection to a broker: the broker's side (``Channel``: muting, the requests
+    waiting to be read, the client.id its requests carry, in the event core) and the client's
+    (requests in flight, when the last one was fully sent), read where the client reads them."""
 
-    __slots__ = ("broker", "processor", "client_id", "busy", "free_at", "pending", "inflight", "send_done")
+    __slots__ = ("broker", "channel", "client_id", "inflight", "send_done")
 
-    def __init__(self, broker: Broker, processor: int, client_id: str):
-        self.broker, self.processor, self.client_id = broker, processor, client_id
-        self.busy = False
-        self.free_at = 0.0
-        self.pending: deque[Request] = deque()
+    def __init__(self, broker: Broker, channel: Channel, client_id: str):
+        self.broker, self.channel, self.client_id = broker, channel, client_id
         self.inflight = 0
         self.send_done = 0.0
+
+
+__all__ = ["ApiKeys", "Channel", "Client", "Connection", "Handler", "LogObserver", "Partition", "Request", "RequestLog",
+           "RequestTimes"]

@@ -20,7 +20,7 @@ import math
 from typing import Callable
 
 from simulator._core import Batch, Cores, RecordAccumulator, SenderMetrics
-from simulator.model.broker import ApiKeys, Broker, Connection, Request
+from simulator.model.broker import Broker, Connection, Request
 from simulator.model.client import ClientSpec
 from simulator.model.engine import Engine
 
@@ -165,32 +165,26 @@ class Sender:
                   next_check: float) -> None:
         """A drain's requests written after ``read`` seconds of reading responses, and the next look."""
         if made:
-            requests = [self._request(connection, batches, wire) for connection, batches, wire in made]
             cost = 0.0
-            for r in requests:
-                cost += self.sender_request_s + len(r.batches) * self.sender_batch_s + r.size * self.sender_byte_s
+            for _, batches, wire in made:
+                cost += self.sender_request_s + len(batches) * self.sender_batch_s + wire * self.sender_byte_s
             cost = read + cost * stretch
             self.sender_free_at = now + cost
-            for request in requests:
-                self._send(request, now + cost)
+            for connection, batches, wire in made:
+                self._send(connection, batches, wire, now + cost)
             next_check = self.accumulator.next_send(next_check)
         if next_check < math.inf:
             self.schedule(max(next_check, self.sender_free_at))
 
     # ---- requests ----------------------------------------------------------------------
-    def _request(self, connection: Connection, batches: list[Batch], wire: float) -> Request:
-        request = Request(ApiKeys.PRODUCE, connection, wire, self)
-        request.batches = batches
-        request.acks = self.acks
-        request.t_created = self.engine.now
-        return request
-
-    def _send(self, request: Request, at: float) -> None:
-        node = request.connection.broker
-        connection = request.connection
+    def _send(self, connection: Connection, batches: list[Batch], wire: float, at: float) -> None:
+        """A produce request made and handed to its broker in one call; the broker has it all half
+        a round trip after its last byte left."""
         connection.inflight += 1
         # the send is complete once its last byte has left: InFlightRequests.canSendMore
-        connection.send_done = node.receive(request, at + self.half_rtt) - self.half_rtt
+        request, arrived = connection.broker.server.produce(connection, wire, self, batches, self.acks,
+                                                            at + self.half_rtt)
+        connection.send_done = arrived - self.half_rtt
         if self.acks == "0":  # no response: done once written
             self.engine.at(connection.send_done, self._written, request)
 

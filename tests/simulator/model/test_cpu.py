@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from simulator._core import Cores, Random, Scheduler
-from simulator.model.broker import ApiKeys, Broker, Request
+from simulator._core import Batch, Cores, Random, Scheduler
+from simulator.model.broker import ApiKeys, Broker, Partition, Request
 from simulator.model.engine import Engine
 from workloads.profile import PROFILE_DIR, CostProfile
 from workloads.scenario import Broker as BrokerSpec
@@ -107,8 +107,8 @@ def broker_serving(vcpus: float, requests: int) -> float:
     broker = Broker(engine, 0, spec, CostProfile.load("default").broker, 0.0, Random.seeded(1), 0.0, EEVDF, 0.0)
     answered: list[float] = []
     client = SimpleNamespace(response_at=lambda request: answered.append(engine.now))
-    batch = SimpleNamespace(partition=SimpleNamespace(leo=0.0, batches=0, followers=[], fetch_waiters=[]),
-                            records=100.0, bytes=100_000.0, wire=100_000.0, codec="none")
+    batch = Batch(Partition("t", 0, broker, []), 0.0, 100_000, "none")
+    batch.records, batch.bytes, batch.wire = 100.0, 100_000.0, 100_000.0
     for _ in range(requests):
         request = Request(ApiKeys.PRODUCE, broker.connect("c"), 100_000.0, client)
         request.batches = [batch]
@@ -162,9 +162,8 @@ def test_the_sender_reading_a_response_spends_its_cost_and_each_records_on_its_c
         batch.records = float(records)
         batches.append(batch)
     connection = sender.connections[accumulator.nodes[0]]
-    request = sender._request(connection, batches, 0.0)
     connection.inflight = 1
-    sender.responses = [request]
+    sender.responses = [Request.produce(connection, 0.0, sender, batches, "1", 0.0)]
     sender.run_once(0.0)
     assert sender.sender_free_at == pytest.approx(245e-6)
     assert connection.inflight == 0

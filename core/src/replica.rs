@@ -1,0 +1,229 @@
+//! A broker's logs and purgatory, as Kafka's `ReplicaManager` and `DelayedOperationPurgatory`
+//! have them (core/.../server/ReplicaManager.scala, DelayedProduce.scala, DelayedFetch.scala): a
+//! produce request's batches appended to their partitions' logs; with `acks=all` the request
+//! waits in the produce purgatory until the followers' fetches have moved every partition's high
+//! watermark past its batches (`DelayedProduce`); a follower's fetch reports its log end offsets
+//! (which move the high watermark) and returns what the leader's logs hold beyond them, or waits
+//! in the fetch purgatory until data arrives or `replica.fetch.wait.max.ms` passes
+//! (`DelayedFetch`). A request done here goes to its network processor for the response.
+//!
+//! A consumed partition's observer is Python: told of an append or of the high watermark, it may
+//! answer a consumer's parked fetch through this broker, so no borrow of the server is held then.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::intern;
+use pyo3::prelude::*;
+
+use crate::broker::{client_id, BrokerServer};
+use crate::engine::Action;
+use crate::request::{Partition, Request};
+
+const FETCH_RESPONSE_MAX: f64 = 10.0 * 1024.0 * 1024.0;     // replica.fetch.response.max.bytes
+
+fn smaller(a: f64, b: f64) -> f64 {
+    if b < a { b } else { a }    // Python's min(a, b)
+}
+
+impl BrokerServer {
+    // ---- produce ------------------------------------------------------------------------------
+    pub(crate) fn append(server: &Bound<'_, BrokerServer>, request: &Bound<'_, Request>, now: f64) -> PyResult<()> {
+        let py = server.py();
+        let mut records = 0.0;
+        let (wait_for_replicas, count) = {
+            let req = request.borrow();
+            (req.acks == "all", req.sizes.len())
+        };
+        for i in 0..count {
+            let (wire, partition) = {
+                let req = request.borrow();
+                let batch = &req.sizes[i];
+                records += batch.records;
+                (batch.wire, batch.partition.clone_ref(py))
+            };
+            let observer = {
+                let mut p = partition.borrow_mut(py);
+                p.leo += wire;
+                p.batches += 1.0;
+                p.observer.as_ref().map(|o| o.clone_ref(py))
+            };
+            if let Some(observer) = observer {
+                let batch = request.borrow().batches.bind(py).get_item(i)?;
+                observer.call_method1(py, intern!(py, "appended"), (batch, now))?;
+            }
+            let waiters = {
+                let mut p = partition.borrow_mut(py);
+                if wait_for_replicas && !p.follower_leo.is_empty() {
+                    let leo = p.leo;
+                    p.waiting.push_back((leo, request.clone().unbind()));
+                    request.borrow_mut().pending += 1;
+                }
+                std::mem::take(&mut p.fetch_waiters)
+            };
+            for fetch in waiters {
+                if fetch.borrow(py).parked {
+                    let mut this = server.borrow_mut();
+                    this.complete_fetch(py, server, fetch.bind(py), now)?;
+                }
+            }
+        }
+        let mut this = server.borrow_mut();
+        let client = client_id(py, &request.borrow());
+        this.produce.borrow_mut(py).record_request(py, now, &client, records)?;
+        if request.borrow().pending == 0 {
+            this.respond_to(py, server, request, now)?;
+        }
+        Ok(())
+    }
+
+    fn advance_hw(server: &Bound<'_, BrokerServer>, partition: &Bound<'_, Partition>, now: f64) -> PyResult<()> {
+        let py = server.py();
+        let observer = {
+            let mut p = partition.borrow_mut();
+            let mut hw = p.leo;
+            for follower_leo in &p.follower_leo {
+                if *follower_leo < hw {
+                    hw = *follower_leo;
+                }
+            }
+            if hw <= p.hw {
+                return Ok(());
+            }
+            p.hw = hw;
+            p.observer.as_ref().map(|o| o.clone_ref(py))
+        };
+        if let Some(observer) = observer {
+            observer.call_method1(py, intern!(py, "visible"), (now,))?;
+        }
+        let hw = partition.borrow().hw;
+        loop {
+            let request = {
+                let mut p = partition.borrow_mut();
+                match p.waiting.front() {
+                    Some((end, _)) if *end <= hw => p.waiting.pop_front().map(|(_, r)| r),
+                    _ => None,
+                }
+            };
+            let Some(request) = request else { break };
+            let pending = {
+                let mut req = request.borrow_mut(py);
+                req.pending -= 1;
+                req.pending
+            };
+            if pending == 0 {
+                server.borrow_mut().respond_to(py, server, request.bind(py), now)?;
+            }
+        }
+        Ok(())
+    }
+
+    // ---- fetch (leader side) ----------------------------------------------------------------------
+    pub(crate) fn fetchable(&self, py: Python<'_>, request: &Request) -> f64 {
+        let mut total = 0.0;
+        for (partition, offset) in request.partitions.iter().zip(&request.offsets) {
+            total += smaller(partition.borrow(py).leo - offset, self.fetch_max);
+        }
+        smaller(total, FETCH_RESPONSE_MAX)
+    }
+
+    pub(crate) fn fetch(server: &Bound<'_, BrokerServer>, request: &Bound<'_, Request>, now: f64) -> PyResult<()> {
+        let py = server.py();
+        let fetch = server.borrow().fetch.clone_ref(py);
+        fetch.borrow_mut(py).record(py, now);
+        let (partitions, offsets, follower) = {
+            let req = request.borrow();
+            let Some(fetcher) = req.fetcher.as_ref() else {
+                return Err(PyValueError::new_err("a fetch request with neither a handler nor a replica fetcher"));
+            };
+            let fetcher = fetcher.borrow(py);
+            let follower = fetcher.follower.borrow(py).id;
+            (req.partitions.iter().map(|p| p.clone_ref(py)).collect::<Vec<_>>(), req.offsets.clone(), follower)
+        };
+        for (partition, offset) in partitions.iter().zip(offsets) {
+            let moved = {
+                let mut p = partition.borrow_mut(py);
+                let i = p.follower(follower)?;
+                if offset > p.follower_leo[i] {
+                    p.follower_leo[i] = offset;
+                    true
+                } else {
+                    false
+                }
+            };
+            if moved {
+                BrokerServer::advance_hw(server, partition.bind(py), now)?;
+            }
+        }
+        let mut this = server.borrow_mut();
+        if this.fetchable(py, &request.borrow()) > 0.0 {
+            return this.complete_fetch(py, server, request, now);
+        }
+        request.borrow_mut().parked = true;     // DelayedFetch: until data arrives or replica.fetch.wait.max.ms
+        for partition in &partitions {
+            // the fetches that returned meanwhile (their wait over) leave: an idle partition's list stays short
+            let mut p = partition.borrow_mut(py);
+            p.fetch_waiters.retain(|waiter| waiter.borrow(py).parked);
+            p.fetch_waiters.push(request.clone().unbind());
+        }
+        let deadline = now + this.fetch_wait;
+        this.parked.push_back((deadline, request.clone().unbind()));
+        if this.sweep_at.is_none() {
+            this.sweep_at = Some(deadline);
+            this.engine.borrow_mut(py).push(deadline, Action::ExpireFetches(server.clone().unbind()));
+        }
+        Ok(())
+    }
+
+    /// Fetches that waited replica.fetch.wait.max.ms for data return empty (an event).
+    pub(crate) fn expire_fetches(server: &Bound<'_, BrokerServer>) -> PyResult<()> {
+        let py = server.py();
+        let mut this = server.borrow_mut();
+        let now = this.now(py);
+        let me = server;
+        loop {
+            let due = match this.parked.front() {
+                Some((deadline, request)) => *deadline <= now || !request.borrow(py).parked,
+                None => false,
+            };
+            if !due {
+                break;
+            }
+            let (_, request) = this.parked.pop_front().expect("a parked fetch");
+            if request.borrow(py).parked {
+                this.complete_fetch(py, me, request.bind(py), now)?;
+            }
+        }
+        this.sweep_at = None;
+        if let Some((deadline, _)) = this.parked.front() {
+            let deadline = *deadline;
+            this.sweep_at = Some(deadline);
+            this.engine.borrow_mut(py).push(deadline, Action::ExpireFetches(me.clone().unbind()));
+        }
+        Ok(())
+    }
+
+    fn complete_fetch(&mut self, py: Python<'_>, server: &Bound<'_, BrokerServer>, request: &Bound<'_, Request>, now: f64)
+                      -> PyResult<()> {
+        {
+            let mut req = request.borrow_mut();
+            req.parked = false;
+            let mut budget = FETCH_RESPONSE_MAX;
+            let mut ends = req.offsets.clone();
+            let mut data = 0.0;
+            let mut batches = 0.0;
+            for (i, partition) in req.partitions.iter().enumerate() {
+                let p = partition.borrow(py);
+                let size = smaller(smaller(p.leo - ends[i], self.fetch_max), budget);
+                if size > 0.0 {
+                    budget -= size;
+                    data += size;
+                    batches += size * p.batches / p.leo;
+                    ends[i] += size;
+                }
+            }
+            req.ends = ends;
+            req.data = data;
+            req.fetched_batches = batches;
+        }
+        self.respond_to(py, server, request, now)
+    }
+}
