@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 use pyo3::{PyTraverseError, PyVisit};
-use pyo3::types::{PyDict, PyIterator, PyList};
+use pyo3::types::PyDict;
 
 use crate::histograms::{latency_summary, upper_edge_ms, LatencyHistogram};
 use crate::timeline::Timeline;
@@ -236,14 +236,47 @@ impl Samples {
         self.chunks.iter().map(Vec::len).sum()
     }
 
-    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyIterator>> {
-        PyList::new(py, self.chunks.iter().flatten().copied().collect::<Vec<f64>>())?.try_iter()
+    /// Its values one by one, in order (a list of them all would take 32 bytes a value).
+    fn __iter__(slf: Py<Self>) -> SamplesIterator {
+        SamplesIterator { samples: slf, chunk: 0, index: 0 }
     }
 
     /// Its chunks, in order.
     #[getter]
     fn chunks(&self) -> Vec<Vec<f64>> {
         self.chunks.clone()
+    }
+}
+
+/// An iterator over `Samples`, from its first value to its last.
+#[pyclass(module = "simulator._core")]
+pub struct SamplesIterator {
+    samples: Py<Samples>,
+    chunk: usize,
+    index: usize,
+}
+
+#[pymethods]
+impl SamplesIterator {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> Option<f64> {
+        let samples = self.samples.borrow(py);
+        while let Some(chunk) = samples.chunks.get(self.chunk) {
+            if let Some(value) = chunk.get(self.index) {
+                self.index += 1;
+                return Some(*value);
+            }
+            self.chunk += 1;
+            self.index = 0;
+        }
+        None
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.samples)
     }
 }
 
@@ -293,12 +326,16 @@ impl RequestTimesDuring {
         self.parts.iter().map(|p| p.clone_ref(py)).collect()
     }
 
-    /// Each part's values of the requests that arrived in [start, end).
-    fn between(&self, py: Python<'_>, start: f64, end: f64) -> Vec<Vec<f64>> {
+    /// Each part's values of the requests that arrived in [start, end), as `Samples`.
+    fn between(&self, py: Python<'_>, start: f64, end: f64) -> PyResult<Vec<Py<Samples>>> {
         let arrivals = self.arrivals.borrow(py);
         let kept: Vec<bool> = arrivals.chunks.iter().flatten().map(|a| start <= *a && *a < end).collect();
         self.parts.iter().map(|part| {
-            part.borrow(py).chunks.iter().flatten().zip(&kept).filter(|(_, k)| **k).map(|(v, _)| *v).collect()
+            let mut values = Samples::new();
+            for (value, _) in part.borrow(py).chunks.iter().flatten().zip(&kept).filter(|(_, k)| **k) {
+                values.push(*value);
+            }
+            Py::new(py, values)
         }).collect()
     }
 }

@@ -61,6 +61,7 @@ def test_request_times_are_kept_only_while_they_can_fall_in_the_load():
     for arrival in (5.25, 5.5, 6.0):
         kept.add((arrival, 1.0, 2.0, 3.0))
     assert list(kept.arrivals) == [2.0, 3.0, 5.0, 5.25]
+    assert all(isinstance(part, FloatSamples) for part in kept.between(START, END))
     assert [list(part) for part in kept.between(START, END)] == [[2.1, 3.1, 5.1, 1.0], [2.2, 3.2, 5.2, 2.0],
                                                                  [2.3, 3.3, 5.3, 3.0]]
 
@@ -75,6 +76,9 @@ def test_samples_read_back_as_the_list_of_them_would():
     assert sum(samples) == sum(values) and sorted(samples) == sorted(values)
     # no array past its chunk: none is ever grown by copying a large one
     assert [len(chunk) for chunk in samples.chunks] == [SAMPLES_CHUNK, SAMPLES_CHUNK, 5]
+    # read one by one: no list of float objects (32 bytes a value) made of them all
+    values_read = iter(samples)
+    assert not isinstance(values_read, list) and next(values_read) == values[0] and list(values_read) == values[1:]
 
 
 def run(make_scenario, evaluator, files: int) -> ModelRun:
