@@ -11,7 +11,6 @@
 
 use std::collections::VecDeque;
 
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use pyo3::{PyTraverseError, PyVisit};
@@ -225,6 +224,3 @@ pub(crate) fn client_id<'py>(py: Python<'py>, request: &Request) -> Bound<'py, P
     request.channel.borrow(py).client_id.bind(py).clone()
 }
 
-pub(crate) fn response_at<'py>(py: Python<'py>, client: &PyObject) -> PyResult<PyObject> {
-    client.getattr(py, intern!(py, "response_at"))
-}

@@ -55,10 +55,10 @@ impl Fetcher {
     /// Its append done (an event): its log end offsets moved, the next fetch sent.
     pub(crate) fn appended(fetcher: &Bound<'_, Fetcher>, request: Py<Request>) -> PyResult<()> {
         let py = fetcher.py();
+        let request = request.into_bound(py);
         {
             let mut this = fetcher.borrow_mut();
             this.follower.borrow_mut(py).fetchers_busy -= 1;
-            let request = request.into_bound(py);
             let req = request.borrow();
             for (leo, end) in this.leo.iter_mut().zip(&req.ends) {
                 if *end > *leo {
@@ -66,21 +66,33 @@ impl Fetcher {
                 }
             }
         }
-        Fetcher::send(fetcher)
+        Fetcher::send(fetcher, Some(request))
     }
 
-    fn send(fetcher: &Bound<'_, Fetcher>) -> PyResult<()> {
+    /// Its next fetch, from its log end offsets. The fetch done (`done`) is made the next one when
+    /// nothing else holds it (the leader's purgatory lets go of a fetch lazily): one request
+    /// object a fetcher rather than one a fetch.
+    fn send(fetcher: &Bound<'_, Fetcher>, done: Option<Bound<'_, Request>>) -> PyResult<()> {
         let py = fetcher.py();
         let (request, leader, at) = {
             let this = fetcher.borrow();
-            let mut request = Request::make(py, FETCH, this.connection.clone_ref(py), this.channel.clone_ref(py),
-                                            (100 + 30 * this.partitions.len()) as f64, fetcher.clone().into_any().unbind(),
-                                            None);
-            request.fetcher = Some(fetcher.clone().unbind());
-            request.partitions = this.partitions.iter().map(|p| p.clone_ref(py)).collect();
-            request.offsets = this.leo.clone();
+            let request = match done {
+                Some(request) if request.get_refcnt() == 1 => {
+                    request.borrow_mut().renew_fetch(&this.leo);
+                    request
+                }
+                _ => {
+                    let mut request = Request::make(py, FETCH, this.connection.clone_ref(py), this.channel.clone_ref(py),
+                                                    (100 + 30 * this.partitions.len()) as f64,
+                                                    fetcher.clone().into_any().unbind(), None);
+                    request.fetcher = Some(fetcher.clone().unbind());
+                    request.partitions = this.partitions.iter().map(|p| p.clone_ref(py)).collect();
+                    request.offsets = this.leo.clone();
+                    Bound::new(py, request)?
+                }
+            };
             let at = this.engine.borrow(py).now + this.follower.borrow(py).half_rtt;
-            (Bound::new(py, request)?, this.leader.bind(py).clone(), at)
+            (request, this.leader.bind(py).clone(), at)
         };
         let mut server = leader.borrow_mut();
         server.receive_request(py, &leader, &request, at)?;
@@ -105,7 +117,7 @@ impl Fetcher {
     /// Its first fetch.
     #[pyo3(signature = (_argument = None))]
     fn start(slf: &Bound<'_, Self>, _argument: Option<PyObject>) -> PyResult<()> {
-        Fetcher::send(slf)
+        Fetcher::send(slf, None)
     }
 
     #[getter]

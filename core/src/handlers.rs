@@ -109,8 +109,7 @@ impl BrokerServer {
         };
         if let Some(handler) = handler {
             if api == FETCH {     // RequestsPerSec{request=Fetch} counts consumers' too
-                let fetch = server.borrow().fetch.clone_ref(py);
-                fetch.borrow_mut(py).record(py, now);
+        server.borrow().fetch.borrow_mut(py).record(py, now);
             }
             handler.call_method1(py, intern!(py, "handled"), (&request, now))?;
         } else if api == PRODUCE {

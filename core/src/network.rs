@@ -14,7 +14,7 @@
 
 use pyo3::prelude::*;
 
-use crate::broker::{client_id, response_at, BrokerServer};
+use crate::broker::{client_id, BrokerServer};
 use crate::engine::Action;
 use crate::metrics::RequestTimesDuring;
 use crate::request::{Request, FETCH, PRODUCE};
@@ -84,13 +84,14 @@ impl BrokerServer {
         // a follower's fetch response enters the follower's NIC as it leaves this one's
         let fetcher = if req.api == FETCH && req.handler.is_none() { req.fetcher.as_ref().map(|f| f.clone_ref(py)) } else { None };
         let follower_nic = match &fetcher {
-            Some(fetcher) => Some(fetcher.borrow(py).follower.borrow(py).nic_in.clone_ref(py)),
+            Some(fetcher) => Some(fetcher.borrow(py).follower.borrow(py).nic_in.bind(py).clone()),
             None => None,
         };
         // written by the connection's processor, out through the NIC(s); a produce response waits
         // from when the processor's earlier work for the connection is done (begin)
         let (begin, sent, delivered) = self.threads.borrow(py).respond(py, processor, now, cpu, self.threads_busy(),
-                                                                       channel.as_any(), size, produce, follower_nic)?;
+                                                                       channel.as_any(), size, produce,
+                                                                       follower_nic.as_ref())?;
         if produce {
             self.record_produce_times(py, &req, begin, delivered)?;
             let network_s = self.costs.network_request + req.size * self.costs.network_byte + cpu;
@@ -98,7 +99,7 @@ impl BrokerServer {
         }
         let free_at = sent + req.throttle;     // KIP-219: muted while throttled
         let answered = !produce || req.acks != "0";
-        let client = req.client.clone_ref(py);
+        let client = req.client.bind(py).clone();
         drop(req);
         let waiting = {
             let mut c = channel.borrow_mut();
@@ -114,7 +115,7 @@ impl BrokerServer {
             let at = delivered + self.half_rtt;
             let action = match fetcher {
                 Some(fetcher) => Action::Fetched(fetcher, request.clone().unbind()),
-                None => Action::Call(response_at(py, &client)?, request.clone().into_any().unbind()),
+                None => Action::Call(channel.borrow_mut().response_at(&client)?, request.clone().into_any().unbind()),
             };
             self.engine.borrow_mut(py).push(at, action);
         }

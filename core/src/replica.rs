@@ -38,10 +38,10 @@ impl BrokerServer {
                 let req = request.borrow();
                 let batch = &req.sizes[i];
                 records += batch.records;
-                (batch.wire, batch.partition.clone_ref(py))
+                (batch.wire, batch.partition.bind(py).clone())
             };
             let observer = {
-                let mut p = partition.borrow_mut(py);
+                let mut p = partition.borrow_mut();
                 p.leo += wire;
                 p.batches += 1.0;
                 p.observer.as_ref().map(|o| o.clone_ref(py))
@@ -51,7 +51,7 @@ impl BrokerServer {
                 observer.call_method1(py, intern!(py, "appended"), (batch, now))?;
             }
             let waiters = {
-                let mut p = partition.borrow_mut(py);
+                let mut p = partition.borrow_mut();
                 if wait_for_replicas && !p.follower_leo.is_empty() {
                     let leo = p.leo;
                     p.waiting.push_back((leo, request.clone().unbind()));
@@ -60,9 +60,10 @@ impl BrokerServer {
                 std::mem::take(&mut p.fetch_waiters)
             };
             for fetch in waiters {
-                if fetch.borrow(py).parked {
+                let fetch = fetch.into_bound(py);
+                if fetch.borrow().parked {
                     let mut this = server.borrow_mut();
-                    this.complete_fetch(py, server, fetch.bind(py), now)?;
+                    this.complete_fetch(py, server, &fetch, now)?;
                 }
             }
         }
@@ -127,20 +128,22 @@ impl BrokerServer {
 
     pub(crate) fn fetch(server: &Bound<'_, BrokerServer>, request: &Bound<'_, Request>, now: f64) -> PyResult<()> {
         let py = server.py();
-        let fetch = server.borrow().fetch.clone_ref(py);
-        fetch.borrow_mut(py).record(py, now);
-        let (partitions, offsets, follower) = {
+        server.borrow().fetch.borrow_mut(py).record(py, now);
+        let (count, follower) = {
             let req = request.borrow();
             let Some(fetcher) = req.fetcher.as_ref() else {
                 return Err(PyValueError::new_err("a fetch request with neither a handler nor a replica fetcher"));
             };
             let fetcher = fetcher.borrow(py);
             let follower = fetcher.follower.borrow(py).id;
-            (req.partitions.iter().map(|p| p.clone_ref(py)).collect::<Vec<_>>(), req.offsets.clone(), follower)
+            (req.partitions.len().min(req.offsets.len()), follower)
         };
-        for (partition, offset) in partitions.iter().zip(offsets) {
+        // each partition held as a Bound while the high watermark moves (it may answer requests)
+        let partition_at = |i: usize| request.borrow().partitions[i].bind(py).clone();
+        for i in 0..count {
+            let (partition, offset) = (partition_at(i), request.borrow().offsets[i]);
             let moved = {
-                let mut p = partition.borrow_mut(py);
+                let mut p = partition.borrow_mut();
                 let i = p.follower(follower)?;
                 if offset > p.follower_leo[i] {
                     p.follower_leo[i] = offset;
@@ -150,7 +153,7 @@ impl BrokerServer {
                 }
             };
             if moved {
-                BrokerServer::advance_hw(server, partition.bind(py), now)?;
+                BrokerServer::advance_hw(server, &partition, now)?;
             }
         }
         let mut this = server.borrow_mut();
@@ -158,9 +161,10 @@ impl BrokerServer {
             return this.complete_fetch(py, server, request, now);
         }
         request.borrow_mut().parked = true;     // DelayedFetch: until data arrives or replica.fetch.wait.max.ms
-        for partition in &partitions {
+        for i in 0..request.borrow().partitions.len() {
             // the fetches that returned meanwhile (their wait over) leave: an idle partition's list stays short
-            let mut p = partition.borrow_mut(py);
+            let partition = partition_at(i);
+            let mut p = partition.borrow_mut();
             p.fetch_waiters.retain(|waiter| waiter.borrow(py).parked);
             p.fetch_waiters.push(request.clone().unbind());
         }

@@ -122,12 +122,28 @@ pub struct Channel {
     #[pyo3(get)]
     pub(crate) free_at: f64,
     pub(crate) pending: VecDeque<Py<Request>>,
+    /// the client's `response_at` (a bound method) and the client it is of, found at its first response
+    responses: Option<(usize, PyObject)>,
 }
 
 impl Channel {
     pub(crate) fn new(py: Python<'_>, processor: usize, client_id: &str) -> Self {
         Channel { processor, client_id: pyo3::types::PyString::new(py, client_id).unbind(), busy: false, free_at: 0.0,
-                  pending: VecDeque::new() }
+                  pending: VecDeque::new(), responses: None }
+    }
+
+    /// `client.response_at`, what a response is sent to: looked up once for the connection's client.
+    pub(crate) fn response_at(&mut self, client: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        let py = client.py();
+        let of = client.as_ptr() as usize;     // the method holds its client: the address stays its own
+        if let Some((client, method)) = &self.responses {
+            if *client == of {
+                return Ok(method.clone_ref(py));
+            }
+        }
+        let method = client.getattr(intern!(py, "response_at"))?.unbind();
+        self.responses = Some((of, method.clone_ref(py)));
+        Ok(method)
     }
 }
 
@@ -137,11 +153,15 @@ impl Channel {
         for request in &self.pending {
             visit.call(request)?;
         }
+        if let Some((_, method)) = &self.responses {
+            visit.call(method)?;
+        }
         Ok(())
     }
 
     fn __clear__(&mut self) {
         self.pending.clear();
+        self.responses = None;
     }
 }
 
@@ -220,24 +240,79 @@ impl Request {
                   t_received: 0.0, t_arrive: 0.0, t_enqueue: 0.0, t_start: 0.0, t_local: 0.0, t_complete: 0.0 }
     }
 
+    /// A follower's fetch done and read, made its fetcher's next one from `offsets`: as `make`
+    /// and the fetcher leave a new one.
+    pub(crate) fn renew_fetch(&mut self, offsets: &[f64]) {
+        self.offsets.clear();
+        self.offsets.extend_from_slice(offsets);
+        self.ends.clear();
+        self.pending = 0;
+        self.fetched_batches = 0.0;
+        self.throttle = 0.0;
+        self.parked = false;
+        self.data = 0.0;
+        self.t_created = 0.0;
+        self.t_received = 0.0;
+        self.t_arrive = 0.0;
+        self.t_enqueue = 0.0;
+        self.t_start = 0.0;
+        self.t_local = 0.0;
+        self.t_complete = 0.0;
+    }
+
     /// A produce request's batches' sizes, read once from the producer's batches (borrowed, in
     /// the event core too), each codec's decompression cost per byte found in `decompress_byte`.
     pub(crate) fn read_sizes(&mut self, py: Python<'_>, decompress_byte: &[(Py<PyString>, f64)]) -> PyResult<()> {
         if self.api != PRODUCE || !self.sizes.is_empty() {
             return Ok(());
         }
-        for batch in self.batches.bind(py).try_iter()? {
-            let batch = batch?;
-            let batch = batch.downcast::<Batch>()?.borrow();
-            let codec = batch.codec.bind(py);
-            let decompress = match decompress_byte.iter().find(|(c, _)| c.as_ptr() == codec.as_ptr() || c.bind(py).as_any().eq(codec).unwrap_or(false)) {
-                Some((_, seconds)) => *seconds,
-                None => return Err(PyKeyError::new_err(batch.codec.clone_ref(py))),
-            };
-            self.sizes.push(BatchSizes { wire: batch.wire, records: batch.records, bytes: batch.bytes, decompress,
-                                         partition: batch.partition.extract(py)? });
+        let batches = self.batches.bind(py).clone();
+        match batches.downcast::<PyList>() {
+            Ok(list) => {
+                for batch in list.iter() {
+                    self.push_sizes(py, &batch, decompress_byte)?;
+                }
+            }
+            Err(_) => {
+                for batch in batches.try_iter()? {
+                    self.push_sizes(py, &batch?, decompress_byte)?;
+                }
+            }
         }
         Ok(())
+    }
+
+    /// One batch's sizes, its codec's decompression cost found by identity (a codec name is
+    /// usually the very string the costs were keyed by), else by equality.
+    fn push_sizes(&mut self, py: Python<'_>, batch: &Bound<'_, PyAny>, decompress_byte: &[(Py<PyString>, f64)])
+                  -> PyResult<()> {
+        let batch = batch.downcast::<Batch>()?.borrow();
+        let codec = batch.codec.bind(py);
+        let found = decompress_byte.iter().find(|(c, _)| c.as_ptr() == codec.as_ptr())
+            .or_else(|| decompress_byte.iter().find(|(c, _)| c.bind(py).as_any().eq(codec).unwrap_or(false)));
+        let decompress = match found {
+            Some((_, seconds)) => *seconds,
+            None => return Err(PyKeyError::new_err(batch.codec.clone_ref(py))),
+        };
+        self.sizes.push(BatchSizes { wire: batch.wire, records: batch.records, bytes: batch.bytes, decompress,
+                                     partition: batch.partition.extract(py)? });
+        Ok(())
+    }
+}
+
+impl Drop for Request {
+    /// Its partitions let go of as `Bound`s: a `Py`'s drop asks whether the GIL is held, which a
+    /// request's deallocation always has.
+    fn drop(&mut self) {
+        // SAFETY: a Request is dropped with the GIL held: in its object's deallocation, or in the
+        // core's calls, which all hold it
+        let py = unsafe { Python::assume_gil_acquired() };
+        for sizes in self.sizes.drain(..) {
+            drop(sizes.partition.into_bound(py));
+        }
+        for partition in self.partitions.drain(..) {
+            drop(partition.into_bound(py));
+        }
     }
 }
 

@@ -56,9 +56,10 @@ impl Threads {
             let besides = self.cores.borrow(py).others(py, self.member, now)?;
             return Ok(delay + work * self.cores.borrow(py).stretch(others as f64 + besides + 1.0));
         }
-        let delay = self.cores.borrow_mut(py).wake_delay(py, 0.0);
+        let mut cores = self.cores.borrow_mut(py);
+        let delay = cores.wake_delay(py, 0.0);
         let work = self.noisy(py, cpu);
-        Ok(delay + work * self.cores.borrow(py).stretch((others + 1) as f64))
+        Ok(delay + work * cores.stretch((others + 1) as f64))
     }
 }
 
@@ -151,7 +152,7 @@ impl Threads {
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (processor, now, cpu, threads, flow, size, produce, follower_nic=None))]
     pub(crate) fn respond(&self, py: Python<'_>, processor: usize, now: f64, cpu: f64, threads: i64, flow: &Bound<'_, PyAny>,
-               size: f64, produce: bool, follower_nic: Option<Py<Shared>>) -> PyResult<(f64, f64, f64)> {
+               size: f64, produce: bool, follower_nic: Option<&Bound<'_, Shared>>) -> PyResult<(f64, f64, f64)> {
         let mut begin = now;
         if produce {
             let until = self.processors[processor].borrow(py).busy_until(flow);
@@ -162,7 +163,7 @@ impl Threads {
         let sent = self.work(py, processor, now, cpu, threads, flow)?;
         let mut delivered = self.nic_out.borrow_mut(py).take(py, sent, size, flow);
         if let Some(nic) = follower_nic {
-            let received = nic.borrow_mut(py).take(py, sent, size, flow);
+            let received = nic.borrow_mut().take(py, sent, size, flow);
             if received > delivered {
                 delivered = received;
             }
