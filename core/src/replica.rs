@@ -50,17 +50,24 @@ impl BrokerServer {
                 let batch = request.borrow().batches.bind(py).get_item(i)?;
                 observer.call_method1(py, intern!(py, "appended"), (batch, now))?;
             }
-            let waiters = {
+            {
                 let mut p = partition.borrow_mut();
                 if wait_for_replicas && !p.follower_leo.is_empty() {
                     let leo = p.leo;
                     p.waiting.push_back((leo, request.clone().unbind()));
                     request.borrow_mut().pending += 1;
                 }
-                std::mem::take(&mut p.fetch_waiters)
-            };
-            for fetch in waiters {
-                let fetch = fetch.into_bound(py);
+            }
+            // the fetches parked on the partition, in order (completing one parks none): the list
+            // keeps its room for the next ones
+            loop {
+                let fetch = {
+                    let mut p = partition.borrow_mut();
+                    if p.fetch_waiters.is_empty() {
+                        break;
+                    }
+                    p.fetch_waiters.remove(0).into_bound(py)
+                };
                 if fetch.borrow().parked {
                     let mut this = server.borrow_mut();
                     this.complete_fetch(py, server, &fetch, now)?;
@@ -162,11 +169,7 @@ impl BrokerServer {
         }
         request.borrow_mut().parked = true;     // DelayedFetch: until data arrives or replica.fetch.wait.max.ms
         for i in 0..request.borrow().partitions.len() {
-            // the fetches that returned meanwhile (their wait over) leave: an idle partition's list stays short
-            let partition = partition_at(i);
-            let mut p = partition.borrow_mut();
-            p.fetch_waiters.retain(|waiter| waiter.borrow(py).parked);
-            p.fetch_waiters.push(request.clone().unbind());
+            partition_at(i).borrow_mut().fetch_waiters.push(request.clone().unbind());
         }
         let deadline = now + this.fetch_wait;
         this.parked.push_back((deadline, request.clone().unbind()));
@@ -185,16 +188,14 @@ impl BrokerServer {
         let me = server;
         loop {
             let due = match this.parked.front() {
-                Some((deadline, request)) => *deadline <= now || !request.borrow(py).parked,
+                Some((deadline, _)) => *deadline <= now,
                 None => false,
             };
             if !due {
                 break;
             }
             let (_, request) = this.parked.pop_front().expect("a parked fetch");
-            if request.borrow(py).parked {
-                this.complete_fetch(py, me, request.bind(py), now)?;
-            }
+            this.complete_fetch(py, me, &request.into_bound(py), now)?;
         }
         this.sweep_at = None;
         if let Some((deadline, _)) = this.parked.front() {
@@ -209,9 +210,21 @@ impl BrokerServer {
                       -> PyResult<()> {
         {
             let mut req = request.borrow_mut();
+            let req = &mut *req;
+            if req.parked {
+                // its wait over, it leaves the purgatory and the partitions' waiters at once: what
+                // is left there is waiting, and nothing holds a fetch done but its fetcher
+                let done = request.as_ptr();
+                self.parked.retain(|(_, parked)| parked.as_ptr() != done);
+                for partition in &req.partitions {
+                    partition.borrow_mut(py).fetch_waiters.retain(|waiter| waiter.as_ptr() != done);
+                }
+            }
             req.parked = false;
             let mut budget = FETCH_RESPONSE_MAX;
-            let mut ends = req.offsets.clone();
+            req.ends.clear();
+            req.ends.extend_from_slice(&req.offsets);
+            let ends = &mut req.ends;
             let mut data = 0.0;
             let mut batches = 0.0;
             for (i, partition) in req.partitions.iter().enumerate() {
@@ -224,7 +237,6 @@ impl BrokerServer {
                     ends[i] += size;
                 }
             }
-            req.ends = ends;
             req.data = data;
             req.fetched_batches = batches;
         }
