@@ -44,7 +44,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<metrics::RecordLatencies>()?;
     module.add_class::<metrics::RequestMetrics>()?;
     module.add_class::<metrics::Samples>()?;
-    module.add_class::<metrics::SamplesIterator>()?;
+    module.add_class::<metrics::SamplesChunks>()?;
     module.add_class::<metrics::RequestTimesDuring>()?;
     module.add_class::<shared::Shared>()?;
     module.add_class::<quota::RateQuota>()?;

@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 use pyo3::{PyTraverseError, PyVisit};
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 
 use crate::histograms::{latency_summary, upper_edge_ms, LatencyHistogram};
 use crate::timeline::Timeline;
@@ -148,30 +148,20 @@ pub struct RequestMetrics {
     records_by_client: Py<PyDict>,
     #[pyo3(get)]
     pub(crate) times: PyObject,
+    /// the client.ids seen (found by identity, a connection's own string, else by equality) and their two timelines
+    clients: Vec<(Py<PyAny>, Py<Timeline>, Option<Py<Timeline>>)>,
 }
 
-#[pymethods]
 impl RequestMetrics {
-    #[new]
-    fn new(py: Python<'_>, times: PyObject) -> PyResult<Self> {
-        Ok(RequestMetrics { count: 0, per_second: Py::new(py, Timeline::new())?, by_client: PyDict::new(py).unbind(),
-                            records_by_client: PyDict::new(py).unbind(), times })
-    }
-
-    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.by_client)?;
-        visit.call(&self.records_by_client)?;
-        visit.call(&self.times)
-    }
-
-    /// A request at `now`.
-    pub(crate) fn record(&mut self, py: Python<'_>, now: f64) {
-        self.count += 1;
-        self.per_second.borrow_mut(py).add(now, 1.0);
-    }
-
-    /// A request of `client_id` carrying `records` at `now`: counted under its client.id.
-    fn record_client(&self, py: Python<'_>, now: f64, client_id: &Bound<'_, PyAny>, records: f64) -> PyResult<()> {
+    /// A client.id's two timelines, found in the dicts (made at its first request) once per string.
+    fn client_timelines<'py>(&mut self, client_id: &Bound<'py, PyAny>)
+                             -> PyResult<(Bound<'py, Timeline>, Option<Bound<'py, Timeline>>)> {
+        let py = client_id.py();
+        let found = self.clients.iter().find(|(id, _, _)| id.as_ptr() == client_id.as_ptr())
+            .or_else(|| self.clients.iter().find(|(id, _, _)| id.bind(py).eq(client_id).unwrap_or(false)));
+        if let Some((_, requests, records)) = found {
+            return Ok((requests.bind(py).clone(), records.as_ref().map(|r| r.bind(py).clone())));
+        }
         let by_client = self.by_client.bind(py);
         let records_by_client = self.records_by_client.bind(py);
         let requests = match by_client.get_item(client_id)? {
@@ -183,9 +173,53 @@ impl RequestMetrics {
                 timeline
             }
         };
-        requests.downcast::<Timeline>()?.borrow_mut().add(now, 1.0);
-        if let Some(timeline) = records_by_client.get_item(client_id)? {
-            timeline.downcast::<Timeline>()?.borrow_mut().add(now, records);
+        let requests = requests.downcast_into::<Timeline>()?;
+        let records = match records_by_client.get_item(client_id)? {
+            Some(timeline) => Some(timeline.downcast_into::<Timeline>()?),
+            None => None,
+        };
+        self.clients.push((client_id.clone().unbind(), requests.clone().unbind(), records.as_ref().map(|r| r.clone().unbind())));
+        Ok((requests, records))
+    }
+}
+
+#[pymethods]
+impl RequestMetrics {
+    #[new]
+    fn new(py: Python<'_>, times: PyObject) -> PyResult<Self> {
+        Ok(RequestMetrics { count: 0, per_second: Py::new(py, Timeline::new())?, by_client: PyDict::new(py).unbind(),
+                            records_by_client: PyDict::new(py).unbind(), times, clients: Vec::new() })
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.by_client)?;
+        visit.call(&self.records_by_client)?;
+        for (id, requests, records) in &self.clients {
+            visit.call(id)?;
+            visit.call(requests)?;
+            if let Some(records) = records {
+                visit.call(records)?;
+            }
+        }
+        visit.call(&self.times)
+    }
+
+    fn __clear__(&mut self) {
+        self.clients.clear();
+    }
+
+    /// A request at `now`.
+    pub(crate) fn record(&mut self, py: Python<'_>, now: f64) {
+        self.count += 1;
+        self.per_second.borrow_mut(py).add(now, 1.0);
+    }
+
+    /// A request of `client_id` carrying `records` at `now`: counted under its client.id.
+    fn record_client(&mut self, now: f64, client_id: &Bound<'_, PyAny>, records: f64) -> PyResult<()> {
+        let (requests, records_timeline) = self.client_timelines(client_id)?;
+        requests.borrow_mut().add(now, 1.0);
+        if let Some(timeline) = records_timeline {
+            timeline.borrow_mut().add(now, records);
         }
         Ok(())
     }
@@ -193,7 +227,7 @@ impl RequestMetrics {
     /// `record` and `record_client` of one request.
     pub(crate) fn record_request(&mut self, py: Python<'_>, now: f64, client_id: &Bound<'_, PyAny>, records: f64) -> PyResult<()> {
         self.record(py, now);
-        self.record_client(py, now, client_id, records)
+        self.record_client(now, client_id, records)
     }
 }
 
@@ -236,9 +270,11 @@ impl Samples {
         self.chunks.iter().map(Vec::len).sum()
     }
 
-    /// Its values one by one, in order (a list of them all would take 32 bytes a value).
-    fn __iter__(slf: Py<Self>) -> SamplesIterator {
-        SamplesIterator { samples: slf, chunk: 0, index: 0 }
+    /// Its values one by one, in order: a chunk's list at a time (a list of them all would take
+    /// 32 bytes a value).
+    fn __iter__<'py>(slf: Py<Self>, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let chunks = Bound::new(py, SamplesChunks { samples: slf, chunk: 0 })?;
+        py.import("itertools")?.getattr("chain")?.getattr("from_iterable")?.call1((chunks,))
     }
 
     /// Its chunks, in order.
@@ -248,31 +284,24 @@ impl Samples {
     }
 }
 
-/// An iterator over `Samples`, from its first value to its last.
+/// `Samples`' chunks in order, each as a list of its values when it is reached.
 #[pyclass(module = "simulator._core")]
-pub struct SamplesIterator {
+pub struct SamplesChunks {
     samples: Py<Samples>,
     chunk: usize,
-    index: usize,
 }
 
 #[pymethods]
-impl SamplesIterator {
+impl SamplesChunks {
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> Option<f64> {
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyList>>> {
         let samples = self.samples.borrow(py);
-        while let Some(chunk) = samples.chunks.get(self.chunk) {
-            if let Some(value) = chunk.get(self.index) {
-                self.index += 1;
-                return Some(*value);
-            }
-            self.chunk += 1;
-            self.index = 0;
-        }
-        None
+        let Some(chunk) = samples.chunks.get(self.chunk) else { return Ok(None) };
+        self.chunk += 1;
+        Ok(Some(PyList::new(py, chunk)?))
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
