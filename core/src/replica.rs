@@ -215,9 +215,14 @@ impl BrokerServer {
                 // its wait over, it leaves the purgatory and the partitions' waiters at once: what
                 // is left there is waiting, and nothing holds a fetch done but its fetcher
                 let done = request.as_ptr();
-                self.parked.retain(|(_, parked)| parked.as_ptr() != done);
+                if let Some(at) = self.parked.iter().position(|(_, parked)| parked.as_ptr() == done) {
+                    drop(self.parked.remove(at).map(|(_, parked)| parked.into_bound(py)));
+                }
                 for partition in &req.partitions {
-                    partition.borrow_mut(py).fetch_waiters.retain(|waiter| waiter.as_ptr() != done);
+                    let mut p = partition.borrow_mut(py);
+                    if let Some(at) = p.fetch_waiters.iter().position(|waiter| waiter.as_ptr() == done) {
+                        drop(p.fetch_waiters.remove(at).into_bound(py));
+                    }
                 }
             }
             req.parked = false;

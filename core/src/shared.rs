@@ -86,7 +86,9 @@ impl Shared {
                 }
                 kept += 1;
             }
-            self.flows.truncate(kept);
+            for flow in self.flows.drain(kept..) {
+                drop(flow.into_bound(py));    // as a Bound: no GIL check
+            }
             self.until.truncate(kept);
         }
         let end = begin + amount * sharing as f64 / self.capacity;

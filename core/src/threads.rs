@@ -48,15 +48,15 @@ impl Threads {
     /// Wall time for `cpu` seconds of work starting `now` with `others` of the broker's threads
     /// runnable besides this one.
     fn take_core(&self, py: Python<'_>, now: f64, cpu: f64, others: i64) -> PyResult<f64> {
-        let shared = self.cores.borrow(py).shared;
-        if shared {
+        let mut cores = self.cores.borrow_mut(py);
+        if cores.shared {
+            drop(cores);    // the host's other components are asked (Python): no borrow held meanwhile
             let bound = self.cores.borrow(py).others_bound(py, self.member, now)?;
             let delay = self.cores.borrow_mut(py).wake_delay(py, bound);
             let work = self.noisy(py, cpu);
             let besides = self.cores.borrow(py).others(py, self.member, now)?;
             return Ok(delay + work * self.cores.borrow(py).stretch(others as f64 + besides + 1.0));
         }
-        let mut cores = self.cores.borrow_mut(py);
         let delay = cores.wake_delay(py, 0.0);
         let work = self.noisy(py, cpu);
         Ok(delay + work * cores.stretch((others + 1) as f64))
