@@ -54,13 +54,15 @@ impl BrokerServer {
             request.borrow_mut(py).t_start = now;
             let cpu = self.cpu(py, request.bind(py))?;
             let mut stall = 0.0;
-            if request.borrow(py).api == PRODUCE {
+            let req = request.borrow(py);
+            if req.api == PRODUCE {
                 let mut wire = 0.0;
-                for batch in &request.borrow(py).sizes {
+                for batch in &req.sizes {
                     wire += batch.wire;
                 }
                 stall = self.disk_append(now, wire);
             }
+            drop(req);
             let took = self.threads.borrow(py).handle(py, now, cpu, stall, self.busy - 1 + self.fetchers_busy,
                                                       waiting as i64, since)?;
             self.engine.borrow_mut(py).push(now + took, Action::Handled(server.clone().unbind(), request));
@@ -105,13 +107,13 @@ impl BrokerServer {
         let (api, handler) = {
             let mut req = request.borrow_mut();
             req.t_local = now;
-            (req.api, req.handler.as_ref().map(|h| h.clone_ref(py)))
+            (req.api, req.handler.as_ref().map(|h| h.bind(py).clone()))
         };
         if let Some(handler) = handler {
             if api == FETCH {     // RequestsPerSec{request=Fetch} counts consumers' too
         server.borrow().fetch.borrow_mut(py).record(py, now);
             }
-            handler.call_method1(py, intern!(py, "handled"), (&request, now))?;
+            handler.call_method1(intern!(py, "handled"), (&request, now))?;
         } else if api == PRODUCE {
             BrokerServer::append(server, &request, now)?;
         } else {

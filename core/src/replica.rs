@@ -146,20 +146,20 @@ impl BrokerServer {
             (req.partitions.len().min(req.offsets.len()), follower)
         };
         // each partition held as a Bound while the high watermark moves (it may answer requests)
-        let partition_at = |i: usize| request.borrow().partitions[i].bind(py).clone();
         for i in 0..count {
-            let (partition, offset) = (partition_at(i), request.borrow().offsets[i]);
             let moved = {
-                let mut p = partition.borrow_mut();
-                let i = p.follower(follower)?;
-                if offset > p.follower_leo[i] {
-                    p.follower_leo[i] = offset;
-                    true
+                let req = request.borrow();
+                let (partition, offset) = (&req.partitions[i], req.offsets[i]);
+                let mut p = partition.borrow_mut(py);
+                let at = p.follower(follower)?;
+                if offset > p.follower_leo[at] {
+                    p.follower_leo[at] = offset;
+                    Some(partition.bind(py).clone())
                 } else {
-                    false
+                    None
                 }
             };
-            if moved {
+            if let Some(partition) = moved {
                 BrokerServer::advance_hw(server, &partition, now)?;
             }
         }
@@ -168,8 +168,8 @@ impl BrokerServer {
             return this.complete_fetch(py, server, request, now);
         }
         request.borrow_mut().parked = true;     // DelayedFetch: until data arrives or replica.fetch.wait.max.ms
-        for i in 0..request.borrow().partitions.len() {
-            partition_at(i).borrow_mut().fetch_waiters.push(request.clone().unbind());
+        for partition in &request.borrow().partitions {
+            partition.borrow_mut(py).fetch_waiters.push(request.clone().unbind());
         }
         let deadline = now + this.fetch_wait;
         this.parked.push_back((deadline, request.clone().unbind()));

@@ -269,6 +269,7 @@ impl Request {
         let batches = self.batches.bind(py).clone();
         match batches.downcast::<PyList>() {
             Ok(list) => {
+                self.sizes.reserve_exact(list.len());
                 for batch in list.iter() {
                     self.push_sizes(py, &batch, decompress_byte)?;
                 }
