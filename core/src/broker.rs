@@ -28,7 +28,8 @@ pub struct Costs {
     pub produce_batch: f64,
     pub produce_record: f64,
     pub produce_byte: f64,
-    pub decompress_byte: Vec<(Py<PyString>, f64)>,
+    /// by codec name (the dict's key and its text)
+    pub decompress_byte: Vec<(Py<PyString>, String, f64)>,
     pub fetch_request: f64,
     pub fetch_partition: f64,
     pub fetch_byte: f64,
@@ -117,7 +118,9 @@ impl BrokerServer {
         let cost = |name: &str| -> PyResult<f64> { costs.getattr(name)?.extract() };
         let mut decompress_byte = Vec::new();
         for (codec, ns) in costs.getattr("decompress_byte_ns")?.downcast::<PyDict>()?.iter() {
-            decompress_byte.push((codec.downcast_into::<PyString>()?.unbind(), ns.extract::<f64>()? * 1e-9));
+            let codec = codec.downcast_into::<PyString>()?;
+            let name = codec.to_str()?.to_owned();
+            decompress_byte.push((codec.unbind(), name, ns.extract::<f64>()? * 1e-9));
         }
         let network_byte_ns = cost("network_byte_ns")?;
         let send_byte_ns: Option<f64> = costs.getattr("fetch_send_byte_ns")?.extract()?;

@@ -262,7 +262,7 @@ impl Request {
 
     /// A produce request's batches' sizes, read once from the producer's batches (borrowed, in
     /// the event core too), each codec's decompression cost per byte found in `decompress_byte`.
-    pub(crate) fn read_sizes(&mut self, py: Python<'_>, decompress_byte: &[(Py<PyString>, f64)]) -> PyResult<()> {
+    pub(crate) fn read_sizes(&mut self, py: Python<'_>, decompress_byte: &[(Py<PyString>, String, f64)]) -> PyResult<()> {
         if self.api != PRODUCE || !self.sizes.is_empty() {
             return Ok(());
         }
@@ -283,16 +283,18 @@ impl Request {
         Ok(())
     }
 
-    /// One batch's sizes, its codec's decompression cost found by identity (a codec name is
-    /// usually the very string the costs were keyed by), else by equality.
-    fn push_sizes(&mut self, py: Python<'_>, batch: &Bound<'_, PyAny>, decompress_byte: &[(Py<PyString>, f64)])
+    /// One batch's sizes, its codec's decompression cost found by the codec's name (its text
+    /// compared in Rust; anything but a string by Python's equality).
+    fn push_sizes(&mut self, py: Python<'_>, batch: &Bound<'_, PyAny>, decompress_byte: &[(Py<PyString>, String, f64)])
                   -> PyResult<()> {
         let batch = batch.downcast::<Batch>()?.borrow();
         let codec = batch.codec.bind(py);
-        let found = decompress_byte.iter().find(|(c, _)| c.as_ptr() == codec.as_ptr())
-            .or_else(|| decompress_byte.iter().find(|(c, _)| c.bind(py).as_any().eq(codec).unwrap_or(false)));
+        let found = match codec.downcast::<PyString>().ok().and_then(|name| name.to_str().ok()) {
+            Some(name) => decompress_byte.iter().find(|(_, known, _)| known == name),
+            None => decompress_byte.iter().find(|(c, _, _)| c.bind(py).as_any().eq(codec).unwrap_or(false)),
+        };
         let decompress = match found {
-            Some((_, seconds)) => *seconds,
+            Some((_, _, seconds)) => *seconds,
             None => return Err(PyKeyError::new_err(batch.codec.clone_ref(py))),
         };
         self.sizes.push(BatchSizes { wire: batch.wire, records: batch.records, bytes: batch.bytes, decompress,

@@ -18,6 +18,7 @@ impl Timeline {
         Timeline { buckets: Vec::new(), second: -1, sum: 0.0 }
     }
 
+    #[inline]
     pub fn add(&mut self, time: f64, value: f64) {
         let second = time as i64;   // int(time): towards zero
         if second == self.second {
@@ -45,12 +46,19 @@ impl Timeline {
     /// Spread `weight` x the overlap of [start, end) with each second.
     pub fn add_interval(&mut self, mut start: f64, end: f64, weight: f64) {
         while start < end {
-            let boundary = start.floor() + 1.0;
+            let boundary = floor(start) + 1.0;
             let stop = if end < boundary { end } else { boundary };
             self.add(start, (stop - start) * weight);
             start = stop;
         }
     }
+}
+
+/// `x.floor()` for the times a run has (below 2^63 in magnitude), without libm's call.
+#[inline]
+fn floor(x: f64) -> f64 {
+    let whole = x as i64 as f64;
+    if whole > x { whole - 1.0 } else { whole }
 }
 
 #[pymethods]
