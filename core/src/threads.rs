@@ -138,8 +138,15 @@ impl Threads {
     /// connections. Returns when it is done.
     pub(crate) fn work(&self, py: Python<'_>, processor: usize, start: f64, cpu: f64, threads: i64,
             flow: &Bound<'_, PyAny>) -> PyResult<f64> {
-        let counted = (self.processors[processor].borrow(py).free_at > start) as i64;
-        let took = self.on_core(py, start, cpu, threads - counted)?;
+        // the processors with work in hand (on_core's count), this one not counted twice: one pass
+        let (mut runnable, mut counted) = (0, 0);
+        for (i, other) in self.processors.iter().enumerate() {
+            if other.borrow(py).free_at > start {
+                runnable += 1;
+                counted += (i == processor) as i64;
+            }
+        }
+        let took = self.take_core(py, start, cpu, threads - counted + runnable)?;
         self.cpu_busy.borrow_mut(py).add(start, cpu);
         Ok(self.processors[processor].borrow_mut(py).take(py, start, took, flow))
     }
