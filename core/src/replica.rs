@@ -136,21 +136,25 @@ impl BrokerServer {
     pub(crate) fn fetch(server: &Bound<'_, BrokerServer>, request: &Bound<'_, Request>, now: f64) -> PyResult<()> {
         let py = server.py();
         server.borrow().fetch.borrow_mut(py).record(py, now);
-        let (count, follower) = {
+        let (count, follower, fetch_max) = {
             let req = request.borrow();
             let Some(fetcher) = req.fetcher.as_ref() else {
                 return Err(PyValueError::new_err("a fetch request with neither a handler nor a replica fetcher"));
             };
             let fetcher = fetcher.borrow(py);
             let follower = fetcher.follower.borrow(py).id;
-            (req.partitions.len().min(req.offsets.len()), follower)
+            (req.partitions.len().min(req.offsets.len()), follower, server.borrow().fetch_max)
         };
-        // each partition held as a Bound while the high watermark moves (it may answer requests)
+        // what the logs hold beyond the follower's offsets (`fetchable`), read as its offsets are
+        // taken: nothing appends meanwhile. Each partition held as a Bound while the high
+        // watermark moves (it may answer requests).
+        let mut total = 0.0;
         for i in 0..count {
             let moved = {
                 let req = request.borrow();
                 let (partition, offset) = (&req.partitions[i], req.offsets[i]);
                 let mut p = partition.borrow_mut(py);
+                total += smaller(p.leo - offset, fetch_max);
                 let at = p.follower(follower)?;
                 if offset > p.follower_leo[at] {
                     p.follower_leo[at] = offset;
@@ -164,7 +168,7 @@ impl BrokerServer {
             }
         }
         let mut this = server.borrow_mut();
-        if this.fetchable(py, &request.borrow()) > 0.0 {
+        if smaller(total, FETCH_RESPONSE_MAX) > 0.0 {
             return this.complete_fetch(py, server, request, now);
         }
         request.borrow_mut().parked = true;     // DelayedFetch: until data arrives or replica.fetch.wait.max.ms
@@ -211,18 +215,12 @@ impl BrokerServer {
         {
             let mut req = request.borrow_mut();
             let req = &mut *req;
-            if req.parked {
-                // its wait over, it leaves the purgatory and the partitions' waiters at once: what
-                // is left there is waiting, and nothing holds a fetch done but its fetcher
-                let done = request.as_ptr();
+            // its wait over, a parked fetch leaves the purgatory and its partitions' waiters at
+            // once: what is left there is waiting, and nothing holds a fetch done but its fetcher
+            let (waited, done) = (req.parked, request.as_ptr());
+            if waited {
                 if let Some(at) = self.parked.iter().position(|(_, parked)| parked.as_ptr() == done) {
                     drop(self.parked.remove(at).map(|(_, parked)| parked.into_bound(py)));
-                }
-                for partition in &req.partitions {
-                    let mut p = partition.borrow_mut(py);
-                    if let Some(at) = p.fetch_waiters.iter().position(|waiter| waiter.as_ptr() == done) {
-                        drop(p.fetch_waiters.remove(at).into_bound(py));
-                    }
                 }
             }
             req.parked = false;
@@ -233,7 +231,12 @@ impl BrokerServer {
             let mut data = 0.0;
             let mut batches = 0.0;
             for (i, partition) in req.partitions.iter().enumerate() {
-                let p = partition.borrow(py);
+                let mut p = partition.borrow_mut(py);
+                if waited {
+                    if let Some(at) = p.fetch_waiters.iter().position(|waiter| waiter.as_ptr() == done) {
+                        drop(p.fetch_waiters.remove(at).into_bound(py));
+                    }
+                }
                 let size = smaller(smaller(p.leo - ends[i], self.fetch_max), budget);
                 if size > 0.0 {
                     budget -= size;
