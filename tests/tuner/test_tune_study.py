@@ -249,6 +249,7 @@ def test_a_trial_that_misses_on_a_seed_leaves_the_seeds_after_it_unrun(tiny_with
     objective = Objective(raw, search_space(Scenario.from_mapping(raw)), seed=1, evaluator=counting, repeat=3)
     outcome = objective.trial_outcome({}, StopWhen())
     assert counting.seeds == [1] and outcome.pruned.startswith("seed 1: ") and not outcome.feasible
+    assert outcome.stopped_on == 1    # the seed a policy's proof counts to (tuner.policy.proven)
     assert outcome.constraints["sla:api"] > 0
     unstopped = objective.evaluate({})
     assert counting.seeds == [1, 1, 2, 3] and unstopped.pruned is None and unstopped.constraints["sla:api"] > 0
@@ -259,7 +260,7 @@ def test_a_trial_past_the_limits_of_a_single_run_is_pruned_before_it_runs(tiny_w
     counting = _Counting()
     objective = Objective(raw, search_space(Scenario.from_mapping(raw)), seed=1, evaluator=counting)
     outcome = objective.trial_outcome({"batch.size": 1024}, StopWhen())   # 52 million batches of 1 KB at the least
-    assert counting.seeds == [] and outcome.pruned.endswith("; the trial is not run")
+    assert counting.seeds == [] and outcome.pruned.endswith("; the trial is not run") and outcome.stopped_on is None
     assert "52,428,800 produce batches of at most batch.size" in outcome.pruned
     assert (outcome.produce_requests, outcome.load_seconds, outcome.constraints) == (0, 0.0, {})
 
