@@ -32,8 +32,9 @@ its runs, since other work on the machine only ever adds time:
   answered (the schedule's starts, whether it holds, its runs and pruned schedules; the policy's
   trials, pruned trials, its trial and whether it held);
 - with ``--long`` also the 100 GB load at ``linger.ms=0`` and ``batch.size`` 16 KB (one run),
-  and ``tune --trials 100 --workers 2`` with validation on 20 held-out seeds (one run each;
-  the study files of both are compared, trial by trial).
+  and README step 3's tune (1.5x SLAs, 100 trials, each the worst of 3 seeds, its pick held on 20
+  held-out seeds; one run each): both picks (trial, produce requests, held or not), the ratio of
+  their requests, and whether the study files agree trial by trial.
 
     .venv/bin/python bench/sim_speed.py --against fbe55c6
     .venv/bin/python bench/sim_speed.py --against fbe55c6 --long
@@ -63,7 +64,7 @@ TIB = ("dataset.files.0.count=512",)
 SMALL_BATCHES = ("batch.producer.linger.ms=0", "batch.producer.batch.size=16KB")
 STARTUP_RUNS = 5
 _PYCACHE: Path | None = None   # where the subprocesses keep their bytecode
-TUNE = ("--trials", "100", "--workers", "2", "--validate", "20")
+TUNE = ("--set", "tenants.0.sla_p99=1.5x", "--set", "tenants.1.sla_p99=1.5x", "--trials", "100", "--repeat", "3")   # README step 3
 SMALL_TUNE = ("--set", "dataset.files.0.size=64MB", "--set", "windows.before=1s", "--set", "windows.after=1s",
               "--set", "tenants.0.sla_p99=100ms", "--set", "tenants.1.sla_p99=100ms", "--trials", "40", "--validate", "0")
 # `quietload simulate` in a fresh process, stopped where the model's first event would run.
@@ -153,8 +154,19 @@ def tune_in(tree: Path, path: Path, arguments: tuple[str, ...] = TUNE) -> tuple[
         if done.returncode not in (0, 1):   # 1: no trial met the constraints, still a study
             raise SystemExit(f"tune failed in {tree}:\n{done.stderr[-2000:]}")
         study = json.loads(next(Path(out).glob("*-study.json")).read_text())
-    trials = [(t["params"], t["values"], t["constraints"]) for t in study["trials"]]
+    trials = [(t["number"], t["params"], t["values"], t["constraints"]) for t in study["trials"]]
     return wall_s, [trials, study["pick"], study["validation"]]
+
+
+def said_pick(study: list) -> tuple[str, float]:
+    """A study's pick as ``trial N, R requests, held`` (from ``tune_in``), and its produce requests."""
+    trials, pick, validation = study
+    if pick is None:
+        return "no pick", float("nan")
+    values = next(values for number, _, values, _ in trials if number == pick)
+    requests = values["produce_requests"] if isinstance(values, dict) else values[0]
+    held = (validation or {}).get("held")
+    return f"trial {pick}, {requests:,.0f} requests, {'held' if held else 'not held'} on the held-out seeds", requests
 
 
 NIGHT = CATALOG / "night-three-jobs.yaml"
@@ -245,7 +257,10 @@ def against(revision: str, paths: list[Path], long: bool, startup_only: bool = F
         here, there = measured_in(ROOT, 1, LOAD_100GB, SMALL_BATCHES), measured_in(other, 1, LOAD_100GB, SMALL_BATCHES)
         table.row("100 GB load, linger.ms=0, batch.size=16KB", here["wall_s"], there["wall_s"])
         (here_s, here_study), (there_s, there_study) = tune_in(ROOT, PUBLISHED), tune_in(other, PUBLISHED)
-        table.row("tune, 100 trials, 2 workers, 20 held-out seeds", here_s, there_s)
+        table.row("tune, README's study (100 trials, worst of 3, 20 held-out seeds)", here_s, there_s)
+        (here_pick, here_requests), (there_pick, there_requests) = said_pick(here_study), said_pick(there_study)
+        print(f"  pick here: {here_pick}\n  pick at {revision}: {there_pick}\n"
+              f"  requests here / at {revision}: {here_requests / there_requests:.2f}x", flush=True)
         print(f"same trials, pick and validation as {revision}: {'yes' if here_study == there_study else 'no'}")
 
 
