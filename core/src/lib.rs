@@ -12,6 +12,7 @@ mod engine;
 mod fetcher;
 mod fsum;
 mod histograms;
+mod latencies;
 mod handlers;
 mod metrics;
 mod network;
@@ -40,6 +41,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<histograms::LatencyHistogram>()?;
     module.add_class::<histograms::SizeHistogram>()?;
     module.add_class::<histograms::BatchSizes>()?;
+    module.add_class::<latencies::Latencies>()?;
     module.add_class::<metrics::Mean>()?;
     module.add_class::<metrics::RecordLatencies>()?;
     module.add_class::<metrics::RequestMetrics>()?;
