@@ -286,29 +286,29 @@ impl RecordAccumulator {
     /// then its batches complete.
     pub fn read(slf: &Bound<'_, Self>, responses: &[Py<Request>], now: f64, done: f64, read: bool) -> PyResult<()> {
         let py = slf.py();
-        let metrics = slf.borrow().metrics.as_ref().map(|m| m.clone_ref(py));
+        let metrics = slf.borrow().metrics.as_ref().map(|m| m.bind(py).clone());
         let metrics = metrics.ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no sender connected"))?;
         if read {
             for response in responses.iter().skip(1) {
-                metrics.borrow(py).count_latency(py, now - response.borrow(py).t_created);
+                metrics.borrow().count_latency(py, now - response.borrow(py).t_created);
             }
         }
         for response in responses {
             let (connection, throttle, batches) = {
                 let response = response.borrow(py);
-                (response.connection.clone_ref(py), response.throttle, response.batches.clone_ref(py))
+                (response.connection.bind(py).clone(), response.throttle, response.batches.bind(py).clone())
             };
             {
-                let mut connection = connection.downcast_bound::<Connection>(py)?.borrow_mut();
+                let mut connection = connection.downcast::<Connection>()?.borrow_mut();
                 connection.inflight -= 1;
                 if throttle > 0.0 {
                     // NetworkClient: nothing goes to a throttled broker
                     let until = now + throttle;
                     connection.send_done = if until > connection.send_done { until } else { connection.send_done };
-                    metrics.borrow_mut(py).count_throttle(throttle);
+                    metrics.borrow_mut().count_throttle(throttle);
                 }
             }
-            let batches: Vec<Py<Batch>> = batches.extract(py)?;
+            let batches: Vec<Py<Batch>> = batches.extract()?;
             RecordAccumulator::complete(slf, batches, now, done)?;
         }
         Ok(())

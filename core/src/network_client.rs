@@ -46,23 +46,23 @@ impl Connection {
     /// byte left the client (at `at` or later: the connection's bandwidth); the connection
     /// holds it in flight and can take the next one once it is written (`canSendMore`).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn send<'py>(connection: &Py<Connection>, server: &Bound<'py, BrokerServer>, client: &Bound<'py, PyAny>,
+    pub(crate) fn send<'py>(connection: &Bound<'py, Connection>, server: &Bound<'py, BrokerServer>, client: &Bound<'py, PyAny>,
                             batches: Vec<Py<Batch>>, wire: f64, acks: String, now: f64, at: f64, half_rtt: f64)
                             -> PyResult<Bound<'py, Request>> {
         let py = server.py();
         let channel = {
-            let mut c = connection.borrow_mut(py);
+            let mut c = connection.borrow_mut();
             c.inflight += 1;
             c.channel.clone_ref(py)
         };
-        let mut request = Request::make(py, PRODUCE, connection.clone_ref(py).into_any(), channel, wire,
+        let mut request = Request::make(py, PRODUCE, connection.clone().into_any().unbind(), channel, wire,
                                         client.clone().unbind(), None);
         request.batches = PyList::new(py, batches)?.into_any().unbind();
         request.acks = acks;
         request.t_created = now;
         let request = Bound::new(py, request)?;
         let arrived = server.borrow_mut().receive_request(py, server, &request, at + half_rtt)?;
-        connection.borrow_mut(py).send_done = arrived - half_rtt;
+        connection.borrow_mut().send_done = arrived - half_rtt;
         Ok(request)
     }
 }

@@ -90,15 +90,15 @@ impl Sender {
 
     /// A run's start: its metrics, the threads runnable on its host besides it now (asked of
     /// `runnable_elsewhere` when it has a host) and when the first response to read was made.
-    fn start(slf: &Bound<'_, Self>) -> PyResult<(Py<SenderMetrics>, f64, f64)> {
+    fn start<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, SenderMetrics>, f64, f64)> {
         let py = slf.py();
-        let call = slf.borrow().host.as_ref().and(slf.borrow().runnable_elsewhere.as_ref()).map(|c| c.clone_ref(py));
+        let call = slf.borrow().host.as_ref().and(slf.borrow().runnable_elsewhere.as_ref()).map(|c| c.bind(py).clone());
         let elsewhere = match call {
-            Some(call) => call.call0(py)?.extract(py)?,
+            Some(call) => call.call0()?.extract()?,
             None => 0.0,
         };
         let this = slf.borrow();
-        Ok((this.metrics.clone_ref(py), elsewhere, this.first_created(py)))
+        Ok((this.metrics.bind(py).clone(), elsewhere, this.first_created(py)))
     }
 
     /// The sender leaves poll(): it runs once a core takes it (at once, in the same call).
@@ -108,7 +108,7 @@ impl Sender {
             return Sender::run_once(slf, now);
         }
         let (metrics, elsewhere, created) = Sender::start(slf)?;
-        let (wait, stretch) = metrics.borrow(py).wake(py, elsewhere, now, created);
+        let (wait, stretch) = metrics.borrow().wake(py, elsewhere, now, created);
         if wait > 0.0 {
             let free_at = now + wait;
             slf.borrow_mut().sender_free_at = free_at;
@@ -132,9 +132,9 @@ impl Sender {
             }
             this.wake_at = when;
             this.wake_token += 1;
-            (this.engine.clone_ref(py), this.wake_token)
+            (this.engine.bind(py).clone(), this.wake_token)
         };
-        engine.borrow_mut(py).push(when, Action::SenderRun(slf.clone().unbind(), token));
+        engine.borrow_mut().push(when, Action::SenderRun(slf.clone().unbind(), token));
         Ok(())
     }
 
@@ -163,9 +163,9 @@ impl Sender {
         let py = slf.py();
         let (accumulator, max_size) = {
             let this = slf.borrow();
-            (this.accumulator.clone_ref(py), this.max_request_size)
+            (this.accumulator.bind(py).clone(), this.max_request_size)
         };
-        RecordAccumulator::drain_ready(accumulator.bind(py), now, max_size)
+        RecordAccumulator::drain_ready(&accumulator, now, max_size)
     }
 
     /// run_once with its first response's latency counted (if any) and its CPU `stretch`ed by
@@ -177,7 +177,7 @@ impl Sender {
         if !responses.is_empty() {
             let (accumulator, response_s, record_s) = {
                 let this = slf.borrow();
-                (this.accumulator.clone_ref(py), this.costs.response, this.costs.record)
+                (this.accumulator.bind(py).clone(), this.costs.response, this.costs.record)
             };
             read = responses.len() as f64 * response_s;
             if record_s != 0.0 {
@@ -195,7 +195,7 @@ impl Sender {
                 this.looping = true;
             }
             // the first one's latency was counted with the stretch
-            let done = RecordAccumulator::read(accumulator.bind(py), &responses, now, now + read, true);
+            let done = RecordAccumulator::read(&accumulator, &responses, now, now + read, true);
             slf.borrow_mut().looping = false;
             done?;
         }
@@ -222,8 +222,7 @@ impl Sender {
             for (node, batches, wire) in made {
                 Sender::send(slf, node, batches, wire, at)?;
             }
-            let accumulator = slf.borrow().accumulator.clone_ref(py);
-            next_check = accumulator.borrow(py).next_send(py, next_check)?;
+            next_check = slf.borrow().accumulator.borrow(py).next_send(py, next_check)?;
         }
         if next_check < f64::INFINITY {
             let free_at = slf.borrow().sender_free_at;
@@ -238,14 +237,14 @@ impl Sender {
         let now = Sender::now(slf);
         let (connection, server, acks, half_rtt, engine) = {
             let this = slf.borrow();
-            (this.connections[node].clone_ref(py), this.servers[node].clone_ref(py), this.acks.clone(), this.half_rtt,
-             this.engine.clone_ref(py))
+            (this.connections[node].bind(py).clone(), this.servers[node].bind(py).clone(), this.acks.clone(), this.half_rtt,
+             this.engine.bind(py).clone())
         };
         let written_only = acks == "0";
-        let request = Connection::send(&connection, server.bind(py), slf.as_any(), batches, wire, acks, now, at, half_rtt)?;
+        let request = Connection::send(&connection, &server, slf.as_any(), batches, wire, acks, now, at, half_rtt)?;
         if written_only {   // no response: done once written
-            let send_done = connection.borrow(py).send_done;
-            engine.borrow_mut(py).push(send_done, Action::SenderWritten(slf.clone().unbind(), request.unbind()));
+            let send_done = connection.borrow().send_done;
+            engine.borrow_mut().push(send_done, Action::SenderWritten(slf.clone().unbind(), request.unbind()));
         }
         Ok(())
     }
@@ -260,9 +259,9 @@ impl Sender {
     pub(crate) fn written(slf: &Bound<'_, Self>, request: Py<Request>) -> PyResult<()> {
         let py = slf.py();
         let now = Sender::now(slf);
-        let accumulator = slf.borrow().accumulator.clone_ref(py);
-        RecordAccumulator::read(accumulator.bind(py), &[request], now, now, false)?;
-        let pending = accumulator.borrow(py).pending();
+        let accumulator = slf.borrow().accumulator.bind(py).clone();
+        RecordAccumulator::read(&accumulator, &[request], now, now, false)?;
+        let pending = accumulator.borrow().pending();
         if pending { Sender::wakeup(slf) } else { Ok(()) }
     }
 }
@@ -343,7 +342,7 @@ impl Sender {
     /// the next look. Its CPU takes longer when its host's cores are shared.
     fn run_once(slf: &Bound<'_, Self>, now: f64) -> PyResult<()> {
         let (metrics, elsewhere, created) = Sender::start(slf)?;
-        let stretch = metrics.borrow(slf.py()).read(slf.py(), elsewhere, now, created);
+        let stretch = metrics.borrow().read(slf.py(), elsewhere, now, created);
         Sender::run_stretched(slf, now, stretch)
     }
 
