@@ -20,7 +20,9 @@ mod quota;
 mod random;
 mod replica;
 mod request;
+mod network_client;
 mod sender;
+mod sender_thread;
 mod shared;
 mod threads;
 mod timeline;
@@ -51,6 +53,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<quota::RateQuota>()?;
     module.add_class::<threads::Threads>()?;
     module.add_class::<sender::SenderMetrics>()?;
+    module.add_class::<sender_thread::Sender>()?;
+    module.add_class::<network_client::Connection>()?;
     // the event loop and the broker
     module.add_class::<engine::Engine>()?;
     // the producer's accumulator, its batches and partitioner
