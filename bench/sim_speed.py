@@ -26,19 +26,22 @@ its runs, since other work on the machine only ever adds time:
 - with ``--tune`` only a small study's figures: ``tune --trials 40 --validate 0`` on the published
   scenario cut to 64 MB (its runs short, so that what the parent process does between them
   counts), with 1 worker (the same trials here and there, said so) and with 2;
+- with ``--readme-tune`` only README step 3's tune (as ``--long`` runs it, below);
 - with ``--night`` only the night's commands, each once here and once at REV: README step 7's
   ``plan --schedule`` of ``night-three-jobs.yaml`` and ``policy`` of it (``--out DIR``, its own
   defaults), wall and CPU seconds (the command's and its worker processes'), and what each
   answered (the schedule's starts, whether it holds, its runs and pruned schedules; the policy's
   trials, pruned trials, its trial and whether it held);
 - with ``--long`` also the 100 GB load at ``linger.ms=0`` and ``batch.size`` 16 KB (one run),
-  and ``tune --trials 100 --workers 2`` with validation on 20 held-out seeds (one run each;
-  the study files of both are compared, trial by trial).
+  and README step 3's tune (1.5x SLAs, 100 trials, each the worst of 3 seeds, its pick held on 20
+  held-out seeds; one run each): both picks (trial, produce requests, held or not), the ratio of
+  their requests, and whether the study files agree trial by trial.
 
     .venv/bin/python bench/sim_speed.py --against fbe55c6
     .venv/bin/python bench/sim_speed.py --against fbe55c6 --long
     .venv/bin/python bench/sim_speed.py --against fbe55c6 --startup
     .venv/bin/python bench/sim_speed.py --against HEAD~1 --tune
+    .venv/bin/python bench/sim_speed.py --against 67c0299 --readme-tune
     .venv/bin/python bench/sim_speed.py --against cb10d98 --night
     .venv/bin/python bench/sim_speed.py --against HEAD workloads/catalog/paypay-glue-2gb*.yaml
 """
@@ -63,7 +66,7 @@ TIB = ("dataset.files.0.count=512",)
 SMALL_BATCHES = ("batch.producer.linger.ms=0", "batch.producer.batch.size=16KB")
 STARTUP_RUNS = 5
 _PYCACHE: Path | None = None   # where the subprocesses keep their bytecode
-TUNE = ("--trials", "100", "--workers", "2", "--validate", "20")
+TUNE = ("--set", "tenants.0.sla_p99=1.5x", "--set", "tenants.1.sla_p99=1.5x", "--trials", "100", "--repeat", "3")   # README step 3
 SMALL_TUNE = ("--set", "dataset.files.0.size=64MB", "--set", "windows.before=1s", "--set", "windows.after=1s",
               "--set", "tenants.0.sla_p99=100ms", "--set", "tenants.1.sla_p99=100ms", "--trials", "40", "--validate", "0")
 # `quietload simulate` in a fresh process, stopped where the model's first event would run.
@@ -153,8 +156,19 @@ def tune_in(tree: Path, path: Path, arguments: tuple[str, ...] = TUNE) -> tuple[
         if done.returncode not in (0, 1):   # 1: no trial met the constraints, still a study
             raise SystemExit(f"tune failed in {tree}:\n{done.stderr[-2000:]}")
         study = json.loads(next(Path(out).glob("*-study.json")).read_text())
-    trials = [(t["params"], t["values"], t["constraints"]) for t in study["trials"]]
+    trials = [(t["number"], t["params"], t["values"], t["constraints"]) for t in study["trials"]]
     return wall_s, [trials, study["pick"], study["validation"]]
+
+
+def said_pick(study: list) -> tuple[str, float]:
+    """A study's pick as ``trial N, R requests, held`` (from ``tune_in``), and its produce requests."""
+    trials, pick, validation = study
+    if pick is None:
+        return "no pick", float("nan")
+    values = next(values for number, _, values, _ in trials if number == pick)
+    requests = values["produce_requests"] if isinstance(values, dict) else values[0]
+    held = (validation or {}).get("held")
+    return f"trial {pick}, {requests:,.0f} requests, {'held' if held else 'not held'} on the held-out seeds", requests
 
 
 NIGHT = CATALOG / "night-three-jobs.yaml"
@@ -212,8 +226,18 @@ def small_tune(table: Table, revision: str, other: Path) -> None:
             print(f"same trials and pick as {revision}: {'yes' if here_study == there_study else 'no'}", flush=True)
 
 
+def readme_tune(table: Table, revision: str, other: Path) -> None:
+    """README step 3's tune here and at ``revision``, and both picks."""
+    (here_s, here_study), (there_s, there_study) = tune_in(ROOT, PUBLISHED), tune_in(other, PUBLISHED)
+    table.row("tune, README's study (100 trials, worst of 3, 20 held-out seeds)", here_s, there_s)
+    (here_pick, here_requests), (there_pick, there_requests) = said_pick(here_study), said_pick(there_study)
+    print(f"  pick here: {here_pick}\n  pick at {revision}: {there_pick}\n"
+          f"  requests here / at {revision}: {here_requests / there_requests:.2f}x", flush=True)
+    print(f"same trials, pick and validation as {revision}: {'yes' if here_study == there_study else 'no'}")
+
+
 def against(revision: str, paths: list[Path], long: bool, startup_only: bool = False, tune_only: bool = False,
-            night_only: bool = False) -> None:
+            night_only: bool = False, readme_tune_only: bool = False) -> None:
     """Each figure measured by this tree and by ``revision``, one after the other, in one run."""
     with tempfile.TemporaryDirectory(prefix="quietload-speed-") as tmp:
         other = checkout(revision, Path(tmp) / "tree")
@@ -225,6 +249,9 @@ def against(revision: str, paths: list[Path], long: bool, startup_only: bool = F
             return
         if night_only:
             night(table, revision, other)
+            return
+        if readme_tune_only:
+            readme_tune(table, revision, other)
             return
         for path in [] if startup_only else paths or VARIANTS:
             here, there = measured_in(ROOT, RUNS, path.resolve()), measured_in(other, RUNS, path.resolve())
@@ -244,9 +271,7 @@ def against(revision: str, paths: list[Path], long: bool, startup_only: bool = F
             return
         here, there = measured_in(ROOT, 1, LOAD_100GB, SMALL_BATCHES), measured_in(other, 1, LOAD_100GB, SMALL_BATCHES)
         table.row("100 GB load, linger.ms=0, batch.size=16KB", here["wall_s"], there["wall_s"])
-        (here_s, here_study), (there_s, there_study) = tune_in(ROOT, PUBLISHED), tune_in(other, PUBLISHED)
-        table.row("tune, 100 trials, 2 workers, 20 held-out seeds", here_s, there_s)
-        print(f"same trials, pick and validation as {revision}: {'yes' if here_study == there_study else 'no'}")
+        readme_tune(table, revision, other)
 
 
 def main(arguments: list[str]) -> None:
@@ -254,8 +279,8 @@ def main(arguments: list[str]) -> None:
         measure(arguments[1:])
         return
     long, startup_only, tune_only = "--long" in arguments, "--startup" in arguments, "--tune" in arguments
-    night_only = "--night" in arguments
-    arguments = [a for a in arguments if a not in ("--long", "--startup", "--tune", "--night")]
+    night_only, readme_tune_only = "--night" in arguments, "--readme-tune" in arguments
+    arguments = [a for a in arguments if a not in ("--long", "--startup", "--tune", "--night", "--readme-tune")]
     revision = None
     if "--against" in arguments:
         at = arguments.index("--against")
@@ -263,7 +288,7 @@ def main(arguments: list[str]) -> None:
         arguments = arguments[:at] + arguments[at + 2:]
     paths = [Path(a) for a in arguments]
     if revision:
-        against(revision, paths, long, startup_only, tune_only, night_only)
+        against(revision, paths, long, startup_only, tune_only, night_only, readme_tune_only)
         return
     for path in paths or sorted(CATALOG.glob("*.yaml")):
         wall_s, sim_per_wall, _ = time_runs(path, [], RUNS)

@@ -28,8 +28,9 @@ def policy(
     max_minutes: MaxMinutes = 60.0,
     margin: MarginOption = None,
     workers: Annotated[int | None, typer.Option(
-        min=1, help="Trials at once, each in its own process [default: 1 for a scenario of one job at once, as "
-                    "tune runs it: tune's very study; else the usable cores]; held-out runs use the usable cores.")] = None,
+        min=1, help="Trials at once, each in its own process, at most 2 (the same study with any count) "
+                    "[default: 1 for a scenario of one job at once, as tune runs it; else the usable cores]; "
+                    "held-out runs use the usable cores.")] = None,
 ) -> None:
     """Derive a policy for the scenario's batch jobs: tune the worst night (--jobs-at-once copies of every
     job at once) as tune tunes a scenario, and state the region around its held pick per class of job

@@ -16,7 +16,8 @@ def tune(
     scenario_file: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario YAML file.")],
     overrides: Overrides = None,
     trials: Annotated[int | None, typer.Option(min=1, help="Completed trials the study should reach [default: the scenario's tune.trials, else 100].")] = None,
-    workers: Annotated[int, typer.Option(min=1, help="Trials run at once, each in its own process.")] = 1,
+    workers: Annotated[int, typer.Option(min=1, help="Processes for the trials (at most 2 at once; the same study "
+                                                                     "with any count) and the held-out runs.")] = 1,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the sampler and of every trial's (first) model run.")] = 1,
     repeat: Annotated[int | None, typer.Option(min=1, help="Run each trial on N model seeds (--seed onwards) and count its worst [default: the scenario's tune.repeat, else 1].")] = None,
     validate: Annotated[int | None, typer.Option(min=0, help="Before picking, run the Pareto front's points, in the preference's order, on N seeds the study never ran, and pick the first that meets the constraints on all of them; 0 skips it [default: the scenario's tune.validate, else 20].")] = None,

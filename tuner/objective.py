@@ -48,6 +48,7 @@ class Outcome:
     constraints: dict[str, float]
     figures: dict[str, Any] = field(default_factory=dict)
     pruned: str | None = None      # why the trial stopped at its verdict, its figures those so far
+    stopped_on: int | None = None  # the seed it stopped on (pruned before any run: None), the seeds after it unrun
 
     @property
     def values(self) -> tuple[float, float]:
@@ -189,16 +190,18 @@ class Objective:
             try:
                 results.append(self.evaluator.evaluate(scenario, seed, told, stop=stop))   # type: ignore[call-arg]
             except RunStopped as stopped:
-                return self._stopped(params, results, f"seed {seed}: {stopped.reason}", stopped.figures)
+                return self._stopped(params, results, f"seed {seed}: {stopped.reason}", stopped.figures, seed)
             outcome = self.evaluate_on(params, self.seeds[:len(results)], results)
             if not outcome.feasible and len(results) < len(self.seeds):
                 missed = ", ".join(key for key, value in outcome.constraints.items() if value > 0)
-                return dataclasses.replace(outcome, pruned=f"seed {seed}: over {missed}; seeds after it not run")
+                return dataclasses.replace(outcome, pruned=f"seed {seed}: over {missed}; seeds after it not run", stopped_on=seed)
         return self.evaluate_on(params, self.seeds, results)
 
-    def _stopped(self, params: dict[str, Any], results: list[RunResult], reason: str, figures: dict[str, Any]) -> Outcome:
+    def _stopped(self, params: dict[str, Any], results: list[RunResult], reason: str, figures: dict[str, Any],
+                 seed: int | None = None) -> Outcome:
         """A trial whose run stopped: its figures so far, with the constraints already missed (on
-        the stopped run as it stood, and on the seeds before it) as the sampler's measure of how far."""
+        the stopped run as it stood, and on the seeds before it) as the sampler's measure of how far;
+        ``seed`` the one whose run stopped (None: the trial not run at all)."""
         missed = {f"sla:{name}": tenant["p99_ms_during"] / tenant["sla_p99_ms"] - 1.0
                   for name, tenant in figures["tenants"].items()
                   if tenant.get("sla_p99_ms") is not None and tenant["p99_ms_during"] > tenant["sla_p99_ms"]}
@@ -212,7 +215,8 @@ class Objective:
                     missed[key] = max(value, missed.get(key, value))
             requests, load_s = max(requests, earlier.produce_requests), max(load_s, earlier.load_seconds)
         return Outcome(params=dict(params), overrides=self.space.overrides(params), produce_requests=requests,
-                       load_seconds=load_s, constraints=missed, figures=figures, pruned=reason)
+                       load_seconds=load_s, constraints=missed, figures=figures, pruned=reason,
+                       stopped_on=seed)
 
     def __call__(self, trial: Any) -> tuple[float, float]:
         outcome = self.evaluate(self.space.suggest(trial))

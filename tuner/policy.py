@@ -105,8 +105,7 @@ def proven(objective: Any, corner: dict[str, Any], seeds: tuple[int, ...],
     outcome = on_seeds.trial_outcome(corner, StopWhen(requests_over, events_over=RUN_EVENTS_MAX))
     if outcome.pruned is None:
         return outcome, seeds
-    stopped = re.match(r"seed (\d+)", outcome.pruned)
-    return outcome, seeds[:seeds.index(int(stopped.group(1))) + 1] if stopped else ()
+    return outcome, seeds[:seeds.index(outcome.stopped_on) + 1] if outcome.stopped_on is not None else ()
 
 
 def _night_figures(outcome: Any, seeds: tuple[int, ...]) -> dict[str, Any]:

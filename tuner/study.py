@@ -2,7 +2,9 @@
 
 The parent process asks the sampler for each trial and tells it the outcome; the trials run on
 ``tuner.runner``, inline or in worker processes that only run the model (CPU-bound Python:
-threads would not help). Only the parent touches the storage, so a SQLite file serves any
+threads would not help). Trials are told in trial-number order, however the workers finish them,
+and trial n is asked once trial n - ``ahead`` is told: each is sampled from, and stopped by the
+best of, the very same trials before it on any machine, at any load, with any number of workers. Only the parent touches the storage, so a SQLite file serves any
 number of local workers; an RDB URL shared by several machines lets each add its trials to the
 same study. Re-running a study resumes it: trials are added until ``trials`` have finished
 (completed, or pruned: stopped at their verdict, ``tuner.objective.Objective.trial_outcome``).
@@ -12,7 +14,8 @@ from __future__ import annotations
 import functools
 import warnings
 from contextlib import nullcontext
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from collections import deque
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -39,6 +42,7 @@ Progress = Callable[..., None]
 class StudySettings:
     trials: int = 100
     workers: int = 1
+    ahead: int = 2                 # trials asked and not yet told: at most this many run at once, whatever the workers
     seed: int = 1                  # the sampler's seed and every trial's model seed
     storage: str = "sqlite:///results/study.db"
     study_name: str = "quietload"
@@ -146,14 +150,14 @@ def closest_miss(records: list[TrialRecord]) -> TrialRecord | None:
 
 
 def _sampler(settings: StudySettings, others_running: bool) -> Any:
-    """The study's sampler. TPE's constant liar counts the trials other workers are running as
-    bad ones, and to see them it reads every trial again for each knob it samples; with one
-    worker and no trial left running by an earlier run there are none, so it samples the very
-    same values without the liar, from the trials read once per trial."""
+    """The study's sampler. TPE's constant liar counts the trials asked and not yet told as bad
+    ones, and to see them it reads every trial again for each knob it samples; with one trial
+    asked at a time and none left running by an earlier run there are none, so it samples the
+    very same values without the liar, from the trials read once per trial."""
     import optuna
     if settings.sampler == "random":
         return optuna.samplers.RandomSampler(seed=settings.seed)
-    return optuna.samplers.TPESampler(seed=settings.seed, constant_liar=settings.workers > 1 or others_running)
+    return optuna.samplers.TPESampler(seed=settings.seed, constant_liar=settings.ahead > 1 or others_running)
 
 
 def _identity(objective: Objective, settings: StudySettings, fields: dict[str, Any]) -> dict[str, Any]:
@@ -300,56 +304,57 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, shown
         (Optuna's cached storage reads only the trials that are new or were unfinished)."""
         return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED)))
 
-    pending: dict[Future, Any] = {}
+    asked: deque[tuple[Any, Future]] = deque()   # asked, not yet told: told from the front, in trial-number order
     work = functools.partial(_trial_outcome, objective.on(None))   # each process runs it on its own evaluator
     started = runner is None
     runner = runner or Runner(work, objective.evaluator, Execution(workers=settings.workers))
     with runner if started else nullcontext(runner):
         try:
             while True:
-                while len(pending) < settings.workers and completed + len(pending) < settings.trials:
+                while len(asked) < settings.ahead and completed + len(asked) < settings.trials:
                     trial = study.ask()
                     params = objective.space.suggest(trial)
                     running = running_progress(progress, trial.number, completed, settings.trials, best, study) \
                         if runner.execution.inline else None   # a worker process's runs are not heard
-                    pending[runner.submit(TrialTask(params, stop_when(settings, held), running))] = trial
-                if not pending:
+                    asked.append((trial, runner.submit(TrialTask(params, stop_when(settings, held), running))))
+                if not asked:
                     break
-                finished, _ = wait(list(pending), timeout=TICK_S, return_when=FIRST_COMPLETED)
-                if not finished and progress and not runner.execution.inline:   # a worker's runs, heard through the runner
-                    running = runner.running()
-                    numbers = ", ".join(str(trial.number) for trial in sorted(pending.values(), key=lambda t: t.number))
-                    progress(completed, settings.trials, best, len(study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))),
-                             f"trial{'s' if len(pending) > 1 else ''} {numbers}" + (f": {running}" if running else ""))
-                for future in sorted(finished, key=lambda fu: pending[fu].number):
-                    trial = pending.pop(future)
-                    error = future.exception()
-                    if isinstance(error, ScenarioError):   # a combination the producer refuses
-                        trial.set_user_attr("error", str(error))
-                        study.tell(trial, state=TrialState.FAIL)
-                        refused += 1
-                        if refused >= max(REFUSED_IN_A_ROW, settings.trials):   # nothing the space draws runs
-                            raise ScenarioError(error.field, f"{refused} trials in a row refused, the last: {error.problem}")
-                        continue
-                    refused = 0
-                    if error is not None:
-                        raise error
-                    outcome = future.result()
-                    record(trial, outcome)
-                    if outcome.pruned:   # its constraints, where known, tell the sampler how far it missed
-                        trial.set_user_attr("pruned", outcome.pruned)
-                        trial.set_user_attr("values_so_far", list(outcome.values))
-                        study.tell(trial, state=TrialState.PRUNED)
-                    else:
-                        study.tell(trial, list(outcome.values))
-                    completed = completed_trials()
-                    if outcome.feasible and not outcome.pruned:
-                        held.append((outcome.produce_requests, outcome.load_seconds))
-                        best = min(best if best is not None else outcome.produce_requests, outcome.produce_requests)
-                    if progress:
-                        progress(completed, settings.trials, best, len(study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))))
+                trial, future = asked[0]
+                if not wait([future], timeout=TICK_S).done:   # the oldest still runs: the later ones wait for it
+                    if progress and not runner.execution.inline:   # a worker's runs, heard through the runner
+                        numbers = ", ".join(str(t.number) for t, _ in asked)
+                        state = runner.running()
+                        progress(completed, settings.trials, best, len(study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))),
+                                 f"trial{'s' if len(asked) > 1 else ''} {numbers}" + (f": {state}" if state else ""))
+                    continue
+                asked.popleft()
+                error = future.exception()
+                if isinstance(error, ScenarioError):   # a combination the producer refuses
+                    trial.set_user_attr("error", str(error))
+                    study.tell(trial, state=TrialState.FAIL)
+                    refused += 1
+                    if refused >= max(REFUSED_IN_A_ROW, settings.trials):   # nothing the space draws runs
+                        raise ScenarioError(error.field, f"{refused} trials in a row refused, the last: {error.problem}")
+                    continue
+                refused = 0
+                if error is not None:
+                    raise error
+                outcome = future.result()
+                record(trial, outcome)
+                if outcome.pruned:   # its constraints, where known, tell the sampler how far it missed
+                    trial.set_user_attr("pruned", outcome.pruned)
+                    trial.set_user_attr("values_so_far", list(outcome.values))
+                    study.tell(trial, state=TrialState.PRUNED)
+                else:
+                    study.tell(trial, list(outcome.values))
+                completed = completed_trials()
+                if outcome.feasible and not outcome.pruned:
+                    held.append((outcome.produce_requests, outcome.load_seconds))
+                    best = min(best if best is not None else outcome.produce_requests, outcome.produce_requests)
+                if progress:
+                    progress(completed, settings.trials, best, len(study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))))
         finally:
-            for trial in pending.values():
+            for trial, _ in asked:
                 study.tell(trial, state=TrialState.FAIL)
     return _summary(study, objective, settings, shown, _records(study))
 

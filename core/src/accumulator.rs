@@ -7,9 +7,9 @@
 //! drain takes whole records only (send() adds a record in one call): what the flow added of the
 //! next record stays behind and goes where the next record goes.
 //!
-//! What it reads of Python objects it does not own (a partition's leader, a broker's id, a
-//! connection's in-flight requests, the compression curve's `ratio_at`) it reads at construction
-//! or through one accessor each. The application's callbacks (a flush done, send() blocked or
+//! What it reads of Python objects it does not own (a partition's leader, a broker's id, the
+//! compression curve's `ratio_at`) it reads at construction or through one accessor each; its
+//! sender's connections (their requests in flight) are the core's. The application's callbacks (a flush done, send() blocked or
 //! going on, records acknowledged) run with the accumulator free, where the client runs them.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
+use crate::network_client::Connection;
 use crate::batch::{Batch, BATCH_HEADER, DETERIORATE_STEP, ESTIMATION_FACTOR, IMPROVING_STEP};
 use crate::partitioner::Partitioner;
 use crate::random::Random;
@@ -103,7 +104,7 @@ pub struct RecordAccumulator {
     pub expired_records: f64,
     pub expiry_due: f64, // none expires before it
     /// the sender's connections, by leader, and how many requests each takes
-    pub connections: Vec<PyObject>,
+    pub connections: Vec<Py<Connection>>,
     pub max_in_flight: i64,
     /// the sender's metrics, which count what a drain sends
     pub metrics: Option<Py<SenderMetrics>>,

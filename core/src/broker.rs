@@ -6,7 +6,8 @@
 //! Its events run here without calling Python: a request read off its connection into the
 //! channel (`enqueue`), a handler done with it (`handled`) and the fetch purgatory's sweep
 //! (`expire_fetches`); Python is called at the edges only: a consumer's or a coordinator's
-//! request (its `Handler`), a consumed partition's observer and a client's `response_at`.
+//! request (its `Handler`), a consumed partition's observer and a client's `response_at` (a
+//! producer's sender is the core's: its requests come and its responses go natively).
 //! A part that calls Python holds no borrow of the server meanwhile: the call may come back.
 
 use std::collections::VecDeque;
@@ -163,19 +164,6 @@ impl BrokerServer {
     /// Bytes of `request` leave the client at `at`; returns when the broker has them all.
     fn receive(slf: &Bound<'_, Self>, request: &Bound<'_, Request>, at: f64) -> PyResult<f64> {
         slf.borrow_mut().receive_request(slf.py(), slf, request, at)
-    }
-
-    /// A producer's request of `batches` on `connection` (its client's), `size` bytes on the wire,
-    /// made now and leaving the client at `at`, in one call: the request and when the broker has
-    /// it all.
-    #[allow(clippy::too_many_arguments)]
-    fn produce(slf: &Bound<'_, Self>, connection: PyObject, size: f64, client: PyObject, batches: PyObject, acks: String,
-               at: f64) -> PyResult<(Py<Request>, f64)> {
-        let py = slf.py();
-        let now = slf.borrow().now(py);
-        let request = Bound::new(py, Request::produce(py, connection, size, client, batches, acks, now)?)?;
-        let arrived = slf.borrow_mut().receive_request(py, slf, &request, at)?;
-        Ok((request.unbind(), arrived))
     }
 
     /// A request done (its client's handler says so for a consumer's or a coordinator's): its response.

@@ -1,18 +1,19 @@
 //! What a producer's sender asks of its accumulator, one call a step: `drain_ready` appends what
 //! is due, fails the batches `delivery.timeout.ms` old, finds the leaders with a sendable batch
 //! whose connection can take a request (`ready`, NetworkClient.ready), drains each into produce
-//! requests, counts what they send and says when to look again (`run`: after the sender's wait
-//! for a core or its stretch); `next_send` after the requests were written; `read` the responses
+//! requests, counts what they send and says when to look again; `next_send` after the requests were written; `read` the responses
 //! of a run (handleProduceResponse, completeBatch: the connections, the batches' callbacks and
 //! flushes, buffer.memory back).
 
-use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
 
 use crate::accumulator::{call, Call, RecordAccumulator};
 use crate::batch::{request_wire, Batch, PARTITION_HEADER, REQUEST_HEADER};
+use crate::network_client::Connection;
 use crate::request::Request;
+
+/// A drained produce request: its leader's place in the accumulator's `nodes`, its batches, its bytes.
+pub type Drained = (usize, Vec<Py<Batch>>, f64);
 
 impl RecordAccumulator {
     /// The flow has appended less than one record to `batch`: send() has not returned yet, so
@@ -145,8 +146,8 @@ impl RecordAccumulator {
 
     /// The leader's connection: its requests in flight, and when its last request is written.
     fn connection(&self, py: Python<'_>, node: usize) -> PyResult<(i64, f64)> {
-        let connection = self.connections[node].bind(py);
-        Ok((connection.getattr(intern!(py, "inflight"))?.extract()?, connection.getattr(intern!(py, "send_done"))?.extract()?))
+        let connection = self.connections[node].borrow(py);
+        Ok((connection.inflight, connection.send_done))
     }
 
     /// When the appending flow next creates a batch a connection could take: send() wakes the
@@ -220,8 +221,8 @@ fn flushed(slf: &Bound<'_, RecordAccumulator>, waiters: &[usize]) -> PyResult<()
 
 impl RecordAccumulator {
     /// A sender's run at `now`: the produce requests of every ready leader whose connection can
-    /// take one, each (connection, its batches, its bytes), and when to look again.
-    pub fn drain_ready<'py>(slf: &Bound<'py, Self>, now: f64, max_size: f64) -> PyResult<(Bound<'py, PyList>, f64)> {
+    /// take one, each (its leader's place in `nodes`, its batches, its bytes), and when to look again.
+    pub fn drain_ready(slf: &Bound<'_, Self>, now: f64, max_size: f64) -> PyResult<(Vec<Drained>, f64)> {
         let py = slf.py();
         RecordAccumulator::advance(slf, now)?;
         if now >= slf.borrow().expiry_due {
@@ -248,17 +249,14 @@ impl RecordAccumulator {
                 drained.push((node, batches));
             }
         }
-        let requests = PyList::empty(py);
         if let Some(metrics) = &accumulator.metrics {
             let batches: Vec<&[Py<Batch>]> = drained.iter().map(|(_, batches)| batches.as_slice()).collect();
             metrics.borrow_mut(py).count_sent(py, now, &batches);
         }
-        for (node, batches) in drained {
+        let requests = drained.into_iter().map(|(node, batches)| {
             let wire = request_wire(py, &batches);
-            let connection = accumulator.connections[node].clone_ref(py);
-            requests.append(PyTuple::new(py, [connection, PyList::new(py, batches)?.into_any().unbind(),
-                                              wire.into_pyobject(py)?.into_any().unbind()])?)?;
-        }
+            (node, batches, wire)
+        }).collect();
         if accumulator.source_next < f64::INFINITY {
             next_check = next_check.min(accumulator.source_next + accumulator.linger);
         }
@@ -286,30 +284,31 @@ impl RecordAccumulator {
     /// request latency was counted as the run began, the others' are counted here), or for an
     /// acks=0 request written: each one's connection takes requests again (after its throttle),
     /// then its batches complete.
-    pub fn read(slf: &Bound<'_, Self>, responses: Vec<Bound<'_, Request>>, now: f64, done: f64, read: bool) -> PyResult<()> {
+    pub fn read(slf: &Bound<'_, Self>, responses: &[Py<Request>], now: f64, done: f64, read: bool) -> PyResult<()> {
         let py = slf.py();
-        let metrics = slf.borrow().metrics.as_ref().map(|m| m.clone_ref(py));
+        let metrics = slf.borrow().metrics.as_ref().map(|m| m.bind(py).clone());
         let metrics = metrics.ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no sender connected"))?;
         if read {
             for response in responses.iter().skip(1) {
-                metrics.borrow(py).count_latency(py, now - response.borrow().t_created);
+                metrics.borrow().count_latency(py, now - response.borrow(py).t_created);
             }
         }
-        for response in &responses {
+        for response in responses {
             let (connection, throttle, batches) = {
-                let response = response.borrow();
-                (response.connection.clone_ref(py), response.throttle, response.batches.clone_ref(py))
+                let response = response.borrow(py);
+                (response.connection.bind(py).clone(), response.throttle, response.batches.bind(py).clone())
             };
-            let connection = connection.bind(py);
-            let inflight: i64 = connection.getattr(intern!(py, "inflight"))?.extract()?;
-            connection.setattr(intern!(py, "inflight"), inflight - 1)?;
-            if throttle > 0.0 {
-                // NetworkClient: nothing goes to a throttled broker
-                let send_done: f64 = connection.getattr(intern!(py, "send_done"))?.extract()?;
-                connection.setattr(intern!(py, "send_done"), send_done.max(now + throttle))?;
-                metrics.borrow_mut(py).count_throttle(throttle);
+            {
+                let mut connection = connection.downcast::<Connection>()?.borrow_mut();
+                connection.inflight -= 1;
+                if throttle > 0.0 {
+                    // NetworkClient: nothing goes to a throttled broker
+                    let until = now + throttle;
+                    connection.send_done = if until > connection.send_done { until } else { connection.send_done };
+                    metrics.borrow_mut().count_throttle(throttle);
+                }
             }
-            let batches: Vec<Py<Batch>> = batches.extract(py)?;
+            let batches: Vec<Py<Batch>> = batches.extract()?;
             RecordAccumulator::complete(slf, batches, now, done)?;
         }
         Ok(())

@@ -7,7 +7,7 @@
 //! it: keys are unique, so any correct heap pops the events in the same order, and this one
 //! also matches heapq's where a time is not a number. An event is a Python callable and its
 //! argument (`Engine.at`), called with one vectorcall and nothing bound per event, or one of the
-//! broker's own (`Action`), run in Rust without calling Python.
+//! broker's or a producer's sender's own (`Action`), run in Rust without calling Python.
 
 use std::ptr;
 
@@ -19,6 +19,7 @@ use pyo3::{PyTraverseError, PyVisit};
 use crate::broker::BrokerServer;
 use crate::fetcher::Fetcher;
 use crate::request::Request;
+use crate::sender_thread::Sender;
 
 /// What an event does when its time comes.
 pub(crate) enum Action {
@@ -34,9 +35,15 @@ pub(crate) enum Action {
     Fetched(Py<Fetcher>, Py<Request>),
     /// A fetcher's append is done.
     Appended(Py<Fetcher>, Py<Request>),
+    /// A producer's sender: poll()'s timeout (the look planned with this token).
+    SenderRun(Py<Sender>, u64),
+    /// A produce response arrived at its sender.
+    SenderResponse(Py<Sender>, Py<Request>),
+    /// An acks=0 request is written.
+    SenderWritten(Py<Sender>, Py<Request>),
 }
 
-/// One of the broker's own events as observers see it: named (`__qualname__`) as the Python
+/// One of the core's own events as observers see it: named (`__qualname__`) as the Python
 /// method that was the event before it, so that a run's traces compare across the two.
 #[pyclass(module = "simulator._core", frozen)]
 pub struct NativeAction {
@@ -54,6 +61,9 @@ impl Action {
             Action::ExpireFetches(_) => ("ReplicaManager._expire_fetches", py.None()),
             Action::Fetched(_, request) => ("Fetcher.on_response", request.clone_ref(py).into_any()),
             Action::Appended(_, request) => ("Fetcher._appended", request.clone_ref(py).into_any()),
+            Action::SenderRun(_, token) => ("Sender._run", token.into_pyobject(py)?.into_any().unbind()),
+            Action::SenderResponse(_, request) => ("Sender.on_response", request.clone_ref(py).into_any()),
+            Action::SenderWritten(_, request) => ("Sender._written", request.clone_ref(py).into_any()),
         };
         Ok((Py::new(py, NativeAction { __qualname__: name })?.into_any(), argument))
     }
@@ -71,6 +81,11 @@ impl Action {
             Action::ExpireFetches(server) => visit.call(server),
             Action::Fetched(fetcher, request) | Action::Appended(fetcher, request) => {
                 visit.call(fetcher)?;
+                visit.call(request)
+            }
+            Action::SenderRun(sender, _) => visit.call(sender),
+            Action::SenderResponse(sender, request) | Action::SenderWritten(sender, request) => {
+                visit.call(sender)?;
                 visit.call(request)
             }
         }
@@ -98,7 +113,7 @@ pub struct Engine {
     sequence: u64,
     #[pyo3(get)]
     events: u64,
-    /// of them, the broker's own (run without calling Python)
+    /// of them, the core's own (the broker's and the senders': run without calling Python)
     #[pyo3(get)]
     native_events: u64,
     /// Called as observer(action, argument) after every event: for tracing and tests.
@@ -228,6 +243,18 @@ impl Engine {
                 }
                 Action::Appended(fetcher, request) => {
                     Fetcher::appended(&fetcher.into_bound(py), request)?;
+                    true
+                }
+                Action::SenderRun(sender, token) => {
+                    Sender::run(&sender.into_bound(py), token)?;
+                    true
+                }
+                Action::SenderResponse(sender, request) => {
+                    Sender::on_response(&sender.into_bound(py), request)?;
+                    true
+                }
+                Action::SenderWritten(sender, request) => {
+                    Sender::written(&sender.into_bound(py), request)?;
                     true
                 }
             };

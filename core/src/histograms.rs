@@ -56,6 +56,15 @@ impl LatencyHistogram {
             self.maximum = seconds;
         }
     }
+
+    /// The largest latency counted, where the buckets were counted without it (`of_buckets`).
+    pub fn set_maximum(&mut self, maximum: f64) {
+        self.maximum = maximum;
+    }
+
+    pub fn percentile_ms(&self, fraction: f64) -> Option<f64> {
+        self.percentile(fraction)
+    }
 }
 
 #[pymethods]

@@ -12,6 +12,7 @@ mod engine;
 mod fetcher;
 mod fsum;
 mod histograms;
+mod latencies;
 mod handlers;
 mod metrics;
 mod network;
@@ -19,7 +20,9 @@ mod quota;
 mod random;
 mod replica;
 mod request;
+mod network_client;
 mod sender;
+mod sender_thread;
 mod shared;
 mod threads;
 mod timeline;
@@ -40,6 +43,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<histograms::LatencyHistogram>()?;
     module.add_class::<histograms::SizeHistogram>()?;
     module.add_class::<histograms::BatchSizes>()?;
+    module.add_class::<latencies::Latencies>()?;
     module.add_class::<metrics::Mean>()?;
     module.add_class::<metrics::RecordLatencies>()?;
     module.add_class::<metrics::RequestMetrics>()?;
@@ -50,6 +54,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<quota::RateQuota>()?;
     module.add_class::<threads::Threads>()?;
     module.add_class::<sender::SenderMetrics>()?;
+    module.add_class::<sender_thread::Sender>()?;
+    module.add_class::<network_client::Connection>()?;
     // the event loop and the broker
     module.add_class::<engine::Engine>()?;
     // the producer's accumulator, its batches and partitioner

@@ -18,6 +18,7 @@ use crate::broker::{client_id, BrokerServer};
 use crate::engine::Action;
 use crate::metrics::RequestTimesDuring;
 use crate::request::{Request, FETCH, PRODUCE};
+use crate::sender_thread::Sender;
 
 const RESPONSE_BYTES: f64 = 64.0;
 
@@ -115,7 +116,11 @@ impl BrokerServer {
             let at = delivered + self.half_rtt;
             let action = match fetcher {
                 Some(fetcher) => Action::Fetched(fetcher, request.clone().unbind()),
-                None => Action::Call(channel.borrow_mut().response_at(&client)?, request.clone().into_any().unbind()),
+                // a producer's sender hears natively; another client (a consumer, a coordinator) by its response_at
+                None => match client.downcast::<Sender>() {
+                    Ok(sender) => Action::SenderResponse(sender.clone().unbind(), request.clone().unbind()),
+                    Err(_) => Action::Call(channel.borrow_mut().response_at(&client)?, request.clone().into_any().unbind()),
+                },
             };
             self.engine.borrow_mut(py).push(at, action);
         }

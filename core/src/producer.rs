@@ -13,7 +13,7 @@ use crate::accumulator::{call, Call, FlushToken, RecordAccumulator};
 use crate::batch::Batch;
 use crate::partitioner::Partitioner;
 use crate::random::Random;
-use crate::request::Request;
+use crate::network_client::Connection;
 use crate::sender::SenderMetrics;
 
 #[pymethods]
@@ -108,8 +108,11 @@ impl RecordAccumulator {
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         // a run's producer, sender and partitions hold it and it holds their callbacks and objects
-        for object in self.partitions.iter().chain(&self.nodes).chain(&self.connections) {
+        for object in self.partitions.iter().chain(&self.nodes) {
             visit.call(object)?;
+        }
+        for connection in &self.connections {
+            visit.call(connection)?;
         }
         for object in [&self.on_block_change, &self.on_records_acked, &self.on_batch_acked, &self.source_partition]
             .into_iter().flatten() {
@@ -257,58 +260,9 @@ impl RecordAccumulator {
         self.open(py, slot, now)
     }
 
-    /// The sender's connections, in `nodes`' order, each taking `max_in_flight` requests, and
-    /// its metrics, which count what each drain sends.
-    fn connect(&mut self, connections: Vec<PyObject>, max_in_flight: i64, metrics: Py<SenderMetrics>) {
-        self.connections = connections;
-        self.max_in_flight = max_in_flight;
-        self.metrics = Some(metrics);
-    }
-
-    /// A sender's run at `now`: the produce requests of every ready leader whose connection can
-    /// take one, each (connection, its batches, its bytes), and when to look again.
-    #[pyo3(name = "drain_ready")]
-    fn py_drain_ready<'py>(slf: &Bound<'py, Self>, now: f64, max_size: f64) -> PyResult<(Bound<'py, PyList>, f64)> {
-        RecordAccumulator::drain_ready(slf, now, max_size)
-    }
-
-    /// A sender's run at `now` with no response to read, `elsewhere` threads runnable on its host
-    /// besides it (`wake`: it leaves poll() and first waits for a core): its wait (0.0: a core
-    /// takes it at once), its CPU's stretch, and when it runs, `drain_ready`'s requests and next
-    /// look; SenderMetrics' `wake` or `read` and the drain in one call.
-    fn run<'py>(slf: &Bound<'py, Self>, elsewhere: f64, now: f64, max_size: f64, wake: bool)
-                -> PyResult<(f64, f64, Bound<'py, PyList>, f64)> {
-        let py = slf.py();
-        let metrics = slf.borrow().metrics.as_ref().map(|m| m.clone_ref(py));
-        let metrics = metrics.ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no sender connected"))?;
-        let (wait, stretch) = if wake {
-            metrics.borrow(py).wake(py, elsewhere, now, f64::NAN)
-        } else {
-            (0.0, metrics.borrow(py).read(py, elsewhere, now, f64::NAN))
-        };
-        if wait > 0.0 {
-            return Ok((wait, stretch, PyList::empty(py), f64::INFINITY));
-        }
-        let (requests, next_check) = RecordAccumulator::drain_ready(slf, now, max_size)?;
-        Ok((0.0, stretch, requests, next_check))
-    }
-
-    /// After a drain's requests were written: the earliest time a connection with room could
-    /// take more data, or `next_check`.
-    #[pyo3(name = "next_send")]
-    fn py_next_send(&self, py: Python<'_>, next_check: f64) -> PyResult<f64> {
-        self.next_send(py, next_check)
-    }
-
-    /// The responses a run reads at `done` (`read`; else an acks=0 request written) complete.
-    #[pyo3(name = "read")]
-    fn py_read(slf: &Bound<'_, Self>, responses: Vec<Bound<'_, Request>>, now: f64, done: f64, read: bool) -> PyResult<()> {
-        RecordAccumulator::read(slf, responses, now, done, read)
-    }
-
     /// Batches queued, or the flow appending (acks=0: the sender looks again once a request is written).
     #[getter]
-    fn pending(&self) -> bool {
+    pub(crate) fn pending(&self) -> bool {
         !self.nonempty.is_empty() || (self.rate > 0.0 && !self.blocked)
     }
 
@@ -316,5 +270,15 @@ impl RecordAccumulator {
     fn queue<'py>(&self, py: Python<'py>, partition: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let slot = self.slot(&partition)?;
         PyList::new(py, self.queues[slot].iter().map(|b| b.clone_ref(py)))
+    }
+}
+
+impl RecordAccumulator {
+    /// Its sender's connections, in `nodes`' order, each taking `max_in_flight` requests, and
+    /// the sender's metrics, which count what each drain sends.
+    pub(crate) fn connect(&mut self, connections: Vec<Py<Connection>>, max_in_flight: i64, metrics: Py<SenderMetrics>) {
+        self.connections = connections;
+        self.max_in_flight = max_in_flight;
+        self.metrics = Some(metrics);
     }
 }

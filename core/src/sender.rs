@@ -84,7 +84,7 @@ impl SenderMetrics {
     /// `host`: the cores the sender runs on (none: a core of its own).
     #[new]
     #[pyo3(signature = (host=None))]
-    fn new(py: Python<'_>, host: Option<Py<Cores>>) -> PyResult<Self> {
+    pub(crate) fn new(py: Python<'_>, host: Option<Py<Cores>>) -> PyResult<Self> {
         Ok(SenderMetrics {
             host,
             request_latency: Py::new(py, Mean::default())?,

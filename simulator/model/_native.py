@@ -18,7 +18,7 @@ from pathlib import Path
 from simulator.contract._compiled import BUILD, MANIFEST, ROOT, source_digest
 
 COMPILED = ("engine", "metrics", "request", "quota", "fetcher", "broker",
-            "accumulator", "sender", "producer", "job", "consumer", "microbatch", "streaming", "compression")
+            "accumulator", "producer", "job", "consumer", "microbatch", "streaming", "compression")
 SUPPORT = ("spark", "client")
 CONTRACT = ("histograms",)     # compiled with the model: its batches' and neighbours' counters
 PACKAGE = Path(__file__).resolve().parent

@@ -11,7 +11,8 @@
 A request goes network -> requests -> replicas (or its client's handler) -> network, routed by
 its key (``ApiKeys``, as ``KafkaApis.handle`` routes): the server (``BrokerServer``,
 ``core/src/broker.rs``) runs its events in the event core without calling Python, and calls
-Python at its edges only (a client's ``response_at``, a ``Handler``, a consumed log's observer).
+Python at its edges only (a consumer's or a coordinator's ``response_at``, a ``Handler``, a
+consumed log's observer): a producer's sender is the core's, its requests and responses native.
 The broker's metrics (``BrokerMetrics``: per request kind, as Kafka's ``RequestChannel.Metrics``,
 and the CPU its threads use) are handed to the server, as Kafka hands its metrics objects to each
 component. All the broker's threads share its cores (``cpu.Cores``): a thread woken while every

@@ -317,18 +317,14 @@ class ModelRun:
         rng = Random.seeded(self.rng.random())
         latencies = Latencies(self.night_start)
         self.latencies.append(latencies)
-
-        def acked(intended: list[float], now: float) -> None:
-            for t in intended:
-                latencies.record(t, now - t)
         # the neighbours' client host: their application threads sleep between records. Placed on a
         # shared host, its sender counts the other components' runnable threads, and they its own
         host = self._host(self.scenario.placement.neighbour(tenant.name))
         if host is None:
             producer = Producer(self.engine, tenant.name, spec, partitions, rng,
-                                host=Cores(self.scenario.tenant_host.vcpus, self.scheduler, rng), on_records_acked=acked)
+                                host=Cores(self.scenario.tenant_host.vcpus, self.scheduler, rng), on_records_acked=latencies)
         else:
-            producer = self._placed_producer(tenant.name, spec, partitions, rng, host, acked)
+            producer = self._placed_producer(tenant.name, spec, partitions, rng, host, latencies)
         key_partitions = [partitions[murmur2(f"key-{k}".encode()) % len(partitions)] for k in range(tenant.keys)]
         run = TenantRun(tenant, producer, latencies)
         interval = 1.0 / tenant.rate

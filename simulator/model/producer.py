@@ -1,7 +1,7 @@
 """The producer (KafkaProducer) of the Java client and librdkafka: a ``RecordAccumulator`` the
 application appends to and a ``Sender`` thread that drains it, as the Java client splits them
-(``accumulator.py``, ``sender.py``). Records without a key go where
-the accumulator's partitioner says.
+(``accumulator.py``; the sender is the event core's, ``core/src/sender_thread.rs``, its events
+native in the event loop). Records without a key go where the accumulator's partitioner says.
 
 A node is ready when one of its head batches is full, lingered, memory is exhausted or a flush
 runs; the sender drains the head batch of every partition the node leads (round-robin) into one
@@ -16,12 +16,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from simulator._core import BatchSizes, Cores, Mean, Random
+from simulator._core import BatchSizes, Cores, Mean, Random, Sender
 from simulator.model.accumulator import BatchAcked, RecordsAcked, record_accumulator
 from simulator.model.broker import Broker, Partition
 from simulator.model.client import ClientSpec
 from simulator.model.engine import Engine
-from simulator.model.sender import Sender
 
 
 class Producer:
@@ -132,15 +131,15 @@ class Producer:
 
     @property
     def batch_sizes(self) -> BatchSizes:
-        return self.sender.batch_sizes
+        return self.sender.metrics.batch_sizes
 
     @property
     def drain_interval(self) -> Mean:
-        return self.sender.drain_interval
+        return self.sender.metrics.drain_interval
 
     @property
     def request_latency(self) -> Mean:
-        return self.sender.request_latency
+        return self.sender.metrics.request_latency
 
     @property
     def throttled_seconds(self) -> float:

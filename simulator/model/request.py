@@ -1,13 +1,14 @@
 """What passes between clients and brokers: partitions (their logs' offsets), connections and
 requests, and what a broker needs of a client (``Client``, ``Handler``) and of a consumed log
 (``LogObserver``). Partitions, requests and a connection's broker side (``Channel``) are the
-event core's (``core/src/request.rs``), as a producer's batches are (``core/src/batch.rs``).
+event core's (``core/src/request.rs``), as a producer's batches are (``core/src/batch.rs``) and a
+client's connection (``Connection``: its requests in flight, ``core/src/network_client.rs``).
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Final, Protocol
 
-from simulator._core import Channel, Partition, Request
+from simulator._core import Channel, Connection, Partition, Request
 
 if TYPE_CHECKING:
     from simulator.model.broker import Broker
@@ -52,19 +53,6 @@ class LogObserver(Protocol):
     def appended(self, batch: Any, now: float) -> None: ...
 
     def visible(self, now: float) -> None: ...
-
-
-class Connection:
-    """A client's connection to a broker: the broker's side (``Channel``: muting, the requests
-    waiting to be read, the client.id its requests carry, in the event core) and the client's
-    (requests in flight, when the last one was fully sent), read where the client reads them."""
-
-    __slots__ = ("broker", "channel", "client_id", "inflight", "send_done")
-
-    def __init__(self, broker: Broker, channel: Channel, client_id: str):
-        self.broker, self.channel, self.client_id = broker, channel, client_id
-        self.inflight = 0
-        self.send_done = 0.0
 
 
 __all__ = ["ApiKeys", "Channel", "Client", "Connection", "Handler", "LogObserver", "Partition", "Request", "RequestLog",

@@ -85,3 +85,21 @@ def test_a_nights_study_never_searches_an_acks_weaker_than_its_most_durable_jobs
     night = Scenario.from_mapping({**base, "batch": [first, second]})
     assert [job.producer.acks for job in night.jobs] == ["1", "all"]
     assert next(r.choices for r in search_space(night).ranges if r.name == "acks") == ("all",)
+
+
+class _StopsOn:
+    """A night whose corner stops on one seed (None: not run at all), its reason worded as it may be."""
+
+    def __init__(self, seed):
+        self.seed = seed
+
+    def trial_outcome(self, params, stop):
+        from tuner.objective import Outcome
+        return Outcome(params, [], 10, 1.0, {"sla:payment-api": 0.5}, pruned="over payment-api beyond doubt",
+                       stopped_on=self.seed)
+
+
+def test_a_stopped_corner_counts_the_seeds_up_to_the_one_it_stopped_on():
+    from tuner.policy import proven
+    assert proven(_StopsOn(5), {}, (4, 5, 6))[1] == (4, 5)
+    assert proven(_StopsOn(None), {}, (4, 5, 6))[1] == ()

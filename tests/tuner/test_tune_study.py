@@ -181,8 +181,8 @@ def test_the_scenario_digest_covers_what_trials_run_on_and_nothing_else():
         assert scenario_changes(base, other).startswith(line), scenario_changes(base, other)
 
 
-def test_one_worker_samples_without_the_constant_liar_the_very_same_trials():
-    """With nothing else running, TPE's constant liar has nothing to count: the same values."""
+def test_one_trial_asked_at_a_time_samples_without_the_constant_liar_the_very_same_trials():
+    """With nothing else asked and not told, TPE's constant liar has nothing to count: the same values."""
     import random
 
     import optuna
@@ -203,10 +203,10 @@ def test_one_worker_samples_without_the_constant_liar_the_very_same_trials():
                 study.tell(trial, [draw.randrange(1000, 30000), draw.uniform(10, 60)])
         return values
 
-    settings = StudySettings(workers=1, seed=3)
+    settings = StudySettings(ahead=1, seed=3)
     assert _sampler(settings, False)._constant_liar is False and _sampler(settings, True)._constant_liar is True
     assert tried(_sampler(settings, False)) == tried(_sampler(settings, True))
-    assert _sampler(StudySettings(workers=2), False)._constant_liar is True
+    assert _sampler(StudySettings(ahead=2, workers=1), False)._constant_liar is True   # whatever the workers
 
 
 class _Refusing:
@@ -249,6 +249,7 @@ def test_a_trial_that_misses_on_a_seed_leaves_the_seeds_after_it_unrun(tiny_with
     objective = Objective(raw, search_space(Scenario.from_mapping(raw)), seed=1, evaluator=counting, repeat=3)
     outcome = objective.trial_outcome({}, StopWhen())
     assert counting.seeds == [1] and outcome.pruned.startswith("seed 1: ") and not outcome.feasible
+    assert outcome.stopped_on == 1    # the seed a policy's proof counts to (tuner.policy.proven)
     assert outcome.constraints["sla:api"] > 0
     unstopped = objective.evaluate({})
     assert counting.seeds == [1, 1, 2, 3] and unstopped.pruned is None and unstopped.constraints["sla:api"] > 0
@@ -259,7 +260,7 @@ def test_a_trial_past_the_limits_of_a_single_run_is_pruned_before_it_runs(tiny_w
     counting = _Counting()
     objective = Objective(raw, search_space(Scenario.from_mapping(raw)), seed=1, evaluator=counting)
     outcome = objective.trial_outcome({"batch.size": 1024}, StopWhen())   # 52 million batches of 1 KB at the least
-    assert counting.seeds == [] and outcome.pruned.endswith("; the trial is not run")
+    assert counting.seeds == [] and outcome.pruned.endswith("; the trial is not run") and outcome.stopped_on is None
     assert "52,428,800 produce batches of at most batch.size" in outcome.pruned
     assert (outcome.produce_requests, outcome.load_seconds, outcome.constraints) == (0, 0.0, {})
 

@@ -45,6 +45,19 @@ def test_counted_as_acknowledged_gives_the_figures_of_every_record():
     assert len(latencies) == len(pairs)
 
 
+def test_a_producer_tells_its_acknowledged_records_in_one_call():
+    latencies = Latencies(START)
+    latencies([1.0, 2.5, 3.0], 3.0)     # as a producer's on_records_acked: intended send times, then now
+    assert len(latencies) == 3
+    assert (latencies.before.count, latencies.during.count, latencies.after.count) == (1, 1, 0)
+    assert latencies.before.maximum == 2.0 and latencies.during.maximum == 0.5
+    assert latencies.undecided == [(3.0, 0.0)]      # acknowledged with no latency: waits for the windows
+    latencies.end = 3.0
+    latencies.histograms(WINDOWS)
+    assert (latencies.during.count, latencies.after.count, latencies.undecided) == (2, 0, [])
+    assert latencies.p99_line(4) == [None, 2000.0, 500.0, 0.0]    # by the second each was meant for, in ms
+
+
 def test_a_latency_counts_in_the_bucket_it_records_in():
     for seconds in (0.0, 1e-7, 1e-6, 2.5e-6, 0.0123, 1.0, 812.5):
         histogram = LatencyHistogram()
@@ -97,8 +110,8 @@ def test_what_a_neighbour_keeps_grows_with_seconds_not_records(make_scenario, ev
         latencies = model.latencies[0]
         seconds = int(model.engine.now) + 1
         # a second per second of the run, two bytes a record, no record waiting for the windows
-        assert len(latencies.buckets) <= seconds and len(latencies.maxima) <= seconds
-        assert sum(len(b) * b.itemsize for b in latencies.buckets.values()) == 2 * len(latencies) > 0
+        assert latencies.seconds_kept <= seconds
+        assert latencies.bucket_bytes == 2 * len(latencies) > 0
         assert latencies.undecided == []
         # a window's histogram has a bucket per 1 % of latency, never one per record
         assert all(len(h.counts) < 1_000 for h in latencies.windows.values())

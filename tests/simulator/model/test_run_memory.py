@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import gc
 
-from simulator._core import Batch, BrokerServer, Engine, Fetcher, Partition, RecordAccumulator, Request
+from simulator._core import Batch, BrokerServer, Engine, Fetcher, Partition, RecordAccumulator, Request, Sender
 from simulator.model.broker import Broker
 from simulator.model.model import ModelRun
-from simulator.model.sender import Sender
 
 KINDS = (Engine, Broker, BrokerServer, Fetcher, Partition, Request, RecordAccumulator, Batch, Sender)
 
