@@ -278,6 +278,21 @@ impl Samples {
     }
 
     /// Its chunks, in order.
+    /// The values' sum, added in order from 0 as Python's `sum()` of their list adds them.
+    fn total(&self) -> f64 {
+        self.chunks.iter().flatten().fold(0.0, |total, value| total + value)
+    }
+
+    /// The value at `rank` (from 0, at most the last) of the values in ascending order; NaN for none.
+    fn at_rank(&self, rank: usize) -> f64 {
+        let mut values: Vec<f64> = self.chunks.iter().flatten().copied().collect();
+        if values.is_empty() {
+            return f64::NAN;
+        }
+        let last = values.len() - 1;
+        *values.select_nth_unstable_by(rank.min(last), f64::total_cmp).1
+    }
+
     #[getter]
     fn chunks(&self) -> Vec<Vec<f64>> {
         self.chunks.clone()

@@ -82,6 +82,14 @@ impl Partition {
         Ok(leos)
     }
 
+    /// The leader's log end offset less its slowest follower's (None without followers).
+    #[getter]
+    fn replica_lag(&self) -> Option<f64> {
+        let (first, rest) = self.follower_leo.split_first()?;
+        let slowest = rest.iter().fold(*first, |slowest, leo| if *leo < slowest { *leo } else { slowest });
+        Some(self.leo - slowest)
+    }
+
     fn __repr__(&self) -> String {
         format!("{}-{}", self.topic, self.index)
     }

@@ -360,8 +360,9 @@ class ModelRun:
         lag = 0.0
         for partitions in self.partitions.values():
             for p in partitions:
-                if p.follower_leo:
-                    lag += p.leo - min(p.follower_leo.values())
+                behind = p.replica_lag
+                if behind is not None:
+                    lag += behind
         self.replica_lag.append(lag)
         self.engine.at(self.engine.now + 1.0, self._sample)
 
