@@ -50,10 +50,10 @@ class Producer:
         self.accumulator.append_record(self.engine.now, size, partition, intended)
         self.sender.wakeup()
 
-    def send_at_rate(self, first: float, interval: float, size: float,
-                     partition: Callable[[], Partition | None]) -> None:
-        """Records of ``size`` bytes every ``interval`` seconds from ``first`` on."""
-        self.accumulator.send_at_rate(first, interval, size, partition)
+    def send_at_rate(self, first: float, interval: float, size: float, keys: list[Partition]) -> None:
+        """Records of ``size`` bytes every ``interval`` seconds from ``first`` on, each to the
+        partition of a key drawn from the producer's ``rng`` (no keys: the partitioner's pick)."""
+        self.accumulator.send_at_rate(first, interval, size, keys)
         self.sender.schedule(first + self.accumulator.linger)
 
     def flush(self, on_done: Callable[[], None]) -> None:
