@@ -74,6 +74,9 @@ pub struct RecordAccumulator {
     /// send() waits for buffer.memory
     #[pyo3(get)]
     pub blocked: bool,
+    /// the application's threads appending (send()'s callers): on a core unless send() blocks
+    #[pyo3(get, set)]
+    pub application_threads: f64,
     pub flushes: i64,
     pub tokens: Vec<FlushToken>,
     pub incomplete: BTreeMap<u64, Py<Batch>>, // in the order they were made
@@ -118,6 +121,11 @@ pub enum Call {
 }
 
 impl RecordAccumulator {
+    /// The application's threads on a core now.
+    pub fn runnable_threads(&self) -> f64 {
+        if self.blocked { 0.0 } else { self.application_threads }
+    }
+
     pub fn slot(&self, partition: &Bound<'_, PyAny>) -> PyResult<usize> {
         self.slot_of.get(&(partition.as_ptr() as usize)).copied().ok_or_else(|| {
             pyo3::exceptions::PyKeyError::new_err(format!("{partition}: not a partition of this producer"))

@@ -78,6 +78,7 @@ impl RecordAccumulator {
             batch_capacity: 0.0,
             memory_used: 0,
             blocked: false,
+            application_threads: 0.0,
             flushes: 0,
             tokens: Vec::new(),
             incomplete: BTreeMap::new(),

@@ -15,9 +15,10 @@
 //! + the in-flight window) is what sizes `linger.ms=0` batches.
 //!
 //! Its events (poll()'s timeout, a response, an acks=0 request written) are the engine's own; its
-//! requests reach their broker and their responses come back natively. Python is called for the
-//! threads runnable on its host besides it (`runnable_elsewhere`, once a run) and by the
-//! accumulator's callbacks, which may wake it: no borrow of it is held across them.
+//! requests reach their broker and their responses come back natively. The threads runnable on
+//! its host besides it (its application's, and on a shared host the other components') are
+//! counted natively where the components are producers (`Cores::join`); Python is called for the
+//! other components' counts and by the accumulator's callbacks, which may wake it: no borrow of it is held across them.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -55,8 +56,8 @@ pub struct Sender {
     /// the cores it runs on (none: a core of its own)
     #[pyo3(get)]
     host: Option<Py<Cores>>,
-    /// the threads runnable on them besides it (an executor's tasks)
-    runnable_elsewhere: Option<PyObject>,
+    /// its place among the host's components (none: it does not count the others)
+    pub(crate) seat: Option<usize>,
     #[pyo3(get)]
     metrics: Py<SenderMetrics>,
     #[pyo3(get)]
@@ -88,17 +89,27 @@ impl Sender {
         slf.borrow().engine.borrow(slf.py()).now
     }
 
-    /// A run's start: its metrics, the threads runnable on its host besides it now (asked of
-    /// `runnable_elsewhere` when it has a host) and when the first response to read was made.
+    /// A run's start: its metrics, the threads runnable on its host besides it now (its
+    /// application's, and on a shared host the other components') and when the first response to
+    /// read was made.
     fn start<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, SenderMetrics>, f64, f64)> {
         let py = slf.py();
-        let call = slf.borrow().host.as_ref().and(slf.borrow().runnable_elsewhere.as_ref()).map(|c| c.bind(py).clone());
-        let elsewhere = match call {
-            Some(call) => call.call0()?.extract()?,
-            None => 0.0,
-        };
         let this = slf.borrow();
+        let mut elsewhere = 0.0;
+        if let Some(host) = &this.host {
+            elsewhere = this.accumulator.borrow(py).runnable_threads();
+            let host = host.borrow(py);
+            if let (Some(seat), true) = (this.seat, host.shared) {
+                elsewhere += host.others(py, seat, this.engine.borrow(py).now)?;
+            }
+        }
         Ok((this.metrics.bind(py).clone(), elsewhere, this.first_created(py)))
+    }
+
+    /// Its producer's threads runnable at `now`: the application's, and itself while it has CPU
+    /// work in hand (then it sleeps in poll()).
+    pub(crate) fn runnable(&self, py: Python<'_>, now: f64) -> f64 {
+        self.accumulator.borrow(py).runnable_threads() + if self.sender_free_at > now { 1.0 } else { 0.0 }
     }
 
     /// The sender leaves poll(): it runs once a core takes it (at once, in the same call).
@@ -270,11 +281,11 @@ impl Sender {
 impl Sender {
     /// One producer's sender on `engine`, built from its `spec` (a `ClientSpec`), draining
     /// `accumulator` over a connection to each of its leaders; `host` the cores it runs on (none:
-    /// a core of its own), `runnable_elsewhere()` the threads runnable there besides it.
+    /// a core of its own; it counts the host's other components once it joins them, `Cores.join`).
     #[new]
-    #[pyo3(signature = (engine, spec, accumulator, host=None, runnable_elsewhere=None))]
+    #[pyo3(signature = (engine, spec, accumulator, host=None))]
     fn new(py: Python<'_>, engine: Py<Engine>, spec: &Bound<'_, PyAny>, accumulator: Py<RecordAccumulator>,
-           host: Option<Py<Cores>>, runnable_elsewhere: Option<PyObject>) -> PyResult<Self> {
+           host: Option<Py<Cores>>) -> PyResult<Self> {
         let config = spec.getattr("config")?;
         let costs = spec.getattr("costs")?;
         let cost = |name: &str, unit: f64| -> PyResult<f64> { Ok(costs.getattr(name)?.extract::<f64>()? * unit) };
@@ -295,7 +306,7 @@ impl Sender {
                                            metrics.clone_ref(py));
         let rtt: f64 = spec.getattr("rtt")?.extract()?;
         Ok(Sender {
-            engine, accumulator, host, runnable_elsewhere, metrics, client_id, max_in_flight,
+            engine, accumulator, host, seat: None, metrics, client_id, max_in_flight,
             max_request_size: config.getattr("max_request_size")?.extract()?,
             acks: config.getattr("acks")?.extract()?,
             costs: Costs {
@@ -373,7 +384,7 @@ impl Sender {
         for object in self.host.iter() {
             visit.call(object)?;
         }
-        for object in self.runnable_elsewhere.iter().chain(&self.nodes) {
+        for object in &self.nodes {
             visit.call(object)?;
         }
         for connection in &self.connections {
@@ -389,7 +400,6 @@ impl Sender {
     }
 
     fn __clear__(&mut self) {
-        self.runnable_elsewhere = None;
         self.nodes.clear();
         self.connections.clear();
         self.servers.clear();

@@ -333,14 +333,8 @@ class ModelRun:
 
     def _placed_producer(self, name: str, spec: ClientSpec, partitions: list[Partition], rng: Random,
                          host: Cores, acked) -> Producer:
-        seat: list[int] = []
-        engine = self.engine
-
-        def elsewhere() -> float:
-            return host.others(seat[0], engine.now) if host.shared else 0.0
-        producer = Producer(engine, name, spec, partitions, rng, host=host, runnable_elsewhere=elsewhere,
-                            on_records_acked=acked)
-        seat.append(host.join(producer.sender_runnable))
+        producer = Producer(self.engine, name, spec, partitions, rng, host=host, on_records_acked=acked)
+        host.join(producer.sender)
         return producer
 
     def _load_done(self, load: Load) -> None:
