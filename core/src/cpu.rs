@@ -42,7 +42,12 @@ enum Member {
 impl Member {
     fn runnable(&self, py: Python<'_>, now: f64) -> PyResult<f64> {
         match self {
-            Member::Producer(sender) => Ok(sender.borrow(py).runnable(py, now)),
+            Member::Producer(sender) => {   // the application's threads, and the sender while it has CPU work
+                let sender = sender.borrow(py);
+                let busy = if sender.sender_free_at > now { 1.0 } else { 0.0 };
+                let threads = sender.accumulator.borrow(py).runnable_threads();
+                Ok(threads + busy)
+            }
             Member::Runnable(runnable) => runnable.call1(py, (now,))?.extract::<f64>(py),
         }
     }
@@ -110,6 +115,16 @@ pub struct Cores {
     /// more than one component on these cores
     #[pyo3(get)]
     pub(crate) shared: bool,
+}
+
+impl Cores {
+    /// A component's `own` threads and, joined at `seat` to shared cores, the others'.
+    pub(crate) fn besides(&self, py: Python<'_>, seat: Option<usize>, own: f64, now: f64) -> PyResult<f64> {
+        match seat {
+            Some(seat) if self.shared => Ok(own + self.others(py, seat, now)?),
+            _ => Ok(own),
+        }
+    }
 }
 
 #[pymethods]

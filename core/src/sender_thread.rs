@@ -15,10 +15,9 @@
 //! + the in-flight window) is what sizes `linger.ms=0` batches.
 //!
 //! Its events (poll()'s timeout, a response, an acks=0 request written) are the engine's own; its
-//! requests reach their broker and their responses come back natively. The threads runnable on
-//! its host besides it (its application's, and on a shared host the other components') are
-//! counted natively where the components are producers (`Cores::join`); Python is called for the
-//! other components' counts and by the accumulator's callbacks, which may wake it: no borrow of it is held across them.
+//! requests reach their broker and their responses come back natively. Python is called for a
+//! shared host's components other than producers (`cpu.rs`) and by the accumulator's callbacks,
+//! which may wake it: no borrow of it is held across them.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -52,7 +51,7 @@ struct Costs {
 pub struct Sender {
     engine: Py<Engine>,
     #[pyo3(get)]
-    accumulator: Py<RecordAccumulator>,
+    pub(crate) accumulator: Py<RecordAccumulator>,
     /// the cores it runs on (none: a core of its own)
     #[pyo3(get)]
     host: Option<Py<Cores>>,
@@ -79,7 +78,7 @@ pub struct Sender {
     responses: Vec<Py<Request>>,
     looping: bool,
     #[pyo3(get)]
-    sender_free_at: f64,
+    pub(crate) sender_free_at: f64,
     wake_at: f64,
     wake_token: u64,
 }
@@ -90,26 +89,16 @@ impl Sender {
     }
 
     /// A run's start: its metrics, the threads runnable on its host besides it now (its
-    /// application's, and on a shared host the other components') and when the first response to
-    /// read was made.
+    /// application's; a shared host's others) and when the first response to read was made.
     fn start<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, SenderMetrics>, f64, f64)> {
         let py = slf.py();
         let this = slf.borrow();
-        let mut elsewhere = 0.0;
-        if let Some(host) = &this.host {
-            elsewhere = this.accumulator.borrow(py).runnable_threads();
-            let host = host.borrow(py);
-            if let (Some(seat), true) = (this.seat, host.shared) {
-                elsewhere += host.others(py, seat, this.engine.borrow(py).now)?;
-            }
-        }
+        let elsewhere = match &this.host {
+            Some(host) => host.borrow(py).besides(py, this.seat, this.accumulator.borrow(py).runnable_threads(),
+                                                   this.engine.borrow(py).now)?,
+            None => 0.0,
+        };
         Ok((this.metrics.bind(py).clone(), elsewhere, this.first_created(py)))
-    }
-
-    /// Its producer's threads runnable at `now`: the application's, and itself while it has CPU
-    /// work in hand (then it sleeps in poll()).
-    pub(crate) fn runnable(&self, py: Python<'_>, now: f64) -> f64 {
-        self.accumulator.borrow(py).runnable_threads() + if self.sender_free_at > now { 1.0 } else { 0.0 }
     }
 
     /// The sender leaves poll(): it runs once a core takes it (at once, in the same call).
