@@ -136,8 +136,8 @@ impl Engine {
     pub(crate) fn push(&mut self, time: f64, action: Action) {
         self.sequence += 1;
         let slot = match self.free.pop() {
-            Some(slot) => {
-                self.actions[slot as usize] = Some(action);
+            Some(slot) => {   // a free slot holds None: nothing to drop
+                std::mem::forget(self.actions[slot as usize].replace(action));
                 slot
             }
             None => {
