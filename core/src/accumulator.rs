@@ -8,7 +8,7 @@
 //! next record stays behind and goes where the next record goes.
 //!
 //! What it reads of Python objects it does not own (a partition's leader, a broker's id, the
-//! compression curve's `ratio_at`) it reads at construction or through one accessor each; its
+//! compression curve's points) it reads at construction or through one accessor each; its
 //! sender's connections (their requests in flight) are the core's. The application's callbacks (a flush done, send() blocked or
 //! going on, records acknowledged) run with the accumulator free, where the client runs them.
 
@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
+use crate::compression::CompressionRatios;
 use crate::network_client::Connection;
 use crate::batch::{Batch, BATCH_HEADER, DETERIORATE_STEP, ESTIMATION_FACTOR, IMPROVING_STEP};
 use crate::partitioner::Partitioner;
@@ -49,7 +50,7 @@ pub struct RecordAccumulator {
     pub compressed: bool,
     pub librdkafka: bool,
     pub batch_records: f64,
-    pub ratio_at: PyObject,
+    pub ratio_at: Py<CompressionRatios>,
     pub ratio_bytes: f64, // the last batch size asked of ratio_at, and its answer: full batches repeat one size
     pub ratio: f64,
     #[pyo3(get)]
@@ -73,6 +74,9 @@ pub struct RecordAccumulator {
     /// send() waits for buffer.memory
     #[pyo3(get)]
     pub blocked: bool,
+    /// the application's threads appending (send()'s callers): on a core unless send() blocks
+    #[pyo3(get, set)]
+    pub application_threads: f64,
     pub flushes: i64,
     pub tokens: Vec<FlushToken>,
     pub incomplete: BTreeMap<u64, Py<Batch>>, // in the order they were made
@@ -93,7 +97,7 @@ pub struct RecordAccumulator {
     pub source_next: f64,
     pub source_interval: f64,
     pub source_size: f64,
-    pub source_partition: Option<PyObject>,
+    pub source_keys: Vec<usize>, // the keys' partitions, one drawn a record (none: no key)
     pub blocked_since: f64,
     #[pyo3(get)]
     pub blocked_seconds: f64,
@@ -117,6 +121,11 @@ pub enum Call {
 }
 
 impl RecordAccumulator {
+    /// The application's threads on a core now.
+    pub fn runnable_threads(&self) -> f64 {
+        if self.blocked { 0.0 } else { self.application_threads }
+    }
+
     pub fn slot(&self, partition: &Bound<'_, PyAny>) -> PyResult<usize> {
         self.slot_of.get(&(partition.as_ptr() as usize)).copied().ok_or_else(|| {
             pyo3::exceptions::PyKeyError::new_err(format!("{partition}: not a partition of this producer"))
@@ -290,7 +299,7 @@ impl RecordAccumulator {
         }
         if batch.bytes != self.ratio_bytes {
             self.ratio_bytes = batch.bytes;
-            self.ratio = self.ratio_at.call1(py, (batch.bytes,))?.extract(py)?;
+            self.ratio = self.ratio_at.get().at(batch.bytes);
         }
         let ratio = self.ratio;
         batch.wire = BATCH_HEADER as f64 + batch.bytes * ratio;

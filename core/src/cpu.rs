@@ -21,13 +21,44 @@
 //! executor's task threads) or run short bursts and sleep (a broker's threads, a sender). By
 //! default every component has a host of its own (as in production); a scenario's `placement`
 //! puts several on one host (the live rig's two cores, a Kubernetes node), and each then counts
-//! the others' runnable threads as it counts its own.
+//! the others' runnable threads as it counts its own. A producer's component is its sender, which
+//! counts its application's threads and itself natively; the others say theirs from Python.
 
 use pyo3::prelude::*;
 use pyo3::{PyTraverseError, PyVisit};
 use pyo3::types::PyList;
 
 use crate::random::Random;
+use crate::sender_thread::Sender;
+
+/// A component on a host, by what counts its runnable threads at a time.
+enum Member {
+    /// a producer: its sender and the application's threads appending into it
+    Producer(Py<Sender>),
+    /// `runnable(now)`
+    Runnable(PyObject),
+}
+
+impl Member {
+    fn runnable(&self, py: Python<'_>, now: f64) -> PyResult<f64> {
+        match self {
+            Member::Producer(sender) => {   // the application's threads, and the sender while it has CPU work
+                let sender = sender.borrow(py);
+                let busy = if sender.sender_free_at > now { 1.0 } else { 0.0 };
+                let threads = sender.accumulator.borrow(py).runnable_threads();
+                Ok(threads + busy)
+            }
+            Member::Runnable(runnable) => runnable.call1(py, (now,))?.extract::<f64>(py),
+        }
+    }
+
+    fn object(&self) -> &PyObject {
+        match self {
+            Member::Producer(sender) => sender.as_any(),
+            Member::Runnable(runnable) => runnable,
+        }
+    }
+}
 
 /// The scheduler's figures (the profile's `scheduler` section), in seconds.
 #[pyclass(module = "simulator._core", frozen)]
@@ -79,11 +110,21 @@ pub struct Cores {
     /// of them, the ones that waited for a tick
     #[pyo3(get)]
     slow_wakes: u64,
-    members: Vec<PyObject>, // each component's runnable threads at a time: runnable(now)
+    members: Vec<Member>,   // each component's runnable threads at a time
     bound: Vec<bool>,       // ... and whether they are CPU-bound
     /// more than one component on these cores
     #[pyo3(get)]
     pub(crate) shared: bool,
+}
+
+impl Cores {
+    /// A component's `own` threads and, joined at `seat` to shared cores, the others'.
+    pub(crate) fn besides(&self, py: Python<'_>, seat: Option<usize>, own: f64, now: f64) -> PyResult<f64> {
+        match seat {
+            Some(seat) if self.shared => Ok(own + self.others(py, seat, now)?),
+            _ => Ok(own),
+        }
+    }
 }
 
 #[pymethods]
@@ -104,11 +145,19 @@ impl Cores {
         self.background += threads;
     }
 
-    /// A component's threads on these cores: `runnable(now)` counts them. Returns its place, by
-    /// which it asks for the others' (`others`).
+    /// A component's threads on these cores: a producer's `Sender` counts its own (and counts
+    /// the others' when it wakes), else `runnable(now)` counts them. Returns its place, by which
+    /// it asks for the others' (`others`).
     #[pyo3(signature = (runnable, cpu_bound=false))]
-    fn join(&mut self, runnable: PyObject, cpu_bound: bool) -> usize {
-        self.members.push(runnable);
+    fn join(&mut self, runnable: Bound<'_, PyAny>, cpu_bound: bool) -> usize {
+        let member = match runnable.downcast::<Sender>() {
+            Ok(sender) => {
+                sender.borrow_mut().seat = Some(self.members.len());
+                Member::Producer(sender.clone().unbind())
+            }
+            Err(_) => Member::Runnable(runnable.unbind()),
+        };
+        self.members.push(member);
         self.bound.push(cpu_bound);
         self.shared = self.members.len() > 1;
         self.members.len() - 1
@@ -116,13 +165,13 @@ impl Cores {
 
     #[getter]
     fn members<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.members.iter().map(|m| m.clone_ref(py)))
+        PyList::new(py, self.members.iter().map(|m| m.object().clone_ref(py)))
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.random)?;
         for member in &self.members {
-            visit.call(member)?;
+            visit.call(member.object())?;
         }
         Ok(())
     }
@@ -136,7 +185,7 @@ impl Cores {
         let mut total = 0.0;
         for (i, runnable) in self.members.iter().enumerate() {
             if i != member {
-                total += runnable.call1(py, (now,))?.extract::<f64>(py)?;
+                total += runnable.runnable(py, now)?;
             }
         }
         Ok(total)
@@ -147,7 +196,7 @@ impl Cores {
         let mut total = 0.0;
         for (i, runnable) in self.members.iter().enumerate() {
             if i != member && self.bound[i] {
-                total += runnable.call1(py, (now,))?.extract::<f64>(py)?;
+                total += runnable.runnable(py, now)?;
             }
         }
         Ok(total)

@@ -90,14 +90,13 @@ impl RecordAccumulator {
     /// after the last drain's first, into one request of at most `max_size` bytes. librdkafka: one
     /// partition per request, each when its own batch is sendable, at most `room` requests.
     fn drain(&mut self, py: Python<'_>, node: usize, now: f64, max_size: f64, room: i64) -> PyResult<Vec<Vec<Py<Batch>>>> {
-        let partitions = self.by_node[node].clone();
-        let count = partitions.len();
+        let count = self.by_node[node].len();
         let start = self.drain_index[node];
         self.drain_index[node] = (start + 1) % count;
         let mut out = Vec::new();
         if self.librdkafka {
             for i in 0..count {
-                let partition = partitions[(start + i) % count];
+                let partition = self.by_node[node][(start + i) % count];
                 if (out.len() as i64) < room && !self.queues[partition].is_empty() && self.sendable(py, partition, now) {
                     out.push(vec![self.take(py, partition, now)?]);
                 }
@@ -107,7 +106,7 @@ impl RecordAccumulator {
         let mut taken = Vec::new();
         let mut size = REQUEST_HEADER as f64;
         for i in 0..count {
-            let partition = partitions[(start + i) % count];
+            let partition = self.by_node[node][(start + i) % count];
             let Some(head) = self.queues[partition].front() else { continue };
             let head = head.clone_ref(py);
             if self.part_record(&head.borrow(py)) {

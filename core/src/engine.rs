@@ -5,7 +5,9 @@
 //!
 //! The heap is heapq's algorithm over (time, sequence) keys, as the compiled Python engine ran
 //! it: keys are unique, so any correct heap pops the events in the same order, and this one
-//! also matches heapq's where a time is not a number. An event is a Python callable and its
+//! also matches heapq's where a time is not a number. The heap holds only the keys (16 bytes,
+//! moved into a hole rather than swapped); the actions wait in slots reused from event to event,
+//! so scheduling an event allocates nothing once the run has its working set. An event is a Python callable and its
 //! argument (`Engine.at`), called with one vectorcall and nothing bound per event, or one of the
 //! broker's or a producer's sender's own (`Action`), run in Rust without calling Python.
 
@@ -92,14 +94,20 @@ impl Action {
     }
 }
 
-struct Event {
+/// An event's place in the heap: its time, and its sequence number above its action's slot in
+/// `Engine::actions` (the low `SLOT_BITS` bits). Sequence numbers are unique, so comparing the
+/// packed word compares the sequences.
+#[derive(Clone, Copy)]
+struct Key {
     time: f64,
-    sequence: u64,
-    action: Action,
+    order: u64,
 }
 
-fn before(a: &Event, b: &Event) -> bool {
-    a.time < b.time || (a.time == b.time && a.sequence < b.sequence)
+const SLOT_BITS: u32 = 24;
+const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
+
+fn before(a: &Key, b: &Key) -> bool {
+    a.time < b.time || (a.time == b.time && a.order < b.order)
 }
 
 #[pyclass(module = "simulator._core")]
@@ -109,7 +117,10 @@ pub struct Engine {
     /// Components may move it (the load's end decides the run's end).
     #[pyo3(get, set)]
     stop_at: f64,
-    heap: Vec<Event>,
+    heap: Vec<Key>,
+    /// the scheduled events' actions, by slot; the free slots, reused before new ones are made
+    actions: Vec<Option<Action>>,
+    free: Vec<u64>,
     sequence: u64,
     #[pyo3(get)]
     events: u64,
@@ -124,28 +135,40 @@ pub struct Engine {
 impl Engine {
     pub(crate) fn push(&mut self, time: f64, action: Action) {
         self.sequence += 1;
-        let event = Event { time, sequence: self.sequence, action };
+        let slot = match self.free.pop() {
+            Some(slot) => {   // a free slot holds None: nothing to drop
+                std::mem::forget(self.actions[slot as usize].replace(action));
+                slot
+            }
+            None => {
+                self.actions.push(Some(action));
+                self.actions.len() as u64 - 1
+            }
+        };
+        assert!(slot <= SLOT_MASK, "more events scheduled at once than the heap's slots hold");
+        let key = Key { time, order: self.sequence << SLOT_BITS | slot };
         let heap = &mut self.heap;
-        heap.push(event);
+        heap.push(key);
         let mut position = heap.len() - 1;
         while position > 0 {   // heapq's _siftdown: a later sequence never goes before an equal time
             let parent = (position - 1) >> 1;
             if !(time < heap[parent].time) {
                 break;
             }
-            heap.swap(position, parent);
+            heap[position] = heap[parent];
             position = parent;
         }
+        heap[position] = key;
     }
 
     /// heapq.heappop: the earliest event out, the last one sifted into its place.
-    fn pop(&mut self) -> Event {
+    fn pop(&mut self) -> Key {
         let heap = &mut self.heap;
         let last = heap.pop().expect("an event");
         if heap.is_empty() {
             return last;
         }
-        let first = std::mem::replace(&mut heap[0], last);
+        let first = heap[0];
         let end = heap.len();
         let mut position = 0;
         let mut child = 1;
@@ -154,30 +177,33 @@ impl Engine {
             if right < end && !before(&heap[child], &heap[right]) {
                 child = right;
             }
-            heap.swap(position, child);
+            heap[position] = heap[child];
             position = child;
             child = 2 * position + 1;
         }
         while position > 0 {   // then up to where the last event belongs
             let parent = (position - 1) >> 1;
-            if !before(&heap[position], &heap[parent]) {
+            if !before(&last, &heap[parent]) {
                 break;
             }
-            heap.swap(position, parent);
+            heap[position] = heap[parent];
             position = parent;
         }
+        heap[position] = last;
         first
     }
 
-    /// The next event when its time is within the run, the clock moved to it.
-    fn next(&mut self) -> Option<Event> {
+    /// The next event's time and action when its time is within the run, the clock moved to it.
+    fn next(&mut self) -> Option<(f64, Action)> {
         match self.heap.first() {
-            Some(event) if event.time <= self.stop_at => {}
+            Some(key) if key.time <= self.stop_at => {}
             _ => return None,
         }
-        let event = self.pop();
-        self.now = event.time;
-        Some(event)
+        let key = self.pop();
+        self.now = key.time;
+        let slot = key.order & SLOT_MASK;
+        self.free.push(slot);
+        Some((key.time, self.actions[slot as usize].take().expect("a scheduled action")))
     }
 }
 
@@ -200,7 +226,7 @@ impl Engine {
     #[new]
     #[pyo3(signature = (stop_at))]
     fn new(py: Python<'_>, stop_at: f64) -> Self {
-        Engine { now: 0.0, stop_at, heap: Vec::new(), sequence: 0, events: 0, native_events: 0, observers: PyList::empty(py).unbind() }
+        Engine { now: 0.0, stop_at, heap: Vec::new(), actions: Vec::new(), free: Vec::new(), sequence: 0, events: 0, native_events: 0, observers: PyList::empty(py).unbind() }
     }
 
     /// Runs `action(argument)` at `time`, after the events already scheduled for that time.
@@ -216,10 +242,9 @@ impl Engine {
         let observers = slf.borrow().observers.clone_ref(py).into_bound(py);
         let mut next_report = 1.0;
         loop {
-            let Some(event) = slf.borrow_mut().next() else { break };
-            let time = event.time;
-            let observed = if observers.is_empty() { None } else { Some(event.action.observed(py)?) };
-            let native = match event.action {   // the event's references dropped here as Bound's: no deferred decref
+            let Some((time, action)) = slf.borrow_mut().next() else { break };
+            let observed = if observers.is_empty() { None } else { Some(action.observed(py)?) };
+            let native = match action {   // the event's references dropped here as Bound's: no deferred decref
                 Action::Call(action, argument) => {
                     call1(py, &action, &argument)?;
                     drop((action.into_bound(py), argument.into_bound(py)));
@@ -283,13 +308,15 @@ impl Engine {
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        for event in &self.heap {
-            event.action.visit(&visit)?;
+        for action in self.actions.iter().flatten() {
+            action.visit(&visit)?;
         }
         visit.call(&self.observers)
     }
 
     fn __clear__(&mut self) {
         self.heap.clear();
+        self.actions.clear();
+        self.free.clear();
     }
 }

@@ -30,6 +30,7 @@ mod timeline;
 // the producer's accumulator, its batches and partitioner
 mod accumulator;
 mod batch;
+mod compression;
 mod drain;
 mod partitioner;
 mod producer;
@@ -61,6 +62,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // the producer's accumulator, its batches and partitioner
     module.add_class::<batch::Batch>()?;
     module.add_class::<accumulator::RecordAccumulator>()?;
+    module.add_class::<compression::CompressionRatios>()?;
     module.add_function(wrap_pyfunction!(partitioner::murmur2, module)?)?;
     module.add("BATCH_HEADER", batch::BATCH_HEADER)?;
     module.add("REQUEST_HEADER", batch::REQUEST_HEADER)?;

@@ -11,6 +11,7 @@ use pyo3::types::{PyList, PyString};
 
 use crate::accumulator::{call, Call, FlushToken, RecordAccumulator};
 use crate::batch::Batch;
+use crate::compression::CompressionRatios;
 use crate::partitioner::Partitioner;
 use crate::random::Random;
 use crate::network_client::Connection;
@@ -27,7 +28,7 @@ impl RecordAccumulator {
                         on_records_acked=None, on_batch_acked=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(py: Python<'_>, partitions: Vec<PyObject>, rng: Py<Random>, batch_size: i64, linger: f64, buffer_memory: f64,
-           codec: Bound<'_, PyString>, librdkafka: bool, batch_records: f64, ratio_at: PyObject, record_bytes: f64,
+           codec: Bound<'_, PyString>, librdkafka: bool, batch_records: f64, ratio_at: Py<CompressionRatios>, record_bytes: f64,
            keyed: bool, partitioner: &str, delivery_timeout: f64, on_block_change: Option<PyObject>,
            on_records_acked: Option<PyObject>, on_batch_acked: Option<PyObject>) -> PyResult<Self> {
         let mut nodes: Vec<(i64, PyObject)> = Vec::new();
@@ -77,6 +78,7 @@ impl RecordAccumulator {
             batch_capacity: 0.0,
             memory_used: 0,
             blocked: false,
+            application_threads: 0.0,
             flushes: 0,
             tokens: Vec::new(),
             incomplete: BTreeMap::new(),
@@ -91,7 +93,7 @@ impl RecordAccumulator {
             source_next: f64::INFINITY,
             source_interval: 0.0,
             source_size: 0.0,
-            source_partition: None,
+            source_keys: Vec::new(),
             blocked_since: 0.0,
             blocked_seconds: 0.0,
             append_seconds: 0.0,
@@ -114,7 +116,7 @@ impl RecordAccumulator {
         for connection in &self.connections {
             visit.call(connection)?;
         }
-        for object in [&self.on_block_change, &self.on_records_acked, &self.on_batch_acked, &self.source_partition]
+        for object in [&self.on_block_change, &self.on_records_acked, &self.on_batch_acked]
             .into_iter().flatten() {
             visit.call(object)?;
         }
@@ -140,7 +142,7 @@ impl RecordAccumulator {
         self.incomplete.clear();
         self.tokens.clear();
         (self.on_block_change, self.on_records_acked, self.on_batch_acked) = (None, None, None);
-        (self.source_partition, self.metrics) = (None, None);
+        self.metrics = None;
     }
 
     /// Uncompressed bytes a new batch takes before it is full (whole records).
@@ -156,32 +158,34 @@ impl RecordAccumulator {
         Ok(())
     }
 
-    /// Records of `size` bytes every `interval` seconds from `first` on, each to the partition
-    /// `partition()` gives (None: no key).
-    fn send_at_rate(&mut self, first: f64, interval: f64, size: f64, partition: PyObject) {
+    /// Records of `size` bytes every `interval` seconds from `first` on, each to one of the
+    /// partitions of `keys` drawn from the producer's random (`randrange(len(keys))`; none: no key).
+    fn send_at_rate(&mut self, first: f64, interval: f64, size: f64, keys: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
+        self.source_keys = keys.iter().map(|partition| self.slot(partition)).collect::<PyResult<_>>()?;
         self.source_next = first;
         self.source_interval = interval;
         self.source_size = size;
-        self.source_partition = Some(partition);
+        Ok(())
     }
 
     /// Append the records and the flow's bytes due since the last call, batch by batch.
     pub fn advance(slf: &Bound<'_, Self>, now: f64) -> PyResult<()> {
         let py = slf.py();
-        loop {
-            let (at, source) = {
-                let accumulator = slf.borrow();
-                match &accumulator.source_partition {
-                    Some(source) if accumulator.source_next <= now => (accumulator.source_next, source.clone_ref(py)),
-                    _ => break,
-                }
-            };
-            let partition = source.call0(py)?;
+        {
             let mut accumulator = slf.borrow_mut();
-            let slot = if partition.is_none(py) { None } else { Some(accumulator.slot(partition.bind(py))?) };
-            let size = accumulator.source_size;
-            accumulator.append_one(py, at, size, slot, at)?;
-            accumulator.source_next += accumulator.source_interval;
+            while accumulator.source_next <= now {
+                let at = accumulator.source_next;
+                let keys = accumulator.source_keys.len();
+                let slot = if keys == 0 {
+                    None
+                } else {
+                    let pick = accumulator.rng.borrow_mut(py).twister.below(keys as u64) as usize;
+                    Some(accumulator.source_keys[pick])
+                };
+                let size = accumulator.source_size;
+                accumulator.append_one(py, at, size, slot, at)?;
+                accumulator.source_next += accumulator.source_interval;
+            }
         }
         let blocked = slf.borrow_mut().append_flow(py, now)?;
         if blocked {

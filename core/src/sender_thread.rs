@@ -15,9 +15,9 @@
 //! + the in-flight window) is what sizes `linger.ms=0` batches.
 //!
 //! Its events (poll()'s timeout, a response, an acks=0 request written) are the engine's own; its
-//! requests reach their broker and their responses come back natively. Python is called for the
-//! threads runnable on its host besides it (`runnable_elsewhere`, once a run) and by the
-//! accumulator's callbacks, which may wake it: no borrow of it is held across them.
+//! requests reach their broker and their responses come back natively. Python is called for a
+//! shared host's components other than producers (`cpu.rs`) and by the accumulator's callbacks,
+//! which may wake it: no borrow of it is held across them.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -51,12 +51,12 @@ struct Costs {
 pub struct Sender {
     engine: Py<Engine>,
     #[pyo3(get)]
-    accumulator: Py<RecordAccumulator>,
+    pub(crate) accumulator: Py<RecordAccumulator>,
     /// the cores it runs on (none: a core of its own)
     #[pyo3(get)]
     host: Option<Py<Cores>>,
-    /// the threads runnable on them besides it (an executor's tasks)
-    runnable_elsewhere: Option<PyObject>,
+    /// its place among the host's components (none: it does not count the others)
+    pub(crate) seat: Option<usize>,
     #[pyo3(get)]
     metrics: Py<SenderMetrics>,
     #[pyo3(get)]
@@ -78,7 +78,7 @@ pub struct Sender {
     responses: Vec<Py<Request>>,
     looping: bool,
     #[pyo3(get)]
-    sender_free_at: f64,
+    pub(crate) sender_free_at: f64,
     wake_at: f64,
     wake_token: u64,
 }
@@ -88,16 +88,16 @@ impl Sender {
         slf.borrow().engine.borrow(slf.py()).now
     }
 
-    /// A run's start: its metrics, the threads runnable on its host besides it now (asked of
-    /// `runnable_elsewhere` when it has a host) and when the first response to read was made.
+    /// A run's start: its metrics, the threads runnable on its host besides it now (its
+    /// application's; a shared host's others) and when the first response to read was made.
     fn start<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, SenderMetrics>, f64, f64)> {
         let py = slf.py();
-        let call = slf.borrow().host.as_ref().and(slf.borrow().runnable_elsewhere.as_ref()).map(|c| c.bind(py).clone());
-        let elsewhere = match call {
-            Some(call) => call.call0()?.extract()?,
+        let this = slf.borrow();
+        let elsewhere = match &this.host {
+            Some(host) => host.borrow(py).besides(py, this.seat, this.accumulator.borrow(py).runnable_threads(),
+                                                   this.engine.borrow(py).now)?,
             None => 0.0,
         };
-        let this = slf.borrow();
         Ok((this.metrics.bind(py).clone(), elsewhere, this.first_created(py)))
     }
 
@@ -270,11 +270,11 @@ impl Sender {
 impl Sender {
     /// One producer's sender on `engine`, built from its `spec` (a `ClientSpec`), draining
     /// `accumulator` over a connection to each of its leaders; `host` the cores it runs on (none:
-    /// a core of its own), `runnable_elsewhere()` the threads runnable there besides it.
+    /// a core of its own; it counts the host's other components once it joins them, `Cores.join`).
     #[new]
-    #[pyo3(signature = (engine, spec, accumulator, host=None, runnable_elsewhere=None))]
+    #[pyo3(signature = (engine, spec, accumulator, host=None))]
     fn new(py: Python<'_>, engine: Py<Engine>, spec: &Bound<'_, PyAny>, accumulator: Py<RecordAccumulator>,
-           host: Option<Py<Cores>>, runnable_elsewhere: Option<PyObject>) -> PyResult<Self> {
+           host: Option<Py<Cores>>) -> PyResult<Self> {
         let config = spec.getattr("config")?;
         let costs = spec.getattr("costs")?;
         let cost = |name: &str, unit: f64| -> PyResult<f64> { Ok(costs.getattr(name)?.extract::<f64>()? * unit) };
@@ -295,7 +295,7 @@ impl Sender {
                                            metrics.clone_ref(py));
         let rtt: f64 = spec.getattr("rtt")?.extract()?;
         Ok(Sender {
-            engine, accumulator, host, runnable_elsewhere, metrics, client_id, max_in_flight,
+            engine, accumulator, host, seat: None, metrics, client_id, max_in_flight,
             max_request_size: config.getattr("max_request_size")?.extract()?,
             acks: config.getattr("acks")?.extract()?,
             costs: Costs {
@@ -373,7 +373,7 @@ impl Sender {
         for object in self.host.iter() {
             visit.call(object)?;
         }
-        for object in self.runnable_elsewhere.iter().chain(&self.nodes) {
+        for object in &self.nodes {
             visit.call(object)?;
         }
         for connection in &self.connections {
@@ -389,7 +389,6 @@ impl Sender {
     }
 
     fn __clear__(&mut self) {
-        self.runnable_elsewhere = None;
         self.nodes.clear();
         self.connections.clear();
         self.servers.clear();

@@ -67,7 +67,7 @@ class BurstExecutor:
 
     def __init__(self, engine: Engine, name: str, spec: ClientSpec, partitions: list[Partition],
                  rng: Random, host: Cores, on_records_acked: RecordsAcked | None = None):
-        self.producer = Producer(engine, name, spec, partitions, rng, host=host, runnable_elsewhere=lambda: 0.0,
+        self.producer = Producer(engine, name, spec, partitions, rng, host=host,
                                  on_records_acked=on_records_acked)
         self.tasks_run = 1
 

@@ -6,7 +6,7 @@ gives them); each neighbour application and each streaming sink has its own.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from simulator._core import CompressionRatios
 
 from workloads.producer import Client, ProducerConfig
 from workloads.profile import ClientCosts
@@ -20,7 +20,7 @@ class ClientSpec:
     client: Client                        # library and version: partitioner, batching behaviour
     config: ProducerConfig                # batch.size, linger.ms, acks, ...
     costs: ClientCosts                    # the sender thread's CPU per request, batch, byte, response
-    ratio_at: Callable[[float], float]    # compressed / uncompressed bytes of a batch of that size
+    ratio_at: CompressionRatios    # compressed / uncompressed bytes of a batch of that size
     record_bytes: float                   # one record's bytes in a batch (value, key, overhead)
     keyed: bool                           # records carry a key: they spread over every partition
     rtt: float                            # network round trip to the brokers, seconds

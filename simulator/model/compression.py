@@ -22,7 +22,6 @@ What each codec emulates (Java producer defaults, apache/kafka clients):
 """
 from __future__ import annotations
 
-import math
 import struct
 import zlib
 from dataclasses import dataclass
@@ -31,6 +30,8 @@ import cramjam
 import lz4.block  # type: ignore[import-untyped]
 import lz4.frame  # type: ignore[import-untyped]
 import zstandard
+
+from simulator._core import CompressionRatios
 
 BATCH_HEADER_BYTES = 61
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
@@ -165,20 +166,11 @@ class CompressionCurve:
         # compiled, a frozen dataclass cannot be rebuilt field by field: a worker process gets it whole
         return (CompressionCurve, (self.codec, self.points))
 
-    def ratio_at(self, uncompressed_bytes: float) -> float:
-        """Interpolated in log(size); clamped to the measured ends."""
-        points = self.points
-        lo, lo_ratio = points[0]
-        if uncompressed_bytes <= lo:
-            return lo_ratio
-        if uncompressed_bytes >= points[-1][0]:
-            return points[-1][1]
-        for hi, hi_ratio in points[1:]:
-            if uncompressed_bytes <= hi:
-                t = (math.log(uncompressed_bytes) - math.log(lo)) / (math.log(hi) - math.log(lo))
-                return lo_ratio + t * (hi_ratio - lo_ratio)
-            lo, lo_ratio = hi, hi_ratio
-        raise AssertionError("unreachable: sizes are ascending")
+    @property
+    def ratio_at(self) -> CompressionRatios:
+        """The ratio by uncompressed batch size, as the event core reads it (core/src/compression.rs):
+        interpolated in log(size); clamped to the measured ends."""
+        return CompressionRatios([(float(size), ratio) for size, ratio in self.points])
 
 
 def _windows(record_sizes: list[int], size: int, count: int) -> list[list[int]]:

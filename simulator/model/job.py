@@ -39,33 +39,21 @@ class Executor:
         self.last_appended = 0.0
         self.token = 0
         self.producer = Producer(load.engine, f"{load.name}-executor{index}", spec, partitions, rng, host=host,
-                                 runnable_elsewhere=self.besides_sender, on_block_change=self.reschedule,
-                                 on_batch_acked=load.on_batch_acked)
-        # its task threads are CPU-bound; the other components of a shared host count them and its sender
-        self.member = host.join(self.threads_runnable, cpu_bound=True)
+                                 on_block_change=self.reschedule, on_batch_acked=load.on_batch_acked)
+        # its task threads (the appending ones, on a core unless send() blocks them on buffer.memory)
+        # are CPU-bound; its sender counts them and a shared host's other components, which count
+        # them and the sender
+        host.join(self.producer.sender, cpu_bound=True)
 
-    def busy_tasks(self) -> float:
-        """Task threads on a core: appending, unless send() blocks them on buffer.memory."""
-        return 0.0 if self.producer.blocked else float(len(self.appending))
-
-    def besides_sender(self) -> float:
-        """The threads runnable on the sender's cores besides it: the tasks, and on a host shared
-        with other components (a placement), theirs."""
-        busy = self.busy_tasks()
-        host = self.host
-        if host.shared:
-            busy += host.others(self.member, self.load.engine.now)
-        return busy
-
-    def threads_runnable(self, now: float) -> float:
-        """This JVM's runnable threads at ``now``, as the host's other components see them."""
-        return self.busy_tasks() + self.producer.sender_runnable(now)
+    def _appending_changed(self) -> None:
+        self.producer.accumulator.application_threads = float(len(self.appending))
 
     def start(self, task: Task) -> None:
         self.tasks_run += 1
         task.executor, task.started = self, self.load.engine.now
         self._settle()
         self.appending.append(task)
+        self._appending_changed()
         self.producer.set_rate(self._rate())
         self.reschedule()
 
@@ -103,6 +91,7 @@ class Executor:
         done = [t for t in self.appending if t.remaining <= 1.0]
         for task in done:
             self.appending.remove(task)
+        self._appending_changed()
         self.producer.set_rate(self._rate())
         for task in done:
             self.producer.flush(functools.partial(self._finished, task))

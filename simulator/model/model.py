@@ -7,9 +7,8 @@ import gc
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from simulator._core import Cores, Random, RecordLatencies, Scheduler, murmur2
+from simulator._core import CompressionRatios, Cores, Random, RecordLatencies, Scheduler, murmur2
 from simulator.stopping import StopWhen
 from simulator.model import outcome, verdict
 from simulator.model.append import AppendProcess, BurstLoad
@@ -90,7 +89,7 @@ class ModelEvaluator:
             self._rows[key] = row_figures(scenario, self.row_cache, job)
         return self._rows[key]
 
-    def payload_curve(self, scenario: Scenario, job: BatchJob, values: list[bytes]) -> Callable[[float], float]:
+    def payload_curve(self, scenario: Scenario, job: BatchJob, values: list[bytes]) -> CompressionRatios:
         """The compression ratio of a producer job's batches by their size: its payload's, measured once."""
         codec = job.producer.compression_type
         if job.values == "rows":
@@ -328,22 +327,14 @@ class ModelRun:
         key_partitions = [partitions[murmur2(f"key-{k}".encode()) % len(partitions)] for k in range(tenant.keys)]
         run = TenantRun(tenant, producer, latencies)
         interval = 1.0 / tenant.rate
-        keys, pick = key_partitions, producer.rng.randrange
         run.first_send = self.rng.random() * interval
-        producer.send_at_rate(run.first_send, interval, record,
-                              (lambda: keys[pick(len(keys))]) if keys else (lambda: None))
+        producer.send_at_rate(run.first_send, interval, record, key_partitions)
         return run
 
     def _placed_producer(self, name: str, spec: ClientSpec, partitions: list[Partition], rng: Random,
                          host: Cores, acked) -> Producer:
-        seat: list[int] = []
-        engine = self.engine
-
-        def elsewhere() -> float:
-            return host.others(seat[0], engine.now) if host.shared else 0.0
-        producer = Producer(engine, name, spec, partitions, rng, host=host, runnable_elsewhere=elsewhere,
-                            on_records_acked=acked)
-        seat.append(host.join(producer.sender_runnable))
+        producer = Producer(self.engine, name, spec, partitions, rng, host=host, on_records_acked=acked)
+        host.join(producer.sender)
         return producer
 
     def _load_done(self, load: Load) -> None:

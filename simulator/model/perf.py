@@ -59,23 +59,20 @@ class PerfProducer:
                  rng: Random, host: Cores, on_batch_acked: BatchAcked | None):
         self.load, self.host, self.task = load, host, PerfTask()
         self.tasks_run = 1
-        self.sending = False
         self.token = 0
         self.total = load.records * spec.record_bytes
         self.producer = Producer(load.engine, f"{load.name}-producer{index}", spec, partitions, rng, host=host,
-                                 runnable_elsewhere=self.besides_sender, on_block_change=self._block_changed,
-                                 on_batch_acked=on_batch_acked)
-        self.member = host.join(self.threads_runnable, cpu_bound=True)
+                                 on_block_change=self._block_changed, on_batch_acked=on_batch_acked)
+        # the sending thread is on a core while it sends (not asleep, not blocked on buffer.memory)
+        host.join(self.producer.sender, cpu_bound=True)
 
-    def besides_sender(self) -> float:
-        """The sending thread, while it is on a core (not asleep, not blocked on buffer.memory)."""
-        busy = 1.0 if self.sending and not self.producer.blocked else 0.0
-        if self.host.shared:
-            busy += self.host.others(self.member, self.load.engine.now)
-        return busy
+    @property
+    def sending(self) -> bool:
+        return self.producer.accumulator.application_threads > 0.0
 
-    def threads_runnable(self, now: float) -> float:
-        return (1.0 if self.sending and not self.producer.blocked else 0.0) + self.producer.sender_runnable(now)
+    @sending.setter
+    def sending(self, awake: bool) -> None:
+        self.producer.accumulator.application_threads = 1.0 if awake else 0.0
 
     def start(self) -> None:
         self.task.started = self.load.engine.now

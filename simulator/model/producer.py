@@ -26,18 +26,19 @@ from simulator.model.engine import Engine
 class Producer:
     """One producer instance (one per Spark executor JVM, one per neighbour application), built
     from its ``spec`` and what it runs on: ``host`` the cores of its sender thread (none: a core
-    of its own), ``runnable_elsewhere`` the threads runnable there besides it,
+    of its own; joined to it, ``host.join(producer.sender)``, the sender counts the host's other
+    components and they count it and its application's ``accumulator.application_threads``),
     ``on_block_change`` called when send() blocks on or leaves ``buffer.memory``,
     ``on_records_acked`` called with the intended send times of acknowledged records,
     ``on_batch_acked`` with each acknowledged batch of the appending flow."""
 
     def __init__(self, engine: Engine, name: str, spec: ClientSpec, partitions: list[Partition], rng: Random,
-                 host: Cores | None = None, runnable_elsewhere: Callable[[], float] | None = None,
+                 host: Cores | None = None,
                  on_block_change: Callable[[], None] | None = None, on_records_acked: RecordsAcked | None = None,
                  on_batch_acked: BatchAcked | None = None):
         self.engine, self.name, self.spec, self.rng = engine, name, spec, rng
         self.accumulator = record_accumulator(spec, partitions, rng, on_block_change, on_records_acked, on_batch_acked)
-        self.sender = Sender(engine, spec, self.accumulator, host, runnable_elsewhere)
+        self.sender = Sender(engine, spec, self.accumulator, host)
 
     # ---- the application's calls ------------------------------------------------------------
     def set_rate(self, rate: float) -> None:
@@ -50,10 +51,10 @@ class Producer:
         self.accumulator.append_record(self.engine.now, size, partition, intended)
         self.sender.wakeup()
 
-    def send_at_rate(self, first: float, interval: float, size: float,
-                     partition: Callable[[], Partition | None]) -> None:
-        """Records of ``size`` bytes every ``interval`` seconds from ``first`` on."""
-        self.accumulator.send_at_rate(first, interval, size, partition)
+    def send_at_rate(self, first: float, interval: float, size: float, keys: list[Partition]) -> None:
+        """Records of ``size`` bytes every ``interval`` seconds from ``first`` on, each to the
+        partition of a key drawn from the producer's ``rng`` (no keys: the partitioner's pick)."""
+        self.accumulator.send_at_rate(first, interval, size, keys)
         self.sender.schedule(first + self.accumulator.linger)
 
     def flush(self, on_done: Callable[[], None]) -> None:
@@ -66,10 +67,6 @@ class Producer:
         self.accumulator.advance(now)
 
     # ---- what the application and the run read --------------------------------------------
-    def sender_runnable(self, now: float) -> float:
-        """1 while the sender thread has CPU work in hand at ``now`` (then it sleeps in poll())."""
-        return 1.0 if self.sender.sender_free_at > now else 0.0
-
     @property
     def blocked(self) -> bool:
         """send() waits for buffer.memory."""

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from simulator._core import Random, RecordAccumulator
+from simulator._core import CompressionRatios, Random, RecordAccumulator
 from simulator.model.model import ModelEvaluator
 from simulator._core import BATCH_HEADER
 from simulator.model.spark import max_split_bytes, plan_input_partitions, plan_writes
@@ -443,7 +443,7 @@ def test_clients_before_2_4_send_null_keys_round_robin_so_every_partition_fills_
 def test_round_robin_gives_each_record_the_next_partition_from_a_random_start(make_scenario, traced_run):
     partitions = traced_run(make_scenario()).partitions["bulk"]     # 4 partitions
     partitioner = RecordAccumulator(partitions, Random.seeded(3), 16384, 0.0, 32 * 2**20, "none", False, math.inf,
-                                    lambda size: 1.0, 1000.0, True, "round-robin", math.inf)
+                                    CompressionRatios([(1.0, 1.0)]), 1000.0, True, "round-robin", math.inf)
     first = random.Random(3).randrange(4)
     assert [partitioner.for_record(0.0).index for _ in range(7)] == [(first + i) % 4 for i in range(7)]
 

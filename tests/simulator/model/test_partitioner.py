@@ -6,14 +6,14 @@ import math
 import random
 from types import SimpleNamespace
 
-from simulator._core import Random, RecordAccumulator, murmur2
+from simulator._core import CompressionRatios, Random, RecordAccumulator, murmur2
 
 
 def accumulator(kind: str, count: int, rng: Random) -> RecordAccumulator:
     """An accumulator over ``count`` partitions of one leader, its partitioner ``kind``."""
     leader = SimpleNamespace(id=1)
     partitions = [SimpleNamespace(index=i, leader=leader) for i in range(count)]
-    return RecordAccumulator(partitions, rng, 16384, 0.0, 32 * 2**20, "none", False, math.inf, lambda size: 1.0,
+    return RecordAccumulator(partitions, rng, 16384, 0.0, 32 * 2**20, "none", False, math.inf, CompressionRatios([(1.0, 1.0)]),
                              1000.0, False, kind, math.inf)
 
 
