@@ -333,8 +333,7 @@ impl RecordAccumulator {
     }
 
     /// A batch is done: its buffer.memory is free (send() goes on in `release`).
-    pub fn deallocate(&mut self, py: Python<'_>, batch: &Py<Batch>) -> PyResult<()> {
-        let batch = batch.borrow(py);
+    pub fn deallocate(&mut self, batch: &Batch) -> PyResult<()> {
         if self.incomplete.remove(&batch.serial).is_none() {
             return Err(pyo3::exceptions::PyKeyError::new_err("not an incomplete batch of this producer"));
         }

@@ -6,6 +6,7 @@
 
 use pyo3::prelude::*;
 
+mod acks;
 mod broker;
 mod cpu;
 mod engine;

@@ -14,6 +14,7 @@
 
 use pyo3::prelude::*;
 
+use crate::acks::Acks;
 use crate::broker::{client_id, BrokerServer};
 use crate::engine::Action;
 use crate::metrics::RequestTimesDuring;
@@ -99,7 +100,7 @@ impl BrokerServer {
             self.quotas.throttle(py, &mut req, now, network_s)?;
         }
         let free_at = sent + req.throttle;     // KIP-219: muted while throttled
-        let answered = !produce || req.acks != "0";
+        let answered = !produce || req.acks != Acks::Zero;
         let client = req.client.bind(py).clone();
         drop(req);
         let waiting = {

@@ -14,6 +14,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
 
+use crate::acks::Acks;
 use crate::broker::{client_id, BrokerServer};
 use crate::engine::Action;
 use crate::request::{Partition, Request};
@@ -31,7 +32,7 @@ impl BrokerServer {
         let mut records = 0.0;
         let (wait_for_replicas, count) = {
             let req = request.borrow();
-            (req.acks == "all", req.sizes.len())
+            (req.acks == Acks::All, req.sizes.len())
         };
         for i in 0..count {
             let (wire, partition) = {

@@ -14,6 +14,7 @@ use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
+use crate::acks::Acks;
 use crate::batch::Batch;
 use crate::fetcher::Fetcher;
 
@@ -205,7 +206,7 @@ pub struct Request {
     pub(crate) sizes: Vec<BatchSizes>,
     /// "0", "1" or "all", as the producer's acks
     #[pyo3(get, set)]
-    pub(crate) acks: String,
+    pub(crate) acks: Acks,
     #[pyo3(get)]
     pub(crate) pending: i64,
     // fetch requests: the partitions asked for, the follower's offsets, where the response ends
@@ -243,7 +244,7 @@ impl Request {
     pub(crate) fn make(py: Python<'_>, api: i64, connection: PyObject, channel: Py<Channel>, size: f64, client: PyObject,
                        handler: Option<PyObject>) -> Self {
         Request { api, connection, channel, size, client, handler, fetcher: None, batches: PyTuple::empty(py).into_any().unbind(),
-                  sizes: Vec::new(), acks: "1".to_string(), pending: 0, partitions: Vec::new(), offsets: Vec::new(),
+                  sizes: Vec::new(), acks: Acks::One, pending: 0, partitions: Vec::new(), offsets: Vec::new(),
                   ends: Vec::new(), fetched_batches: 0.0, throttle: 0.0, parked: false, data: 0.0, t_created: 0.0,
                   t_received: 0.0, t_arrive: 0.0, t_enqueue: 0.0, t_start: 0.0, t_local: 0.0, t_complete: 0.0 }
     }
@@ -339,7 +340,7 @@ impl Request {
 
     /// A producer's request of `batches` on `connection`, `size` bytes on the wire, made at `created`.
     #[staticmethod]
-    pub(crate) fn produce(py: Python<'_>, connection: PyObject, size: f64, client: PyObject, batches: PyObject, acks: String,
+    pub(crate) fn produce(py: Python<'_>, connection: PyObject, size: f64, client: PyObject, batches: PyObject, acks: Acks,
                created: f64) -> PyResult<Self> {
         let mut request = Request::new(py, PRODUCE, connection, size, client, None)?;
         request.batches = batches;
