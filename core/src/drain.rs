@@ -188,7 +188,7 @@ fn expire(slf: &Bound<'_, RecordAccumulator>, now: f64) -> PyResult<()> {
             let slot = batch.borrow(py).slot;
             if accumulator.queues[slot].front().is_some_and(|head| head.is(batch)) {
                 accumulator.take(py, slot, now)?;
-                accumulator.deallocate(&batch.borrow(py))?;
+                accumulator.deallocate(py, &batch.borrow(py))?;
                 batch.borrow(py).waiters.clone()
             } else {
                 batch.borrow_mut(py).expired = true;
@@ -323,7 +323,7 @@ impl RecordAccumulator {
             let batch = batch.downcast::<Batch>()?;
             let (records_acked, batch_acked) = {
                 let mut accumulator = slf.borrow_mut();
-                accumulator.deallocate(&batch.borrow())?;
+                accumulator.deallocate(py, &batch.borrow())?;
                 let acked = |c: &Option<PyObject>| c.as_ref().map(|c| c.bind(py).clone());
                 (acked(&accumulator.on_records_acked), acked(&accumulator.on_batch_acked))
             };
