@@ -15,6 +15,8 @@ pub const ESTIMATION_FACTOR: f64 = 1.05; // MemoryRecordsBuilder.COMPRESSION_RAT
 pub const IMPROVING_STEP: f64 = 0.005; // CompressionRatioEstimator
 pub const DETERIORATE_STEP: f64 = 0.05;
 
+pub(crate) static BATCH_TYPE: crate::TypeCell = crate::TypeCell::new();
+
 #[pyclass(module = "simulator._core")]
 pub struct Batch {
     #[pyo3(get, set)]

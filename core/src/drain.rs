@@ -8,8 +8,8 @@
 use pyo3::prelude::*;
 
 use crate::accumulator::{call, Call, RecordAccumulator};
-use crate::batch::{request_wire, Batch, PARTITION_HEADER, REQUEST_HEADER};
-use crate::network_client::Connection;
+use crate::batch::{request_wire, Batch, BATCH_TYPE, PARTITION_HEADER, REQUEST_HEADER};
+use crate::network_client::{Connection, CONNECTION_TYPE};
 use crate::request::Request;
 
 /// A drained produce request: its leader's place in the accumulator's `nodes`, its batches, its bytes.
@@ -299,7 +299,7 @@ impl RecordAccumulator {
                 (response.connection.bind(py).clone(), response.throttle, response.batches.bind(py).clone())
             };
             {
-                let mut connection = connection.downcast::<Connection>()?.borrow_mut();
+                let mut connection = crate::cast::<Connection>(&connection, &CONNECTION_TYPE)?.borrow_mut();
                 connection.inflight -= 1;
                 if throttle > 0.0 {
                     // NetworkClient: nothing goes to a throttled broker
@@ -320,7 +320,7 @@ impl RecordAccumulator {
         let py = slf.py();
         for batch in batches.try_iter()? {
             let batch = batch?;
-            let batch = batch.downcast::<Batch>()?;
+            let batch = crate::cast::<Batch>(&batch, &BATCH_TYPE)?;
             let (records_acked, batch_acked) = {
                 let mut accumulator = slf.borrow_mut();
                 accumulator.deallocate(py, &batch.borrow())?;

@@ -12,6 +12,8 @@ use crate::batch::Batch;
 use crate::broker::BrokerServer;
 use crate::request::{Channel, Request, PRODUCE};
 
+pub(crate) static CONNECTION_TYPE: crate::TypeCell = crate::TypeCell::new();
+
 #[pyclass(module = "simulator._core")]
 pub struct Connection {
     #[pyo3(get)]

@@ -15,7 +15,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::acks::Acks;
-use crate::batch::Batch;
+use crate::batch::{Batch, BATCH_TYPE};
 use crate::fetcher::Fetcher;
 
 pub const PRODUCE: i64 = 0;
@@ -24,6 +24,7 @@ pub const FETCH: i64 = 1;
 /// A partition's log as its leader keeps it: offsets in bytes appended, the followers' log end
 /// offsets, the produce requests waiting for the high watermark (acks=all) and the followers'
 /// fetches parked on it.
+pub(crate) static PARTITION_TYPE: crate::TypeCell = crate::TypeCell::new();
 #[pyclass(module = "simulator._core")]
 pub struct Partition {
     #[pyo3(get)]
@@ -296,7 +297,7 @@ impl Request {
     /// compared in Rust; anything but a string by Python's equality).
     fn push_sizes(&mut self, py: Python<'_>, batch: &Bound<'_, PyAny>, decompress_byte: &[(Py<PyString>, String, f64)])
                   -> PyResult<()> {
-        let batch = batch.downcast::<Batch>()?.borrow();
+        let batch = crate::cast::<Batch>(batch, &BATCH_TYPE)?.borrow();
         let codec = batch.codec.bind(py);
         let found = match codec.downcast::<PyString>().ok().and_then(|name| name.to_str().ok()) {
             Some(name) => decompress_byte.iter().find(|(_, known, _)| known == name),
@@ -307,7 +308,7 @@ impl Request {
             None => return Err(PyKeyError::new_err(batch.codec.clone_ref(py))),
         };
         self.sizes.push(BatchSizes { wire: batch.wire, records: batch.records, bytes: batch.bytes, decompress,
-                                     partition: batch.partition.extract(py)? });
+                                     partition: crate::cast::<Partition>(batch.partition.bind(py), &PARTITION_TYPE)?.clone().unbind() });
         Ok(())
     }
 }

@@ -25,7 +25,7 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use crate::accumulator::RecordAccumulator;
 use crate::acks::Acks;
-use crate::batch::Batch;
+use crate::batch::{Batch, BATCH_TYPE};
 use crate::broker::BrokerServer;
 use crate::cpu::Cores;
 use crate::drain::Drained;
@@ -48,6 +48,7 @@ struct Costs {
     record: f64,
 }
 
+pub(crate) static SENDER_TYPE: crate::TypeCell = crate::TypeCell::new();
 #[pyclass(module = "simulator._core")]
 pub struct Sender {
     engine: Py<Engine>,
@@ -186,7 +187,7 @@ impl Sender {
                 for response in &responses {
                     let batches = response.borrow().batches.bind(py).clone();
                     for batch in batches.try_iter()? {
-                        read += batch?.downcast::<Batch>()?.borrow().records * record_s;
+                        read += crate::cast::<Batch>(&batch?, &BATCH_TYPE)?.borrow().records * record_s;
                     }
                 }
             }
