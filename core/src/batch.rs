@@ -54,6 +54,16 @@ pub struct Batch {
     pub expired: bool,
 }
 
+impl Drop for Batch {
+    /// Its records' intended times let go of as a `Bound` (see `Request`'s drop).
+    fn drop(&mut self) {
+        if let Some(intended) = self.intended.take() {
+            // SAFETY: a Batch is dropped with the GIL held (its object's deallocation)
+            drop(intended.into_bound(unsafe { Python::assume_gil_acquired() }));
+        }
+    }
+}
+
 impl Batch {
     pub fn made(partition: PyObject, created: f64, memory: i64, codec: PyObject, serial: u64, slot: usize) -> Self {
         Batch {

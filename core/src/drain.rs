@@ -108,20 +108,20 @@ impl RecordAccumulator {
         for i in 0..count {
             let partition = self.by_node[node][(start + i) % count];
             let Some(head) = self.queues[partition].front() else { continue };
-            let head = head.clone_ref(py);
-            if self.part_record(&head.borrow(py)) {
+            let head = head.bind(py).clone();   // let go of as a Bound: no deferred decref
+            if self.part_record(&head.borrow()) {
                 continue;
             }
             let mut rest = 0.0;
-            if !head.borrow(py).full {
-                rest = self.trim(&mut head.borrow_mut(py));
-                self.close(py, &head, now)?;
+            if !head.borrow().full {
+                rest = self.trim(&mut head.borrow_mut());
+                self.close(py, head.as_unbound(), now)?;
             }
-            let wire = head.borrow(py).wire;
+            let wire = head.borrow().wire;
             if !taken.is_empty() && size + wire + PARTITION_HEADER as f64 > max_size {
                 if rest > 0.0 {
                     // the batch stays for the next request: what the trim took off goes back
-                    let mut batch = head.borrow_mut(py);
+                    let mut batch = head.borrow_mut();
                     batch.full = false;
                     batch.bytes += rest;
                     batch.records += rest / self.record_bytes;

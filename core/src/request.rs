@@ -326,6 +326,7 @@ impl Drop for Request {
         for partition in self.partitions.drain(..) {
             drop(partition.into_bound(py));
         }
+        drop((self.handler.take().map(|h| h.into_bound(py)), self.fetcher.take().map(|f| f.into_bound(py))));
     }
 }
 
