@@ -45,11 +45,11 @@ impl BrokerServer {
                 let mut p = partition.borrow_mut();
                 p.leo += wire;
                 p.batches += 1.0;
-                p.observer.as_ref().map(|o| o.clone_ref(py))
+                p.observer.as_ref().map(|o| o.bind(py).clone())
             };
             if let Some(observer) = observer {
                 let batch = request.borrow().batches.bind(py).get_item(i)?;
-                observer.call_method1(py, intern!(py, "appended"), (batch, now))?;
+                observer.call_method1(intern!(py, "appended"), (batch, now))?;
             }
             {
                 let mut p = partition.borrow_mut();
@@ -98,10 +98,10 @@ impl BrokerServer {
                 return Ok(());
             }
             p.hw = hw;
-            p.observer.as_ref().map(|o| o.clone_ref(py))
+            p.observer.as_ref().map(|o| o.bind(py).clone())
         };
         if let Some(observer) = observer {
-            observer.call_method1(py, intern!(py, "visible"), (now,))?;
+            observer.call_method1(intern!(py, "visible"), (now,))?;
         }
         let hw = partition.borrow().hw;
         loop {
