@@ -148,17 +148,18 @@ impl RecordAccumulator {
     }
 
     /// The partition's batch taking appends, creating one if memory allows.
-    pub fn open(&mut self, py: Python<'_>, partition: usize, now: f64) -> PyResult<Option<Py<Batch>>> {
+    /// (held as a `Bound`: let go of with no deferred decref)
+    pub fn open<'py>(&mut self, py: Python<'py>, partition: usize, now: f64) -> PyResult<Option<Bound<'py, Batch>>> {
         if let Some(last) = self.queues[partition].back() {
             if !last.borrow(py).full {
-                return Ok(Some(last.clone_ref(py)));
+                return Ok(Some(last.bind(py).clone()));
             }
         }
         let memory = if self.librdkafka { 0 } else { self.batch_size };
         if (self.memory_used + memory) as f64 > self.buffer_memory {
             return Ok(None);
         }
-        self.new_batch(py, partition, now, memory).map(Some)
+        self.new_batch(py, partition, now, memory).map(|batch| Some(batch.into_bound(py)))
     }
 
     fn new_batch(&mut self, py: Python<'_>, partition: usize, now: f64, memory: i64) -> PyResult<Py<Batch>> {
@@ -214,16 +215,16 @@ impl RecordAccumulator {
     fn append_sticky(&mut self, py: Python<'_>, amount: f64, now: f64) -> PyResult<Option<f64>> {
         let partition = self.partition_for_record(py, now);
         let Some(batch) = self.open(py, partition, now)? else { return Ok(None) };
-        let room = self.capacity() - batch.borrow(py).bytes;
+        let room = self.capacity() - batch.borrow().bytes;
         let take = amount.min(room).min(self.sticky.room(self.record_bytes));
         {
-            let mut open = batch.borrow_mut(py);
+            let mut open = batch.borrow_mut();
             open.bytes += take;
             open.records += take / self.record_bytes;
         }
         if room - take < 0.5 * self.record_bytes {
             // the next record would not fit
-            self.close(py, &batch, now + take / self.rate)?;
+            self.close(py, batch.as_unbound(), now + take / self.rate)?;
         }
         self.add_to_sticky(py, partition, take, now);
         Ok(Some(take))
@@ -235,18 +236,18 @@ impl RecordAccumulator {
         let mut step = amount / count as f64;
         for partition in 0..count {
             let Some(batch) = self.open(py, partition, now)? else { return Ok(None) };
-            step = step.min(self.capacity() - batch.borrow(py).bytes);
+            step = step.min(self.capacity() - batch.borrow().bytes);
         }
         for partition in 0..count {
-            let batch = self.queues[partition].back().expect("opened above").clone_ref(py);
+            let batch = self.queues[partition].back().expect("opened above").bind(py).clone();
             let left = {
-                let mut open = batch.borrow_mut(py);
+                let mut open = batch.borrow_mut();
                 open.bytes += step;
                 open.records += step / self.record_bytes;
                 self.capacity() - open.bytes
             };
             if left < 0.5 * self.record_bytes {
-                self.close(py, &batch, now + step * count as f64 / self.rate)?;
+                self.close(py, batch.as_unbound(), now + step * count as f64 / self.rate)?;
             }
         }
         Ok(Some(step * count as f64))
@@ -262,21 +263,21 @@ impl RecordAccumulator {
         let mut batch = self.open(py, partition, now)?;
         if let Some(open) = &batch {
             let full = {
-                let open = open.borrow(py);
+                let open = open.borrow();
                 open.records != 0.0 && (open.bytes + size > self.capacity() || open.records >= self.batch_records)
             };
             if full {
-                self.close(py, open, now)?;
+                self.close(py, open.as_unbound(), now)?;
                 batch = self.open(py, partition, now)?;
             }
         }
         let batch = match batch {
             Some(batch) => batch,
             // buffer.memory exhausted: a neighbour's send() would block; keep the record
-            None => self.new_batch(py, partition, now, 0)?,
+            None => self.new_batch(py, partition, now, 0)?.into_bound(py),
         };
         {
-            let mut open = batch.borrow_mut(py);
+            let mut open = batch.borrow_mut();
             open.bytes += size;
             open.records += 1.0;
             let list = open.intended.get_or_insert_with(|| PyList::empty(py).unbind());
@@ -333,9 +334,8 @@ impl RecordAccumulator {
     }
 
     /// A batch is done: its buffer.memory is free (send() goes on in `release`).
-    pub fn deallocate(&mut self, py: Python<'_>, batch: &Py<Batch>) -> PyResult<()> {
-        let batch = batch.borrow(py);
-        if self.incomplete.remove(&batch.serial).is_none() {
+    pub fn deallocate(&mut self, py: Python<'_>, batch: &Batch) -> PyResult<()> {
+        if self.incomplete.remove(&batch.serial).map(|done| done.into_bound(py)).is_none() {
             return Err(pyo3::exceptions::PyKeyError::new_err("not an incomplete batch of this producer"));
         }
         self.memory_used -= batch.memory;

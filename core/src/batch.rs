@@ -15,6 +15,8 @@ pub const ESTIMATION_FACTOR: f64 = 1.05; // MemoryRecordsBuilder.COMPRESSION_RAT
 pub const IMPROVING_STEP: f64 = 0.005; // CompressionRatioEstimator
 pub const DETERIORATE_STEP: f64 = 0.05;
 
+pub(crate) static BATCH_TYPE: crate::TypeCell = crate::TypeCell::new();
+
 #[pyclass(module = "simulator._core")]
 pub struct Batch {
     #[pyo3(get, set)]
@@ -50,6 +52,16 @@ pub struct Batch {
     pub waiters: Vec<usize>,
     /// failed by delivery.timeout.ms while in flight
     pub expired: bool,
+}
+
+impl Drop for Batch {
+    /// Its records' intended times let go of as a `Bound` (see `Request`'s drop).
+    fn drop(&mut self) {
+        if let Some(intended) = self.intended.take() {
+            // SAFETY: a Batch is dropped with the GIL held (its object's deallocation)
+            drop(intended.into_bound(unsafe { Python::assume_gil_acquired() }));
+        }
+    }
 }
 
 impl Batch {

@@ -29,7 +29,7 @@ use pyo3::{PyTraverseError, PyVisit};
 use pyo3::types::PyList;
 
 use crate::random::Random;
-use crate::sender_thread::Sender;
+use crate::sender_thread::{Sender, SENDER_TYPE};
 
 /// A component on a host, by what counts its runnable threads at a time.
 enum Member {
@@ -150,7 +150,7 @@ impl Cores {
     /// it asks for the others' (`others`).
     #[pyo3(signature = (runnable, cpu_bound=false))]
     fn join(&mut self, runnable: Bound<'_, PyAny>, cpu_bound: bool) -> usize {
-        let member = match runnable.downcast::<Sender>() {
+        let member = match crate::cast::<Sender>(&runnable, &SENDER_TYPE) {
             Ok(sender) => {
                 sender.borrow_mut().seat = Some(self.members.len());
                 Member::Producer(sender.clone().unbind())

@@ -8,8 +8,8 @@
 use pyo3::prelude::*;
 
 use crate::accumulator::{call, Call, RecordAccumulator};
-use crate::batch::{request_wire, Batch, PARTITION_HEADER, REQUEST_HEADER};
-use crate::network_client::Connection;
+use crate::batch::{request_wire, Batch, BATCH_TYPE, PARTITION_HEADER, REQUEST_HEADER};
+use crate::network_client::{Connection, CONNECTION_TYPE};
 use crate::request::Request;
 
 /// A drained produce request: its leader's place in the accumulator's `nodes`, its batches, its bytes.
@@ -108,20 +108,20 @@ impl RecordAccumulator {
         for i in 0..count {
             let partition = self.by_node[node][(start + i) % count];
             let Some(head) = self.queues[partition].front() else { continue };
-            let head = head.clone_ref(py);
-            if self.part_record(&head.borrow(py)) {
+            let head = head.bind(py).clone();   // let go of as a Bound: no deferred decref
+            if self.part_record(&head.borrow()) {
                 continue;
             }
             let mut rest = 0.0;
-            if !head.borrow(py).full {
-                rest = self.trim(&mut head.borrow_mut(py));
-                self.close(py, &head, now)?;
+            if !head.borrow().full {
+                rest = self.trim(&mut head.borrow_mut());
+                self.close(py, head.as_unbound(), now)?;
             }
-            let wire = head.borrow(py).wire;
+            let wire = head.borrow().wire;
             if !taken.is_empty() && size + wire + PARTITION_HEADER as f64 > max_size {
                 if rest > 0.0 {
                     // the batch stays for the next request: what the trim took off goes back
-                    let mut batch = head.borrow_mut(py);
+                    let mut batch = head.borrow_mut();
                     batch.full = false;
                     batch.bytes += rest;
                     batch.records += rest / self.record_bytes;
@@ -188,7 +188,7 @@ fn expire(slf: &Bound<'_, RecordAccumulator>, now: f64) -> PyResult<()> {
             let slot = batch.borrow(py).slot;
             if accumulator.queues[slot].front().is_some_and(|head| head.is(batch)) {
                 accumulator.take(py, slot, now)?;
-                accumulator.deallocate(py, batch)?;
+                accumulator.deallocate(py, &batch.borrow(py))?;
                 batch.borrow(py).waiters.clone()
             } else {
                 batch.borrow_mut(py).expired = true;
@@ -283,22 +283,23 @@ impl RecordAccumulator {
     /// request latency was counted as the run began, the others' are counted here), or for an
     /// acks=0 request written: each one's connection takes requests again (after its throttle),
     /// then its batches complete.
-    pub fn read(slf: &Bound<'_, Self>, responses: &[Py<Request>], now: f64, done: f64, read: bool) -> PyResult<()> {
+    pub fn read<'py>(slf: &Bound<'py, Self>, responses: &[Bound<'py, Request>], now: f64, done: f64, read: bool)
+                -> PyResult<()> {
         let py = slf.py();
         let metrics = slf.borrow().metrics.as_ref().map(|m| m.bind(py).clone());
         let metrics = metrics.ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no sender connected"))?;
         if read {
             for response in responses.iter().skip(1) {
-                metrics.borrow().count_latency(py, now - response.borrow(py).t_created);
+                metrics.borrow().count_latency(py, now - response.borrow().t_created);
             }
         }
         for response in responses {
             let (connection, throttle, batches) = {
-                let response = response.borrow(py);
+                let response = response.borrow();
                 (response.connection.bind(py).clone(), response.throttle, response.batches.bind(py).clone())
             };
             {
-                let mut connection = connection.downcast::<Connection>()?.borrow_mut();
+                let mut connection = crate::cast::<Connection>(&connection, &CONNECTION_TYPE)?.borrow_mut();
                 connection.inflight -= 1;
                 if throttle > 0.0 {
                     // NetworkClient: nothing goes to a throttled broker
@@ -307,8 +308,7 @@ impl RecordAccumulator {
                     metrics.borrow_mut().count_throttle(throttle);
                 }
             }
-            let batches: Vec<Py<Batch>> = batches.extract()?;
-            RecordAccumulator::complete(slf, batches, now, done)?;
+            RecordAccumulator::complete(slf, &batches, now, done)?;
         }
         Ok(())
     }
@@ -316,29 +316,31 @@ impl RecordAccumulator {
     /// completeBatch for a response's batches read at `done`: each batch's memory back and its
     /// callbacks (neighbours' records, the flow's batch, flushes); then a send() blocked on
     /// buffer.memory goes on if a batch fits.
-    pub fn complete(slf: &Bound<'_, Self>, batches: Vec<Py<Batch>>, now: f64, done: f64) -> PyResult<()> {
+    pub fn complete(slf: &Bound<'_, Self>, batches: &Bound<'_, PyAny>, now: f64, done: f64) -> PyResult<()> {
         let py = slf.py();
-        for batch in &batches {
+        for batch in batches.try_iter()? {
+            let batch = batch?;
+            let batch = crate::cast::<Batch>(&batch, &BATCH_TYPE)?;
             let (records_acked, batch_acked) = {
                 let mut accumulator = slf.borrow_mut();
-                accumulator.deallocate(py, batch)?;
-                let acked = |c: &Option<PyObject>| c.as_ref().map(|c| c.clone_ref(py));
+                accumulator.deallocate(py, &batch.borrow())?;
+                let acked = |c: &Option<PyObject>| c.as_ref().map(|c| c.bind(py).clone());
                 (acked(&accumulator.on_records_acked), acked(&accumulator.on_batch_acked))
             };
             let (intended, waiters) = {
-                let batch = batch.borrow(py);
-                (batch.intended.as_ref().filter(|i| !i.bind(py).is_empty()).map(|i| i.clone_ref(py)), batch.waiters.clone())
+                let batch = batch.borrow();
+                (batch.intended.as_ref().filter(|i| !i.bind(py).is_empty()).map(|i| i.bind(py).clone()), batch.waiters.clone())
             };
             if let Some(intended) = intended {
                 if let Some(acked) = records_acked {
-                    acked.call1(py, (intended, done))?;
+                    acked.call1((intended, done))?;
                 }
             } else if let Some(acked) = batch_acked {
                 let (created, closed_at, records) = {
-                    let batch = batch.borrow(py);
+                    let batch = batch.borrow();
                     (batch.created, batch.closed_at, batch.records)
                 };
-                acked.call1(py, (created, closed_at, records, done))?;
+                acked.call1((created, closed_at, records, done))?;
             }
             flushed(slf, &waiters)?;
         }

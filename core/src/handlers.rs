@@ -75,10 +75,10 @@ impl BrokerServer {
     fn cpu(&self, py: Python<'_>, request: &Bound<'_, Request>) -> PyResult<f64> {
         let req = request.borrow();
         if let Some(handler) = &req.handler {
-            let handler = handler.clone_ref(py);
-            let broker = req.connection.getattr(py, intern!(py, "broker"))?;
+            let handler = handler.bind(py).clone();
+            let broker = req.connection.bind(py).getattr(intern!(py, "broker"))?;
             drop(req);
-            return handler.call_method1(py, intern!(py, "handler_cpu"), (request, broker))?.extract(py);
+            return handler.call_method1(intern!(py, "handler_cpu"), (request, broker))?.extract();
         }
         let costs = &self.costs;
         if req.api == FETCH {

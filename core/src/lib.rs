@@ -6,6 +6,7 @@
 
 use pyo3::prelude::*;
 
+mod acks;
 mod broker;
 mod cpu;
 mod engine;
@@ -74,4 +75,20 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<broker::BrokerServer>()?;
     module.add_class::<fetcher::Fetcher>()?;
     Ok(())
+}
+
+/// A pyclass's type object, looked up once (pyo3's `downcast` looks it up on each call).
+pub(crate) type TypeCell = pyo3::sync::GILOnceCell<Py<pyo3::types::PyType>>;
+
+/// `object` as a `T` when its type is `T`'s own (kept in `cell`); anything else by `downcast`
+/// (a subclass, or the same error).
+pub(crate) fn cast<'a, 'py, T: pyo3::PyClass>(object: &'a Bound<'py, PyAny>, cell: &'static TypeCell)
+                                        -> Result<&'a Bound<'py, T>, pyo3::DowncastError<'a, 'py>> {
+    let py = object.py();
+    let own = cell.get_or_init(py, || py.get_type::<T>().unbind());
+    if object.get_type_ptr() == own.as_ptr().cast() {
+        // SAFETY: the object's type is T's type object
+        return Ok(unsafe { object.downcast_unchecked::<T>() });
+    }
+    object.downcast::<T>()
 }

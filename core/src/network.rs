@@ -14,11 +14,12 @@
 
 use pyo3::prelude::*;
 
+use crate::acks::Acks;
 use crate::broker::{client_id, BrokerServer};
 use crate::engine::Action;
 use crate::metrics::RequestTimesDuring;
 use crate::request::{Request, FETCH, PRODUCE};
-use crate::sender_thread::Sender;
+use crate::sender_thread::{Sender, SENDER_TYPE};
 
 const RESPONSE_BYTES: f64 = 64.0;
 
@@ -99,7 +100,7 @@ impl BrokerServer {
             self.quotas.throttle(py, &mut req, now, network_s)?;
         }
         let free_at = sent + req.throttle;     // KIP-219: muted while throttled
-        let answered = !produce || req.acks != "0";
+        let answered = !produce || req.acks != Acks::Zero;
         let client = req.client.bind(py).clone();
         drop(req);
         let waiting = {
@@ -117,7 +118,7 @@ impl BrokerServer {
             let action = match fetcher {
                 Some(fetcher) => Action::Fetched(fetcher, request.clone().unbind()),
                 // a producer's sender hears natively; another client (a consumer, a coordinator) by its response_at
-                None => match client.downcast::<Sender>() {
+                None => match crate::cast::<Sender>(&client, &SENDER_TYPE) {
                     Ok(sender) => Action::SenderResponse(sender.clone().unbind(), request.clone().unbind()),
                     Err(_) => Action::Call(channel.borrow_mut().response_at(&client)?, request.clone().into_any().unbind()),
                 },

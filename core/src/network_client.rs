@@ -7,9 +7,12 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use pyo3::{PyTraverseError, PyVisit};
 
+use crate::acks::Acks;
 use crate::batch::Batch;
 use crate::broker::BrokerServer;
 use crate::request::{Channel, Request, PRODUCE};
+
+pub(crate) static CONNECTION_TYPE: crate::TypeCell = crate::TypeCell::new();
 
 #[pyclass(module = "simulator._core")]
 pub struct Connection {
@@ -47,7 +50,7 @@ impl Connection {
     /// holds it in flight and can take the next one once it is written (`canSendMore`).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn send<'py>(connection: &Bound<'py, Connection>, server: &Bound<'py, BrokerServer>, client: &Bound<'py, PyAny>,
-                            batches: Vec<Py<Batch>>, wire: f64, acks: String, now: f64, at: f64, half_rtt: f64)
+                            batches: Vec<Py<Batch>>, wire: f64, acks: Acks, now: f64, at: f64, half_rtt: f64)
                             -> PyResult<Bound<'py, Request>> {
         let py = server.py();
         let channel = {

@@ -261,7 +261,7 @@ impl RecordAccumulator {
     /// The partition's batch taking appends, made if buffer.memory allows (None: it does not).
     fn open_batch(&mut self, py: Python<'_>, partition: Bound<'_, PyAny>, now: f64) -> PyResult<Option<Py<Batch>>> {
         let slot = self.slot(&partition)?;
-        self.open(py, slot, now)
+        Ok(self.open(py, slot, now)?.map(Bound::unbind))
     }
 
     /// Batches queued, or the flow appending (acks=0: the sender looks again once a request is written).

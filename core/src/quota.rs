@@ -128,7 +128,7 @@ impl ProduceQuotas {
             if byte_rate != 0.0 {
                 throttle = quota(&mut self.byte_quotas, &client_id, byte_rate, f64::INFINITY).record(now, request.size);
             }
-            if percentage != 0.0 && request.acks != "0" {
+            if percentage != 0.0 && request.acks != crate::acks::Acks::Zero {
                 let quota = quota(&mut self.request_quotas, &client_id, percentage, SAMPLE_SECONDS);
                 let used = quota.record(now, (request.t_local - request.t_start) * PERCENT_PER_SECOND);
                 if used > throttle {

@@ -14,6 +14,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
 
+use crate::acks::Acks;
 use crate::broker::{client_id, BrokerServer};
 use crate::engine::Action;
 use crate::request::{Partition, Request};
@@ -31,7 +32,7 @@ impl BrokerServer {
         let mut records = 0.0;
         let (wait_for_replicas, count) = {
             let req = request.borrow();
-            (req.acks == "all", req.sizes.len())
+            (req.acks == Acks::All, req.sizes.len())
         };
         for i in 0..count {
             let (wire, partition) = {
@@ -44,11 +45,11 @@ impl BrokerServer {
                 let mut p = partition.borrow_mut();
                 p.leo += wire;
                 p.batches += 1.0;
-                p.observer.as_ref().map(|o| o.clone_ref(py))
+                p.observer.as_ref().map(|o| o.bind(py).clone())
             };
             if let Some(observer) = observer {
                 let batch = request.borrow().batches.bind(py).get_item(i)?;
-                observer.call_method1(py, intern!(py, "appended"), (batch, now))?;
+                observer.call_method1(intern!(py, "appended"), (batch, now))?;
             }
             {
                 let mut p = partition.borrow_mut();
@@ -97,10 +98,10 @@ impl BrokerServer {
                 return Ok(());
             }
             p.hw = hw;
-            p.observer.as_ref().map(|o| o.clone_ref(py))
+            p.observer.as_ref().map(|o| o.bind(py).clone())
         };
         if let Some(observer) = observer {
-            observer.call_method1(py, intern!(py, "visible"), (now,))?;
+            observer.call_method1(intern!(py, "visible"), (now,))?;
         }
         let hw = partition.borrow().hw;
         loop {

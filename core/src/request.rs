@@ -14,7 +14,8 @@ use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
-use crate::batch::Batch;
+use crate::acks::Acks;
+use crate::batch::{Batch, BATCH_TYPE};
 use crate::fetcher::Fetcher;
 
 pub const PRODUCE: i64 = 0;
@@ -23,6 +24,7 @@ pub const FETCH: i64 = 1;
 /// A partition's log as its leader keeps it: offsets in bytes appended, the followers' log end
 /// offsets, the produce requests waiting for the high watermark (acks=all) and the followers'
 /// fetches parked on it.
+pub(crate) static PARTITION_TYPE: crate::TypeCell = crate::TypeCell::new();
 #[pyclass(module = "simulator._core")]
 pub struct Partition {
     #[pyo3(get)]
@@ -205,7 +207,7 @@ pub struct Request {
     pub(crate) sizes: Vec<BatchSizes>,
     /// "0", "1" or "all", as the producer's acks
     #[pyo3(get, set)]
-    pub(crate) acks: String,
+    pub(crate) acks: Acks,
     #[pyo3(get)]
     pub(crate) pending: i64,
     // fetch requests: the partitions asked for, the follower's offsets, where the response ends
@@ -243,7 +245,7 @@ impl Request {
     pub(crate) fn make(py: Python<'_>, api: i64, connection: PyObject, channel: Py<Channel>, size: f64, client: PyObject,
                        handler: Option<PyObject>) -> Self {
         Request { api, connection, channel, size, client, handler, fetcher: None, batches: PyTuple::empty(py).into_any().unbind(),
-                  sizes: Vec::new(), acks: "1".to_string(), pending: 0, partitions: Vec::new(), offsets: Vec::new(),
+                  sizes: Vec::new(), acks: Acks::One, pending: 0, partitions: Vec::new(), offsets: Vec::new(),
                   ends: Vec::new(), fetched_batches: 0.0, throttle: 0.0, parked: false, data: 0.0, t_created: 0.0,
                   t_received: 0.0, t_arrive: 0.0, t_enqueue: 0.0, t_start: 0.0, t_local: 0.0, t_complete: 0.0 }
     }
@@ -295,7 +297,7 @@ impl Request {
     /// compared in Rust; anything but a string by Python's equality).
     fn push_sizes(&mut self, py: Python<'_>, batch: &Bound<'_, PyAny>, decompress_byte: &[(Py<PyString>, String, f64)])
                   -> PyResult<()> {
-        let batch = batch.downcast::<Batch>()?.borrow();
+        let batch = crate::cast::<Batch>(batch, &BATCH_TYPE)?.borrow();
         let codec = batch.codec.bind(py);
         let found = match codec.downcast::<PyString>().ok().and_then(|name| name.to_str().ok()) {
             Some(name) => decompress_byte.iter().find(|(_, known, _)| known == name),
@@ -306,7 +308,7 @@ impl Request {
             None => return Err(PyKeyError::new_err(batch.codec.clone_ref(py))),
         };
         self.sizes.push(BatchSizes { wire: batch.wire, records: batch.records, bytes: batch.bytes, decompress,
-                                     partition: batch.partition.extract(py)? });
+                                     partition: crate::cast::<Partition>(batch.partition.bind(py), &PARTITION_TYPE)?.clone().unbind() });
         Ok(())
     }
 }
@@ -324,6 +326,7 @@ impl Drop for Request {
         for partition in self.partitions.drain(..) {
             drop(partition.into_bound(py));
         }
+        drop((self.handler.take().map(|h| h.into_bound(py)), self.fetcher.take().map(|f| f.into_bound(py))));
     }
 }
 
@@ -339,7 +342,7 @@ impl Request {
 
     /// A producer's request of `batches` on `connection`, `size` bytes on the wire, made at `created`.
     #[staticmethod]
-    pub(crate) fn produce(py: Python<'_>, connection: PyObject, size: f64, client: PyObject, batches: PyObject, acks: String,
+    pub(crate) fn produce(py: Python<'_>, connection: PyObject, size: f64, client: PyObject, batches: PyObject, acks: Acks,
                created: f64) -> PyResult<Self> {
         let mut request = Request::new(py, PRODUCE, connection, size, client, None)?;
         request.batches = batches;

@@ -24,7 +24,8 @@ use pyo3::types::PyDict;
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::accumulator::RecordAccumulator;
-use crate::batch::Batch;
+use crate::acks::Acks;
+use crate::batch::{Batch, BATCH_TYPE};
 use crate::broker::BrokerServer;
 use crate::cpu::Cores;
 use crate::drain::Drained;
@@ -47,6 +48,7 @@ struct Costs {
     record: f64,
 }
 
+pub(crate) static SENDER_TYPE: crate::TypeCell = crate::TypeCell::new();
 #[pyclass(module = "simulator._core")]
 pub struct Sender {
     engine: Py<Engine>,
@@ -66,7 +68,7 @@ pub struct Sender {
     #[pyo3(get)]
     max_request_size: f64,
     #[pyo3(get)]
-    acks: String,
+    acks: Acks,
     costs: Costs,
     half_rtt: f64,
     /// the leaders (the accumulator's `nodes`), the connection to each and its server
@@ -172,7 +174,8 @@ impl Sender {
     /// its host's load: the responses read, what is ready drained and sent.
     fn run_stretched(slf: &Bound<'_, Self>, now: f64, stretch: f64) -> PyResult<()> {
         let py = slf.py();
-        let responses = std::mem::take(&mut slf.borrow_mut().responses);
+        let responses: Vec<Bound<'_, Request>> =   // dropped as Bound's: no deferred decref
+            std::mem::take(&mut slf.borrow_mut().responses).into_iter().map(|r| r.into_bound(py)).collect();
         let mut read = 0.0;
         if !responses.is_empty() {
             let (accumulator, response_s, record_s) = {
@@ -182,9 +185,9 @@ impl Sender {
             read = responses.len() as f64 * response_s;
             if record_s != 0.0 {
                 for response in &responses {
-                    let batches = response.borrow(py).batches.clone_ref(py);
-                    for batch in batches.bind(py).try_iter()? {
-                        read += batch?.downcast::<Batch>()?.borrow().records * record_s;
+                    let batches = response.borrow().batches.bind(py).clone();
+                    for batch in batches.try_iter()? {
+                        read += crate::cast::<Batch>(&batch?, &BATCH_TYPE)?.borrow().records * record_s;
                     }
                 }
             }
@@ -237,10 +240,10 @@ impl Sender {
         let now = Sender::now(slf);
         let (connection, server, acks, half_rtt, engine) = {
             let this = slf.borrow();
-            (this.connections[node].bind(py).clone(), this.servers[node].bind(py).clone(), this.acks.clone(), this.half_rtt,
+            (this.connections[node].bind(py).clone(), this.servers[node].bind(py).clone(), this.acks, this.half_rtt,
              this.engine.bind(py).clone())
         };
-        let written_only = acks == "0";
+        let written_only = acks == Acks::Zero;
         let request = Connection::send(&connection, &server, slf.as_any(), batches, wire, acks, now, at, half_rtt)?;
         if written_only {   // no response: done once written
             let send_done = connection.borrow().send_done;
@@ -260,7 +263,7 @@ impl Sender {
         let py = slf.py();
         let now = Sender::now(slf);
         let accumulator = slf.borrow().accumulator.bind(py).clone();
-        RecordAccumulator::read(&accumulator, &[request], now, now, false)?;
+        RecordAccumulator::read(&accumulator, &[request.into_bound(py)], now, now, false)?;
         let pending = accumulator.borrow().pending();
         if pending { Sender::wakeup(slf) } else { Ok(()) }
     }
