@@ -114,6 +114,11 @@ impl LatencyHistogram {
         self.record_in(LatencyHistogram::bucket_of(seconds), seconds);
     }
 
+    /// The latencies counted in `bucket` and the buckets above it.
+    fn count_from(&self, bucket: usize) -> u64 {
+        self.counts.iter().skip(bucket).sum()
+    }
+
     /// Count a latency whose bucket (`bucket`) is already known.
     #[pyo3(name = "record_in")]
     fn py_record_in(&mut self, index: usize, seconds: f64) {

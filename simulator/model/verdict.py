@@ -142,7 +142,7 @@ def check(run: Any, stop: StopWhen) -> None:
         if limit is None:
             continue
         first = first_bucket_over(limit)
-        over = sum(count for bucket, count in tenant.latencies.during.counts.items() if bucket >= first)
+        over = tenant.latencies.during.count_from(first)
         most = most_records(tenant.spec.rate, start, end)
         if over_beyond_doubt(over, most):
             raise RunStopped(f"{tenant.spec.name}'s p99 during the load over its SLA of {limit:.3g} ms beyond doubt: "

@@ -292,3 +292,35 @@ def test_preferring_the_shorter_load_a_trial_stops_only_beaten_on_both_by_the_fr
     held = [(2_000, 10.0), (1_000, 30.0), (3_000, 40.0), (1_000, 30.0)]    # (3,000, 40 s) is beaten by both others
     assert _stop_when(settings, held).beaten_by == ((1_000, 30.0), (2_000, 10.0))
     assert _stop_when(StudySettings(prefer="duration", prune_factor=2.0), held[:1]).beaten_by == ((4_000, 10.0),)
+
+
+def test_a_trial_sampled_from_one_read_of_the_trials_takes_the_values_the_liar_reads_knob_by_knob(tmp_path):
+    """Trials asked two ahead (one running while the next is sampled), on SQLite: TPE's constant liar
+    reads the trials again for each knob, ``_suggested`` once; the knob values are the same."""
+    import random
+
+    import optuna
+
+    from tuner.study import _sampler, _suggested
+
+    class Space:
+        def suggest(self, trial):
+            return (trial.suggest_int("repartition", 1, 120), trial.suggest_categorical("codec", ["none", "zstd", "lz4"]),
+                    trial.suggest_float("linger", 0.0, 100.0), trial.suggest_int("batch", 16384, 1048576, log=True))
+
+    def tried(name, suggest) -> list:
+        study = optuna.create_study(storage=f"sqlite:///{tmp_path}/{name}.db", directions=["minimize"] * 2,
+                                    sampler=_sampler(StudySettings(ahead=2, seed=3), True))
+        draw, values, running = random.Random(0), [], []
+        for number in range(30):
+            trial = study.ask()
+            values.append(suggest(study, trial))
+            running.append(trial)
+            if len(running) == 2:   # the older one told while the newer one runs
+                told = running.pop(0)
+                told.set_constraint("sla:api", draw.uniform(-1, 1))
+                study.tell(told, [draw.randrange(1000, 30000), draw.uniform(10, 60)])
+        assert "_get_trials" not in vars(study)   # Optuna's own again
+        return values
+
+    assert tried("per-knob", lambda study, trial: Space().suggest(trial)) == tried("once", lambda study, trial: _suggested(study, trial, Space()))

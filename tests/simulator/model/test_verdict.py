@@ -41,6 +41,16 @@ def test_every_latency_of_the_first_bucket_over_is_over_and_the_bucket_below_is_
     assert LatencyHistogram.bucket(sla_ms / 1e3) < first
 
 
+def test_the_latencies_from_a_bucket_up_are_those_its_counts_hold_from_it_on():
+    histogram = LatencyHistogram()
+    for seconds in (0.0005, 0.001, 0.001, 0.0099, 0.0101, 0.02, 0.8):
+        histogram.record(seconds)
+    first = first_bucket_over(SLA_MS)
+    assert histogram.count_from(first) == 3   # 10.1 ms, 20 ms, 800 ms
+    assert [histogram.count_from(b) for b in (0, LatencyHistogram.bucket(0.0099), LatencyHistogram.bucket(0.8), 10**6)] == [7, 4, 1, 0]
+    assert histogram.count_from(first) == sum(n for bucket, n in histogram.counts.items() if bucket >= first)
+
+
 def test_the_most_records_a_window_holds_covers_every_send_time_the_rate_makes():
     interval, first = 1 / 300, 0.0021
     sends, t = [], first
