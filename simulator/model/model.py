@@ -3,6 +3,7 @@ them on one event loop, and hands the components to ``outcome`` for the RunResul
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import math
 from dataclasses import dataclass, field
@@ -68,6 +69,12 @@ def heed_signals(simulated_s: float) -> None:
     event loop runs none: a run told of no progress would finish (a minute, for a large night)
     before its command heard Ctrl-C or SIGTERM."""
 
+
+@functools.lru_cache(maxsize=64)
+def key_partition_indices(keys: int, partitions: int) -> tuple[int, ...]:
+    """The partition of each of a neighbour's keys ``key-0`` .. ``key-(keys-1)``: Kafka's murmur2 of
+    the key modulo the topic's partitions (the same for every run of a topic of that size)."""
+    return tuple(murmur2(f"key-{k}".encode()) % partitions for k in range(keys))
 
 class ModelEvaluator:
     """Evaluator on the request-level discrete-event model."""
@@ -324,7 +331,7 @@ class ModelRun:
                                 host=Cores(self.scenario.tenant_host.vcpus, self.scheduler, rng), on_records_acked=latencies)
         else:
             producer = self._placed_producer(tenant.name, spec, partitions, rng, host, latencies)
-        key_partitions = [partitions[murmur2(f"key-{k}".encode()) % len(partitions)] for k in range(tenant.keys)]
+        key_partitions = [partitions[index] for index in key_partition_indices(tenant.keys, len(partitions))]
         run = TenantRun(tenant, producer, latencies)
         interval = 1.0 / tenant.rate
         run.first_send = self.rng.random() * interval
