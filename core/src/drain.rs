@@ -1,9 +1,9 @@
 //! What a producer's sender asks of its accumulator, one call a step: `drain_ready` appends what
 //! is due, fails the batches `delivery.timeout.ms` old, finds the leaders with a sendable batch
 //! whose connection can take a request (`ready`, NetworkClient.ready), drains each into produce
-//! requests, counts what they send and says when to look again; `next_send` after the requests were written; `read` the responses
-//! of a run (handleProduceResponse, completeBatch: the connections, the batches' callbacks and
-//! flushes, buffer.memory back).
+//! requests, counts what they send and says when to look again; `next_send` after the requests
+//! were written; `read` the responses of a run (handleProduceResponse, completeBatch: the
+//! connections, the batches' callbacks and flushes, buffer.memory back).
 
 use pyo3::prelude::*;
 

@@ -111,7 +111,7 @@ impl BrokerServer {
         };
         if let Some(handler) = handler {
             if api == FETCH {     // RequestsPerSec{request=Fetch} counts consumers' too
-        server.borrow().fetch.borrow_mut(py).record(py, now);
+                server.borrow().fetch.borrow_mut(py).record(py, now);
             }
             handler.call_method1(intern!(py, "handled"), (&request, now))?;
         } else if api == PRODUCE {
