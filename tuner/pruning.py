@@ -61,10 +61,8 @@ def front_points(held: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
 
 
 def running_progress(progress: Callable[..., None] | None, number: int, done: int, trials: int, best: int | None,
-                     study: Any) -> Callable[[int, float], None] | None:
+                     pruned: int) -> Callable[[int, float], None] | None:
     """The study's progress told the running trial's simulated time, each simulated second."""
     if progress is None:
         return None
-    from optuna.trial import TrialState
-    pruned = len(study.get_trials(deepcopy=False, states=(TrialState.PRUNED,)))
     return lambda seed, seconds: progress(done, trials, best, pruned, f"trial {number}, seed {seed}: {seconds:,.0f} s simulated")

@@ -314,7 +314,7 @@ def _run_trials(study: Any, objective: Objective, settings: StudySettings, shown
                 while len(asked) < settings.ahead and completed + len(asked) < settings.trials:
                     trial = study.ask()
                     params = _suggested(study, trial, objective.space)
-                    running = running_progress(progress, trial.number, completed, settings.trials, best, study) \
+                    running = running_progress(progress, trial.number, completed, settings.trials, best, pruned) \
                         if runner.execution.inline else None   # a worker process's runs are not heard
                     asked.append((trial, runner.submit(TrialTask(params, stop_when(settings, held), running))))
                 if not asked:

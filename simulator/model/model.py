@@ -76,6 +76,7 @@ def key_partition_indices(keys: int, partitions: int) -> tuple[int, ...]:
     the key modulo the topic's partitions (the same for every run of a topic of that size)."""
     return tuple(murmur2(f"key-{k}".encode()) % partitions for k in range(keys))
 
+
 class ModelEvaluator:
     """Evaluator on the request-level discrete-event model."""
 
